@@ -1,0 +1,19 @@
+"""Chat Lambda: API Gateway (HTTP API) -> Mangum -> the FastAPI app."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mangum import Mangum
+
+_adapter: Mangum | None = None
+
+
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    global _adapter
+    if _adapter is None:  # built on the first call, then reused by the warm container
+        from dreamchat.api.app import create_app
+        from dreamchat.config import Settings
+
+        _adapter = Mangum(create_app(Settings()), lifespan="off")
+    return _adapter(event, context)

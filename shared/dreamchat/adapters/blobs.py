@@ -1,0 +1,75 @@
+"""Blob stores: S3 in AWS, a directory locally. Keys are `/`-separated relative paths."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+
+def check_key(key: str) -> str:
+    """Refuse keys that could escape the store's root (absolute, `..`, empty parts)."""
+    parts = PurePosixPath(key).parts
+    if not key or key.startswith("/") or "\\" in key or any(p in ("", ".", "..") for p in parts):
+        raise ValueError("invalid blob key")
+    if key.endswith("/") or "//" in key:
+        raise ValueError("invalid blob key")
+    return key
+
+
+class DirectoryBlobStore:
+    def __init__(self, root: Path) -> None:
+        self._root = root
+        root.mkdir(parents=True, exist_ok=True)
+
+    def put(self, key: str, data: bytes, content_type: str = "application/json") -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Write then rename so a reader never sees half a document.
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        os.replace(temporary, path)
+
+    def get(self, key: str) -> bytes | None:
+        path = self._path(key)
+        return path.read_bytes() if path.is_file() else None
+
+    def delete(self, key: str) -> None:
+        self._path(key).unlink(missing_ok=True)
+
+    def list(self, prefix: str) -> list[str]:
+        keys = (p.relative_to(self._root).as_posix() for p in self._root.rglob("*") if p.is_file())
+        return sorted(k for k in keys if k.startswith(prefix) and not PurePosixPath(k).name.startswith(".tmp-"))
+
+    def _path(self, key: str) -> Path:
+        return self._root.joinpath(*PurePosixPath(check_key(key)).parts)
+
+
+class S3BlobStore:
+    def __init__(self, client: Any, bucket: str) -> None:
+        self._client = client
+        self._bucket = bucket
+
+    def put(self, key: str, data: bytes, content_type: str = "application/json") -> None:
+        self._client.put_object(Bucket=self._bucket, Key=check_key(key), Body=data, ContentType=content_type)
+
+    def get(self, key: str) -> bytes | None:
+        try:
+            response = self._client.get_object(Bucket=self._bucket, Key=check_key(key))
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+                return None
+            raise
+        return response["Body"].read()
+
+    def delete(self, key: str) -> None:
+        self._client.delete_object(Bucket=self._bucket, Key=check_key(key))
+
+    def list(self, prefix: str) -> list[str]:
+        paginator = self._client.get_paginator("list_objects_v2")
+        pages = paginator.paginate(Bucket=self._bucket, Prefix=prefix)
+        return sorted(obj["Key"] for page in pages for obj in page.get("Contents", []))

@@ -1,0 +1,186 @@
+"""Item store on one SQLite file (WAL), the local twin of the DynamoDB single table."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+from dreamchat.adapters import cursor as cursors
+from dreamchat.ports import (
+    DUE_PK,
+    DUE_SK,
+    MAX_TRANSACTION_ITEMS,
+    TTL_ATTRIBUTE,
+    Clock,
+    ConditionFailed,
+    Delete,
+    Item,
+    KeyRange,
+    Page,
+    Put,
+    check_transaction,
+)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS items (
+    pk TEXT NOT NULL,
+    sk TEXT NOT NULL,
+    body TEXT NOT NULL,
+    version INTEGER,
+    expires_at INTEGER,
+    due_pk TEXT,
+    due_sk TEXT,
+    PRIMARY KEY (pk, sk)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS items_due ON items (due_pk, due_sk, pk, sk) WHERE due_pk IS NOT NULL;
+"""
+
+_HIGHEST = "\U0010ffff"
+
+
+class SqliteItemStore:
+    def __init__(self, path: Path, clock: Clock) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def get(self, pk: str, sk: str) -> Item | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT body FROM items WHERE pk = ? AND sk = ? AND " + self._alive(), (pk, sk, self._now())
+            ).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def put(self, item: Item) -> None:
+        self.transact([Put(item)])
+
+    def put_if_absent(self, item: Item) -> bool:
+        try:
+            self.transact([Put(item, if_absent=True)])
+        except ConditionFailed:
+            return False
+        return True
+
+    def put_versioned(self, item: Item, expected_version: int | None) -> int:
+        new_version = (expected_version or 0) + 1
+        self.transact([Put({**item, "version": new_version}, expected_version=expected_version or 0)])
+        return new_version
+
+    def delete(self, pk: str, sk: str) -> None:
+        self.transact([Delete(pk, sk)])
+
+    def transact(self, operations: list[Put | Delete]) -> None:
+        check_transaction(operations)
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                for operation in operations:
+                    self._apply(operation)
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def query(
+        self,
+        pk: str,
+        key: KeyRange = KeyRange(),
+        *,
+        limit: int | None = None,
+        descending: bool = False,
+        cursor: str | None = None,
+    ) -> Page:
+        low, high = _bounds(key)
+        sql = "SELECT sk, body FROM items WHERE pk = ? AND sk >= ? AND sk <= ? AND " + self._alive()
+        params: list[Any] = [pk, low, high, self._now()]
+        if cursor is not None:
+            after = cursors.decode(cursor, ("sk",))["sk"]
+            sql += " AND sk < ?" if descending else " AND sk > ?"
+            params.append(after)
+        sql += " ORDER BY sk DESC" if descending else " ORDER BY sk"
+        rows = self._fetch(sql, params, limit)
+        return _page(rows, limit, lambda row: {"sk": row[0]})
+
+    def query_due(self, due_pk: str, until: str, *, limit: int | None = None, cursor: str | None = None) -> Page:
+        sql = (
+            "SELECT due_sk, pk, sk, body FROM items WHERE due_pk = ? AND due_sk <= ? AND "
+            + self._alive()
+        )
+        params: list[Any] = [due_pk, until, self._now()]
+        if cursor is not None:
+            after = cursors.decode(cursor, ("due_sk", "pk", "sk"))
+            sql += " AND (due_sk, pk, sk) > (?, ?, ?)"
+            params += [after["due_sk"], after["pk"], after["sk"]]
+        sql += " ORDER BY due_sk, pk, sk"
+        rows = self._fetch(sql, params, limit)
+        return _page(rows, limit, lambda row: {"due_sk": row[0], "pk": row[1], "sk": row[2]})
+
+    def _fetch(self, sql: str, params: list[Any], limit: int | None) -> list[tuple[Any, ...]]:
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit + 1)
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()
+
+    def _apply(self, operation: Put | Delete) -> None:
+        if isinstance(operation, Delete):
+            self._db.execute("DELETE FROM items WHERE pk = ? AND sk = ?", (operation.pk, operation.sk))
+            return
+        item = operation.item
+        if operation.if_absent or operation.expected_version is not None:
+            self._check_condition(operation)
+        self._db.execute(
+            "INSERT OR REPLACE INTO items (pk, sk, body, version, expires_at, due_pk, due_sk) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                item["pk"],
+                item["sk"],
+                json.dumps(item, ensure_ascii=False),
+                item.get("version"),
+                item.get(TTL_ATTRIBUTE),
+                item.get(DUE_PK),
+                item.get(DUE_SK),
+            ),
+        )
+
+    def _check_condition(self, operation: Put) -> None:
+        row = self._db.execute(
+            "SELECT version FROM items WHERE pk = ? AND sk = ? AND " + self._alive(),
+            (operation.item["pk"], operation.item["sk"], self._now()),
+        ).fetchone()
+        if operation.if_absent and row is not None:
+            raise ConditionFailed("item exists")
+        if operation.expected_version == 0 and row is not None:
+            raise ConditionFailed("item exists")
+        if operation.expected_version and (row is None or row[0] != operation.expected_version):
+            raise ConditionFailed("version changed")
+
+    def _alive(self) -> str:
+        return "(expires_at IS NULL OR expires_at > ?)"
+
+    def _now(self) -> int:
+        return int(self._clock.now().timestamp())
+
+
+def _bounds(key: KeyRange) -> tuple[str, str]:
+    if key.prefix is not None:
+        return key.prefix, key.prefix + _HIGHEST
+    return key.start or "", key.end if key.end is not None else _HIGHEST
+
+
+def _page(rows: list[tuple[Any, ...]], limit: int | None, position: Any) -> Page:
+    more = limit is not None and len(rows) > limit
+    rows = rows[:limit] if limit is not None else rows
+    next_cursor = cursors.encode(position(rows[-1])) if more else None
+    return Page([json.loads(row[-1]) for row in rows], next_cursor)

@@ -1,0 +1,40 @@
+"""The FastAPI app factory shared by the local server and the chat Lambda."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+
+from dreamchat.api.errors import install_error_handlers
+from dreamchat.api.limits import BodySizeLimit
+from dreamchat.api.routers import health
+from dreamchat.config import Settings
+from dreamchat.wiring import Runtime, build_runtime
+
+
+def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
+    settings = settings or Settings()
+    runtime = runtime or build_runtime(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        runtime.close()
+
+    app = FastAPI(title="DreamChat Cloud", version="0.1.0", lifespan=lifespan)
+    app.state.settings = settings
+    app.state.runtime = runtime
+    install_error_handlers(app)
+    app.include_router(health.router)
+    app.add_middleware(BodySizeLimit)
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["*"],
+            allow_headers=["Authorization", "Content-Type"],
+        )
+    return app

@@ -1,0 +1,79 @@
+"""Every error leaves the API as `{"error": {"code", "message"}}` with the right status."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from dreamchat import errors
+
+log = logging.getLogger(__name__)
+
+STATUS = {
+    errors.BadRequest: 400,
+    errors.Unauthorized: 401,
+    errors.Forbidden: 403,
+    errors.NotFound: 404,
+    errors.Conflict: 409,
+    errors.TooLarge: 413,
+    errors.Invalid: 422,
+    errors.TooManyRequests: 429,
+    errors.Unavailable: 503,
+}
+
+_HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "validation_error",
+    429: "too_many_requests",
+}
+
+
+def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(errors.DreamChatError, _domain_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(Exception, _unexpected_error)
+
+
+async def _domain_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, errors.DreamChatError)
+    status = next((s for kind, s in STATUS.items() if isinstance(exc, kind)), 500)
+    headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, errors.TooManyRequests) else None
+    return error_response(status, exc.code, exc.message, headers)
+
+
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    message = exc.detail if isinstance(exc.detail, str) else "request failed"
+    return error_response(exc.status_code, _HTTP_CODES.get(exc.status_code, "error"), message, exc.headers)
+
+
+async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    problems = [_describe(problem) for problem in exc.errors()]
+    return error_response(422, "validation_error", "; ".join(problems) or "invalid request")
+
+
+def _describe(problem: dict) -> str:
+    where = ".".join(str(part) for part in problem.get("loc", ()) if part != "body")
+    return f"{where}: {problem.get('msg', 'invalid')}" if where else str(problem.get("msg", "invalid"))
+
+
+async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
+    log.exception("unhandled error", extra={"path": request.url.path, "method": request.method})
+    return error_response(500, "internal_error", "something went wrong on our side")

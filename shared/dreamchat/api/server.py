@@ -1,0 +1,25 @@
+"""`python -m dreamchat.api.server`: the local server (`make run`)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+import uvicorn
+
+from dreamchat.api.app import create_app
+from dreamchat.config import Settings
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Run DreamChat Cloud locally")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    # No access log: query strings can carry what a person typed (e.g. a retrieval preview).
+    uvicorn.run(create_app(Settings()), host=args.host, port=args.port, log_level="info", access_log=False)
+
+
+if __name__ == "__main__":
+    main()

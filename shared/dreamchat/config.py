@@ -1,0 +1,108 @@
+"""The one place that reads the environment: every setting is a `DREAMCHAT_*` variable."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+MODEL_KEYS = (
+    "deepseek_chat",
+    "deepseek_reasoner",
+    "qwen_short_to_mid",
+    "doubao_mid_to_long",
+    "deepseek_core_memory",
+)
+
+DEFAULT_FAREWELLS = ["再见", "拜拜", "下次聊", "晚安", "回头聊", "bye", "goodbye", "good night"]
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="DREAMCHAT_", extra="ignore")
+
+    # storage and infrastructure
+    storage: Literal["local", "aws"] = "local"
+    data_dir: Path = Path(".dreamchat")
+    table: str = "dreamchat"
+    bucket: str = "dreamchat"
+    event_bus: str = "dreamchat"
+    heartbeat_queue_url: str | None = None
+    aws_endpoint_url: str | None = None
+    aws_region: str = "us-east-1"
+    timezone: str = "Asia/Shanghai"
+    cors_origins: list[str] = Field(default_factory=list)
+    run_scheduler: bool = True
+
+    # accounts
+    jwt_secret: SecretStr | None = None
+    allow_registration: bool = True
+    access_token_minutes: int = Field(default=15, ge=1)
+    refresh_token_days: int = Field(default=30, ge=1)
+    login_attempts: int = Field(default=5, ge=1)
+    login_window_minutes: int = Field(default=15, ge=1)
+
+    # language models: defaults for every key, then per-key overrides
+    llm_base_url: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_timeout_seconds: float = Field(default=60.0, gt=0)
+    llm_max_retries: int = Field(default=3, ge=0)
+    deepseek_chat_base_url: str | None = None
+    deepseek_chat_api_key: SecretStr | None = None
+    deepseek_chat_model: str | None = None
+    deepseek_reasoner_base_url: str | None = None
+    deepseek_reasoner_api_key: SecretStr | None = None
+    deepseek_reasoner_model: str | None = None
+    qwen_short_to_mid_base_url: str | None = None
+    qwen_short_to_mid_api_key: SecretStr | None = None
+    qwen_short_to_mid_model: str | None = None
+    doubao_mid_to_long_base_url: str | None = None
+    doubao_mid_to_long_api_key: SecretStr | None = None
+    doubao_mid_to_long_model: str | None = None
+    deepseek_core_memory_base_url: str | None = None
+    deepseek_core_memory_api_key: SecretStr | None = None
+    deepseek_core_memory_model: str | None = None
+
+    # memory
+    topic_idle_hours: float = Field(default=6.0, gt=0)
+    farewell_keywords: list[str] = Field(default_factory=lambda: list(DEFAULT_FAREWELLS))
+    extract_after_hours: float = Field(default=24.0, ge=0)
+    long_index_tokens: int = Field(default=800, ge=50)
+    background_attempts: int = Field(default=3, ge=1)
+
+    # chat
+    max_delay_seconds: float = Field(default=30.0, ge=0)
+    tool_rounds: int = Field(default=4, ge=1)
+    search_url: str | None = None
+    search_api_key: SecretStr | None = None
+
+    @model_validator(mode="after")
+    def _aws_needs_a_secret(self) -> Settings:
+        if self.storage == "aws" and self.jwt_secret is None:
+            raise ValueError("DREAMCHAT_JWT_SECRET is required when DREAMCHAT_STORAGE=aws")
+        return self
+
+    def model_override(self, key: str, field: str) -> str | None:
+        """The per-key override `DREAMCHAT_<KEY>_<FIELD>` for one model key, if set."""
+        value = getattr(self, f"{key}_{field}")
+        return value.get_secret_value() if isinstance(value, SecretStr) else value
+
+    @property
+    def llm_configured(self) -> bool:
+        """True when any model key has an API key; with none, the offline provider answers."""
+        if self.llm_api_key is not None:
+            return True
+        return any(self.model_override(key, "api_key") for key in MODEL_KEYS)
+
+    def signing_secret(self) -> str:
+        """The JWT secret; in local mode one is created once and kept under DATA_DIR."""
+        if self.jwt_secret is not None:
+            return self.jwt_secret.get_secret_value()
+        path = self.data_dir / "jwt_secret"
+        if not path.exists():
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            path.write_text(secrets.token_urlsafe(48))
+            path.chmod(0o600)
+        return path.read_text().strip()

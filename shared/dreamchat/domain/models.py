@@ -1,0 +1,137 @@
+"""The spec's entities, with the spec's field names. Times are epoch seconds (UTC)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+BasicEmotion = Literal["开心", "愉悦", "失落", "严肃", "关心", "好奇"]
+Scene = Literal["闲聊", "讨论", "求助"]
+Atmosphere = Literal["轻松", "平和", "热烈"]
+RelationshipLevel = Literal["特别关心", "关系较好", "一般", "关系冷淡", "决裂"]
+Role = Literal["user", "assistant"]
+Visibility = Literal["private", "public"]
+ChatModel = Literal["chat", "reasoner"]
+MemoryType = Literal["short_term", "mid_term", "long_term", "core"]
+
+MAX_MESSAGE_CHARS = 2000
+
+
+class Entity(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PairId(Entity):
+    """A companion pair: one account and one AI user. Every memory belongs to one."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    account_id: str
+    ai_user_id: str
+
+
+class Account(Entity):
+    id: str
+    username: str
+    password_hash: str
+    created_at: int
+
+
+class AIUser(Entity):
+    id: str
+    owner_id: str
+    name: str = Field(min_length=1, max_length=40)
+    avatar: str = Field(default="", max_length=2048)
+    base_soul: str = Field(default="", max_length=4000)
+    timezone: str = "Asia/Shanghai"
+    night_owl: bool = False
+    visibility: Visibility = "private"
+    model: ChatModel = "chat"
+    created_at: int
+    updated_at: int
+
+
+class EmotionTags(Entity):
+    basic_emotion: BasicEmotion
+    scene: Scene
+    atmosphere: Atmosphere
+
+
+class Message(Entity):
+    """One message of the conversation log; short-term memory holds the current topic's."""
+
+    id: str
+    role: Role
+    content: str
+    timestamp: int
+    topic_id: str
+    kind: Literal["chat", "heartbeat"] = "chat"
+
+
+class Conversation(Entity):
+    role: Role
+    content: str
+    timestamp: int
+
+
+class ShortTermTopic(Entity):
+    topic_id: str
+    conversations: list[Conversation]
+    created_at: int
+
+
+class MidTermMemory(Entity):
+    id: str
+    topic_id: str
+    summary: str
+    emotion_tags: EmotionTags
+    message_count: int = Field(ge=0)
+    time_precision: Literal["hour"] = "hour"
+    extracted_to_long: bool = False
+    created_at: int
+    compression_ratio: float
+    degraded: bool = False
+
+
+class LongTermIndex(Entity):
+    id: str
+    title: str
+    key_points: list[str]
+    detail_file: str
+    created_at: int
+    time_precision: Literal["day", "month"] = "day"
+    degraded: bool = False
+
+
+class LongTermDetail(Entity):
+    title: str
+    detail_content: str
+    emotion_tags: EmotionTags | None = None
+    source_mid_ids: list[str]
+
+
+class CoreMemory(Entity):
+    id: str
+    content: str = Field(min_length=1, max_length=500)
+    importance: int = Field(ge=1, le=10)
+    category: str = Field(default="其他", max_length=40)
+    created_at: int
+    source: Literal["ai", "person", "relationship"] = "ai"
+
+
+class SelfSoul(Entity):
+    self_soul: str = ""
+    updated_at: int = 0
+
+
+class Relationship(Entity):
+    level: RelationshipLevel = "一般"
+    heartbeat_hours: float | None = None
+    reason: str = ""
+    updated_at: int = 0
+
+
+class ScheduledHeartbeat(Entity):
+    hour: int = Field(ge=0, le=23)
+    minute: int = Field(ge=0, le=59)
+    message_template: str = Field(default="", max_length=200)

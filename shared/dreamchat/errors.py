@@ -1,0 +1,51 @@
+"""Our own exceptions; the API maps each to one status code in one place (api/errors.py)."""
+
+from __future__ import annotations
+
+
+class DreamChatError(Exception):
+    code = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class BadRequest(DreamChatError):
+    code = "bad_request"
+
+
+class Unauthorized(DreamChatError):
+    code = "unauthorized"
+
+
+class Forbidden(DreamChatError):
+    code = "forbidden"
+
+
+class NotFound(DreamChatError):
+    code = "not_found"
+
+
+class Conflict(DreamChatError):
+    code = "conflict"
+
+
+class TooLarge(DreamChatError):
+    code = "payload_too_large"
+
+
+class Invalid(DreamChatError):
+    code = "validation_error"
+
+
+class TooManyRequests(DreamChatError):
+    code = "too_many_requests"
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class Unavailable(DreamChatError):
+    code = "unavailable"

@@ -1,0 +1,143 @@
+"""The narrow interfaces between services and the outside world.
+
+Storage adapters (DynamoDB/S3 and SQLite/directory) implement `ItemStore` and `BlobStore`
+with the same behaviour; `tests/contract` runs one suite against both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable, Protocol
+
+Item = dict[str, Any]
+
+MAX_TRANSACTION_ITEMS = 25
+TTL_ATTRIBUTE = "expires_at"
+DUE_PK = "due_pk"
+DUE_SK = "due_sk"
+
+
+class StoreError(Exception):
+    """A storage call failed for a reason the caller can act on."""
+
+
+class ConditionFailed(StoreError):
+    """A create-if-absent, version or transaction condition did not hold; nothing was written."""
+
+
+@dataclass(frozen=True)
+class Put:
+    """Write one item; optionally only if absent, or only if its stored version matches.
+
+    `expected_version` 0 means the item must not exist yet; the written item carries its
+    own new `version`.
+    """
+
+    item: Item
+    if_absent: bool = False
+    expected_version: int | None = None
+
+
+@dataclass(frozen=True)
+class Delete:
+    pk: str
+    sk: str
+
+
+@dataclass(frozen=True)
+class Page:
+    items: list[Item]
+    cursor: str | None = None
+
+
+@dataclass(frozen=True)
+class KeyRange:
+    """Sort-key condition: a prefix, or an inclusive range (either end open)."""
+
+    prefix: str | None = None
+    start: str | None = None
+    end: str | None = None
+
+
+def check_transaction(operations: list[Put | Delete]) -> None:
+    """The limits both adapters enforce: 1 to 25 operations, each item touched once."""
+    if not 0 < len(operations) <= MAX_TRANSACTION_ITEMS:
+        raise ValueError(f"a transaction takes 1 to {MAX_TRANSACTION_ITEMS} operations")
+    keys = [(op.item["pk"], op.item["sk"]) if isinstance(op, Put) else (op.pk, op.sk) for op in operations]
+    if len(set(keys)) != len(keys):
+        raise ValueError("a transaction may touch each item once")
+
+
+class ItemStore(Protocol):
+    def get(self, pk: str, sk: str) -> Item | None: ...
+
+    def put(self, item: Item) -> None: ...
+
+    def put_if_absent(self, item: Item) -> bool:
+        """Write the item only if (pk, sk) is free; True when this call created it."""
+        ...
+
+    def put_versioned(self, item: Item, expected_version: int | None) -> int:
+        """Write with optimistic locking on `version`; None means "must not exist yet".
+
+        Returns the new version; raises ConditionFailed if the stored version differs.
+        """
+        ...
+
+    def delete(self, pk: str, sk: str) -> None: ...
+
+    def transact(self, operations: list[Put | Delete]) -> None:
+        """All-or-nothing write of up to 25 operations; ConditionFailed writes nothing."""
+        ...
+
+    def query(
+        self,
+        pk: str,
+        key: KeyRange = KeyRange(),
+        *,
+        limit: int | None = None,
+        descending: bool = False,
+        cursor: str | None = None,
+    ) -> Page: ...
+
+    def query_due(self, due_pk: str, until: str, *, limit: int | None = None, cursor: str | None = None) -> Page:
+        """Items of the sparse due index in `due_pk` whose `due_sk` <= until, in due order."""
+        ...
+
+
+class BlobStore(Protocol):
+    def put(self, key: str, data: bytes, content_type: str = "application/json") -> None: ...
+
+    def get(self, key: str) -> bytes | None: ...
+
+    def delete(self, key: str) -> None: ...
+
+    def list(self, prefix: str) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class Event:
+    """A domain event on the bus: `detail_type` names it, `detail` is JSON-ready."""
+
+    detail_type: str
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+class EventBus(Protocol):
+    def publish(self, event: Event) -> None: ...
+
+
+EventHandler = Callable[[Event], None]
+
+
+class Clock(Protocol):
+    def now(self) -> datetime:
+        """The current time, timezone-aware UTC."""
+        ...
+
+
+class RandomSource(Protocol):
+    def random(self) -> float:
+        """Uniform in [0, 1)."""
+        ...

@@ -1,0 +1,63 @@
+"""Builds the adapters named by the settings. Called when an app or handler is built, never at import."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from dreamchat.config import Settings
+from dreamchat.ports import BlobStore, Clock, EventBus, ItemStore, RandomSource
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    store: ItemStore
+    blobs: BlobStore
+    bus: EventBus
+    clock: Clock
+    random: RandomSource
+    closers: list[Any] = field(default_factory=list)
+
+    def close(self) -> None:
+        for close in reversed(self.closers):
+            close()
+
+
+def build_runtime(settings: Settings, *, clock: Clock | None = None, random: RandomSource | None = None) -> Runtime:
+    from dreamchat.adapters.runtime import SystemClock, SystemRandom
+
+    clock = clock or SystemClock()
+    random = random or SystemRandom()
+    if settings.storage == "aws":
+        return _aws_runtime(settings, clock, random)
+    return _local_runtime(settings, clock, random)
+
+
+def _local_runtime(settings: Settings, clock: Clock, random: RandomSource) -> Runtime:
+    from dreamchat.adapters.blobs import DirectoryBlobStore
+    from dreamchat.adapters.events import LocalEventBus
+    from dreamchat.adapters.sqlite_store import SqliteItemStore
+
+    store = SqliteItemStore(settings.data_dir / "dreamchat.db", clock)
+    bus = LocalEventBus(attempts=settings.background_attempts)
+    runtime = Runtime(settings, store, DirectoryBlobStore(settings.data_dir / "blobs"), bus, clock, random)
+    runtime.closers += [store.close, bus.stop]
+    return runtime
+
+
+def aws_client(settings: Settings, service: str) -> Any:
+    import boto3
+
+    return boto3.client(service, region_name=settings.aws_region, endpoint_url=settings.aws_endpoint_url)
+
+
+def _aws_runtime(settings: Settings, clock: Clock, random: RandomSource) -> Runtime:
+    from dreamchat.adapters.blobs import S3BlobStore
+    from dreamchat.adapters.dynamo_store import DynamoItemStore
+    from dreamchat.adapters.events import EventBridgeBus
+
+    store = DynamoItemStore(aws_client(settings, "dynamodb"), settings.table, clock)
+    blobs = S3BlobStore(aws_client(settings, "s3"), settings.bucket)
+    bus = EventBridgeBus(aws_client(settings, "events"), settings.event_bus)
+    return Runtime(settings, store, blobs, bus, clock, random)

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from dreamchat.api.app import create_app
+from dreamchat.config import Settings
+
+
+def client(tmp_path, **overrides) -> TestClient:
+    return TestClient(create_app(Settings(data_dir=tmp_path, **overrides)))
+
+
+def test_health_reports_local_storage_and_offline_model(tmp_path) -> None:
+    response = client(tmp_path).get("/api/health")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "storage": "local", "llm": "offline"}
+
+
+def test_health_reports_a_configured_model(tmp_path) -> None:
+    response = client(tmp_path, qwen_short_to_mid_api_key="sk-test").get("/api/health")
+    assert response.json()["llm"] == "configured"
+
+
+def test_unknown_route_is_a_json_404(tmp_path) -> None:
+    response = client(tmp_path).get("/api/nowhere")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_wrong_method_is_a_json_405(tmp_path) -> None:
+    response = client(tmp_path).delete("/api/health")
+    assert response.status_code == 405
+    assert response.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_a_body_over_64_kib_is_refused_with_413(tmp_path) -> None:
+    response = client(tmp_path).post("/api/health", content=b"x" * (64 * 1024 + 1))
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "payload_too_large"
+
+
+def test_an_unexpected_error_is_a_500_without_internals(tmp_path) -> None:
+    app = create_app(Settings(data_dir=tmp_path))
+
+    @app.get("/api/boom")
+    def boom() -> None:
+        raise RuntimeError("secret internals")
+
+    response = TestClient(app, raise_server_exceptions=False).get("/api/boom")
+    assert response.status_code == 500
+    assert response.json() == {"error": {"code": "internal_error", "message": "something went wrong on our side"}}

@@ -1,0 +1,78 @@
+"""Fixtures shared by every test folder: clock, random source, both storage adapters, the app."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from dreamchat.adapters.blobs import DirectoryBlobStore, S3BlobStore
+from dreamchat.adapters.dynamo_store import DynamoItemStore, create_table
+from dreamchat.adapters.runtime import ManualClock, SeededRandom
+from dreamchat.adapters.sqlite_store import SqliteItemStore
+
+# moto needs credentials to exist; these never leave the process.
+for _name, _value in {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}.items():
+    os.environ.setdefault(_name, _value)
+for _name in [n for n in os.environ if n.startswith("DREAMCHAT_")]:
+    del os.environ[_name]
+
+START = datetime(2026, 3, 15, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(START)
+
+
+@pytest.fixture
+def rng() -> SeededRandom:
+    return SeededRandom(7)
+
+
+@pytest.fixture
+def aws() -> Iterator[None]:
+    with mock_aws():
+        yield
+
+
+def make_dynamo(clock: ManualClock, table: str = "dreamchat") -> DynamoItemStore:
+    client = boto3.client("dynamodb", region_name="us-east-1")
+    create_table(client, table)
+    return DynamoItemStore(client, table, clock)
+
+
+def make_s3(bucket: str = "dreamchat") -> S3BlobStore:
+    client = boto3.client("s3", region_name="us-east-1")
+    client.create_bucket(Bucket=bucket)
+    return S3BlobStore(client, bucket)
+
+
+@pytest.fixture(params=["sqlite", "dynamodb"])
+def store(request: pytest.FixtureRequest, clock: ManualClock, tmp_path: Path) -> Iterator[object]:
+    if request.param == "sqlite":
+        sqlite = SqliteItemStore(tmp_path / "items.db", clock)
+        yield sqlite
+        sqlite.close()
+    else:
+        with mock_aws():
+            yield make_dynamo(clock)
+
+
+@pytest.fixture(params=["directory", "s3"])
+def blobs(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
+    if request.param == "directory":
+        yield DirectoryBlobStore(tmp_path / "blobs")
+    else:
+        with mock_aws():
+            yield make_s3()

@@ -1,0 +1,264 @@
+"""A real OpenAI-compatible HTTP server on 127.0.0.1 that the openai SDK talks to in tests.
+
+Replies are scripted per model name (a queue each), with a default responder for the rest;
+every request is recorded; faults (500, 429, slow, malformed JSON) are just scripted replies:
+
+    with FakeLLMServer() as server:
+        server.script("qwen-plus", Reply.error(500), Reply.text('{"summary": "..."}'))
+        ... OpenAI(base_url=server.base_url, api_key="k") ...
+        assert server.requests[0].body["model"] == "qwen-plus"
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the server answers to one request."""
+
+    content: str | None = "ok"
+    tool_calls: tuple[tuple[str, str], ...] = ()
+    prompt_tokens: int = 10
+    completion_tokens: int = 5
+    status: int = 200
+    headers: tuple[tuple[str, str], ...] = ()
+    delay: float = 0.0
+    chunk_delay: float = 0.0
+    raw_body: bytes | None = None
+
+    @classmethod
+    def text(cls, content: str, prompt_tokens: int = 10, completion_tokens: int = 5) -> Reply:
+        """A plain assistant message."""
+        return cls(content=content, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+
+    @classmethod
+    def json(cls, value: dict[str, Any]) -> Reply:
+        """An assistant message whose content is `value` as JSON."""
+        return cls(content=json.dumps(value, ensure_ascii=False))
+
+    @classmethod
+    def tools(cls, *calls: tuple[str, dict[str, Any] | str]) -> Reply:
+        """Tool calls (name, arguments); string arguments are sent as they are, even if not JSON."""
+        encoded = tuple((name, args if isinstance(args, str) else json.dumps(args)) for name, args in calls)
+        return cls(content=None, tool_calls=encoded)
+
+    @classmethod
+    def error(cls, status: int = 500) -> Reply:
+        """An HTTP error with an OpenAI-style error body."""
+        return cls(status=status)
+
+    @classmethod
+    def rate_limited(cls, retry_after: float = 0) -> Reply:
+        """HTTP 429 with a Retry-After header."""
+        return cls(status=429, headers=(("retry-after", str(retry_after)),))
+
+    @classmethod
+    def slow(cls, seconds: float, content: str = "too late") -> Reply:
+        """A reply that only starts after `seconds`, to exceed the client's timeout."""
+        return cls(content=content, delay=seconds)
+
+    @classmethod
+    def stalled_stream(cls, content: str, seconds: float) -> Reply:
+        """A stream that pauses `seconds` after each chunk, to time out mid-stream."""
+        return cls(content=content, chunk_delay=seconds)
+
+    @classmethod
+    def malformed(cls) -> Reply:
+        """HTTP 200 with a body that is not JSON."""
+        return cls(raw_body=b'{"id": "chatcmpl-broken", "choices": [')
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request as the server received it."""
+
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def model(self) -> str:
+        """The model name the client asked for."""
+        return str(self.body.get("model", ""))
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The chat messages sent."""
+        return list(self.body.get("messages", []))
+
+
+Responder = Callable[[dict[str, Any]], Reply]
+
+
+@dataclass
+class _Script:
+    queues: dict[str, deque[Reply]] = field(default_factory=lambda: defaultdict(deque))
+    requests: list[RecordedRequest] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    stopping: threading.Event = field(default_factory=threading.Event)
+
+
+class FakeLLMServer:
+    """Loopback OpenAI-compatible server; use as a context manager."""
+
+    def __init__(self, default: Responder | None = None) -> None:
+        self.default: Responder = default or (lambda _body: Reply.text("ok"))
+        self._script = _Script()
+        self._http = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._http.daemon_threads = True
+        # a slow handler must not hold up shutdown: it is woken by `stopping` and dropped
+        self._http.block_on_close = False
+        self._thread = threading.Thread(target=self._http.serve_forever, name="fake-llm", daemon=True)
+
+    def __enter__(self) -> FakeLLMServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._script.stopping.set()
+        self._http.shutdown()
+        self._http.server_close()
+        self._thread.join(timeout=5)
+
+    @property
+    def base_url(self) -> str:
+        """The URL to give the SDK as base_url."""
+        host, port = self._http.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Every request received so far, oldest first."""
+        with self._script.lock:
+            return list(self._script.requests)
+
+    def requests_for(self, model: str) -> list[RecordedRequest]:
+        """The requests that asked for `model`."""
+        return [request for request in self.requests if request.model == model]
+
+    def script(self, model: str, *replies: Reply) -> None:
+        """Queue replies for requests naming `model`; once used up, the default responder answers."""
+        with self._script.lock:
+            self._script.queues[model].extend(replies)
+
+    def _next_reply(self, request: RecordedRequest) -> Reply:
+        with self._script.lock:
+            self._script.requests.append(request)
+            queue = self._script.queues.get(request.model)
+            if queue:
+                return queue.popleft()
+        return self.default(request.body)
+
+
+def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(_ChatHandler):
+        fake = server
+
+    return Handler
+
+
+class _ChatHandler(BaseHTTPRequestHandler):
+    fake: FakeLLMServer
+    paths = ("/v1/chat/completions", "/chat/completions")
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        """Keep test output clean."""
+
+    def do_POST(self) -> None:  # noqa: N802 - the base class's name
+        """Answer one chat completion request as scripted."""
+        if self.path not in self.paths:
+            self._send_json(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
+            return
+        length = int(self.headers.get("content-length", "0"))
+        body = json.loads(self.rfile.read(length) or b"{}")
+        request = RecordedRequest(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+        reply = self.fake._next_reply(request)
+        if reply.delay and self.fake._script.stopping.wait(reply.delay):
+            return
+        try:
+            self._answer(reply, body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (its timeout); nothing to answer
+
+    def _answer(self, reply: Reply, body: dict[str, Any]) -> None:
+        if reply.status != 200:
+            error = {"error": {"message": f"scripted {reply.status}", "type": "server_error", "code": None}}
+            self._send_json(reply.status, error, reply.headers)
+        elif reply.raw_body is not None:
+            self._send_bytes(200, reply.raw_body, "application/json")
+        elif body.get("stream"):
+            self._send_stream(reply, body)
+        else:
+            self._send_json(200, _completion(reply, body))
+
+    def _send_json(self, status: int, value: dict[str, Any], headers: tuple[tuple[str, str], ...] = ()) -> None:
+        self._send_bytes(status, json.dumps(value, ensure_ascii=False).encode(), "application/json", headers)
+
+    def _send_bytes(
+        self, status: int, data: bytes, content_type: str, headers: tuple[tuple[str, str], ...] = ()
+    ) -> None:
+        self.send_response(status)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(data)))
+        for name, value in headers:
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_stream(self, reply: Reply, body: dict[str, Any]) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        for chunk in _stream_chunks(reply, body):
+            self.wfile.write(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode())
+            self.wfile.flush()
+            if reply.chunk_delay and self.fake._script.stopping.wait(reply.chunk_delay):
+                return
+        self.wfile.write(b"data: [DONE]\n\n")
+
+
+def _completion(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.tool_calls:
+        message["tool_calls"] = [_tool_call(index, name, args) for index, (name, args) in enumerate(reply.tool_calls)]
+    return {
+        **_envelope(body, "chat.completion"),
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop"}
+        ],
+        "usage": _usage(reply),
+    }
+
+
+def _stream_chunks(reply: Reply, body: dict[str, Any]) -> list[dict[str, Any]]:
+    text = reply.content or ""
+    pieces = [text[i : i + 3] for i in range(0, len(text), 3)]
+    deltas = [{"role": "assistant", "content": ""}] + [{"content": piece} for piece in pieces]
+    envelope = _envelope(body, "chat.completion.chunk")
+    chunks = [{**envelope, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+    chunks.append({**envelope, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    if (body.get("stream_options") or {}).get("include_usage"):
+        chunks.append({**envelope, "choices": [], "usage": _usage(reply)})
+    return chunks
+
+
+def _tool_call(index: int, name: str, arguments: str) -> dict[str, Any]:
+    return {"id": f"call_{index}", "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def _envelope(body: dict[str, Any], kind: str) -> dict[str, Any]:
+    return {"id": "chatcmpl-fake", "object": kind, "created": int(time.time()), "model": body.get("model", "")}
+
+
+def _usage(reply: Reply) -> dict[str, int]:
+    total = reply.prompt_tokens + reply.completion_tokens
+    return {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens, "total_tokens": total}

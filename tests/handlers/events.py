@@ -1,0 +1,41 @@
+"""Real-shaped AWS events for handler tests."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def http_api_event(method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> dict[str, Any]:
+    """An API Gateway HTTP API (payload format 2.0) request."""
+    return {
+        "version": "2.0",
+        "routeKey": "$default",
+        "rawPath": path,
+        "rawQueryString": "",
+        "headers": {"content-type": "application/json", "host": "api.example.com", **(headers or {})},
+        "requestContext": {
+            "accountId": "123456789012",
+            "apiId": "api",
+            "domainName": "api.example.com",
+            "domainPrefix": "api",
+            "http": {"method": method, "path": path, "protocol": "HTTP/1.1", "sourceIp": "203.0.113.9", "userAgent": "test"},
+            "requestId": "req-1",
+            "routeKey": "$default",
+            "stage": "$default",
+            "time": "15/Mar/2026:12:00:00 +0000",
+            "timeEpoch": 1773576000000,
+        },
+        "body": None if body is None else json.dumps(body),
+        "isBase64Encoded": False,
+    }
+
+
+class LambdaContext:
+    function_name = "dreamchat-test"
+    memory_limit_in_mb = 512
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:dreamchat-test"
+    aws_request_id = "req-1"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 30_000

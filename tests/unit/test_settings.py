@@ -1,0 +1,37 @@
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from dreamchat.config import Settings
+
+
+def test_defaults_are_local_and_offline() -> None:
+    settings = Settings()
+    assert settings.storage == "local"
+    assert str(settings.data_dir) == ".dreamchat"
+    assert settings.timezone == "Asia/Shanghai"
+    assert settings.llm_configured is False
+
+
+def test_settings_come_from_dreamchat_variables(monkeypatch) -> None:
+    monkeypatch.setenv("DREAMCHAT_TABLE", "t1")
+    monkeypatch.setenv("DREAMCHAT_DEEPSEEK_CHAT_MODEL", "deepseek-v3.2")
+    monkeypatch.setenv("DREAMCHAT_FAREWELL_KEYWORDS", '["再见", "拜"]')
+    settings = Settings()
+    assert settings.table == "t1"
+    assert settings.model_override("deepseek_chat", "model") == "deepseek-v3.2"
+    assert settings.farewell_keywords == ["再见", "拜"]
+
+
+def test_aws_mode_requires_a_jwt_secret() -> None:
+    with pytest.raises(ValidationError, match="JWT_SECRET"):
+        Settings(storage="aws")
+    assert Settings(storage="aws", jwt_secret="s" * 32).storage == "aws"
+
+
+def test_local_mode_creates_and_keeps_a_jwt_secret(tmp_path) -> None:
+    first = Settings(data_dir=tmp_path).signing_secret()
+    assert len(first) >= 32
+    assert Settings(data_dir=tmp_path).signing_secret() == first
+    assert (tmp_path / "jwt_secret").stat().st_mode & 0o077 == 0
