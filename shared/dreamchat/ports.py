@@ -106,6 +106,17 @@ class ItemStore(Protocol):
         ...
 
 
+def query_all(store: ItemStore, pk: str, key: KeyRange = KeyRange(), *, page_size: int = 100) -> list[Item]:
+    """Every live item of a partition (within the key range), in sort-key order."""
+    items: list[Item] = []
+    cursor = None
+    while True:
+        page = store.query(pk, key, limit=page_size, cursor=cursor)
+        items += page.items
+        if (cursor := page.cursor) is None:
+            return items
+
+
 class BlobStore(Protocol):
     def put(self, key: str, data: bytes, content_type: str = "application/json") -> None: ...
 

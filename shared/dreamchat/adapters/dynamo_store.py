@@ -175,12 +175,10 @@ class DynamoItemStore:
         return {"Put": {"TableName": self._table, "Item": _encode(operation.item), **self._condition(operation)}}
 
     def _condition(self, operation: Put) -> dict[str, Any]:
-        if operation.if_absent:
+        if operation.if_absent or operation.expected_version == 0:
             return self._absent_condition()
         if operation.expected_version is None:
             return {}
-        if operation.expected_version == 0:
-            return {"ConditionExpression": "attribute_not_exists(pk)"}
         return {
             "ConditionExpression": "version = :expected",
             "ExpressionAttributeValues": {":expected": {"N": str(operation.expected_version)}},

@@ -10,8 +10,9 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from dreamchat.api.errors import install_error_handlers
 from dreamchat.api.limits import BodySizeLimit
-from dreamchat.api.routers import health
+from dreamchat.api.routers import ai_users, auth, friends, health
 from dreamchat.config import Settings
+from dreamchat.services.container import build_services
 from dreamchat.wiring import Runtime, build_runtime
 
 
@@ -27,8 +28,10 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     app = FastAPI(title="DreamChat Cloud", version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
     app.state.runtime = runtime
+    app.state.services = build_services(runtime)
     install_error_handlers(app)
-    app.include_router(health.router)
+    for router in (health.router, auth.router, ai_users.router, friends.router):
+        app.include_router(router)
     app.add_middleware(BodySizeLimit)
     if settings.cors_origins:
         app.add_middleware(

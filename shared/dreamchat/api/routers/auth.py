@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request, status
+
+from dreamchat.api.deps import CurrentCaller, ServicesDep
+from dreamchat.api.schemas import Credentials, LogoutRequest, RefreshRequest
+from dreamchat.domain.models import Account
+from dreamchat.services.auth import Tokens
+
+router = APIRouter(prefix="/api/auth", tags=["auth"])
+
+
+def _account_view(account: Account) -> dict[str, Any]:
+    return {"id": account.id, "username": account.username, "created_at": account.created_at}
+
+
+def _tokens_view(tokens: Tokens) -> dict[str, Any]:
+    return {
+        "access_token": tokens.access_token,
+        "refresh_token": tokens.refresh_token,
+        "token_type": "bearer",
+        "expires_in": tokens.expires_in,
+    }
+
+
+@router.post("/register", status_code=status.HTTP_201_CREATED)
+def register(body: Credentials, services: ServicesDep) -> dict[str, Any]:
+    """Create an account and log it in."""
+    account, tokens = services.auth.register(body.username, body.password)
+    return {"user": _account_view(account), **_tokens_view(tokens)}
+
+
+@router.post("/login")
+def login(body: Credentials, request: Request, services: ServicesDep) -> dict[str, Any]:
+    """Exchange username and password for an access and a refresh token."""
+    client = request.client.host if request.client else "unknown"
+    account, tokens = services.auth.login(body.username, body.password, client)
+    return {"user": _account_view(account), **_tokens_view(tokens)}
+
+
+@router.post("/refresh")
+def refresh(body: RefreshRequest, services: ServicesDep) -> dict[str, Any]:
+    """Rotate the refresh token; a reused old one revokes its whole family."""
+    return _tokens_view(services.auth.refresh(body.refresh_token))
+
+
+@router.post("/logout")
+def logout(caller: CurrentCaller, services: ServicesDep, body: LogoutRequest | None = None) -> dict[str, bool]:
+    """Revoke this session's tokens (and the given refresh token's, if it is the caller's)."""
+    services.auth.logout(caller.id, caller.family)
+    if body and body.refresh_token:
+        family = services.auth.family_of_refresh(body.refresh_token, caller.id)
+        if family:
+            services.auth.logout(caller.id, family)
+    return {"logged_out": True}
+
+
+@router.get("/user")
+def current_user(caller: CurrentCaller) -> dict[str, Any]:
+    """The logged-in account."""
+    return _account_view(caller.account)
+
+
+@router.delete("/user")
+def delete_account(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+    """Delete the account with its AI users and every memory of every pair."""
+    erased = services.ai_users.erase_account(caller.id)
+    services.auth.delete_account(caller.account)
+    return {"deleted": True, "erased": {"items": erased.items, "blobs": erased.blobs}}

@@ -1,0 +1,71 @@
+"""Request and response bodies of the HTTP API. Unknown request fields are refused."""
+
+from __future__ import annotations
+
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from dreamchat.domain.models import AIUser, ChatModel, Visibility
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Credentials(Body):
+    username: str = Field(min_length=1, max_length=64)
+    password: str = Field(min_length=1, max_length=256)
+
+
+class RefreshRequest(Body):
+    refresh_token: str = Field(min_length=1, max_length=4096)
+
+
+class LogoutRequest(Body):
+    refresh_token: str | None = Field(default=None, max_length=4096)
+
+
+def _check_timezone(value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError) as error:
+        raise ValueError(f"unknown time zone {value!r}") from error
+    return value
+
+
+class AIUserCreate(Body):
+    name: str = Field(min_length=1, max_length=40)
+    avatar: str = Field(default="", max_length=2048)
+    base_soul: str = Field(default="", max_length=4000)
+    timezone: str | None = Field(default=None, max_length=64)
+    night_owl: bool = False
+    visibility: Visibility = "private"
+    model: ChatModel = "chat"
+
+    _timezone = field_validator("timezone")(_check_timezone)
+
+
+class AIUserUpdate(Body):
+    name: str | None = Field(default=None, min_length=1, max_length=40)
+    avatar: str | None = Field(default=None, max_length=2048)
+    base_soul: str | None = Field(default=None, max_length=4000)
+    timezone: str | None = Field(default=None, max_length=64)
+    night_owl: bool | None = None
+    visibility: Visibility | None = None
+    model: ChatModel | None = None
+
+    _timezone = field_validator("timezone")(_check_timezone)
+
+    def changes(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True)
+
+
+def ai_user_view(ai_user: AIUser, account_id: str) -> dict[str, Any]:
+    """An AI user as the caller sees it: the owner's account id is never shown."""
+    view = ai_user.model_dump(exclude={"owner_id"})
+    view["is_owner"] = ai_user.owner_id == account_id
+    return view

@@ -1,0 +1,82 @@
+"""Every storage key is composed here, and nowhere else.
+
+Pair data (messages, all memory tiers, souls, relationship, heartbeat) lives under keys that
+carry the account id, so one account's keys can never name another's data.
+"""
+
+from __future__ import annotations
+
+from dreamchat.domain.models import PairId
+
+
+def account(account_id: str) -> tuple[str, str]:
+    return f"ACCOUNT#{account_id}", "PROFILE"
+
+
+def account_pk(account_id: str) -> str:
+    return f"ACCOUNT#{account_id}"
+
+
+def username(name: str) -> tuple[str, str]:
+    return f"USERNAME#{name.casefold()}", "ACCOUNT"
+
+
+def token_family(account_id: str, family: str) -> tuple[str, str]:
+    return f"ACCOUNT#{account_id}", f"TOKEN#{family}"
+
+
+def login_attempts(name: str, client: str) -> tuple[str, str]:
+    return f"LOGIN#{name.casefold()}#{client}", "ATTEMPTS"
+
+
+def ai_user(ai_user_id: str) -> tuple[str, str]:
+    return f"AIUSER#{ai_user_id}", "PROFILE"
+
+
+def ai_user_pk(ai_user_id: str) -> str:
+    return f"AIUSER#{ai_user_id}"
+
+
+def owned(account_id: str, ai_user_id: str) -> tuple[str, str]:
+    return f"ACCOUNT#{account_id}", f"OWNS#{ai_user_id}"
+
+
+def friend(account_id: str, ai_user_id: str) -> tuple[str, str]:
+    return f"ACCOUNT#{account_id}", f"FRIEND#{ai_user_id}"
+
+
+def pair_member(ai_user_id: str, account_id: str) -> tuple[str, str]:
+    """The AI user's list of the accounts it has a pair with (to erase them all on delete)."""
+    return f"AIUSER#{ai_user_id}", f"PAIR#{account_id}"
+
+
+def public_listing(ai_user_id: str) -> tuple[str, str]:
+    return "PUBLIC", f"AIUSER#{ai_user_id}"
+
+
+PUBLIC_PK = "PUBLIC"
+OWNS_PREFIX = "OWNS#"
+FRIEND_PREFIX = "FRIEND#"
+PAIR_MEMBER_PREFIX = "PAIR#"
+TOKEN_PREFIX = "TOKEN#"
+
+
+def pair_pk(pair: PairId) -> str:
+    return f"PAIR#{pair.account_id}#{pair.ai_user_id}"
+
+
+def messages_pk(pair: PairId) -> str:
+    return f"{pair_pk(pair)}#MSG"
+
+
+def short_term_pk(pair: PairId) -> str:
+    return f"{pair_pk(pair)}#SHORT"
+
+
+def pair_partitions(pair: PairId) -> list[str]:
+    """Every partition that holds the pair's data."""
+    return [pair_pk(pair), messages_pk(pair), short_term_pk(pair)]
+
+
+def pair_blob_prefix(pair: PairId) -> str:
+    return f"pairs/{pair.account_id}/{pair.ai_user_id}/"

@@ -1,0 +1,210 @@
+"""Accounts and tokens: register, log in, rotate refresh tokens, log out, authenticate.
+
+Access tokens live 15 minutes, refresh tokens 30 days. Each login starts a token family;
+refreshing rotates the family's current refresh token, and presenting a rotated (old) one
+revokes the whole family, since it means the token leaked. Access tokens name their family,
+so logging out ends them too.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+
+import jwt
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+
+from dreamchat import keys
+from dreamchat.config import Settings
+from dreamchat.domain.accounts import password_problem, username_problem
+from dreamchat.domain.models import Account
+from dreamchat.errors import Conflict, Forbidden, Invalid, TooManyRequests, Unauthorized
+from dreamchat.ports import Clock, ConditionFailed, ItemStore, Put, query_all
+
+_ALGORITHM = "HS256"
+_BAD_LOGIN = "invalid username or password"
+_hasher = PasswordHasher()
+# Verified against when the username is unknown, so both failures take the same time.
+_DUMMY_HASH = _hasher.hash("dreamchat-dummy-password")
+
+
+@dataclass(frozen=True)
+class Tokens:
+    access_token: str
+    refresh_token: str
+    expires_in: int
+
+
+class AuthService:
+    def __init__(self, store: ItemStore, clock: Clock, settings: Settings) -> None:
+        self._store = store
+        self._clock = clock
+        self._settings = settings
+        self._secret = settings.signing_secret()
+
+    def register(self, username: str, password: str) -> tuple[Account, Tokens]:
+        if not self._settings.allow_registration:
+            raise Forbidden("registration is closed")
+        for problem in (username_problem(username), password_problem(password)):
+            if problem:
+                raise Invalid(problem)
+        account = Account(
+            id=uuid.uuid4().hex,
+            username=username,
+            password_hash=_hasher.hash(password),
+            created_at=self._epoch(),
+        )
+        name_pk, name_sk = keys.username(username)
+        account_pk, account_sk = keys.account(account.id)
+        try:
+            self._store.transact(
+                [
+                    Put({"pk": name_pk, "sk": name_sk, "account_id": account.id}, if_absent=True),
+                    Put({"pk": account_pk, "sk": account_sk, **account.model_dump()}, if_absent=True),
+                ]
+            )
+        except ConditionFailed as error:
+            raise Conflict("username is taken") from error
+        return account, self._start_family(account.id)
+
+    def login(self, username: str, password: str, client: str) -> tuple[Account, Tokens]:
+        self._check_attempts(username, client)
+        account = self._find(username)
+        try:
+            _hasher.verify(account.password_hash if account else _DUMMY_HASH, password)
+        except (VerificationError, InvalidHashError):
+            account = None
+        if account is None:
+            self._count_failure(username, client)
+            raise Unauthorized(_BAD_LOGIN)
+        self._store.delete(*keys.login_attempts(username, client))
+        return account, self._start_family(account.id)
+
+    def refresh(self, refresh_token: str) -> Tokens:
+        claims = self._decode(refresh_token, "refresh")
+        account_id, family = claims["sub"], claims["fam"]
+        record = self._store.get(*keys.token_family(account_id, family))
+        if record is None or record.get("revoked"):
+            raise Unauthorized("refresh token is revoked")
+        if record["current_jti"] != claims["jti"]:
+            self._revoke(record)
+            raise Unauthorized("refresh token was already used; please log in again")
+        try:
+            return self._rotate(record)
+        except ConditionFailed as error:
+            self._revoke(self._store.get(*keys.token_family(account_id, family)) or record)
+            raise Unauthorized("refresh token was already used; please log in again") from error
+
+    def logout(self, account_id: str, family: str) -> None:
+        record = self._store.get(*keys.token_family(account_id, family))
+        if record is not None:
+            self._revoke(record)
+
+    def authenticate(self, access_token: str) -> tuple[Account, str]:
+        """The account behind a valid access token, and the token's family."""
+        claims = self._decode(access_token, "access")
+        record = self._store.get(*keys.token_family(claims["sub"], claims["fam"]))
+        if record is None or record.get("revoked"):
+            raise Unauthorized("token is revoked")
+        account = self.account(claims["sub"])
+        if account is None:
+            raise Unauthorized("account no longer exists")
+        return account, claims["fam"]
+
+    def delete_account(self, account: Account) -> None:
+        """Remove the account, its username and every token family (its data goes first)."""
+        for item in query_all(self._store, keys.account_pk(account.id)):
+            self._store.delete(item["pk"], item["sk"])
+        self._store.delete(*keys.username(account.username))
+
+    def account(self, account_id: str) -> Account | None:
+        item = self._store.get(*keys.account(account_id))
+        return Account.model_validate(_fields(item)) if item else None
+
+    def family_of_refresh(self, refresh_token: str, account_id: str) -> str | None:
+        """The family a refresh token belongs to, if it is a valid token of this account."""
+        try:
+            claims = self._decode(refresh_token, "refresh")
+        except Unauthorized:
+            return None
+        return claims["fam"] if claims["sub"] == account_id else None
+
+    def _find(self, username: str) -> Account | None:
+        pointer = self._store.get(*keys.username(username))
+        return self.account(pointer["account_id"]) if pointer else None
+
+    def _start_family(self, account_id: str) -> Tokens:
+        family, jti = uuid.uuid4().hex, uuid.uuid4().hex
+        pk, sk = keys.token_family(account_id, family)
+        item = {"pk": pk, "sk": sk, "account_id": account_id, "family": family, "current_jti": jti,
+                "revoked": False, "expires_at": self._refresh_expiry()}
+        self._store.put_versioned(item, None)
+        return self._issue(account_id, family, jti)
+
+    def _rotate(self, record: dict) -> Tokens:
+        jti = uuid.uuid4().hex
+        item = {**record, "current_jti": jti, "expires_at": self._refresh_expiry()}
+        self._store.put_versioned(item, record["version"])
+        return self._issue(record["account_id"], record["family"], jti)
+
+    def _revoke(self, record: dict) -> None:
+        # Revocation must stick even if another request rotates meanwhile: write unconditionally.
+        self._store.put({**record, "revoked": True})
+
+    def _issue(self, account_id: str, family: str, jti: str) -> Tokens:
+        now = self._clock.now()
+        access_life = timedelta(minutes=self._settings.access_token_minutes)
+        base = {"sub": account_id, "fam": family, "iat": now}
+        access = jwt.encode({**base, "typ": "access", "exp": now + access_life}, self._secret, _ALGORITHM)
+        refresh_exp = now + timedelta(days=self._settings.refresh_token_days)
+        refresh = jwt.encode({**base, "typ": "refresh", "jti": jti, "exp": refresh_exp}, self._secret, _ALGORITHM)
+        return Tokens(access, refresh, int(access_life.total_seconds()))
+
+    def _decode(self, token: str, kind: str) -> dict:
+        try:
+            claims = jwt.decode(
+                token,
+                self._secret,
+                algorithms=[_ALGORITHM],
+                # Expiry is checked against our clock below, so tests can move time.
+                options={"require": ["exp", "sub", "typ", "fam"], "verify_exp": False, "verify_iat": False},
+            )
+        except jwt.PyJWTError as error:
+            raise Unauthorized("invalid token") from error
+        if claims.get("typ") != kind:
+            raise Unauthorized(f"this is not a {kind} token")
+        if claims["exp"] <= self._clock.now().timestamp():
+            raise Unauthorized("token has expired")
+        return claims
+
+    def _check_attempts(self, username: str, client: str) -> None:
+        record = self._store.get(*keys.login_attempts(username, client))
+        if record and record["count"] >= self._settings.login_attempts:
+            retry_after = max(1, record["expires_at"] - self._epoch())
+            raise TooManyRequests("too many failed logins; try again later", retry_after)
+
+    def _count_failure(self, username: str, client: str) -> None:
+        pk, sk = keys.login_attempts(username, client)
+        window = self._settings.login_window_minutes * 60
+        for _ in range(5):
+            record = self._store.get(pk, sk)
+            item = {"pk": pk, "sk": sk, "count": 1, "expires_at": self._epoch() + window}
+            if record:
+                item = {**record, "count": record["count"] + 1}
+            try:
+                self._store.put_versioned(item, record["version"] if record else None)
+                return
+            except ConditionFailed:
+                continue
+
+    def _refresh_expiry(self) -> int:
+        return self._epoch() + self._settings.refresh_token_days * 86400
+
+    def _epoch(self) -> int:
+        return int(self._clock.now().timestamp())
+
+
+def _fields(item: dict) -> dict:
+    return {k: v for k, v in item.items() if k not in ("pk", "sk", "version", "expires_at")}

@@ -1,0 +1,42 @@
+"""Erasing a companion pair's data: messages, every memory tier, souls, state and blobs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dreamchat import keys
+from dreamchat.domain.models import PairId
+from dreamchat.ports import BlobStore, Delete, ItemStore
+
+_BATCH = 25
+
+
+@dataclass(frozen=True)
+class Erased:
+    items: int
+    blobs: int
+
+    def __add__(self, other: Erased) -> Erased:
+        return Erased(self.items + other.items, self.blobs + other.blobs)
+
+
+NOTHING = Erased(0, 0)
+
+
+def erase_pair(store: ItemStore, blobs: BlobStore, pair: PairId) -> Erased:
+    """Delete everything the pair owns; safe to repeat after a partial failure."""
+    blob_keys = blobs.list(keys.pair_blob_prefix(pair))
+    for key in blob_keys:
+        blobs.delete(key)
+    items = sum(_erase_partition(store, pk) for pk in keys.pair_partitions(pair))
+    return Erased(items, len(blob_keys))
+
+
+def _erase_partition(store: ItemStore, pk: str) -> int:
+    erased = 0
+    while True:
+        page = store.query(pk, limit=_BATCH)
+        if not page.items:
+            return erased
+        store.transact([Delete(item["pk"], item["sk"]) for item in page.items])
+        erased += len(page.items)

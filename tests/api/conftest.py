@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from fastapi.testclient import TestClient
+
+from dreamchat.api.app import create_app
+from dreamchat.config import Settings
+from dreamchat.wiring import build_runtime
+
+
+@dataclass
+class Person:
+    """A registered account seen through the API."""
+
+    client: TestClient
+    username: str
+    access_token: str
+    refresh_token: str
+    id: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.access_token}"}
+
+    def get(self, path: str, **kwargs):
+        return self.client.get(path, headers=self.headers, **kwargs)
+
+    def post(self, path: str, **kwargs):
+        return self.client.post(path, headers=self.headers, **kwargs)
+
+    def put(self, path: str, **kwargs):
+        return self.client.put(path, headers=self.headers, **kwargs)
+
+    def delete(self, path: str, **kwargs):
+        return self.client.delete(path, headers=self.headers, **kwargs)
+
+    def create_ai_user(self, **fields) -> dict:
+        response = self.post("/api/ai-users", json={"name": "小梦", "base_soul": "温柔体贴的朋友", **fields})
+        assert response.status_code == 201, response.text
+        return response.json()
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", run_scheduler=False)
+
+
+@pytest.fixture
+def client(settings, clock, rng) -> Iterator[TestClient]:
+    app = create_app(settings, build_runtime(settings, clock=clock, random=rng))
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+def register(client: TestClient, username: str, password: str = "correct-horse-battery") -> Person:
+    response = client.post("/api/auth/register", json={"username": username, "password": password})
+    assert response.status_code == 201, response.text
+    body = response.json()
+    return Person(client, username, body["access_token"], body["refresh_token"], body["user"]["id"])
+
+
+@pytest.fixture
+def alice(client) -> Person:
+    return register(client, "alice")
+
+
+@pytest.fixture
+def bob(client) -> Person:
+    return register(client, "bob")
