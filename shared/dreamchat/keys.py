@@ -6,6 +6,8 @@ carry the account id, so one account's keys can never name another's data.
 
 from __future__ import annotations
 
+import zlib
+
 from dreamchat.domain.models import PairId
 
 
@@ -80,3 +82,47 @@ def pair_partitions(pair: PairId) -> list[str]:
 
 def pair_blob_prefix(pair: PairId) -> str:
     return f"pairs/{pair.account_id}/{pair.ai_user_id}/"
+
+
+TOPIC_SK = "TOPIC"
+SELF_SOUL_SK = "SOUL"
+RELATIONSHIP_SK = "RELATIONSHIP"
+HEARTBEAT_SK = "HEARTBEAT"
+MID_PREFIX = "MID#"
+LONG_PREFIX = "LONG#"
+CORE_PREFIX = "CORE#"
+DUE_SHARDS = 16
+
+
+def mid_term(topic_id: str) -> str:
+    return f"{MID_PREFIX}{topic_id}"
+
+
+def long_term(long_id: str) -> str:
+    return f"{LONG_PREFIX}{long_id}"
+
+
+def core(core_id: str) -> str:
+    return f"{CORE_PREFIX}{core_id}"
+
+
+def short_term_sk(topic_id: str, message_id: str) -> str:
+    return f"{topic_id}#{message_id}"
+
+
+def detail_blob(pair: PairId, date: str, safe_title: str) -> str:
+    return f"{pair_blob_prefix(pair)}long_term_details/{date}_{safe_title}.json"
+
+
+def shard(pair: PairId) -> int:
+    """A stable shard for the due index, so no single partition holds every due pair."""
+    return zlib.crc32(pair_pk(pair).encode()) % DUE_SHARDS
+
+
+def due_partition(kind: str, shard_number: int) -> str:
+    return f"{kind}#{shard_number:02d}"
+
+
+def pair_from_pk(pk: str) -> PairId:
+    _, account_id, ai_user_id = pk.split("#")[:3]
+    return PairId(account_id=account_id, ai_user_id=ai_user_id)

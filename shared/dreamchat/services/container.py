@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dreamchat.llm.gateway import OpenAIGateway
+from dreamchat.llm.memory_models import FallbackMemoryModels, build_memory_models
+from dreamchat.ports import Event
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.auth import AuthService
+from dreamchat.services.memory import TOPIC_ENDED, MemoryService, pair_of
+from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.wiring import Runtime
 
 
@@ -14,11 +19,31 @@ class Services:
     runtime: Runtime
     auth: AuthService
     ai_users: AIUserService
+    memory: MemoryService
+    gateway: OpenAIGateway | None
+    models: FallbackMemoryModels
+
+    def on_topic_ended(self, event: Event) -> None:
+        pair, topic_id = pair_of(event)
+        self.memory.compress(pair, topic_id)
 
 
-def build_services(runtime: Runtime) -> Services:
-    return Services(
+def build_services(runtime: Runtime, *, gateway: OpenAIGateway | None = None,
+                   models: FallbackMemoryModels | None = None) -> Services:
+    settings = runtime.settings
+    if gateway is None and settings.llm_configured:
+        gateway = OpenAIGateway.from_settings(settings)
+    models = models or build_memory_models(settings, gateway)
+    repo = MemoryRepository(runtime.store, runtime.blobs)
+    services = Services(
         runtime=runtime,
-        auth=AuthService(runtime.store, runtime.clock, runtime.settings),
+        auth=AuthService(runtime.store, runtime.clock, settings),
         ai_users=AIUserService(runtime.store, runtime.blobs, runtime.clock),
+        memory=MemoryService(repo, runtime.bus, runtime.clock, runtime.random, models, settings),
+        gateway=gateway,
+        models=models,
     )
+    subscribe = getattr(runtime.bus, "subscribe", None)
+    if subscribe is not None:  # the local bus; in AWS, EventBridge invokes the compress function
+        subscribe(TOPIC_ENDED, services.on_topic_ended)
+    return services

@@ -1,0 +1,138 @@
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Body, Query
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from dreamchat.api.deps import CurrentCaller, ServicesDep
+from dreamchat.domain.models import EmotionTags, MemoryType, ShortTermTopic
+from dreamchat.errors import Invalid, NotFound
+from dreamchat.llm.chat_prompts import chat_instructions
+from dreamchat.services.memory_edit import MemoryEditor
+
+router = APIRouter(prefix="/api/memory", tags=["memory"])
+
+
+class Edit(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(min_length=1, max_length=100)
+    delete: bool = False
+
+
+class ShortTermEdit(Edit):
+    content: str | None = Field(default=None, min_length=1, max_length=2000)
+
+
+class MidTermEdit(Edit):
+    summary: str | None = Field(default=None, min_length=1, max_length=2000)
+    emotion_tags: EmotionTags | None = None
+
+
+class LongTermEdit(Edit):
+    title: str | None = Field(default=None, min_length=1, max_length=60)
+    key_points: list[str] | None = Field(default=None, max_length=20)
+    detail_content: str | None = Field(default=None, max_length=8000)
+
+
+class CoreEdit(Edit):
+    id: str | None = Field(default=None, min_length=1, max_length=100)  # type: ignore[assignment]
+    content: str | None = Field(default=None, min_length=1, max_length=500)
+    importance: int | None = Field(default=None, ge=1, le=10)
+    category: str | None = Field(default=None, min_length=1, max_length=40)
+
+
+EDITS: dict[str, type[Edit]] = {"short_term": ShortTermEdit, "mid_term": MidTermEdit,
+                                "long_term": LongTermEdit, "core": CoreEdit}
+
+
+@router.get("/{user_id}")
+def memory_context(user_id: str, caller: CurrentCaller, services: ServicesDep,
+                   q: str | None = Query(default=None, max_length=2000)) -> dict[str, Any]:
+    """The context the model would see now, with tokens per section; `q` previews retrieval for a message."""
+    pair = services.ai_users.pair(caller.id, user_id)
+    ai_user = services.ai_users.visible(caller.id, user_id)
+    relationship, _ = services.memory.repo.relationship(pair)
+    now = services.runtime.clock.now()
+    instructions = chat_instructions(ai_user.name, now, ai_user.timezone, relationship.level)
+    context = services.memory.context(pair, ai_user, q, instructions)
+    return {
+        "sections": [{"name": s.name, "tokens": s.tokens, "text": s.text} for s in context.sections],
+        "total_tokens": context.tokens,
+        "long_term_in_context": [e.id for e in context.index_entries],
+        "messages": context.messages,
+    }
+
+
+@router.get("/{user_id}/files")
+def memory_files(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+    """Every tier with the spec's field names."""
+    pair = services.ai_users.pair(caller.id, user_id)
+    repo = services.memory.repo
+    messages = repo.short_term(pair)
+    topics = []
+    for topic_id in dict.fromkeys(m.topic_id for m in messages):
+        of_topic = [m for m in messages if m.topic_id == topic_id]
+        topic = ShortTermTopic(topic_id=topic_id, created_at=of_topic[0].timestamp,
+                               conversations=[{"role": m.role, "content": m.content, "timestamp": m.timestamp}
+                                              for m in of_topic])
+        topics.append({**topic.model_dump(), "message_ids": [m.id for m in of_topic]})
+    self_soul, _ = repo.self_soul(pair)
+    relationship, _ = repo.relationship(pair)
+    return {
+        "short_term": topics,
+        "mid_term": [m.model_dump() for m in repo.mid_terms(pair)],
+        "long_term": [e.model_dump() for e in repo.long_index(pair)],
+        "core": [c.model_dump() for c in repo.core(pair)],
+        "self_soul": self_soul.model_dump(),
+        "relationship": relationship.model_dump(),
+    }
+
+
+@router.get("/{user_id}/files/long_term_details/{detail_file}")
+def memory_detail(user_id: str, detail_file: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+    """One long-term detail document."""
+    pair = services.ai_users.pair(caller.id, user_id)
+    known = {e.detail_file for e in services.memory.repo.long_index(pair)}
+    detail = services.memory.repo.detail(pair, detail_file) if detail_file in known else None
+    if detail is None:
+        raise NotFound("no such detail document")
+    return detail.model_dump()
+
+
+@router.put("/{user_id}/{memory_type}")
+def edit_memory(user_id: str, memory_type: MemoryType, caller: CurrentCaller, services: ServicesDep,
+                body: dict[str, Any] = Body(...)) -> dict[str, Any]:
+    """The person corrects or deletes one memory (or adds a core memory, without an id)."""
+    pair = services.ai_users.pair(caller.id, user_id)
+    try:
+        edit = EDITS[memory_type].model_validate(body)
+    except ValidationError as error:
+        raise Invalid("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())) from error
+    changes = edit.model_dump(exclude={"id", "delete"}, exclude_none=True)
+    if not edit.delete and not changes:
+        raise Invalid("nothing to change")
+    editor = MemoryEditor(services.memory.repo, services.runtime.clock)
+    result = getattr(editor, memory_type)(pair, edit.id, edit.delete, changes)
+    return {"memory_type": memory_type, "deleted": edit.delete, "memory": result}
+
+
+@router.post("/{user_id}/compress")
+def compress_now(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+    """End the current topic and compress short-term memory into mid-term now."""
+    pair = services.ai_users.pair(caller.id, user_id)
+    produced = services.memory.compress_now(pair)
+    return {"mid_term": [m.model_dump() for m in produced]}
+
+
+@router.post("/{user_id}/extract")
+def extract_now(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+    """Distil every un-extracted mid-term memory into long-term memory now, then judge core memory."""
+    pair = services.ai_users.pair(caller.id, user_id)
+    ai_user = services.ai_users.visible(caller.id, user_id)
+    result = services.memory.extract(pair, ai_user.timezone, force=True)
+    return {
+        "long_term": [e.model_dump() for e in result.long_term],
+        "core": [c.model_dump() for c in result.core],
+        "degraded": result.degraded,
+    }

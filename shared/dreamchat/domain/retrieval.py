@@ -1,0 +1,61 @@
+"""On-demand retrieval over the long-term index: BM25, with jieba words for Chinese."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import jieba
+from rank_bm25 import BM25Okapi
+
+from dreamchat.domain.models import LongTermIndex
+
+jieba.setLogLevel(60)  # jieba prints its dictionary loading otherwise
+
+_TOKEN = re.compile(r"[\u4e00-\u9fff]+|[a-z0-9]+", re.IGNORECASE)
+_STOP = set("的 了 是 我 你 他 她 它 们 在 和 与 也 都 就 吗 呢 吧 啊 呀 哦 嗯 这 那 有 没 不 要 会 一 个 很 the a an and or of to in on is are was were i you he she it we they my your".split())
+# A match must score at least this, and at least this share of the best score, to load details.
+MIN_SCORE = 1.0
+RELATIVE_SCORE = 0.6
+
+
+def words(text: str) -> list[str]:
+    """Search words: jieba's search-mode cut for Chinese runs, lower-cased words otherwise."""
+    result: list[str] = []
+    for run in _TOKEN.findall(text.casefold()):
+        if run.isascii():
+            result.append(run)
+        else:
+            result += [w for w in jieba.lcut_for_search(run) if w.strip()]
+    return [w for w in result if w not in _STOP]
+
+
+def entry_text(entry: LongTermIndex) -> str:
+    return " ".join([entry.title, *entry.key_points])
+
+
+@dataclass(frozen=True)
+class Scored:
+    entry: LongTermIndex
+    score: float
+
+
+def rank(query: str, entries: list[LongTermIndex]) -> list[Scored]:
+    """Entries by BM25 relevance to the query, best first (zero when nothing matches)."""
+    query_words = words(query)
+    if not entries or not query_words:
+        return [Scored(entry, 0.0) for entry in entries]
+    corpus = [words(entry_text(entry)) or ["∅"] for entry in entries]
+    scores = BM25Okapi(corpus).get_scores(query_words)
+    # BM25Okapi can score a word present in most entries at or below zero; overlap still counts.
+    overlap = [len(set(query_words) & set(doc)) for doc in corpus]
+    combined = [max(float(s), 0.0) + 0.1 * o for s, o in zip(scores, overlap)]
+    return sorted((Scored(e, s) for e, s in zip(entries, combined)), key=lambda x: -x.score)
+
+
+def strong_matches(ranked: list[Scored], limit: int = 2) -> list[Scored]:
+    """The matches good enough to load their detail documents."""
+    if not ranked or ranked[0].score < MIN_SCORE:
+        return []
+    best = ranked[0].score
+    return [s for s in ranked[:limit] if s.score >= MIN_SCORE and s.score >= RELATIVE_SCORE * best]

@@ -1,0 +1,324 @@
+"""The four-level memory flow of one pair: record messages, end topics, compress, extract,
+judge core memories, assemble the context and recall details on demand.
+
+Background steps are idempotent: a `TopicEnded` delivered twice, or two workers racing,
+store one mid-term memory; re-running extraction extracts nothing twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from dreamchat import keys
+from dreamchat.config import Settings
+from dreamchat.domain import topics
+from dreamchat.domain.context import Context, MemoryView, assemble
+from dreamchat.domain.core_memory import Candidate, admission_problem
+from dreamchat.domain.ids import message_id
+from dreamchat.domain.models import (
+    AIUser,
+    Conversation,
+    CoreMemory,
+    LongTermDetail,
+    LongTermIndex,
+    Message,
+    MidTermMemory,
+    PairId,
+    Role,
+)
+from dreamchat.domain.retrieval import rank, strong_matches
+from dreamchat.domain.topics import Placement, TopicState
+from dreamchat.llm.contracts import ExtractedMemory
+from dreamchat.llm.memory_models import FallbackMemoryModels
+from dreamchat.ports import DUE_PK, DUE_SK, Clock, ConditionFailed, Event, EventBus, Item, Put, RandomSource
+from dreamchat.services.memory_repo import MemoryRepository, item, to_model
+
+log = logging.getLogger(__name__)
+
+TOPIC_ENDED = "TopicEnded"
+EXTRACT_DUE = "EXTRACT"
+EXTRACT_BATCH = 20
+_APPEND_ATTEMPTS = 50
+_UNSAFE = re.compile(r"[^\w\u4e00-\u9fff\-]+")
+
+
+def topic_ended(pair: PairId, topic_id: str) -> Event:
+    return Event(TOPIC_ENDED, {"account_id": pair.account_id, "ai_user_id": pair.ai_user_id, "topic_id": topic_id})
+
+
+def iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class ExtractResult:
+    long_term: list[LongTermIndex] = field(default_factory=list)
+    core: list[CoreMemory] = field(default_factory=list)
+    degraded: bool = False
+
+
+class MemoryService:
+    def __init__(self, repo: MemoryRepository, bus: EventBus, clock: Clock, random: RandomSource,
+                 models: FallbackMemoryModels, settings: Settings) -> None:
+        self.repo = repo
+        self._bus = bus
+        self._clock = clock
+        self._random = random
+        self._models = models
+        self._settings = settings
+
+    # short-term
+
+    def record(self, pair: PairId, role: Role, content: str, *, kind: str = "chat", after: str | None = None) -> Message:
+        """Store one message durably in the log and its topic; opens or closes topics as needed."""
+        for _ in range(_APPEND_ATTEMPTS):
+            now = self._clock.now()
+            state, version = self.repo.topic_state(pair)
+            last = self.repo.last_message(pair)
+            fresh = topics.new_topic_id(now, self._random.random())
+            placement = topics.place_message(state, last.timestamp if last else None, now,
+                                             self._settings.topic_idle_hours, fresh)
+            previous = max(filter(None, [after, last.id if last else None]), default=None)
+            message = Message(id=message_id(now, self._random.random(), previous), role=role, content=content,
+                              timestamp=int(now.timestamp()), topic_id=placement.topic_id, kind=kind)
+            operations: list = self.repo.message_puts(pair, message)
+            if placement.opens_topic:
+                operations.append(self.repo.topic_state_put(pair, TopicState(fresh, int(now.timestamp())), version))
+            try:
+                self.repo.store.transact(operations)
+            except ConditionFailed:
+                continue  # another message opened a topic first; place this one again
+            self._announce(pair, placement)
+            return message
+        raise ConditionFailed("could not place the message after many concurrent attempts")
+
+    def end_topic(self, pair: PairId, topic_id: str) -> bool:
+        """Mark the topic ended and announce it; False if it was not the open topic."""
+        state, version = self.repo.topic_state(pair)
+        if state is None or state.topic_id != topic_id or state.ended:
+            return False
+        try:
+            self.repo.store.transact([self.repo.topic_state_put(pair, TopicState(topic_id, state.created_at, True), version)])
+        except ConditionFailed:
+            return False
+        self._bus.publish(topic_ended(pair, topic_id))
+        return True
+
+    def switch_topic(self, pair: PairId, message: Message) -> Message:
+        """A semantic switch: the old topic ends without `message`, which opens the next topic."""
+        state, version = self.repo.topic_state(pair)
+        if state is None or state.topic_id != message.topic_id:
+            return message
+        now = self._clock.now()
+        fresh = topics.new_topic_id(now, self._random.random())
+        moved = message.model_copy(update={"topic_id": fresh})
+        operations = [*self.repo.replace_message(pair, message, moved),
+                      self.repo.topic_state_put(pair, TopicState(fresh, int(now.timestamp())), version)]
+        try:
+            self.repo.store.transact(operations)
+        except ConditionFailed:
+            return message
+        self._bus.publish(topic_ended(pair, state.topic_id))
+        return moved
+
+    def _announce(self, pair: PairId, placement: Placement) -> None:
+        if placement.closes_topic:
+            self._bus.publish(topic_ended(pair, placement.closes_topic))
+
+    # short-term -> mid-term
+
+    def compress(self, pair: PairId, topic_id: str) -> MidTermMemory | None:
+        """Summarise an ended topic into one mid-term memory, then clear exactly its messages."""
+        messages = self.repo.short_term(pair, topic_id)
+        existing = self.repo.mid_term(pair, topic_id)
+        if existing is not None:
+            self.repo.clear_short_term(pair, messages)
+            return existing
+        if not messages:
+            return None
+        self._close_if_open(pair, topic_id)
+        messages = self.repo.short_term(pair, topic_id)
+        conversations = [Conversation(role=m.role, content=m.content, timestamp=m.timestamp) for m in messages]
+        result = self._models.compress(conversations, self._clock.now())
+        mid = MidTermMemory(
+            id=f"mid_{topic_id.removeprefix('topic_')}",
+            topic_id=topic_id,
+            summary=result.value.summary,
+            emotion_tags=result.value.emotion_tags,
+            message_count=len(messages),
+            created_at=messages[-1].timestamp - messages[-1].timestamp % 3600,
+            compression_ratio=compression_ratio(result.value.summary, messages),
+            degraded=result.degraded,
+        )
+        if not self.repo.store.put_if_absent(self._mid_item(pair, mid)):
+            mid = self.repo.mid_term(pair, topic_id) or mid
+        self.repo.clear_short_term(pair, messages)
+        log.info("compressed topic", extra={"topic_id": topic_id, "degraded": mid.degraded})
+        return mid
+
+    def compress_now(self, pair: PairId) -> list[MidTermMemory]:
+        """End the open topic and compress every topic still in short-term."""
+        state, _ = self.repo.topic_state(pair)
+        if state is not None and not state.ended and self.repo.short_term(pair, state.topic_id):
+            self._close_if_open(pair, state.topic_id)
+        produced = [self.compress(pair, topic_id) for topic_id in self.repo.short_term_topics(pair)]
+        return [mid for mid in produced if mid is not None]
+
+    def _close_if_open(self, pair: PairId, topic_id: str) -> None:
+        state, version = self.repo.topic_state(pair)
+        if state is not None and state.topic_id == topic_id and not state.ended:
+            try:
+                self.repo.store.transact(
+                    [self.repo.topic_state_put(pair, TopicState(topic_id, state.created_at, True), version)])
+            except ConditionFailed:
+                pass  # someone else changed the topic meanwhile; this topic is closed either way
+
+    def _mid_item(self, pair: PairId, mid: MidTermMemory) -> Item:
+        due = datetime.fromtimestamp(mid.created_at, UTC)
+        return item(keys.pair_pk(pair), keys.mid_term(mid.topic_id), {
+            **mid.model_dump(),
+            "version": 1,
+            DUE_PK: keys.due_partition(EXTRACT_DUE, keys.shard(pair)),
+            DUE_SK: f"{iso(due)}#{keys.pair_pk(pair)}#{mid.id}",
+        })
+
+    # mid-term -> long-term -> core
+
+    def extract(self, pair: PairId, zone: str, *, force: bool = False) -> ExtractResult:
+        """Distil mid-term memories older than the threshold (all of them when forced)."""
+        now = self._clock.now()
+        cutoff = now.timestamp() if force else (now - timedelta(hours=self._settings.extract_after_hours)).timestamp()
+        pending = [i for i in self.repo.mid_term_items(pair)
+                   if not i.get("extracted_to_long") and i["created_at"] <= cutoff][:EXTRACT_BATCH]
+        result = ExtractResult()
+        if pending:
+            mids = [to_model(MidTermMemory, i) for i in pending]
+            output = self._models.extract(mids, now)
+            result.degraded = output.degraded
+            by_id = {i["id"]: i for i in pending}
+            for memory in output.value.memories:
+                stored = self._store_long(pair, memory, by_id, zone, output.degraded)
+                if stored is not None:
+                    result.long_term.append(stored)
+            self._mark_extracted(pair, [i for i in pending if i["id"] in by_id])
+        result.core = self.judge_core(pair, zone)
+        return result
+
+    def _store_long(self, pair: PairId, memory: ExtractedMemory, by_id: dict[str, Item], zone: str,
+                    degraded: bool) -> LongTermIndex | None:
+        sources = [by_id[i] for i in dict.fromkeys(memory.source_mid_ids) if i in by_id][:24]
+        if not sources:
+            return None
+        first, last = min(s["created_at"] for s in sources), max(s["created_at"] for s in sources)
+        digest = hashlib.sha256("|".join(sorted(s["id"] for s in sources)).encode()).hexdigest()[:8]
+        long_id = f"long_{first:010d}_{digest}"
+        tz = ZoneInfo(zone)
+        date = datetime.fromtimestamp(first, tz).strftime("%Y-%m-%d")
+        blob_key = self._detail_key(pair, date, memory.title, digest, [s["id"] for s in sources])
+        tags = next((s.get("emotion_tags") for s in sources if s.get("emotion_tags")), None)
+        detail = LongTermDetail(title=memory.title, detail_content=memory.detail_content, emotion_tags=tags,
+                                source_mid_ids=[s["id"] for s in sources])
+        self.repo.put_detail(pair, blob_key, detail)  # the document first: an index never points at nothing
+        index = LongTermIndex(id=long_id, title=memory.title, key_points=memory.key_points,
+                              detail_file=blob_key.rsplit("/", 1)[-1], created_at=first,
+                              time_precision="month" if last - first > 31 * 86400 else "day", degraded=degraded)
+        operations = [Put(item(keys.pair_pk(pair), keys.long_term(long_id), {**index.model_dump(), "core_judged": False}),
+                          if_absent=True)]
+        operations += [Put(_extracted(s), expected_version=s["version"]) for s in sources]
+        try:
+            self.repo.store.transact(operations)
+        except ConditionFailed:
+            log.info("long-term entry already stored or its sources changed; next sweep retries")
+            return None
+        finally:
+            for s in sources:  # stored, or left for the next sweep: either way not a leftover
+                by_id.pop(s["id"], None)
+        return index
+
+    def _detail_key(self, pair: PairId, date: str, title: str, digest: str, sources: list[str]) -> str:
+        """`<date>_<title>.json`; another memory with the same date and title gets the digest appended."""
+        key = keys.detail_blob(pair, date, safe_title(title))
+        taken = self.repo.blobs.get(key)
+        if taken is not None and LongTermDetail.model_validate_json(taken).source_mid_ids != sources:
+            return keys.detail_blob(pair, date, f"{safe_title(title)}_{digest}")
+        return key
+
+    def _mark_extracted(self, pair: PairId, leftovers: list[Item]) -> None:
+        """Mid-term memories the model folded into nothing have still been considered."""
+        for start in range(0, len(leftovers), 25):
+            batch = leftovers[start : start + 25]
+            try:
+                self.repo.store.transact([Put(_extracted(s), expected_version=s["version"]) for s in batch])
+            except ConditionFailed:
+                log.info("mid-term memories changed during extraction; next sweep retries")
+
+    def judge_core(self, pair: PairId, zone: str) -> list[CoreMemory]:
+        """Let the model propose a core memory from unjudged long-term entries; the rules decide."""
+        unjudged = [i for i in self.repo.long_index_items(pair) if i.get("core_judged") is False]
+        if not unjudged:
+            return []
+        existing = self.repo.core(pair)
+        now = self._clock.now()
+        judgment = self._models.judge_core([(i["title"], i["key_points"]) for i in unjudged], existing, now).value
+        candidate = Candidate(judgment.create, judgment.content.strip(), judgment.importance)
+        created: list[CoreMemory] = []
+        operations: list = []
+        if admission_problem(candidate, existing, now, zone) is None:
+            memory = CoreMemory(id=f"core_{unjudged[0]['id'].removeprefix('long_')}", content=candidate.content[:500],
+                                importance=candidate.importance, category=judgment.category[:40] or "其他",
+                                created_at=int(now.timestamp()), source="ai")
+            operations.append(self.repo.core_put(pair, memory))
+            created.append(memory)
+        operations += [Put({**i, "core_judged": True}) for i in unjudged]
+        for start in range(0, len(operations), 25):
+            try:
+                self.repo.store.transact(operations[start : start + 25])
+            except ConditionFailed:
+                created = []  # this batch was judged by a racing worker already
+        return created
+
+    # context and retrieval
+
+    def context(self, pair: PairId, ai_user: AIUser, current: str | None, instructions: str,
+                exclude_message: str | None = None) -> Context:
+        self_soul, _ = self.repo.self_soul(pair)
+        index = self.repo.long_index(pair)
+        ranked = rank(current or "", index)
+        details = [d for s in strong_matches(ranked) if (d := self.repo.detail(pair, s.entry.detail_file))]
+        short_term = [m for m in self.repo.short_term(pair) if m.id != exclude_message]
+        view = MemoryView(ai_user.base_soul, self_soul.self_soul, self.repo.core(pair), self.repo.mid_terms(pair),
+                          ranked, details, short_term)
+        return assemble(view, instructions, current, self._clock.now(), ai_user.timezone,
+                        self._settings.long_index_tokens)
+
+    def recall(self, pair: PairId, query: str, limit: int = 3) -> list[LongTermDetail]:
+        """The detail documents that best match the query (the recall_memory tool)."""
+        ranked = [s for s in rank(query, self.repo.long_index(pair)) if s.score > 0][:limit]
+        return [d for s in ranked if (d := self.repo.detail(pair, s.entry.detail_file))]
+
+
+def compression_ratio(summary: str, messages: list[Message]) -> float:
+    """1 - summary characters / topic characters (the spec's 压缩率)."""
+    original = sum(len(m.content) for m in messages)
+    return round(1 - len(summary) / original, 4) if original else 0.0
+
+
+def safe_title(title: str) -> str:
+    """A title made safe for a file name: letters, digits, CJK, '-' and '_' only, at most 40 chars."""
+    return _UNSAFE.sub("_", title).strip("_")[:40] or "memory"
+
+
+def _extracted(source: Item) -> Item:
+    cleaned = {k: v for k, v in source.items() if k not in (DUE_PK, DUE_SK)}
+    return {**cleaned, "extracted_to_long": True, "version": source["version"] + 1}
+
+
+def pair_of(event: Event) -> tuple[PairId, str]:
+    """The pair and topic a `TopicEnded` event names."""
+    detail = event.detail
+    return PairId(account_id=detail["account_id"], ai_user_id=detail["ai_user_id"]), detail["topic_id"]

@@ -1,0 +1,150 @@
+"""Reads and writes every memory tier of a pair; returns domain objects, never raw items."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from dreamchat import keys
+from dreamchat.domain.models import (
+    CoreMemory,
+    LongTermDetail,
+    LongTermIndex,
+    Message,
+    MidTermMemory,
+    PairId,
+    Relationship,
+    SelfSoul,
+)
+from dreamchat.domain.topics import TopicState
+from dreamchat.ports import DUE_PK, DUE_SK, BlobStore, Delete, Item, ItemStore, KeyRange, Put, query_all
+
+M = TypeVar("M", bound=BaseModel)
+_INTERNAL = {"pk", "sk", "version", "expires_at", "core_judged", DUE_PK, DUE_SK}
+
+
+def to_model(model: type[M], item: Item) -> M:
+    return model.model_validate({k: v for k, v in item.items() if k not in _INTERNAL})
+
+
+def item(pk: str, sk: str, fields: dict[str, Any]) -> Item:
+    return {"pk": pk, "sk": sk, **fields}
+
+
+class MemoryRepository:
+    def __init__(self, store: ItemStore, blobs: BlobStore) -> None:
+        self.store = store
+        self.blobs = blobs
+
+    # short-term and the conversation log
+
+    def topic_state(self, pair: PairId) -> tuple[TopicState | None, int | None]:
+        found = self.store.get(keys.pair_pk(pair), keys.TOPIC_SK)
+        if found is None:
+            return None, None
+        state = TopicState(found["topic_id"], found["created_at"], found.get("ended", False))
+        return state, found["version"]
+
+    def topic_state_put(self, pair: PairId, state: TopicState, version: int | None) -> Put:
+        fields = {"topic_id": state.topic_id, "created_at": state.created_at, "ended": state.ended,
+                  "version": (version or 0) + 1}
+        return Put(item(keys.pair_pk(pair), keys.TOPIC_SK, fields), expected_version=version or 0)
+
+    def message_puts(self, pair: PairId, message: Message) -> list[Put]:
+        """A message is two items: one in the conversation log, one in its topic's short-term."""
+        fields = message.model_dump()
+        return [
+            Put(item(keys.messages_pk(pair), message.id, fields)),
+            Put(item(keys.short_term_pk(pair), keys.short_term_sk(message.topic_id, message.id), fields)),
+        ]
+
+    def last_message(self, pair: PairId) -> Message | None:
+        page = self.store.query(keys.messages_pk(pair), limit=1, descending=True)
+        return to_model(Message, page.items[0]) if page.items else None
+
+    def messages(self, pair: PairId, *, before: str | None, after: str | None, limit: int) -> tuple[list[Message], bool]:
+        """A window of the log, oldest first, and whether more lie beyond it in the paging direction."""
+        pk = keys.messages_pk(pair)
+        if after is not None:
+            page = self.store.query(pk, KeyRange(start=after), limit=limit + 1)
+            found = [i for i in page.items if i["sk"] != after]
+        else:
+            page = self.store.query(pk, KeyRange(end=before), limit=limit + 1, descending=True)
+            found = [i for i in page.items if i["sk"] != before]
+        more = len(found) > limit or page.cursor is not None
+        window = [to_model(Message, i) for i in found[:limit]]
+        return (window if after is not None else window[::-1]), more
+
+    def short_term(self, pair: PairId, topic_id: str | None = None) -> list[Message]:
+        prefix = f"{topic_id}#" if topic_id else None
+        items = query_all(self.store, keys.short_term_pk(pair), KeyRange(prefix=prefix))
+        return sorted((to_model(Message, i) for i in items), key=lambda m: m.id)
+
+    def short_term_topics(self, pair: PairId) -> list[str]:
+        return sorted({m.topic_id for m in self.short_term(pair)})
+
+    def clear_short_term(self, pair: PairId, messages: list[Message]) -> None:
+        deletes = [Delete(keys.short_term_pk(pair), keys.short_term_sk(m.topic_id, m.id)) for m in messages]
+        for start in range(0, len(deletes), 25):
+            self.store.transact(deletes[start : start + 25])
+
+    def replace_message(self, pair: PairId, old: Message, new: Message) -> list[Put | Delete]:
+        """Operations moving a message to another topic (a semantic switch)."""
+        return [Delete(keys.short_term_pk(pair), keys.short_term_sk(old.topic_id, old.id)),
+                *self.message_puts(pair, new)]
+
+    # mid-term
+
+    def mid_terms(self, pair: PairId) -> list[MidTermMemory]:
+        items = query_all(self.store, keys.pair_pk(pair), KeyRange(prefix=keys.MID_PREFIX))
+        return [to_model(MidTermMemory, i) for i in items]
+
+    def mid_term_items(self, pair: PairId) -> list[Item]:
+        return query_all(self.store, keys.pair_pk(pair), KeyRange(prefix=keys.MID_PREFIX))
+
+    def mid_term(self, pair: PairId, topic_id: str) -> MidTermMemory | None:
+        found = self.store.get(keys.pair_pk(pair), keys.mid_term(topic_id))
+        return to_model(MidTermMemory, found) if found else None
+
+    # long-term
+
+    def long_index_items(self, pair: PairId) -> list[Item]:
+        return query_all(self.store, keys.pair_pk(pair), KeyRange(prefix=keys.LONG_PREFIX))
+
+    def long_index(self, pair: PairId) -> list[LongTermIndex]:
+        return [to_model(LongTermIndex, i) for i in self.long_index_items(pair)]
+
+    def detail(self, pair: PairId, detail_file: str) -> LongTermDetail | None:
+        key = f"{keys.pair_blob_prefix(pair)}long_term_details/{detail_file}"
+        raw = self.blobs.get(key)
+        return LongTermDetail.model_validate_json(raw) if raw else None
+
+    def put_detail(self, pair: PairId, key: str, detail: LongTermDetail) -> None:
+        self.blobs.put(key, json.dumps(detail.model_dump(), ensure_ascii=False, indent=2).encode())
+
+    # core, souls, relationship
+
+    def core(self, pair: PairId) -> list[CoreMemory]:
+        items = query_all(self.store, keys.pair_pk(pair), KeyRange(prefix=keys.CORE_PREFIX))
+        return [to_model(CoreMemory, i) for i in items]
+
+    def core_put(self, pair: PairId, memory: CoreMemory) -> Put:
+        return Put(item(keys.pair_pk(pair), keys.core(memory.id), memory.model_dump()), if_absent=True)
+
+    def self_soul(self, pair: PairId) -> tuple[SelfSoul, int | None]:
+        found = self.store.get(keys.pair_pk(pair), keys.SELF_SOUL_SK)
+        return (to_model(SelfSoul, found), found["version"]) if found else (SelfSoul(), None)
+
+    def save_self_soul(self, pair: PairId, soul: SelfSoul, version: int | None) -> int:
+        return self.store.put_versioned(item(keys.pair_pk(pair), keys.SELF_SOUL_SK, soul.model_dump()), version)
+
+    def relationship(self, pair: PairId) -> tuple[Relationship, int | None]:
+        found = self.store.get(keys.pair_pk(pair), keys.RELATIONSHIP_SK)
+        return (to_model(Relationship, found), found["version"]) if found else (Relationship(), None)
+
+    def relationship_put(self, pair: PairId, relationship: Relationship, version: int | None) -> Put:
+        fields = {**relationship.model_dump(), "version": (version or 0) + 1}
+        return Put(item(keys.pair_pk(pair), keys.RELATIONSHIP_SK, fields), expected_version=version or 0)
+

@@ -1,0 +1,56 @@
+"""Services on both storage adapters (SQLite/directory and DynamoDB/S3 under moto)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from moto import mock_aws
+
+from dreamchat.adapters.blobs import DirectoryBlobStore
+from dreamchat.adapters.events import LocalEventBus
+from dreamchat.adapters.sqlite_store import SqliteItemStore
+from dreamchat.config import Settings
+from dreamchat.llm.gateway import OpenAIGateway
+from dreamchat.llm.memory_models import FallbackMemoryModels, LLMMemoryModels
+from dreamchat.llm.offline import OfflineMemoryModels
+from dreamchat.services.container import Services, build_services
+from dreamchat.wiring import Runtime
+from tests.conftest import make_dynamo, make_s3
+from tests.fakes.fake_llm import FakeLLMServer
+from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
+
+
+@pytest.fixture(params=["local", "aws"])
+def runtime(request, tmp_path, clock, rng) -> Iterator[Runtime]:
+    settings = Settings(data_dir=tmp_path, run_scheduler=False)
+    bus = LocalEventBus(attempts=3, backoff_seconds=0)
+    if request.param == "local":
+        store = SqliteItemStore(tmp_path / "items.db", clock)
+        yield Runtime(settings, store, DirectoryBlobStore(tmp_path / "blobs"), bus, clock, rng)
+        store.close()
+    else:
+        with mock_aws():
+            yield Runtime(settings, make_dynamo(clock), make_s3(), bus, clock, rng)
+
+
+def llm_settings(server: FakeLLMServer, **overrides) -> Settings:
+    return Settings(llm_base_url=server.base_url, llm_api_key="test-key", llm_timeout_seconds=2, **overrides)
+
+
+def services_with_fake_llm(runtime: Runtime, server: FakeLLMServer, attempts: int = 2) -> Services:
+    gateway = OpenAIGateway.from_settings(llm_settings(server), sleep=lambda _: None)
+    models = FallbackMemoryModels(LLMMemoryModels(gateway), OfflineMemoryModels(), attempts=attempts,
+                                  sleep=lambda _: None)
+    return build_services(runtime, gateway=gateway, models=models)
+
+
+@pytest.fixture
+def services(runtime, fake_llm) -> Services:  # noqa: F811
+    return services_with_fake_llm(runtime, fake_llm)
+
+
+@pytest.fixture
+def offline_services(runtime) -> Services:
+    offline = OfflineMemoryModels()
+    return build_services(runtime, models=FallbackMemoryModels(offline, offline, attempts=1, sleep=lambda _: None))
