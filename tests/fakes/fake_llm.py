@@ -11,6 +11,7 @@ every request is recorded; faults (500, 429, slow, malformed JSON) are just scri
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -48,7 +49,9 @@ class Reply:
     @classmethod
     def tools(cls, *calls: tuple[str, dict[str, Any] | str]) -> Reply:
         """Tool calls (name, arguments); string arguments are sent as they are, even if not JSON."""
-        encoded = tuple((name, args if isinstance(args, str) else json.dumps(args)) for name, args in calls)
+        encoded = tuple(
+            (name, args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)) for name, args in calls
+        )
         return cls(content=None, tool_calls=encoded)
 
     @classmethod
@@ -117,7 +120,10 @@ class FakeLLMServer:
         self._http.daemon_threads = True
         # a slow handler must not hold up shutdown: it is woken by `stopping` and dropped
         self._http.block_on_close = False
-        self._thread = threading.Thread(target=self._http.serve_forever, name="fake-llm", daemon=True)
+        # a short poll interval: shutdown waits for the loop's next poll, once per test
+        self._thread = threading.Thread(
+            target=self._http.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-llm", daemon=True
+        )
 
     def __enter__(self) -> FakeLLMServer:
         self._thread.start()
@@ -173,7 +179,7 @@ class _ChatHandler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         """Keep test output clean."""
 
-    def do_POST(self) -> None:  # noqa: N802 - the base class's name
+    def do_POST(self) -> None:
         """Answer one chat completion request as scripted."""
         if self.path not in self.paths:
             self._send_json(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
@@ -184,10 +190,8 @@ class _ChatHandler(BaseHTTPRequestHandler):
         reply = self.fake._next_reply(request)
         if reply.delay and self.fake._script.stopping.wait(reply.delay):
             return
-        try:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up (its timeout)
             self._answer(reply, body)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (its timeout); nothing to answer
 
     def _answer(self, reply: Reply, body: dict[str, Any]) -> None:
         if reply.status != 200:

@@ -174,23 +174,29 @@ class OpenAIGateway:
         max_tool_rounds: int = 4,
     ) -> Completion:
         """A chat completion; with tools, the model may call them for at most `max_tool_rounds` rounds."""
-        if tools and run_tool is None:
+        if not tools:
+            message, usage = self._chat(key, list(messages))
+            return Completion(message.content or "", usage)
+        if run_tool is None:
             raise ValueError("tools need a run_tool to execute them")
-        conversation = list(messages)
-        usage, calls = TokenUsage(), []
-        for _ in range(max_tool_rounds if tools else 0):
-            message, round_usage = self._chat(key, conversation, tools=list(tools or ()))
+        return self._tool_loop(key, list(messages), list(tools), run_tool, max_tool_rounds)
+
+    def _tool_loop(
+        self, key: str, conversation: list[Message], tools: list[Any], run_tool: ToolRunner, rounds: int
+    ) -> Completion:
+        """Model turns with tools, each answered with tool results, then one turn that must answer in text."""
+        usage, calls = TokenUsage(), list[ToolCall]()
+        for _ in range(rounds):
+            message, round_usage = self._chat(key, conversation, tools=tools)
             usage += round_usage
             if not message.tool_calls:
                 return Completion(message.content or "", usage, tuple(calls))
             conversation.append(_assistant_turn(message))
             for call in message.tool_calls:
-                done = _run_tool(run_tool, call)  # type: ignore[arg-type]  # checked above
-                calls.append(done)
-                conversation.append({"role": "tool", "tool_call_id": call.id, "content": done.result})
+                calls.append(_run_tool(run_tool, call))
+                conversation.append({"role": "tool", "tool_call_id": call.id, "content": calls[-1].result})
         # tools stay declared but disabled: some providers reject tool messages without `tools`
-        final_options: dict[str, Any] = {"tools": list(tools), "tool_choice": "none"} if tools else {}
-        message, round_usage = self._chat(key, conversation, **final_options)
+        message, round_usage = self._chat(key, conversation, tools=tools, tool_choice="none")
         return Completion(message.content or "", usage + round_usage, tuple(calls))
 
     def stream(self, key: str, messages: Sequence[Message]) -> Iterator[str]:
@@ -312,8 +318,8 @@ class OpenAIGateway:
 def _assistant_turn(message: Any) -> Message:
     """The assistant's tool-calling turn, rebuilt so provider-only fields are not sent back."""
     calls = [
-        {"id": call.id, "type": "function", "function": {"name": call.function.name, "arguments": call.function.arguments}}
-        for call in message.tool_calls
+        {"id": c.id, "type": "function", "function": {"name": c.function.name, "arguments": c.function.arguments}}
+        for c in message.tool_calls
     ]
     return {"role": "assistant", "content": message.content or "", "tool_calls": calls}
 

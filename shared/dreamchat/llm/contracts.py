@@ -1,0 +1,71 @@
+"""The output formats of the structured model calls, exactly as DESIGN.md's "LLM contracts".
+
+Extra keys a model adds are ignored; labels and levels are restricted to the spec's sets.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from dreamchat.domain.models import EmotionTags, RelationshipLevel
+
+
+class Contract(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class CompressOutput(Contract):
+    """Short-term to mid-term: one summary of the ended topic and its emotion tags."""
+
+    summary: str = Field(min_length=1)
+    emotion_tags: EmotionTags
+
+
+class ExtractedMemory(Contract):
+    """One long-term memory: its index (title, key points) and its detail document."""
+
+    title: str = Field(min_length=1)
+    key_points: list[str]
+    detail_content: str
+    source_mid_ids: list[str]
+
+
+class ExtractOutput(Contract):
+    """Mid-term to long-term: the memories distilled from a batch of mid-term summaries."""
+
+    memories: list[ExtractedMemory]
+
+
+class CoreJudgment(Contract):
+    """Whether new long-term memories hold one core memory; the admission rules are the domain's."""
+
+    create: bool
+    content: str = ""
+    importance: int = Field(default=0, ge=0, le=10)
+    category: str = "其他"
+
+    @model_validator(mode="after")
+    def _content_when_created(self) -> CoreJudgment:
+        if self.create and not self.content.strip():
+            raise ValueError("content must not be empty when create is true")
+        return self
+
+
+class SelfSoulReflection(Contract):
+    """The AI's reflection on itself: changed or not, and the (new) self_soul."""
+
+    changed: bool
+    self_soul: str = ""
+
+    @model_validator(mode="after")
+    def _text_when_changed(self) -> SelfSoulReflection:
+        if self.changed and not self.self_soul.strip():
+            raise ValueError("self_soul must not be empty when changed is true")
+        return self
+
+
+class RelationshipJudgment(Contract):
+    """The relationship level after recent conversations, and why."""
+
+    level: RelationshipLevel
+    reason: str = ""

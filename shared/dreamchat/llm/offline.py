@@ -1,0 +1,181 @@
+"""The offline provider: no network, deterministic, honest about what it cannot do.
+
+Compression is extractive (the sentences richest in jieba TF-IDF keywords, within 30% of the
+topic's length), tags come from a cue lexicon, extraction titles memories by their keywords, and it
+never creates a core memory, never changes the self_soul and keeps the relationship level.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import jieba  # type: ignore[import-untyped]
+import jieba.analyse  # type: ignore[import-untyped]
+
+from dreamchat.domain.emotions import infer_tags
+from dreamchat.domain.models import Conversation, CoreMemory, MidTermMemory, RelationshipLevel
+from dreamchat.llm.contracts import (
+    CompressOutput,
+    CoreJudgment,
+    ExtractedMemory,
+    ExtractOutput,
+    RelationshipJudgment,
+    SelfSoulReflection,
+)
+
+jieba.setLogLevel(logging.WARNING)  # jieba prints its dictionary loading on first use
+
+SUMMARY_SHARE = 0.3  # the spec's target compression ratio is >= 70%
+MIN_SUMMARY_CHARS = 24
+TITLE_CHARS = 20
+KEY_POINTS = 3
+KEY_POINT_CHARS = 32
+SPEAKERS = {"user": "用户", "assistant": "AI"}
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;…\n])")
+_RUN = re.compile(r"(?:^|\s)(用户|AI)：")  # where `render` starts a speaker's run
+# frequent in chat, never what a memory is about; jieba's IDF alone ranks some of them high
+FILLER = frozenset(
+    {
+        "感觉", "觉得", "知道", "就是", "然后", "还是", "今天", "现在", "一下", "这个", "那个", "什么",
+        "怎么", "可以", "没有", "我们", "你们", "他们", "自己", "真的", "谢谢", "哈哈", "好的",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of a text and who said it."""
+
+    speaker: str
+    text: str
+
+
+def offline_reply(ai_name: str) -> str:
+    """The chat reply when no model is configured: says plainly that it runs offline."""
+    return (
+        f"我是{ai_name}，现在处于离线模式：还没有配置语言模型，所以暂时没法真正理解和回复你。"
+        "配置好模型的 API key 后我们就能好好聊天啦。"
+    )
+
+
+class OfflineMemoryModels:
+    """`MemoryModels` without a model: extractive, deterministic, never inventing anything."""
+
+    def compress(self, conversations: list[Conversation], now: datetime) -> CompressOutput:
+        """An extractive summary of the topic and lexicon emotion tags."""
+        text = "\n".join(c.content for c in conversations)
+        said = "\n".join(c.content for c in conversations if c.role == "user")
+        sentences = [s for c in conversations for s in split_sentences(c.content, SPEAKERS[c.role])]
+        chars = sum(len(c.content) for c in conversations)
+        budget = min(chars, max(MIN_SUMMARY_CHARS, int(chars * SUMMARY_SHARE)))
+        # the person's own words decide what matters: the AI's replies are rich in rare words
+        chosen = most_informative(sentences, keywords(said) or keywords(text), budget)
+        return CompressOutput(summary=render(chosen) or "（空话题）", emotion_tags=infer_tags(text))
+
+    def extract(self, mids: list[MidTermMemory], now: datetime) -> ExtractOutput:
+        """One long-term memory per mid-term summary: a keyword title and sentence key points."""
+        return ExtractOutput(memories=[_memory(mid, now) for mid in mids])
+
+    def judge_core(
+        self, new_items: list[tuple[str, list[str]]], existing: list[CoreMemory], now: datetime
+    ) -> CoreJudgment:
+        """Never: core memories need judgment that a lexicon cannot give."""
+        return CoreJudgment(create=False)
+
+    def reflect(
+        self, ai_name: str, base_soul: str, recent: list[Conversation], current_self_soul: str, now: datetime
+    ) -> SelfSoulReflection:
+        """No change: reflecting on oneself needs a model."""
+        return SelfSoulReflection(changed=False, self_soul=current_self_soul)
+
+    def judge_relationship(
+        self, current_level: RelationshipLevel, recent: list[Conversation], now: datetime
+    ) -> RelationshipJudgment:
+        """The current level, kept."""
+        return RelationshipJudgment(level=current_level, reason="离线模式：没有语言模型做判断，保持当前关系等级。")
+
+
+def split_sentences(text: str, speaker: str = "") -> list[Sentence]:
+    """The sentences of `text`, split after Chinese and Western sentence ends."""
+    return [Sentence(speaker, part.strip()) for part in _SENTENCE_END.split(text) if part.strip()]
+
+
+def keywords(text: str, top: int = 12) -> dict[str, float]:
+    """jieba TF-IDF keywords of `text` with their weights, strongest first (filler words left out)."""
+    found = jieba.analyse.extract_tags(_RUN.sub(" ", text), topK=top + len(FILLER), withWeight=True)
+    return dict([(word, weight) for word, weight in found if word not in FILLER][:top])
+
+
+def most_informative(sentences: Sequence[Sentence], weights: dict[str, float], budget: int) -> list[Sentence]:
+    """The highest-scoring sentences that fit in `budget` characters (labels included), in text order."""
+    chosen: list[int] = []
+    for index in _ranked(sentences, weights):
+        if len(render([sentences[i] for i in sorted([*chosen, index])])) <= budget:
+            chosen.append(index)
+    if not chosen and sentences:
+        best = sentences[_ranked(sentences, weights, keep_empty=True)[0]]
+        return [Sentence(best.speaker, _truncate(best.text, budget - len(render([Sentence(best.speaker, "")]))))]
+    return [sentences[i] for i in sorted(chosen)]
+
+
+def _ranked(sentences: Sequence[Sentence], weights: dict[str, float], *, keep_empty: bool = False) -> list[int]:
+    """Indices of the sentences by keyword score, best first; ties keep text order."""
+    scores = [_score(sentence.text, weights) for sentence in sentences]
+    order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
+    return [i for i in order if keep_empty or scores[i] > 0]
+
+
+def render(sentences: Sequence[Sentence]) -> str:
+    """Sentences as `speaker：…` runs, a new label only where the speaker changes."""
+    parts: list[str] = []
+    previous = None
+    for sentence in sentences:
+        label = f"{sentence.speaker}：" if sentence.speaker and sentence.speaker != previous else ""
+        parts.append(("" if not parts or not label else " ") + label + sentence.text)
+        previous = sentence.speaker
+    return "".join(parts)
+
+
+def _score(text: str, weights: dict[str, float]) -> float:
+    """Keyword weight per square root of length: informative, but not merely long."""
+    return sum(weight for word, weight in weights.items() if word in text) / math.sqrt(max(1, len(text)))
+
+
+def _memory(mid: MidTermMemory, now: datetime) -> ExtractedMemory:
+    weights = keywords(mid.summary, top=6)
+    sentences = _summary_sentences(mid.summary)
+    points = [render([sentences[i]]) for i in sorted(_ranked(sentences, weights)[:KEY_POINTS])]
+    day = f"{datetime.fromtimestamp(mid.created_at, now.tzinfo):%Y-%m-%d}"  # long-term keeps day precision
+    return ExtractedMemory(
+        title=_title(list(weights), mid.summary),
+        key_points=[_truncate(point, KEY_POINT_CHARS) for point in points or [mid.summary]],
+        detail_content=f"{day}：{mid.summary}",
+        source_mid_ids=[mid.id],
+    )
+
+
+def _summary_sentences(summary: str) -> list[Sentence]:
+    """The sentences of a summary, with the speaker of the run each stands in (none for prose)."""
+    parts = _RUN.split(summary)
+    runs = [("", parts[0]), *zip(parts[1::2], parts[2::2], strict=True)]
+    return [sentence for speaker, text in runs for sentence in split_sentences(text, speaker)]
+
+
+def _title(words: list[str], summary: str) -> str:
+    """Up to three keywords joined, within TITLE_CHARS; the summary's start when there are none."""
+    title = ""
+    for word in words[:3]:
+        candidate = f"{title}、{word}" if title else word
+        if len(candidate) > TITLE_CHARS:
+            break
+        title = candidate
+    return title or _truncate(summary, TITLE_CHARS) or "未命名记忆"
+
+
+def _truncate(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(1, limit - 1)] + "…"
