@@ -77,6 +77,14 @@ class Settings(BaseSettings):
     tool_rounds: int = Field(default=4, ge=1)
     search_url: str | None = None
     search_api_key: SecretStr | None = None
+    self_soul_min_hours: float = Field(default=6.0, ge=0)
+    reflect_every_topics: int = Field(default=5, ge=0)
+
+    # heartbeat (defaults of every account; each account may change its own)
+    heartbeat_daily_cap: int = Field(default=5, ge=0)
+    heartbeat_quiet_minutes: int = Field(default=10, ge=0)
+    heartbeat_max_backoff: int = Field(default=8, ge=1)
+    heartbeat_pause_days: float = Field(default=7.0, gt=0)
 
     @model_validator(mode="after")
     def _aws_needs_a_secret(self) -> Settings:

@@ -126,3 +126,12 @@ def due_partition(kind: str, shard_number: int) -> str:
 def pair_from_pk(pk: str) -> PairId:
     _, account_id, ai_user_id = pk.split("#")[:3]
     return PairId(account_id=account_id, ai_user_id=ai_user_id)
+
+
+def heartbeat_prefs(account_id: str) -> tuple[str, str]:
+    return f"ACCOUNT#{account_id}", "HEARTBEAT_PREFS"
+
+
+def heartbeat_run(pair: PairId, due: str) -> tuple[str, str]:
+    """Marks that the heartbeat due at `due` ran (or was skipped): each runs at most once."""
+    return pair_pk(pair), f"HBRUN#{due}"

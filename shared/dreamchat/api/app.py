@@ -10,7 +10,7 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from dreamchat.api.errors import install_error_handlers
 from dreamchat.api.limits import BodySizeLimit
-from dreamchat.api.routers import ai_users, auth, friends, health, memory
+from dreamchat.api.routers import ai_users, auth, chat, friends, health, memory, soul
 from dreamchat.config import Settings
 from dreamchat.services.container import build_services
 from dreamchat.wiring import Runtime, build_runtime
@@ -30,7 +30,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     app.state.runtime = runtime
     app.state.services = build_services(runtime)
     install_error_handlers(app)
-    for router in (health.router, auth.router, ai_users.router, friends.router, memory.router):
+    for router in (health.router, auth.router, ai_users.router, chat.router, friends.router, memory.router, soul.router):
         app.include_router(router)
     app.add_middleware(BodySizeLimit)
     if settings.cors_origins:

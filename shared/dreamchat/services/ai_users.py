@@ -91,14 +91,20 @@ class AIUserService:
         self._store.delete(*keys.pair_member(ai_user_id, account_id))
         return erased
 
-    def friends(self, account_id: str) -> list[tuple[AIUser, int]]:
-        """Befriended AI users still visible to the caller, with when each friendship began."""
+    def friends(self, account_id: str) -> list[tuple[AIUser, dict]]:
+        """Befriended AI users still visible to the caller, with the friendship (since, last_read)."""
         result = []
         for item in self._all(keys.account_pk(account_id), keys.FRIEND_PREFIX):
             ai_user = self._load(item["ai_user_id"])
             if ai_user and (ai_user.owner_id == account_id or ai_user.visibility == "public"):
-                result.append((ai_user, item["since"]))
+                result.append((ai_user, {"since": item["since"], "last_read": item.get("last_read")}))
         return result
+
+    def mark_read(self, account_id: str, ai_user_id: str, message_id: str) -> None:
+        """Remember the newest message the person has seen (for unread counts)."""
+        found = self._store.get(*keys.friend(account_id, ai_user_id))
+        if found is not None and (found.get("last_read") or "") < message_id:
+            self._store.put({**found, "last_read": message_id})
 
     def pair(self, account_id: str, ai_user_id: str) -> PairId:
         """The caller's pair with this AI user; NotFound unless they are friends and it is visible."""

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dreamchat.adapters.search import HttpSearch, NoSearch
+from dreamchat.config import Settings
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.memory_models import FallbackMemoryModels, build_memory_models
 from dreamchat.ports import Event
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.auth import AuthService
+from dreamchat.services.chat import ChatService
+from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.memory import TOPIC_ENDED, MemoryService, pair_of
 from dreamchat.services.memory_repo import MemoryRepository
+from dreamchat.services.soul import SoulService
 from dreamchat.wiring import Runtime
 
 
@@ -20,6 +25,9 @@ class Services:
     auth: AuthService
     ai_users: AIUserService
     memory: MemoryService
+    soul: SoulService
+    heartbeats: HeartbeatStates
+    chat: ChatService
     gateway: OpenAIGateway | None
     models: FallbackMemoryModels
 
@@ -28,18 +36,32 @@ class Services:
         self.memory.compress(pair, topic_id)
 
 
+def build_search(settings: Settings) -> HttpSearch | NoSearch:
+    if settings.search_url is None:
+        return NoSearch()
+    key = settings.search_api_key.get_secret_value() if settings.search_api_key else None
+    return HttpSearch(settings.search_url, key)
+
+
 def build_services(runtime: Runtime, *, gateway: OpenAIGateway | None = None,
                    models: FallbackMemoryModels | None = None) -> Services:
-    settings = runtime.settings
+    settings, clock = runtime.settings, runtime.clock
     if gateway is None and settings.llm_configured:
         gateway = OpenAIGateway.from_settings(settings)
     models = models or build_memory_models(settings, gateway)
     repo = MemoryRepository(runtime.store, runtime.blobs)
+    memory = MemoryService(repo, runtime.bus, clock, runtime.random, models, settings)
+    heartbeats = HeartbeatStates(runtime.store, clock, settings)
+    soul = SoulService(repo, models, heartbeats, clock, settings)
+    chat = ChatService(memory, soul, heartbeats, gateway, build_search(settings), clock, runtime.random, settings)
     services = Services(
         runtime=runtime,
-        auth=AuthService(runtime.store, runtime.clock, settings),
-        ai_users=AIUserService(runtime.store, runtime.blobs, runtime.clock),
-        memory=MemoryService(repo, runtime.bus, runtime.clock, runtime.random, models, settings),
+        auth=AuthService(runtime.store, clock, settings),
+        ai_users=AIUserService(runtime.store, runtime.blobs, clock),
+        memory=memory,
+        soul=soul,
+        heartbeats=heartbeats,
+        chat=chat,
         gateway=gateway,
         models=models,
     )

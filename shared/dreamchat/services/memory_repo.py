@@ -77,6 +77,12 @@ class MemoryRepository:
         window = [to_model(Message, i) for i in found[:limit]]
         return (window if after is not None else window[::-1]), more
 
+    def unread(self, pair: PairId, last_read: str | None, limit: int = 99) -> int:
+        """AI messages after the last one the person saw (counted up to `limit`)."""
+        key = KeyRange(start=last_read + "~") if last_read else KeyRange()
+        page = self.store.query(keys.messages_pk(pair), key, limit=limit)
+        return sum(1 for i in page.items if i["role"] == "assistant")
+
     def short_term(self, pair: PairId, topic_id: str | None = None) -> list[Message]:
         prefix = f"{topic_id}#" if topic_id else None
         items = query_all(self.store, keys.short_term_pk(pair), KeyRange(prefix=prefix))

@@ -6,6 +6,7 @@ from fastapi import APIRouter, Response, status
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.schemas import ai_user_view
+from dreamchat.domain.models import AIUser, PairId
 
 router = APIRouter(prefix="/api/friends", tags=["friends"])
 
@@ -14,7 +15,20 @@ router = APIRouter(prefix="/api/friends", tags=["friends"])
 def list_friends(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """The AI users the caller is friends with."""
     friends = services.ai_users.friends(caller.id)
-    return {"friends": [{**ai_user_view(a, caller.id), "since": since} for a, since in friends]}
+    return {"friends": [_friend_view(services, caller.id, a, friendship) for a, friendship in friends]}
+
+
+def _friend_view(services: ServicesDep, account_id: str, ai_user: AIUser, friendship: dict) -> dict[str, Any]:
+    pair = PairId(account_id=account_id, ai_user_id=ai_user.id)
+    relationship, _ = services.memory.repo.relationship(pair)
+    state, _ = services.heartbeats.get(pair)
+    return {
+        **ai_user_view(ai_user, account_id),
+        "since": friendship["since"],
+        "relationship": relationship.level,
+        "unread": services.memory.repo.unread(pair, friendship["last_read"]),
+        "next_heartbeat": state.next_due,
+    }
 
 
 @router.post("/{user_id}")

@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from fastapi import APIRouter, Query, status
+from pydantic import Field
+from sse_starlette import EventSourceResponse
+from starlette.concurrency import iterate_in_threadpool
+
+from dreamchat.api.deps import CurrentCaller, ServicesDep
+from dreamchat.api.schemas import Body
+from dreamchat.errors import Invalid
+from dreamchat.services.chat import Done, Failed, Sent
+
+router = APIRouter(prefix="/api/ai-users", tags=["chat"])
+
+
+class ChatMessage(Body):
+    # The length rule (2000) is checked by the service so that an over-long message is a 413.
+    content: str = Field(max_length=20_000)
+
+
+def _events(turn: Iterator[Sent | Done | Failed]) -> Iterator[dict[str, str]]:
+    for event in turn:
+        if isinstance(event, Sent):
+            data = {"message_id": event.message.id, "content": event.message.content, "delay_ms": event.delay_ms,
+                    "index": event.index, "timestamp": event.message.timestamp}
+            yield {"event": "message", "data": json.dumps(data, ensure_ascii=False)}
+        elif isinstance(event, Done):
+            data = {"replied": event.replied, "topic_ended": event.topic_ended, "message_count": event.message_count}
+            yield {"event": "done", "data": json.dumps(data)}
+        else:
+            yield {"event": "error", "data": json.dumps({"code": event.code, "message": event.message},
+                                                        ensure_ascii=False)}
+
+
+@router.post("/{user_id}/chat")
+def chat(user_id: str, body: ChatMessage, caller: CurrentCaller, services: ServicesDep) -> EventSourceResponse:
+    """Send a message; the AI's messages come back as server-sent events."""
+    pair = services.ai_users.pair(caller.id, user_id)
+    ai_user = services.ai_users.visible(caller.id, user_id)
+    person = services.chat.accept(pair, ai_user, body.content)
+
+    async def stream() -> AsyncIterator[dict[str, str]]:
+        async for event in iterate_in_threadpool(_events(services.chat.respond(pair, ai_user, person))):
+            yield event
+
+    return EventSourceResponse(stream(), ping=15)
+
+
+@router.post("/{user_id}/save-message", status_code=status.HTTP_201_CREATED)
+def save_message(user_id: str, body: ChatMessage, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+    """Store the person's message without asking for a reply."""
+    pair = services.ai_users.pair(caller.id, user_id)
+    ai_user = services.ai_users.visible(caller.id, user_id)
+    message, ended = services.chat.save(pair, ai_user, body.content)
+    return {"message": message.model_dump(), "topic_ended": ended}
+
+
+@router.get("/{user_id}/messages")
+def messages(user_id: str, caller: CurrentCaller, services: ServicesDep,
+             before: str | None = Query(default=None, max_length=64),
+             after: str | None = Query(default=None, max_length=64),
+             limit: int = Query(default=50, ge=1, le=200)) -> dict[str, Any]:
+    """The conversation oldest to newest; `before` pages back, `after` fetches newer messages."""
+    pair = services.ai_users.pair(caller.id, user_id)
+    if before is not None and after is not None:
+        raise Invalid("use either before or after, not both")
+    window, more = services.memory.repo.messages(pair, before=before, after=after, limit=limit)
+    if before is None and window:
+        services.ai_users.mark_read(caller.id, user_id, window[-1].id)
+    cursor = None
+    if more and window:
+        cursor = window[-1].id if after is not None else window[0].id
+    return {"messages": [m.model_dump() for m in window], "next_cursor": cursor}

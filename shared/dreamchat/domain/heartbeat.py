@@ -1,0 +1,230 @@
+"""Heartbeat timing: when the AI writes first. Pure: the clock's reading is passed in.
+
+Timed heartbeat: due when the person has been silent longer than the relationship's
+interval. Night slow-down: during the night window (23:00-07:00, or 02:00-10:00 for a night
+owl) silence counts one third, so the interval stretches ×3 over the night part of it;
+scheduled heartbeats are never slowed. Beyond the spec, against spam: no heartbeat while the
+person was active in the last few minutes (a scheduled one landing mid-conversation is
+skipped), a daily cap, back-off after unanswered heartbeats (the interval doubles per
+unanswered one, up to a cap), a pause after several silent days (lifted when the person
+writes), and never the same text twice within 24 hours.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from typing import Literal
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from dreamchat.domain.models import ScheduledHeartbeat
+
+NIGHT_WEIGHT = 1 / 3
+HEARTBEAT_OK = "HEARTBEAT_OK"
+MAX_SCHEDULED = 10
+_NEXT_MARKER = re.compile(r"\[\s*NEXT_HEARTBEAT_HOURS\s*[:：]\s*([0-9]+(?:\.[0-9]+)?)\s*\]", re.IGNORECASE)
+_MEANINGFUL = re.compile(r"[\w\u4e00-\u9fff]")
+
+
+class Prefs(BaseModel):
+    """An account's heartbeat settings (defaults come from the server's settings)."""
+
+    model_config = ConfigDict(extra="forbid")
+    enabled: bool = True
+    night_start: int | None = Field(default=None, ge=0, le=23)
+    night_end: int | None = Field(default=None, ge=0, le=23)
+    daily_cap: int = Field(default=5, ge=0, le=100)
+    quiet_minutes: int = Field(default=10, ge=0, le=24 * 60)
+    max_backoff: int = Field(default=8, ge=1, le=1024)
+    pause_after_days: float = Field(default=7, gt=0, le=3650)
+
+
+class SentText(BaseModel):
+    text: str
+    at: int
+
+
+class HeartbeatState(BaseModel):
+    """Per pair: when the person last wrote, what was sent, what is scheduled, what runs next."""
+
+    model_config = ConfigDict(extra="ignore")
+    scheduled: list[ScheduledHeartbeat] = Field(default_factory=list)
+    last_person_at: int | None = None
+    last_sent_at: int | None = None
+    unanswered: int = 0
+    sent_day: str = ""
+    sent_today: int = 0
+    recent: list[SentText] = Field(default_factory=list)
+    moved_to: int | None = None
+    last_run: str | None = None
+    next_due: int | None = None
+    next_kind: Literal["timed", "scheduled"] | None = None
+
+
+@dataclass(frozen=True)
+class Night:
+    start: int
+    end: int
+
+    def contains(self, local: datetime) -> bool:
+        hour = local.hour
+        if self.start < self.end:
+            return self.start <= hour < self.end
+        return hour >= self.start or hour < self.end
+
+
+def night_window(night_owl: bool, prefs: Prefs) -> Night:
+    default = Night(2, 10) if night_owl else Night(23, 7)
+    if prefs.night_start is None or prefs.night_end is None or prefs.night_start == prefs.night_end:
+        return default
+    return Night(prefs.night_start, prefs.night_end)
+
+
+def stretched_due(start: datetime, interval: timedelta, night: Night, zone: str) -> datetime:
+    """When `interval` of silence has passed since `start`, counting night time one third."""
+    tz = ZoneInfo(zone)
+    moment = start.astimezone(tz)
+    remaining = interval.total_seconds()
+    while True:
+        boundary = _next_boundary(moment, night, tz)
+        weight = NIGHT_WEIGHT if night.contains(moment) else 1.0
+        span = (boundary - moment).total_seconds()
+        if span * weight >= remaining:
+            return moment + timedelta(seconds=remaining / weight)
+        remaining -= span * weight
+        moment = boundary
+
+
+def _next_boundary(moment: datetime, night: Night, tz: ZoneInfo) -> datetime:
+    day = moment.date()
+    candidates = [
+        _local(day + timedelta(days=offset), hour, tz)
+        for offset in (0, 1, 2)
+        for hour in (night.start, night.end)
+    ]
+    return min(c for c in candidates if c > moment)
+
+
+def _local(day: date, hour: int, tz: ZoneInfo) -> datetime:
+    return datetime.combine(day, time(hour), tzinfo=tz)
+
+
+def next_scheduled(after: datetime, scheduled: list[ScheduledHeartbeat], zone: str) -> tuple[datetime, ScheduledHeartbeat] | None:
+    """The first scheduled heartbeat strictly after `after`, in the pair's time zone."""
+    tz = ZoneInfo(zone)
+    local = after.astimezone(tz)
+    found = []
+    for entry in scheduled:
+        for offset in (0, 1):
+            at = datetime.combine(local.date() + timedelta(days=offset), time(entry.hour, entry.minute), tzinfo=tz)
+            if at > local:
+                found.append((at, entry))
+                break
+    return min(found, key=lambda pair: pair[0]) if found else None
+
+
+@dataclass(frozen=True)
+class Due:
+    at: datetime
+    kind: Literal["timed", "scheduled"]
+    scheduled: ScheduledHeartbeat | None = None
+
+
+def next_heartbeat(state: HeartbeatState, interval: timedelta, prefs: Prefs, night_owl: bool, zone: str,
+                   now: datetime) -> Due | None:
+    """The next heartbeat to run, or None (off, paused, or the person never wrote)."""
+    if not prefs.enabled or state.last_person_at is None or paused(state, prefs, now):
+        return None
+    candidates = [d for d in (_timed(state, interval, prefs, night_owl, zone), _scheduled(state, zone, now)) if d]
+    if not candidates:
+        return None
+    due = min(candidates, key=lambda d: d.at)
+    return Due(_after_cap(due.at, state, prefs, zone), due.kind, due.scheduled)
+
+
+def paused(state: HeartbeatState, prefs: Prefs, now: datetime) -> bool:
+    """After several days without a word from the person, heartbeats wait for them."""
+    if state.last_person_at is None:
+        return True
+    return now.timestamp() - state.last_person_at >= prefs.pause_after_days * 86400
+
+
+def _timed(state: HeartbeatState, interval: timedelta, prefs: Prefs, night_owl: bool, zone: str) -> Due | None:
+    if state.moved_to is not None:
+        return Due(datetime.fromtimestamp(state.moved_to, ZoneInfo(zone)), "timed")
+    base = max(state.last_person_at or 0, state.last_sent_at or 0)
+    backoff = min(2 ** state.unanswered, prefs.max_backoff)
+    start = datetime.fromtimestamp(base, ZoneInfo(zone))
+    at = stretched_due(start, interval * backoff, night_window(night_owl, prefs), zone)
+    quiet_until = datetime.fromtimestamp(state.last_person_at or 0, ZoneInfo(zone)) + timedelta(minutes=prefs.quiet_minutes)
+    return Due(max(at, quiet_until), "timed")
+
+
+def _scheduled(state: HeartbeatState, zone: str, now: datetime) -> Due | None:
+    last = max(state.last_sent_at or 0, int(now.timestamp()) - 60)
+    found = next_scheduled(datetime.fromtimestamp(last, ZoneInfo(zone)), state.scheduled, zone)
+    return Due(found[0], "scheduled", found[1]) if found else None
+
+
+def _after_cap(at: datetime, state: HeartbeatState, prefs: Prefs, zone: str) -> datetime:
+    """With today's cap reached, nothing more until the next local day."""
+    local = at.astimezone(ZoneInfo(zone))
+    if state.sent_day == local.date().isoformat() and state.sent_today >= prefs.daily_cap:
+        return _local(local.date() + timedelta(days=1), 0, ZoneInfo(zone))
+    return at
+
+
+def person_active(state: HeartbeatState, prefs: Prefs, now: datetime) -> bool:
+    return state.last_person_at is not None and now.timestamp() - state.last_person_at < prefs.quiet_minutes * 60
+
+
+def person_wrote(state: HeartbeatState, now: datetime) -> HeartbeatState:
+    """The person wrote: heartbeats count from now, unanswered ones are forgiven, a pause ends."""
+    return state.model_copy(update={"last_person_at": int(now.timestamp()), "unanswered": 0, "moved_to": None})
+
+
+def read_heartbeat_reply(text: str) -> tuple[str, float | None]:
+    """What to send (empty: do not disturb) and the hours the AI moved its next heartbeat by."""
+    moved = _NEXT_MARKER.search(text)
+    hours = float(moved.group(1)) if moved else None
+    text = _NEXT_MARKER.sub("", text).strip()
+    if text.upper().startswith(HEARTBEAT_OK):
+        text = text[len(HEARTBEAT_OK):]
+    elif text.upper().endswith(HEARTBEAT_OK):
+        text = text[: -len(HEARTBEAT_OK)]
+    text = text.strip()
+    return (text if _MEANINGFUL.search(text) else ""), hours
+
+
+def sent_recently(state: HeartbeatState, text: str, now: datetime) -> bool:
+    """The same text (ignoring spaces and case) was sent within the last 24 hours."""
+    key = _normal(text)
+    return any(_normal(s.text) == key and now.timestamp() - s.at < 86400 for s in state.recent)
+
+
+def record_sent(state: HeartbeatState, texts: list[str], now: datetime, zone: str) -> HeartbeatState:
+    at = int(now.timestamp())
+    day = now.astimezone(ZoneInfo(zone)).date().isoformat()
+    today = state.sent_today + 1 if state.sent_day == day else 1
+    recent = [s for s in state.recent if at - s.at < 86400] + [SentText(text=t, at=at) for t in texts]
+    return state.model_copy(update={"last_sent_at": at, "unanswered": state.unanswered + 1, "sent_day": day,
+                                    "sent_today": today, "recent": recent[-50:], "moved_to": None})
+
+
+def _normal(text: str) -> str:
+    return "".join(text.split()).casefold()
+
+
+def add_scheduled(state: HeartbeatState, entry: ScheduledHeartbeat) -> HeartbeatState:
+    others = [s for s in state.scheduled if (s.hour, s.minute) != (entry.hour, entry.minute)]
+    if len(others) >= MAX_SCHEDULED:
+        raise ValueError(f"at most {MAX_SCHEDULED} scheduled heartbeats")
+    return state.model_copy(update={"scheduled": sorted([*others, entry], key=lambda s: (s.hour, s.minute))})
+
+
+def remove_scheduled(state: HeartbeatState, hour: int, minute: int) -> tuple[HeartbeatState, bool]:
+    kept = [s for s in state.scheduled if (s.hour, s.minute) != (hour, minute)]
+    return state.model_copy(update={"scheduled": kept}), len(kept) != len(state.scheduled)

@@ -1,0 +1,84 @@
+"""How the AI answers: the reply decision, one message per line (at most five), typing delays.
+
+The decision does not decide for the model: it combines the relationship's reply rate, the
+current mood, the time of day and the message itself into guidance the model reads, and the
+model may still answer nothing (已读不回). Given the same random number it is the same.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from dreamchat.domain.models import BasicEmotion, RelationshipLevel
+from dreamchat.domain.relationship import reply_rate
+
+MAX_MESSAGES = 5
+_BORING = re.compile(r"^(嗯+|哦+|噢+|额+|呃+|好+|行|ok|okay|k|哈+|呵呵|。+|…+|\.+|\?+|？+)$", re.IGNORECASE)
+_QUESTION = re.compile(r"[?？吗呢]\s*$|为什么|怎么|什么|能不能|可不可以|好不好")
+_URGENT = re.compile(r"救命|难过|伤心|想哭|崩溃|害怕|生病|不舒服|分手|去世|想你|在吗")
+NIGHT_START, NIGHT_END = 23, 7
+
+_MOOD_TONE: dict[str, str] = {
+    "开心": "你最近心情不错，语气可以轻快一些。",
+    "愉悦": "你最近心情愉悦，语气自然放松。",
+    "失落": "你最近有点低落，语气可以温和、安静一些。",
+    "严肃": "最近的话题比较严肃，说话稳重一点。",
+    "关心": "你最近很挂念对方，多一点关心。",
+    "好奇": "你最近对对方很好奇，可以多问一句。",
+}
+
+
+@dataclass(frozen=True)
+class ReplyDecision:
+    inclined: bool
+    probability: float
+    guidance: str
+
+
+def decide_reply(level: RelationshipLevel, mood: BasicEmotion | None, local_hour: int, message: str,
+                 random: float) -> ReplyDecision:
+    probability = reply_probability(level, message)
+    inclined = random < probability
+    parts = ["【回复决策】"]
+    if inclined:
+        parts.append("你想回复这条消息。")
+    else:
+        parts.append("你现在不太想回复这条消息：除非它真的重要，否则直接不回复（输出空内容），这很正常。")
+    if mood in _MOOD_TONE:
+        parts.append(_MOOD_TONE[mood])
+    if is_late_night(local_hour):
+        parts.append("现在是深夜，回复更简短一些，也可以更感性。")
+    if level in ("关系冷淡", "决裂"):
+        parts.append("你们关系冷淡，回复可以敷衍、简短。")
+    return ReplyDecision(inclined, probability, "".join(parts))
+
+
+def reply_probability(level: RelationshipLevel, message: str) -> float:
+    """The level's reply rate, nudged by what the message is."""
+    text = message.strip()
+    rate = reply_rate(level)
+    if _URGENT.search(text):
+        rate += 0.3
+    elif _QUESTION.search(text):
+        rate += 0.15
+    if _BORING.fullmatch(text):
+        rate -= 0.25
+    return min(max(rate, 0.02), 0.99)
+
+
+def is_late_night(local_hour: int) -> bool:
+    return local_hour >= NIGHT_START or local_hour < NIGHT_END
+
+
+def split_messages(text: str) -> list[str]:
+    """One message per non-empty line; lines beyond the fifth are merged into the fifth."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if len(lines) <= MAX_MESSAGES:
+        return lines
+    return [*lines[: MAX_MESSAGES - 1], " ".join(lines[MAX_MESSAGES - 1 :])]
+
+
+def typing_delay(content: str, random: float, cap_seconds: float) -> float:
+    """The spec's (0.5 + r × 0.7) × characters seconds, capped."""
+    return min((0.5 + random * 0.7) * len(content), cap_seconds)

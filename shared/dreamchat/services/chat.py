@@ -1,0 +1,142 @@
+"""The chat turn, as the spec's flow: save the person's message → assemble the context →
+the chat model with tools → reply decision → 1-5 messages with typing delays → save them →
+topic-end detection → TopicEnded.
+
+The person's message is stored before anything else can fail; a model failure ends the
+turn with an error, never with a lost message.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo
+
+from dreamchat.config import Settings
+from dreamchat.domain import reply as replies
+from dreamchat.domain.heartbeat import person_wrote
+from dreamchat.domain.models import MAX_MESSAGE_CHARS, AIUser, Message, PairId
+from dreamchat.domain.topics import read_markers, says_farewell
+from dreamchat.errors import Invalid, TooLarge
+from dreamchat.llm.chat_prompts import chat_instructions
+from dreamchat.llm.errors import LLMError
+from dreamchat.llm.gateway import OpenAIGateway
+from dreamchat.llm.offline import offline_reply
+from dreamchat.ports import Clock, RandomSource
+from dreamchat.services.heartbeat_state import HeartbeatStates
+from dreamchat.services.memory import MemoryService
+from dreamchat.services.soul import SoulService
+from dreamchat.services.tools import ToolBox, tool_schemas
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Sent:
+    message: Message
+    delay_ms: int
+    index: int
+
+
+@dataclass(frozen=True)
+class Done:
+    replied: bool
+    topic_ended: bool
+    message_count: int
+
+
+@dataclass(frozen=True)
+class Failed:
+    code: str
+    message: str
+
+
+def check_content(content: str) -> str:
+    if len(content) > MAX_MESSAGE_CHARS:
+        raise TooLarge(f"a message may have at most {MAX_MESSAGE_CHARS} characters")
+    if not content.strip():
+        raise Invalid("the message is empty")
+    return content
+
+
+class ChatService:
+    def __init__(self, memory: MemoryService, soul: SoulService, heartbeats: HeartbeatStates,
+                 gateway: OpenAIGateway | None, search: object, clock: Clock, random: RandomSource,
+                 settings: Settings) -> None:
+        self.memory = memory
+        self._soul = soul
+        self._heartbeats = heartbeats
+        self._gateway = gateway
+        self._search = search
+        self._clock = clock
+        self._random = random
+        self._settings = settings
+
+    def accept(self, pair: PairId, ai_user: AIUser, content: str) -> Message:
+        """Store the person's message durably (the first step of every turn and of save-message)."""
+        message = self.memory.record(pair, "user", check_content(content))
+        relationship, _ = self.memory.repo.relationship(pair)
+        self._heartbeats.change(pair, ai_user, relationship, lambda state: person_wrote(state, self._clock.now()))
+        return message
+
+    def save(self, pair: PairId, ai_user: AIUser, content: str) -> tuple[Message, bool]:
+        """Store a message without a reply; a farewell still ends the topic."""
+        message = self.accept(pair, ai_user, content)
+        ended = says_farewell(content, self._settings.farewell_keywords)
+        if ended:
+            self.memory.end_topic(pair, message.topic_id)
+        return message, ended
+
+    def respond(self, pair: PairId, ai_user: AIUser, person: Message) -> Iterator[Sent | Done | Failed]:
+        """The AI's side of the turn, one event at a time."""
+        try:
+            text, typed = self._generate(pair, ai_user, person)
+        except LLMError as error:
+            log.warning("chat model failed", extra={"ai_user_id": ai_user.id, "error": type(error).__name__})
+            self._end_on_farewell(pair, person)
+            yield Failed("model_unavailable", "对方暂时无法回复，你的消息已经保存。")
+            return
+        markers = read_markers(text)
+        if markers.switched:
+            person = self.memory.switch_topic(pair, person)
+        sent = list(self._send(pair, person, replies.split_messages(markers.text), typed=typed))
+        yield from sent
+        ended = markers.ended and self.memory.end_topic(pair, person.topic_id)
+        ended = self._end_on_farewell(pair, person) or ended
+        yield Done(bool(sent), ended, len(sent))
+
+    def _generate(self, pair: PairId, ai_user: AIUser, person: Message) -> tuple[str, bool]:
+        """The reply text, and whether someone "typed" it (the offline notice comes at once)."""
+        key = "deepseek_reasoner" if ai_user.model == "reasoner" else "deepseek_chat"
+        if self._gateway is None or not self._gateway.configured(key):
+            return offline_reply(ai_user.name), False
+        context = self.memory.context(pair, ai_user, person.content, self._instructions(pair, ai_user, person),
+                                      exclude_message=person.id)
+        tools = ToolBox(pair, ai_user, self.memory, self._soul, self._heartbeats, self._search, self._clock)
+        completion = self._gateway.complete(key, context.messages, tools=tool_schemas(), run_tool=tools.run,
+                                            max_tool_rounds=self._settings.tool_rounds)
+        return completion.text or "", True
+
+    def _instructions(self, pair: PairId, ai_user: AIUser, person: Message) -> str:
+        now = self._clock.now()
+        relationship, _ = self.memory.repo.relationship(pair)
+        mids = self.memory.repo.mid_terms(pair)
+        mood = max(mids, key=lambda m: m.created_at).emotion_tags.basic_emotion if mids else None
+        hour = now.astimezone(ZoneInfo(ai_user.timezone)).hour
+        decision = replies.decide_reply(relationship.level, mood, hour, person.content, self._random.random())
+        return chat_instructions(ai_user.name, now, ai_user.timezone, relationship.level, decision.guidance)
+
+    def _send(self, pair: PairId, after: Message, lines: list[str], *, typed: bool = True) -> Iterator[Sent]:
+        previous = after.id
+        for index, line in enumerate(lines):
+            message = self.memory.record(pair, "assistant", line, after=previous)
+            previous = message.id
+            delay = replies.typing_delay(line, self._random.random(), self._settings.max_delay_seconds) if typed else 0
+            yield Sent(message, int(delay * 1000), index)
+
+    def _end_on_farewell(self, pair: PairId, person: Message) -> bool:
+        if not says_farewell(person.content, self._settings.farewell_keywords):
+            return False
+        return self.memory.end_topic(pair, person.topic_id)
+

@@ -1,0 +1,85 @@
+"""The heartbeat state of a pair and its place in the sparse, sharded due index.
+
+Every change to the state recomputes the next due time and writes it, in the same item, as
+`due_pk = HB#<shard>` / `due_sk = <due time>#<pair>`; a pair with nothing due has no index
+attributes, so the sweep reads only due pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from dreamchat import keys
+from dreamchat.config import Settings
+from dreamchat.domain.heartbeat import Due, HeartbeatState, Prefs, next_heartbeat
+from dreamchat.domain.models import AIUser, PairId, Relationship
+from dreamchat.domain.relationship import heartbeat_interval
+from dreamchat.ports import DUE_PK, DUE_SK, Clock, ConditionFailed, ItemStore
+from dreamchat.services.memory_repo import item
+
+HEARTBEAT_DUE = "HB"
+_ATTEMPTS = 20
+
+
+def due_key(at: datetime) -> str:
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class HeartbeatStates:
+    def __init__(self, store: ItemStore, clock: Clock, settings: Settings) -> None:
+        self._store = store
+        self._clock = clock
+        self._settings = settings
+
+    def get(self, pair: PairId) -> tuple[HeartbeatState, int | None]:
+        found = self._store.get(keys.pair_pk(pair), keys.HEARTBEAT_SK)
+        if found is None:
+            return HeartbeatState(), None
+        return HeartbeatState.model_validate(found), found["version"]
+
+    def prefs(self, account_id: str) -> Prefs:
+        found = self._store.get(*keys.heartbeat_prefs(account_id))
+        defaults = self.default_prefs()
+        if found is None:
+            return defaults
+        stored = {k: v for k, v in found.items() if k in Prefs.model_fields}
+        return Prefs.model_validate({**defaults.model_dump(), **stored})
+
+    def default_prefs(self) -> Prefs:
+        s = self._settings
+        return Prefs(daily_cap=s.heartbeat_daily_cap, quiet_minutes=s.heartbeat_quiet_minutes,
+                     max_backoff=s.heartbeat_max_backoff, pause_after_days=s.heartbeat_pause_days)
+
+    def save_prefs(self, account_id: str, prefs: Prefs) -> None:
+        self._store.put(item(*keys.heartbeat_prefs(account_id), prefs.model_dump()))
+
+    def change(self, pair: PairId, ai_user: AIUser, relationship: Relationship,
+               edit: Callable[[HeartbeatState], HeartbeatState]) -> HeartbeatState:
+        """Apply `edit` under optimistic locking, then store the state with its next due time."""
+        prefs = self.prefs(pair.account_id)
+        for _ in range(_ATTEMPTS):
+            state, version = self.get(pair)
+            updated = edit(state)
+            due = next_heartbeat(updated, heartbeat_interval(relationship), prefs, ai_user.night_owl,
+                                 ai_user.timezone, self._clock.now())
+            updated = updated.model_copy(update={"next_due": int(due.at.timestamp()) if due else None,
+                                                 "next_kind": due.kind if due else None})
+            try:
+                self._store.put_versioned(self._item(pair, updated, due), version)
+                return updated
+            except ConditionFailed:
+                continue
+        raise ConditionFailed("heartbeat state kept changing")
+
+    def next_due(self, pair: PairId, ai_user: AIUser, relationship: Relationship) -> Due | None:
+        state, _ = self.get(pair)
+        return next_heartbeat(state, heartbeat_interval(relationship), self.prefs(pair.account_id),
+                              ai_user.night_owl, ai_user.timezone, self._clock.now())
+
+    def _item(self, pair: PairId, state: HeartbeatState, due: Due | None) -> dict:
+        fields = state.model_dump()
+        if due is not None:
+            fields[DUE_PK] = keys.due_partition(HEARTBEAT_DUE, keys.shard(pair))
+            fields[DUE_SK] = f"{due_key(due.at)}#{keys.pair_pk(pair)}"
+        return item(keys.pair_pk(pair), keys.HEARTBEAT_SK, fields)

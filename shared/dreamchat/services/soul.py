@@ -1,0 +1,117 @@
+"""The AI's self-image (self_soul) and its relationship with the person.
+
+base_soul belongs to the AI user's owner; self_soul belongs to the pair and only the AI
+changes it: through the update_self_soul tool (checked by the domain's rules) or by
+reflection. Every relationship change is recorded as a core memory.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+
+from dreamchat.config import Settings
+from dreamchat.domain.context import persona
+from dreamchat.domain.heartbeat import HeartbeatState
+from dreamchat.domain.models import AIUser, Conversation, CoreMemory, PairId, Relationship, RelationshipLevel, SelfSoul
+from dreamchat.domain.soul import self_soul_problem
+from dreamchat.errors import Conflict
+from dreamchat.llm.memory_models import FallbackMemoryModels
+from dreamchat.ports import Clock, ConditionFailed
+from dreamchat.services.heartbeat_state import HeartbeatStates
+from dreamchat.services.memory_repo import MemoryRepository
+
+RECENT_MESSAGES = 40
+
+
+@dataclass(frozen=True)
+class Reflection:
+    changed: bool
+    self_soul: str
+    degraded: bool
+    refused: str | None = None
+
+
+class SoulService:
+    def __init__(self, repo: MemoryRepository, models: FallbackMemoryModels, heartbeats: HeartbeatStates,
+                 clock: Clock, settings: Settings) -> None:
+        self._repo = repo
+        self._models = models
+        self._heartbeats = heartbeats
+        self._clock = clock
+        self._settings = settings
+
+    def view(self, pair: PairId, ai_user: AIUser) -> dict:
+        soul, _ = self._repo.self_soul(pair)
+        return {"base_soul": ai_user.base_soul, "self_soul": soul.self_soul, "updated_at": soul.updated_at,
+                "persona": persona(ai_user.base_soul, soul.self_soul)}
+
+    def update_self_soul(self, pair: PairId, ai_user: AIUser, new: str, *, rate_limited: bool = True) -> str | None:
+        """Set the self_soul if the rules allow; the problem otherwise."""
+        soul, version = self._repo.self_soul(pair)
+        interval = timedelta(hours=self._settings.self_soul_min_hours if rate_limited else 0)
+        problem = self_soul_problem(new, ai_user.base_soul, soul.updated_at, self._clock.now(), interval)
+        if problem:
+            return problem
+        try:
+            self._repo.save_self_soul(pair, SelfSoul(self_soul=new.strip(), updated_at=self._now()), version)
+        except ConditionFailed:
+            return "自我认知刚被更新过"
+        return None
+
+    def reflect(self, pair: PairId, ai_user: AIUser) -> Reflection:
+        """Reflect on recent conversations with the spec's prompt; update only on a real change."""
+        soul, _ = self._repo.self_soul(pair)
+        recent = self.recent(pair)
+        result = self._models.reflect(ai_user.name, ai_user.base_soul, recent, soul.self_soul, self._clock.now())
+        proposal = result.value
+        if not proposal.changed or proposal.self_soul.strip() == soul.self_soul.strip():
+            return Reflection(False, soul.self_soul, result.degraded)
+        problem = self.update_self_soul(pair, ai_user, proposal.self_soul, rate_limited=False)
+        if problem:
+            return Reflection(False, soul.self_soul, result.degraded, problem)
+        return Reflection(True, proposal.self_soul.strip(), result.degraded)
+
+    def recent(self, pair: PairId) -> list[Conversation]:
+        messages, _ = self._repo.messages(pair, before=None, after=None, limit=RECENT_MESSAGES)
+        return [Conversation(role=m.role, content=m.content, timestamp=m.timestamp) for m in messages]
+
+    def set_relationship(self, pair: PairId, ai_user: AIUser, level: RelationshipLevel, heartbeat_hours: float | None,
+                         reason: str) -> Relationship:
+        """Change the level (and optionally the heartbeat hours); the change enters core memory."""
+        for _ in range(10):
+            current, version = self._repo.relationship(pair)
+            updated = Relationship(level=level, heartbeat_hours=heartbeat_hours, reason=reason[:500],
+                                   updated_at=self._now())
+            operations = [self._repo.relationship_put(pair, updated, version)]
+            if current.level != level:
+                operations.append(self._repo.core_put(pair, self._change_record(current.level, level, reason)))
+            try:
+                self._repo.store.transact(operations)
+            except ConditionFailed:
+                continue
+            self._heartbeats.change(pair, ai_user, updated, unchanged)
+            return updated
+        raise Conflict("the relationship kept changing; try again")
+
+    def judge_relationship(self, pair: PairId, ai_user: AIUser) -> tuple[Relationship, bool, bool]:
+        """Let the model judge the level from recent conversations: (relationship, changed, degraded)."""
+        current, _ = self._repo.relationship(pair)
+        result = self._models.judge_relationship(current.level, self.recent(pair), self._clock.now())
+        if result.value.level == current.level:
+            return current, False, result.degraded
+        updated = self.set_relationship(pair, ai_user, result.value.level, None, result.value.reason)
+        return updated, True, result.degraded
+
+    def _change_record(self, old: RelationshipLevel, new: RelationshipLevel, reason: str) -> CoreMemory:
+        content = f"关系等级从「{old}」变为「{new}」" + (f"：{reason[:200]}" if reason.strip() else "")
+        return CoreMemory(id=f"core_rel_{self._now():010d}_{uuid.uuid4().hex[:6]}", content=content[:500],
+                          importance=8, category="关系", created_at=self._now(), source="relationship")
+
+    def _now(self) -> int:
+        return int(self._clock.now().timestamp())
+
+
+def unchanged(state: HeartbeatState) -> HeartbeatState:
+    return state

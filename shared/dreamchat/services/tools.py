@@ -1,0 +1,178 @@
+"""The tools the AI may call during a turn (OpenAI function calling, the spec's format).
+
+Arguments are validated; a bad call returns an error to the model, never raises.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from dreamchat.adapters.search import SearchUnavailable
+from dreamchat.domain.heartbeat import add_scheduled, remove_scheduled
+from dreamchat.domain.models import AIUser, PairId, RelationshipLevel, ScheduledHeartbeat
+from dreamchat.llm.chat_prompts import local_time
+from dreamchat.ports import Clock
+from dreamchat.services.heartbeat_state import HeartbeatStates
+from dreamchat.services.memory import MemoryService
+from dreamchat.services.soul import SoulService
+
+
+class Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class UpdateSelfSoul(Args):
+    new_content: str = Field(min_length=1, max_length=1000, description="新的自我描述（后天形成的自我认知，不要重复基础性格）")
+
+
+class UpdateRelationship(Args):
+    level: RelationshipLevel = Field(description="新的关系等级")
+    heartbeat_hours: float | None = Field(default=None, gt=0, le=24 * 999, description="主动联系的间隔（小时），可选")
+    reason: str = Field(default="", max_length=500, description="变化的原因")
+
+
+class SetScheduledHeartbeat(Args):
+    hour: int = Field(ge=0, le=23, description="小时（0-23，对方所在时区）")
+    minute: int = Field(ge=0, le=59, description="分钟（0-59）")
+    message_template: str = Field(default="", max_length=200, description="到时候想说的话的大意，如“说早安”")
+
+
+class RemoveScheduledHeartbeat(Args):
+    hour: int = Field(ge=0, le=23)
+    minute: int = Field(ge=0, le=59)
+
+
+class GetCurrentState(Args):
+    pass
+
+
+class SearchWeb(Args):
+    query: str = Field(min_length=1, max_length=200, description="搜索关键词")
+
+
+class RecallMemory(Args):
+    query: str = Field(min_length=1, max_length=500, description="想回忆的事情的关键词")
+
+
+TOOLS: dict[str, tuple[type[Args], str]] = {
+    "update_self_soul": (UpdateSelfSoul, "更新你对自己性格、偏好、说话方式的认知（谨慎、低频，只在真的变了时）"),
+    "update_relationship": (UpdateRelationship, "更新你和对方的关系等级，可顺便调整主动联系的间隔"),
+    "set_scheduled_heartbeat": (SetScheduledHeartbeat, "设置每天固定时间主动给对方发消息（如每天 9:30 说早安）"),
+    "remove_scheduled_heartbeat": (RemoveScheduledHeartbeat, "删除某个每天固定时间的主动消息"),
+    "get_current_state": (GetCurrentState, "查看当前时间、关系等级、心情、下次主动联系时间和定时计划"),
+    "search_web": (SearchWeb, "上网搜索最新信息"),
+    "recall_memory": (RecallMemory, "在长期记忆里回忆某件事的详细内容"),
+}
+
+
+def tool_schemas() -> list[dict[str, Any]]:
+    """The tools in OpenAI function-calling format."""
+    schemas = []
+    for name, (model, description) in TOOLS.items():
+        parameters = model.model_json_schema()
+        parameters.pop("title", None)
+        for prop in parameters.get("properties", {}).values():
+            prop.pop("title", None)
+        parameters.setdefault("properties", {})
+        parameters.setdefault("required", [])
+        schemas.append({"type": "function", "function": {"name": name, "description": description,
+                                                          "parameters": parameters}})
+    return schemas
+
+
+@dataclass
+class ToolBox:
+    """Runs the AI's tool calls for one pair during one turn."""
+
+    pair: PairId
+    ai_user: AIUser
+    memory: MemoryService
+    soul: SoulService
+    heartbeats: HeartbeatStates
+    search: Any
+    clock: Clock
+
+    def run(self, name: str, arguments: dict[str, Any]) -> str:
+        if name not in TOOLS:
+            return _answer(error=f"unknown tool {name}")
+        try:
+            args = TOOLS[name][0].model_validate(arguments)
+        except ValidationError as error:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in error.errors())
+            return _answer(error=f"invalid arguments: {problems}")
+        return getattr(self, f"_{name}")(args)
+
+    def _update_self_soul(self, args: UpdateSelfSoul) -> str:
+        problem = self.soul.update_self_soul(self.pair, self.ai_user, args.new_content)
+        return _answer(error=problem) if problem else _answer(ok=True)
+
+    def _update_relationship(self, args: UpdateRelationship) -> str:
+        updated = self.soul.set_relationship(self.pair, self.ai_user, args.level, args.heartbeat_hours, args.reason)
+        return _answer(ok=True, level=updated.level, heartbeat_hours=updated.heartbeat_hours)
+
+    def _set_scheduled_heartbeat(self, args: SetScheduledHeartbeat) -> str:
+        entry = ScheduledHeartbeat(hour=args.hour, minute=args.minute, message_template=args.message_template)
+        try:
+            state = self._change(lambda s: add_scheduled(s, entry))
+        except ValueError as error:
+            return _answer(error=str(error))
+        return _answer(ok=True, scheduled=[s.model_dump() for s in state.scheduled])
+
+    def _remove_scheduled_heartbeat(self, args: RemoveScheduledHeartbeat) -> str:
+        removed = []
+        state = self._change(lambda s: _remember(removed, remove_scheduled(s, args.hour, args.minute)))
+        if not removed[-1]:
+            return _answer(error=f"no scheduled heartbeat at {args.hour:02d}:{args.minute:02d}")
+        return _answer(ok=True, scheduled=[s.model_dump() for s in state.scheduled])
+
+    def _get_current_state(self, args: GetCurrentState) -> str:
+        relationship, _ = self.memory.repo.relationship(self.pair)
+        state, _ = self.heartbeats.get(self.pair)
+        mids = self.memory.repo.mid_terms(self.pair)
+        mood = max(mids, key=lambda m: m.created_at).emotion_tags.basic_emotion if mids else "平和"
+        due = self.heartbeats.next_due(self.pair, self.ai_user, relationship)
+        zone = self.ai_user.timezone
+        return _answer(
+            time=local_time(self.clock.now(), zone),
+            timezone=zone,
+            relationship=relationship.level,
+            mood=mood,
+            next_heartbeat=local_time(due.at, zone) if due else None,
+            scheduled_heartbeats=[f"{s.hour:02d}:{s.minute:02d} {s.message_template}".strip() for s in state.scheduled],
+        )
+
+    def _search_web(self, args: SearchWeb) -> str:
+        try:
+            results = self.search.search(args.query)
+        except SearchUnavailable as error:
+            return _answer(error=str(error))
+        return _answer(results=[{"title": r.title, "url": r.url, "snippet": r.snippet} for r in results])
+
+    def _recall_memory(self, args: RecallMemory) -> str:
+        found = self.memory.recall(self.pair, args.query)
+        if not found:
+            return _answer(found=[], note="没有找到相关的长期记忆")
+        return _answer(found=[{"title": d.title, "detail": d.detail_content} for d in found])
+
+    def _change(self, edit: Any) -> Any:
+        relationship, _ = self.memory.repo.relationship(self.pair)
+        return self.heartbeats.change(self.pair, self.ai_user, relationship, edit)
+
+
+def _remember(box: list[bool], result: tuple[Any, bool]) -> Any:
+    box.append(result[1])
+    return result[0]
+
+
+def _answer(**fields: Any) -> str:
+    return json.dumps({k: v for k, v in fields.items() if v is not None or k == "next_heartbeat"}, ensure_ascii=False)
+
+
+def local_now(clock: Clock, zone: str) -> datetime:
+    return clock.now().astimezone(ZoneInfo(zone))
