@@ -1,0 +1,1 @@
+"""The DreamChat stack and the constructs it is made of."""

@@ -1,0 +1,75 @@
+"""Least-privilege grants: each function gets exactly the resources its spec `uses`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from aws_cdk import aws_events as events
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_secretsmanager as secretsmanager
+from aws_cdk import aws_sqs as sqs
+from constructs import IConstruct
+
+from infra.stacks.data import Data
+from infra.stacks.nag import acknowledge, arn_token
+
+# What CDK's bucket grants contain: object-level action families, acknowledged below.
+S3_READ_ACTIONS = ("s3:GetObject*", "s3:GetBucket*", "s3:List*")
+S3_WRITE_ACTIONS = ("s3:DeleteObject*", "s3:Abort*")
+
+
+class Access:
+    def __init__(
+        self,
+        *,
+        data: Data,
+        bus: events.IEventBus,
+        heartbeat_queue: sqs.IQueue,
+        secret: secretsmanager.ISecret,
+    ) -> None:
+        self.data, self.bus, self.heartbeat_queue, self.secret = data, bus, heartbeat_queue, secret
+        self._grants: dict[str, Callable[[lambda_.Function], object]] = {
+            "table": self._table,
+            "documents": self._documents,
+            "documents-read": self._documents_read,
+            "idempotency": lambda fn: self.data.idempotency_table.grant_read_write_data(fn),
+            "events": lambda fn: self.bus.grant_put_events_to(fn),
+            "heartbeat-queue": lambda fn: self.heartbeat_queue.grant_send_messages(fn),
+        }
+
+    def grant(self, function: lambda_.Function, uses: tuple[str, ...]) -> None:
+        """Every function reads the app secret (the JWT secret and model keys) plus its `uses`."""
+        self.secret.grant_read(function)
+        for use in uses:
+            self._grants[use](function)
+
+    def _table(self, function: lambda_.Function) -> None:
+        self.data.table.grant_read_write_data(function)
+        _accept(
+            function,
+            [f"Resource::{arn_token(self.data.table)}/index/*"],
+            "Queries on the memory table's own GSIs (the sparse 'due' index); the grant is "
+            "scoped to this one table.",
+        )
+
+    def _documents(self, function: lambda_.Function) -> None:
+        self.data.documents.grant_read_write(function)
+        self._accept_objects(function, S3_READ_ACTIONS + S3_WRITE_ACTIONS)
+
+    def _documents_read(self, function: lambda_.Function) -> None:
+        self.data.documents.grant_read(function)
+        self._accept_objects(function, S3_READ_ACTIONS)
+
+    def _accept_objects(self, function: lambda_.Function, actions: tuple[str, ...]) -> None:
+        _accept(
+            function,
+            [f"Action::{action}" for action in actions] + [f"Resource::{arn_token(self.data.documents)}/*"],
+            "Detail documents are objects under keys created at run time, one per long-term "
+            "memory; CDK's bucket grant covers this one bucket's objects and nothing else.",
+        )
+
+
+def _accept(function: lambda_.Function, findings: list[str], reason: str) -> None:
+    role: IConstruct = function.role  # type: ignore[assignment]
+    for finding in findings:
+        acknowledge(role, f"IAM5[{finding}]", reason)

@@ -1,0 +1,144 @@
+"""The five Lambda functions, their shared dependency layer, log groups and roles."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from aws_cdk import Duration
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+
+from infra.bundling import LambdaCode
+from infra.settings import EnvironmentSettings
+from infra.stacks.nag import acknowledge
+
+RUNTIME = lambda_.Runtime.PYTHON_3_12
+ARCHITECTURE = lambda_.Architecture.X86_64
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    key: str  # the function's name suffix: DreamChat-<env>-<key>
+    folder: str  # functions/<folder>/handler.py
+    entry: str  # the callable in handler.py
+    description: str
+    timeout: Duration
+    memory_mb: int
+    uses: tuple[str, ...]  # data it may touch: see infra.stacks.access.Access
+
+    @property
+    def construct_id(self) -> str:
+        return "".join(part.title() for part in self.key.split("-"))
+
+
+SPECS = (
+    FunctionSpec(
+        key="chat", folder="chat", entry="handler",
+        description="HTTP API: the FastAPI app through Mangum",
+        timeout=Duration.seconds(29),  # the HTTP API gives up on an integration after 30 s
+        memory_mb=1024, uses=("table", "documents", "events"),
+    ),
+    FunctionSpec(
+        key="compress", folder="compress", entry="handler",
+        description="TopicEnded: a short-term topic becomes a mid-term summary",
+        timeout=Duration.minutes(2), memory_mb=512, uses=("table", "idempotency"),
+    ),
+    FunctionSpec(
+        key="extract", folder="extract", entry="handler",
+        description="Hourly: mid-term summaries become long-term and core memories",
+        timeout=Duration.minutes(15), memory_mb=1024,
+        uses=("table", "documents", "idempotency", "events"),
+    ),
+    FunctionSpec(
+        key="heartbeat-sweep", folder="heartbeat", entry="sweep",
+        description="Every minute: one heartbeat queue message per due pair",
+        timeout=Duration.minutes(1), memory_mb=512, uses=("table", "heartbeat-queue", "events"),
+    ),
+    FunctionSpec(
+        key="heartbeat-worker", folder="heartbeat", entry="worker",
+        description="Heartbeat queue: one due pair, which may get a message first",
+        timeout=Duration.minutes(5), memory_mb=1024,
+        uses=("table", "documents-read", "idempotency", "events"),
+    ),
+)  # fmt: skip
+HEARTBEAT_WORKER = next(spec for spec in SPECS if spec.key == "heartbeat-worker")
+
+
+class Functions(Construct):
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        settings: EnvironmentSettings,
+        code: LambdaCode,
+        environment: dict[str, str],
+    ) -> None:
+        super().__init__(scope, id)
+        self._settings = settings
+        self._environment = environment
+        self._code = code
+        self._layer = lambda_.LayerVersion(
+            self,
+            "Dependencies",
+            code=code.layer(),
+            compatible_runtimes=[RUNTIME],
+            compatible_architectures=[ARCHITECTURE],
+            description="dreamchat and its dependencies for CPython 3.12 on manylinux2014_x86_64",
+        )
+        self.by_key = {spec.key: self._function(spec) for spec in SPECS}
+
+    def __getitem__(self, key: str) -> lambda_.Function:
+        return self.by_key[key]
+
+    def _function(self, spec: FunctionSpec) -> lambda_.Function:
+        log_group = logs.LogGroup(
+            self,
+            f"{spec.construct_id}Logs",
+            retention=self._settings.log_retention,
+            removal_policy=self._settings.removal_policy,
+        )
+        function = lambda_.Function(
+            self,
+            spec.construct_id,
+            function_name=f"{self._settings.prefix}-{spec.key}",
+            description=spec.description,
+            runtime=RUNTIME,
+            architecture=ARCHITECTURE,
+            handler=f"handler.{spec.entry}",
+            code=self._code.function(spec.folder),
+            layers=[self._layer],
+            role=_role(self, spec, log_group),
+            log_group=log_group,
+            timeout=spec.timeout,
+            memory_size=spec.memory_mb,
+            tracing=lambda_.Tracing.ACTIVE,
+            environment={**self._environment, "POWERTOOLS_SERVICE_NAME": f"dreamchat-{spec.key}"},
+        )
+        acknowledge(
+            function,
+            "L1",
+            "The runtime is pinned to Python 3.12 on purpose: the dependency layer is built "
+            "for cp312 wheels, and a runtime upgrade is a deliberate change made in one place.",
+        )
+        return function
+
+
+def _role(scope: Construct, spec: FunctionSpec, log_group: logs.ILogGroup) -> iam.Role:
+    """A role without AWS managed policies: logs go to this function's own log group only."""
+    role = iam.Role(
+        scope,
+        f"{spec.construct_id}Role",
+        assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+        description=f"DreamChat {spec.key} function",
+    )
+    log_group.grant_write(role)
+    acknowledge(
+        role,
+        "IAM5[Resource::*]",
+        "X-Ray (xray:PutTraceSegments, xray:PutTelemetryRecords) has no resource-level "
+        "permissions; tests/infra checks that no data action is granted on '*'.",
+    )
+    return role

@@ -1,0 +1,55 @@
+"""The event bus, the heartbeat work queue and the dead-letter queues."""
+
+from __future__ import annotations
+
+from aws_cdk import Duration
+from aws_cdk import aws_events as events
+from aws_cdk import aws_sqs as sqs
+from constructs import Construct
+
+from infra.settings import EnvironmentSettings
+from infra.stacks.nag import acknowledge
+
+HEARTBEAT_MAX_RECEIVES = 3  # a pair that fails three times in a row goes to the DLQ
+
+
+class Messaging(Construct):
+    def __init__(
+        self, scope: Construct, id: str, *, settings: EnvironmentSettings, worker_timeout: Duration
+    ) -> None:
+        super().__init__(scope, id)
+        self.bus = events.EventBus(self, "Bus", description=f"{settings.prefix}: TopicEnded and friends")
+        self.topic_ended_dlq = _dead_letter_queue(self, "TopicEndedDlq")
+        acknowledge(
+            self.topic_ended_dlq,
+            "SQS3",
+            "This queue is itself a dead-letter queue: TopicEnded events that EventBridge could "
+            "not deliver or that the compress function failed on after its retries.",
+        )
+        self.heartbeat_dlq = _dead_letter_queue(self, "HeartbeatDlq")
+        self.heartbeat_queue = sqs.Queue(
+            self,
+            "HeartbeatQueue",
+            # AWS's advice for Lambda sources: six times the function timeout, so a message
+            # is never redelivered while a throttled or retried batch is still being worked on.
+            visibility_timeout=Duration.seconds(worker_timeout.to_seconds() * 6),
+            dead_letter_queue=sqs.DeadLetterQueue(
+                max_receive_count=HEARTBEAT_MAX_RECEIVES, queue=self.heartbeat_dlq
+            ),
+            encryption=sqs.QueueEncryption.SQS_MANAGED,
+            enforce_ssl=True,
+        )
+
+    @property
+    def dead_letter_queues(self) -> dict[str, sqs.Queue]:
+        return {"topic-ended-dlq": self.topic_ended_dlq, "heartbeat-dlq": self.heartbeat_dlq}
+
+
+def _dead_letter_queue(scope: Construct, id: str) -> sqs.Queue:
+    return sqs.Queue(
+        scope,
+        id,
+        retention_period=Duration.days(14),  # the maximum: time to investigate and redrive
+        encryption=sqs.QueueEncryption.SQS_MANAGED,
+        enforce_ssl=True,
+    )

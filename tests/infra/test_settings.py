@@ -1,0 +1,74 @@
+"""Environment settings from CDK context."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from aws_cdk import RemovalPolicy
+
+from infra.settings import ContextGetter, settings_from_context
+
+
+def context(**values: Any) -> ContextGetter:
+    return values.get
+
+
+def test_without_context_the_environment_is_dev_with_local_origins() -> None:
+    settings = settings_from_context(context())
+    assert settings.name == "dev"
+    assert settings.prefix == "DreamChat-dev"
+    assert settings.frontend_origins == ("http://localhost:8000", "http://127.0.0.1:8000")
+    assert settings.removal_policy == RemovalPolicy.DESTROY
+
+
+def test_prod_retains_data() -> None:
+    settings = settings_from_context(context(env="prod", frontendOrigin="https://chat.example.com"))
+    assert settings.removal_policy == RemovalPolicy.RETAIN
+    assert settings.prefix == "DreamChat-prod"
+
+
+def test_prod_refuses_to_guess_the_frontend_origin() -> None:
+    with pytest.raises(ValueError, match="frontendOrigin"):
+        settings_from_context(context(env="prod"))
+
+
+def test_an_unknown_environment_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"env=dev\|prod"):
+        settings_from_context(context(env="staging"))
+
+
+def test_context_overrides_the_environment_defaults() -> None:
+    settings = settings_from_context(
+        context(
+            frontendOrigin="https://a.example/, https://b.example",
+            throttleRate="5",
+            throttleBurst="9",
+            timezone="Europe/Berlin",
+            alarmEmail="ops@example.com",
+        )
+    )
+    assert settings.frontend_origins == ("https://a.example", "https://b.example")
+    assert (settings.throttle_rate, settings.throttle_burst) == (5.0, 9)
+    assert settings.timezone == "Europe/Berlin"
+    assert settings.alarm_email == "ops@example.com"
+
+
+def test_empty_context_values_keep_the_defaults() -> None:
+    assert settings_from_context(context(alarmEmail="", frontendOrigin="")).alarm_email is None
+
+
+def test_extra_function_variables_come_as_json_or_as_a_mapping() -> None:
+    from_cli = settings_from_context(context(functionEnvironment='{"DREAMCHAT_LLM_BASE_URL": "https://x"}'))
+    from_json = settings_from_context(context(functionEnvironment={"DREAMCHAT_DEEPSEEK_CHAT_MODEL": "m"}))
+    assert from_cli.function_environment == {"DREAMCHAT_LLM_BASE_URL": "https://x"}
+    assert from_json.function_environment == {"DREAMCHAT_DEEPSEEK_CHAT_MODEL": "m"}
+
+
+@pytest.mark.parametrize(
+    "variables",
+    [{"AWS_REGION": "x"}, {"DREAMCHAT_LLM_API_KEY": "sk-1"}, {"DREAMCHAT_JWT_SECRET": "s"}],
+)
+def test_extra_variables_are_dreamchat_settings_and_never_secrets(variables: dict[str, str]) -> None:
+    with pytest.raises(ValueError):
+        settings_from_context(context(functionEnvironment=variables))
