@@ -10,6 +10,17 @@ import pytest
 # (method, path template, json body); {ai} is the first account's private AI user.
 ROUTES = [
     ("GET", "/api/ai-users/{ai}", None),
+    ("POST", "/api/ai-users/{ai}/chat", {"content": "你好"}),
+    ("POST", "/api/ai-users/{ai}/save-message", {"content": "你好"}),
+    ("GET", "/api/ai-users/{ai}/messages", None),
+    ("GET", "/api/memory/{ai}", None),
+    ("GET", "/api/memory/{ai}/files", None),
+    ("PUT", "/api/memory/{ai}/core", {"content": "喜欢被叫昵称", "importance": 9}),
+    ("POST", "/api/memory/{ai}/compress", None),
+    ("POST", "/api/memory/{ai}/extract", None),
+    ("GET", "/api/soul/{ai}", None),
+    ("POST", "/api/soul/{ai}/update", None),
+    ("POST", "/api/relationship/{ai}/judge", None),
     ("PUT", "/api/ai-users/{ai}", {"name": "改名"}),
     ("POST", "/api/friends/{ai}", None),
     ("DELETE", "/api/friends/{ai}", None),
@@ -22,12 +33,16 @@ def snapshot(person, ai_id: str) -> dict:
         "ai": person.get(f"/api/ai-users/{ai_id}").json(),
         "ai_users": person.get("/api/ai-users").json(),
         "friends": person.get("/api/friends").json(),
+        "messages": person.get(f"/api/ai-users/{ai_id}/messages").json(),
+        "memory": person.get(f"/api/memory/{ai_id}/files").json(),
+        "soul": person.get(f"/api/soul/{ai_id}").json(),
     }
 
 
 @pytest.mark.parametrize(("method", "template", "body"), ROUTES, ids=[f"{m} {p}" for m, p, _ in ROUTES])
 def test_another_account_gets_404_and_changes_nothing(alice, bob, method, template, body) -> None:
     ai = alice.create_ai_user()
+    alice.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "我们聊聊天吧"})
     path = template.format(ai=ai["id"])
     before = snapshot(alice, ai["id"])
     response = bob.client.request(method, path, json=body, headers=bob.headers)

@@ -14,9 +14,10 @@ jieba.setLogLevel(60)  # jieba prints its dictionary loading otherwise
 
 _TOKEN = re.compile(r"[\u4e00-\u9fff]+|[a-z0-9]+", re.IGNORECASE)
 _STOP = set("的 了 是 我 你 他 她 它 们 在 和 与 也 都 就 吗 呢 吧 啊 呀 哦 嗯 这 那 有 没 不 要 会 一 个 很 the a an and or of to in on is are was were i you he she it we they my your".split())
-# A match must score at least this, and at least this share of the best score, to load details.
-MIN_SCORE = 1.0
-RELATIVE_SCORE = 0.6
+# An entry is a strong match (its detail document is loaded) when the query names at least half
+# of its title's words, or shares at least this many distinct words with it.
+TITLE_SHARE = 0.5
+SHARED_WORDS = 2
 
 
 def words(text: str) -> list[str]:
@@ -53,9 +54,15 @@ def rank(query: str, entries: list[LongTermIndex]) -> list[Scored]:
     return sorted((Scored(e, s) for e, s in zip(entries, combined)), key=lambda x: -x.score)
 
 
-def strong_matches(ranked: list[Scored], limit: int = 2) -> list[Scored]:
-    """The matches good enough to load their detail documents."""
-    if not ranked or ranked[0].score < MIN_SCORE:
-        return []
-    best = ranked[0].score
-    return [s for s in ranked[:limit] if s.score >= MIN_SCORE and s.score >= RELATIVE_SCORE * best]
+def strong_matches(query: str, ranked: list[Scored], limit: int = 2) -> list[Scored]:
+    """The best matches good enough to load their detail documents."""
+    query_words = set(words(query))
+    strong = []
+    for scored in ranked:
+        if scored.score <= 0 or len(strong) == limit:
+            break
+        title = set(words(scored.entry.title))
+        shared = query_words & set(words(entry_text(scored.entry)))
+        if (title and len(title & query_words) / len(title) >= TITLE_SHARE) or len(shared) >= SHARED_WORDS:
+            strong.append(scored)
+    return strong

@@ -126,6 +126,10 @@ class MemoryService:
         self._bus.publish(topic_ended(pair, state.topic_id))
         return moved
 
+    def _local_now(self, pair: PairId) -> datetime:
+        """Now in the pair's time zone, so prompts show the person's local time."""
+        return self._clock.now().astimezone(ZoneInfo(self.repo.zone_of(pair, self._settings.timezone)))
+
     def _announce(self, pair: PairId, placement: Placement) -> None:
         if placement.closes_topic:
             self._bus.publish(topic_ended(pair, placement.closes_topic))
@@ -144,7 +148,7 @@ class MemoryService:
         self._close_if_open(pair, topic_id)
         messages = self.repo.short_term(pair, topic_id)
         conversations = [Conversation(role=m.role, content=m.content, timestamp=m.timestamp) for m in messages]
-        result = self._models.compress(conversations, self._clock.now())
+        result = self._models.compress(conversations, self._local_now(pair))
         mid = MidTermMemory(
             id=f"mid_{topic_id.removeprefix('topic_')}",
             topic_id=topic_id,
@@ -198,7 +202,7 @@ class MemoryService:
         result = ExtractResult()
         if pending:
             mids = [to_model(MidTermMemory, i) for i in pending]
-            output = self._models.extract(mids, now)
+            output = self._models.extract(mids, now.astimezone(ZoneInfo(zone)))
             result.degraded = output.degraded
             by_id = {i["id"]: i for i in pending}
             for memory in output.value.memories:
@@ -264,7 +268,8 @@ class MemoryService:
             return []
         existing = self.repo.core(pair)
         now = self._clock.now()
-        judgment = self._models.judge_core([(i["title"], i["key_points"]) for i in unjudged], existing, now).value
+        items = [(i["title"], i["key_points"]) for i in unjudged]
+        judgment = self._models.judge_core(items, existing, now.astimezone(ZoneInfo(zone))).value
         candidate = Candidate(judgment.create, judgment.content.strip(), judgment.importance)
         created: list[CoreMemory] = []
         operations: list = []
@@ -289,7 +294,7 @@ class MemoryService:
         self_soul, _ = self.repo.self_soul(pair)
         index = self.repo.long_index(pair)
         ranked = rank(current or "", index)
-        details = [d for s in strong_matches(ranked) if (d := self.repo.detail(pair, s.entry.detail_file))]
+        details = [d for s in strong_matches(current or "", ranked) if (d := self.repo.detail(pair, s.entry.detail_file))]
         short_term = [m for m in self.repo.short_term(pair) if m.id != exclude_message]
         view = MemoryView(ai_user.base_soul, self_soul.self_soul, self.repo.core(pair), self.repo.mid_terms(pair),
                           ranked, details, short_term)

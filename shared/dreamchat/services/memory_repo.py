@@ -38,6 +38,11 @@ class MemoryRepository:
         self.store = store
         self.blobs = blobs
 
+    def zone_of(self, pair: PairId, default: str) -> str:
+        """The pair's time zone: its AI user's."""
+        found = self.store.get(*keys.ai_user(pair.ai_user_id))
+        return str(found.get("timezone") or default) if found else default
+
     # short-term and the conversation log
 
     def topic_state(self, pair: PairId) -> tuple[TopicState | None, int | None]:

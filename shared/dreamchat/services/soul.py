@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 from dreamchat.config import Settings
 from dreamchat.domain.context import persona
@@ -64,7 +65,8 @@ class SoulService:
         """Reflect on recent conversations with the spec's prompt; update only on a real change."""
         soul, _ = self._repo.self_soul(pair)
         recent = self.recent(pair)
-        result = self._models.reflect(ai_user.name, ai_user.base_soul, recent, soul.self_soul, self._clock.now())
+        now = self._clock.now().astimezone(ZoneInfo(ai_user.timezone))
+        result = self._models.reflect(ai_user.name, ai_user.base_soul, recent, soul.self_soul, now)
         proposal = result.value
         if not proposal.changed or proposal.self_soul.strip() == soul.self_soul.strip():
             return Reflection(False, soul.self_soul, result.degraded)
@@ -98,7 +100,8 @@ class SoulService:
     def judge_relationship(self, pair: PairId, ai_user: AIUser) -> tuple[Relationship, bool, bool]:
         """Let the model judge the level from recent conversations: (relationship, changed, degraded)."""
         current, _ = self._repo.relationship(pair)
-        result = self._models.judge_relationship(current.level, self.recent(pair), self._clock.now())
+        now = self._clock.now().astimezone(ZoneInfo(ai_user.timezone))
+        result = self._models.judge_relationship(current.level, self.recent(pair), now)
         if result.value.level == current.level:
             return current, False, result.degraded
         updated = self.set_relationship(pair, ai_user, result.value.level, None, result.value.reason)

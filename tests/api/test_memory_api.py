@@ -1,0 +1,125 @@
+"""The memory API, and a scripted Chinese conversation through every tier."""
+
+from __future__ import annotations
+
+from tests.api.test_chat import CHAT_MODEL, ai, app, history, person, send  # noqa: F401 - fixtures
+from tests.fakes.fake_llm import Reply
+from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
+
+TAGS = {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}
+
+
+def summary(text: str, **tags) -> Reply:
+    return Reply.json({"summary": text, "emotion_tags": {**TAGS, **tags}})
+
+
+def test_three_topics_ended_three_ways_go_through_every_tier(app, person, ai, fake_llm, clock) -> None:
+    bus = app.state.runtime.bus
+    # topic 1 ends by a farewell keyword
+    fake_llm.script(CHAT_MODEL, Reply.text("海边好呀！"), Reply.text("拜拜，周六见~"))
+    fake_llm.script("qwen-plus", summary("约好周六一起去海边看日出"))
+    send(person, ai, "这周六我们去海边看日出吧")
+    clock.advance(minutes=1)
+    assert send(person, ai, "就这么定了，拜拜")[-1][1]["topic_ended"] is True
+    bus.drain()
+    # topic 2 ends by the model's marker
+    clock.advance(hours=3)
+    fake_llm.script(CHAT_MODEL, Reply.text("别怕，我陪着你\n[TOPIC_ENDED]"))
+    fake_llm.script("qwen-plus", summary("对方坦白自己极度恐高，坐缆车都会发抖", basic_emotion="关心", scene="求助",
+                                         atmosphere="平和"))
+    assert send(person, ai, "其实我极度恐高，坐缆车都会发抖")[-1][1]["topic_ended"] is True
+    bus.drain()
+    # topic 3 ends by an idle gap: the first message after it closes the topic
+    clock.advance(hours=1)
+    fake_llm.script(CHAT_MODEL, Reply.text("加油！"), Reply.text("早呀"))
+    fake_llm.script("qwen-plus", summary("对方说自己想成为一名作家，正在写第一部小说", basic_emotion="好奇",
+                                         scene="讨论", atmosphere="热烈"))
+    send(person, ai, "我一直想成为一名作家，最近在写第一部小说")
+    clock.advance(hours=7)
+    assert send(person, ai, "早上好")[-1][1]["topic_ended"] is False
+    bus.drain()
+
+    files = person.get(f"/api/memory/{ai['id']}/files").json()
+    mids = files["mid_term"]
+    assert [m["summary"] for m in mids] == ["约好周六一起去海边看日出", "对方坦白自己极度恐高，坐缆车都会发抖",
+                                            "对方说自己想成为一名作家，正在写第一部小说"]
+    assert [m["message_count"] for m in mids] == [4, 2, 2]
+    assert [m["emotion_tags"]["scene"] for m in mids] == ["闲聊", "求助", "讨论"]
+    for mid in mids:
+        assert mid["id"] == "mid_" + mid["topic_id"].removeprefix("topic_")
+        assert mid["time_precision"] == "hour" and mid["created_at"] % 3600 == 0
+        assert mid["extracted_to_long"] is False and mid["degraded"] is False
+        assert 0 < mid["compression_ratio"] < 1
+    assert [c["content"] for t in files["short_term"] for c in t["conversations"]] == ["早上好", "早呀"]
+
+    fake_llm.script("doubao-pro-32k", Reply.json({"memories": [
+        {"title": "海边看日出之约", "key_points": ["周六去海边", "一起看日出"], "detail_content": "两人约好周六去海边看日出",
+         "source_mid_ids": [mids[0]["id"]]},
+        {"title": "恐高", "key_points": ["极度恐高", "坐缆车会发抖"], "detail_content": "对方坦白自己极度恐高",
+         "source_mid_ids": [mids[1]["id"]]},
+        {"title": "作家梦想", "key_points": ["想成为作家", "在写第一部小说"], "detail_content": "对方的梦想是成为作家",
+         "source_mid_ids": [mids[2]["id"]]},
+    ]}))
+    fake_llm.script(CHAT_MODEL, Reply.json({"create": True, "content": "对方极度恐高，不要提议高处的活动",
+                                           "importance": 9, "category": "禁忌"}))
+    extracted = person.post(f"/api/memory/{ai['id']}/extract").json()
+    assert [e["title"] for e in extracted["long_term"]] == ["海边看日出之约", "恐高", "作家梦想"]
+    assert [c["content"] for c in extracted["core"]] == ["对方极度恐高，不要提议高处的活动"]
+
+    files = person.get(f"/api/memory/{ai['id']}/files").json()
+    assert all(m["extracted_to_long"] for m in files["mid_term"])
+    long_term = {e["title"]: e for e in files["long_term"]}
+    assert long_term["恐高"]["key_points"] == ["极度恐高", "坐缆车会发抖"]
+    assert long_term["恐高"]["detail_file"] == "2026-03-15_恐高.json"
+    assert long_term["恐高"]["time_precision"] == "day"
+    detail = person.get(f"/api/memory/{ai['id']}/files/long_term_details/2026-03-15_恐高.json").json()
+    assert detail == {"title": "恐高", "detail_content": "对方坦白自己极度恐高",
+                      "emotion_tags": {"basic_emotion": "关心", "scene": "求助", "atmosphere": "平和"},
+                      "source_mid_ids": [mids[1]["id"]]}
+    core = files["core"]
+    assert [(c["content"], c["importance"], c["category"], c["source"]) for c in core] == [
+        ("对方极度恐高，不要提议高处的活动", 9, "禁忌", "ai")]
+
+    context = person.get(f"/api/memory/{ai['id']}", params={"q": "还记得我恐高的事吗"}).json()
+    names = [s["name"] for s in context["sections"]]
+    assert names == ["system", "core", "mid_term", "long_term", "long_term_details", "short_term", "current_message"]
+    text = {s["name"]: s["text"] for s in context["sections"]}
+    assert "对方极度恐高，不要提议高处的活动" in text["core"]
+    assert "作家梦想" in text["long_term"] and "恐高" in text["long_term"]
+    assert "对方坦白自己极度恐高" in text["long_term_details"]
+    assert all(s["tokens"] >= 0 for s in context["sections"]) and context["total_tokens"] > 0
+
+
+def test_the_person_corrects_and_deletes_memories(app, person, ai, fake_llm) -> None:
+    fake_llm.script("qwen-plus", summary("聊了猫"))
+    person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "我养了一只猫"})
+    person.post(f"/api/memory/{ai['id']}/compress")
+    mid = person.get(f"/api/memory/{ai['id']}/files").json()["mid_term"][0]
+    edited = person.put(f"/api/memory/{ai['id']}/mid_term", json={"id": mid["id"], "summary": "聊了家里的橘猫"})
+    assert edited.status_code == 200 and edited.json()["memory"]["summary"] == "聊了家里的橘猫"
+    bad = person.put(f"/api/memory/{ai['id']}/mid_term",
+                     json={"id": mid["id"], "emotion_tags": {**TAGS, "basic_emotion": "狂喜"}})
+    assert bad.status_code == 422
+    added = person.put(f"/api/memory/{ai['id']}/core", json={"content": "喜欢被叫小名", "importance": 9})
+    assert added.status_code == 200 and added.json()["memory"]["source"] == "person"
+    core_id = added.json()["memory"]["id"]
+    assert person.put(f"/api/memory/{ai['id']}/core", json={"id": core_id, "delete": True}).status_code == 200
+    assert person.put(f"/api/memory/{ai['id']}/mid_term", json={"id": mid["id"], "delete": True}).status_code == 200
+    files = person.get(f"/api/memory/{ai['id']}/files").json()
+    assert files["mid_term"] == [] and files["core"] == []
+    assert person.put(f"/api/memory/{ai['id']}/core", json={"id": "core_x", "delete": True}).status_code == 404
+    assert person.put(f"/api/memory/{ai['id']}/mid_term", json={"id": "x", "hack": 1}).status_code == 422
+    assert person.put(f"/api/memory/{ai['id']}/dreams", json={"id": "x"}).status_code == 422
+
+
+def test_compress_and_extract_say_what_they_produced(person, ai, fake_llm) -> None:
+    assert person.post(f"/api/memory/{ai['id']}/compress").json() == {"mid_term": []}
+    fake_llm.script("qwen-plus", summary("打了个招呼"))
+    person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "你好"})
+    produced = person.post(f"/api/memory/{ai['id']}/compress").json()["mid_term"]
+    assert [m["summary"] for m in produced] == ["打了个招呼"]
+    fake_llm.script("doubao-pro-32k", Reply.json({"memories": [
+        {"title": "初次见面", "key_points": ["打招呼"], "detail_content": "第一次聊天",
+         "source_mid_ids": [produced[0]["id"]]}]}))
+    result = person.post(f"/api/memory/{ai['id']}/extract").json()
+    assert [e["title"] for e in result["long_term"]] == ["初次见面"] and result["degraded"] is False
