@@ -142,6 +142,12 @@ class EventBus(Protocol):
 EventHandler = Callable[[Event], None]
 
 
+class WorkQueue(Protocol):
+    """Independent work items (the heartbeat fan-out): SQS in AWS, the local bus locally."""
+
+    def send(self, items: list[dict[str, Any]]) -> None: ...
+
+
 class Clock(Protocol):
     def now(self) -> datetime:
         """The current time, timezone-aware UTC."""

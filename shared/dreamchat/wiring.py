@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dreamchat.config import Settings
-from dreamchat.ports import BlobStore, Clock, EventBus, ItemStore, RandomSource
+from dreamchat.ports import BlobStore, Clock, EventBus, ItemStore, RandomSource, WorkQueue
 
 
 @dataclass
@@ -17,6 +17,7 @@ class Runtime:
     bus: EventBus
     clock: Clock
     random: RandomSource
+    queue: WorkQueue | None = None
     closers: list[Any] = field(default_factory=list)
 
     def close(self) -> None:
@@ -36,12 +37,13 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None, random: Ran
 
 def _local_runtime(settings: Settings, clock: Clock, random: RandomSource) -> Runtime:
     from dreamchat.adapters.blobs import DirectoryBlobStore
-    from dreamchat.adapters.events import LocalEventBus
+    from dreamchat.adapters.events import LocalEventBus, LocalWorkQueue
     from dreamchat.adapters.sqlite_store import SqliteItemStore
 
     store = SqliteItemStore(settings.data_dir / "dreamchat.db", clock)
     bus = LocalEventBus(attempts=settings.background_attempts)
-    runtime = Runtime(settings, store, DirectoryBlobStore(settings.data_dir / "blobs"), bus, clock, random)
+    blobs = DirectoryBlobStore(settings.data_dir / "blobs")
+    runtime = Runtime(settings, store, blobs, bus, clock, random, LocalWorkQueue(bus))
     runtime.closers += [store.close, bus.stop]
     return runtime
 
@@ -55,9 +57,11 @@ def aws_client(settings: Settings, service: str) -> Any:
 def _aws_runtime(settings: Settings, clock: Clock, random: RandomSource) -> Runtime:
     from dreamchat.adapters.blobs import S3BlobStore
     from dreamchat.adapters.dynamo_store import DynamoItemStore
-    from dreamchat.adapters.events import EventBridgeBus
+    from dreamchat.adapters.events import EventBridgeBus, SqsWorkQueue
 
     store = DynamoItemStore(aws_client(settings, "dynamodb"), settings.table, clock)
     blobs = S3BlobStore(aws_client(settings, "s3"), settings.bucket)
     bus = EventBridgeBus(aws_client(settings, "events"), settings.event_bus)
-    return Runtime(settings, store, blobs, bus, clock, random)
+    queue_url = settings.heartbeat_queue_url
+    queue = SqsWorkQueue(aws_client(settings, "sqs"), queue_url) if queue_url else None
+    return Runtime(settings, store, blobs, bus, clock, random, queue)

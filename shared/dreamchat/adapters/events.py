@@ -96,3 +96,38 @@ class LocalEventBus:
                         time.sleep(self._backoff * attempt)
                     self._queue.put((event, attempt + 1))
                 return
+
+
+HEARTBEAT_DUE = "HeartbeatDue"
+
+
+class LocalWorkQueue:
+    """Work items become events on the local bus, delivered by its worker thread."""
+
+    def __init__(self, bus: LocalEventBus) -> None:
+        self._bus = bus
+
+    def send(self, items: list[dict[str, Any]]) -> None:
+        for item in items:
+            self._bus.publish(Event(HEARTBEAT_DUE, item))
+
+
+class SqsWorkQueue:
+    def __init__(self, client: Any, queue_url: str) -> None:
+        self._client = client
+        self._url = queue_url
+
+    def send(self, items: list[dict[str, Any]]) -> None:
+        for start in range(0, len(items), 10):
+            batch = items[start : start + 10]
+            entries = [{"Id": str(i), "MessageBody": json.dumps(item)} for i, item in enumerate(batch)]
+            response = self._client.send_message_batch(QueueUrl=self._url, Entries=entries)
+            if response.get("Failed"):
+                raise StoreError(f"SQS refused {len(response['Failed'])} heartbeat work items")
+
+
+class MissingQueue:
+    """Stands in when no heartbeat queue is configured: sending says so."""
+
+    def send(self, items: list[dict[str, Any]]) -> None:
+        raise StoreError("DREAMCHAT_HEARTBEAT_QUEUE_URL is not set; heartbeats cannot fan out")

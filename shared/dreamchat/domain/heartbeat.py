@@ -59,7 +59,8 @@ class HeartbeatState(BaseModel):
     sent_today: int = 0
     recent: list[SentText] = Field(default_factory=list)
     moved_to: int | None = None
-    last_run: str | None = None
+    last_run_at: int | None = None
+    last_run_due: int | None = None
     next_due: int | None = None
     next_kind: Literal["timed", "scheduled"] | None = None
 
@@ -155,7 +156,7 @@ def paused(state: HeartbeatState, prefs: Prefs, now: datetime) -> bool:
 def _timed(state: HeartbeatState, interval: timedelta, prefs: Prefs, night_owl: bool, zone: str) -> Due | None:
     if state.moved_to is not None:
         return Due(datetime.fromtimestamp(state.moved_to, ZoneInfo(zone)), "timed")
-    base = max(state.last_person_at or 0, state.last_sent_at or 0)
+    base = max(state.last_person_at or 0, state.last_sent_at or 0, state.last_run_at or 0)
     backoff = min(2 ** state.unanswered, prefs.max_backoff)
     start = datetime.fromtimestamp(base, ZoneInfo(zone))
     at = stretched_due(start, interval * backoff, night_window(night_owl, prefs), zone)
@@ -164,7 +165,9 @@ def _timed(state: HeartbeatState, interval: timedelta, prefs: Prefs, night_owl: 
 
 
 def _scheduled(state: HeartbeatState, zone: str, now: datetime) -> Due | None:
-    last = max(state.last_sent_at or 0, int(now.timestamp()) - 60)
+    # A scheduled time at most a minute old still counts (the sweep runs every minute); one
+    # that already ran does not.
+    last = max(state.last_run_due or 0, int(now.timestamp()) - 60)
     found = next_scheduled(datetime.fromtimestamp(last, ZoneInfo(zone)), state.scheduled, zone)
     return Due(found[0], "scheduled", found[1]) if found else None
 
@@ -205,13 +208,24 @@ def sent_recently(state: HeartbeatState, text: str, now: datetime) -> bool:
     return any(_normal(s.text) == key and now.timestamp() - s.at < 86400 for s in state.recent)
 
 
+def record_run(state: HeartbeatState, due: datetime, now: datetime, moved_hours: float | None) -> HeartbeatState:
+    """A heartbeat ran (whether or not it sent anything); the AI may have moved the next one."""
+    moved = int(now.timestamp() + moved_hours * 3600) if moved_hours else None
+    return state.model_copy(update={"last_run_at": int(now.timestamp()), "last_run_due": int(due.timestamp()),
+                                    "moved_to": moved})
+
+
 def record_sent(state: HeartbeatState, texts: list[str], now: datetime, zone: str) -> HeartbeatState:
     at = int(now.timestamp())
     day = now.astimezone(ZoneInfo(zone)).date().isoformat()
     today = state.sent_today + 1 if state.sent_day == day else 1
     recent = [s for s in state.recent if at - s.at < 86400] + [SentText(text=t, at=at) for t in texts]
     return state.model_copy(update={"last_sent_at": at, "unanswered": state.unanswered + 1, "sent_day": day,
-                                    "sent_today": today, "recent": recent[-50:], "moved_to": None})
+                                    "sent_today": today, "recent": recent[-50:]})
+
+
+def cap_reached(state: HeartbeatState, prefs: Prefs, now: datetime, zone: str) -> bool:
+    return state.sent_day == now.astimezone(ZoneInfo(zone)).date().isoformat() and state.sent_today >= prefs.daily_cap
 
 
 def _normal(text: str) -> str:

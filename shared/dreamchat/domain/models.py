@@ -66,6 +66,7 @@ class Message(Entity):
     timestamp: int
     topic_id: str
     kind: Literal["chat", "heartbeat"] = "chat"
+    delay_ms: int = 0
 
 
 class Conversation(Entity):

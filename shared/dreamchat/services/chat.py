@@ -130,10 +130,10 @@ class ChatService:
     def _send(self, pair: PairId, after: Message, lines: list[str], *, typed: bool = True) -> Iterator[Sent]:
         previous = after.id
         for index, line in enumerate(lines):
-            message = self.memory.record(pair, "assistant", line, after=previous)
-            previous = message.id
             delay = replies.typing_delay(line, self._random.random(), self._settings.max_delay_seconds) if typed else 0
-            yield Sent(message, int(delay * 1000), index)
+            message = self.memory.record(pair, "assistant", line, after=previous, delay_ms=int(delay * 1000))
+            previous = message.id
+            yield Sent(message, message.delay_ms, index)
 
     def _end_on_farewell(self, pair: PairId, person: Message) -> bool:
         if not says_farewell(person.content, self._settings.farewell_keywords):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dreamchat.adapters.events import HEARTBEAT_DUE, MissingQueue
 from dreamchat.adapters.search import HttpSearch, NoSearch
 from dreamchat.config import Settings
 from dreamchat.llm.gateway import OpenAIGateway
@@ -12,8 +13,9 @@ from dreamchat.ports import Event
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.auth import AuthService
 from dreamchat.services.chat import ChatService
+from dreamchat.services.heartbeat import HeartbeatService, Work
 from dreamchat.services.heartbeat_state import HeartbeatStates
-from dreamchat.services.memory import TOPIC_ENDED, MemoryService, pair_of
+from dreamchat.services.memory import TOPIC_ENDED, MemoryService, extraction_due, pair_of
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.soul import SoulService
 from dreamchat.wiring import Runtime
@@ -28,12 +30,24 @@ class Services:
     soul: SoulService
     heartbeats: HeartbeatStates
     chat: ChatService
+    heartbeat: HeartbeatService
     gateway: OpenAIGateway | None
     models: FallbackMemoryModels
 
     def on_topic_ended(self, event: Event) -> None:
         pair, topic_id = pair_of(event)
         self.memory.compress(pair, topic_id)
+
+    def on_heartbeat_due(self, event: Event) -> None:
+        self.heartbeat.run(Work.parse(event.detail))
+
+    def extract_sweep(self) -> int:
+        """Extract every pair that has mid-term memories past the threshold; how many pairs."""
+        pairs = extraction_due(self.runtime.store, self.runtime.clock, self.runtime.settings)
+        for pair in pairs:
+            zone = self.memory.repo.zone_of(pair, self.runtime.settings.timezone)
+            self.memory.extract(pair, zone)
+        return len(pairs)
 
 
 def build_search(settings: Settings) -> HttpSearch | NoSearch:
@@ -53,19 +67,25 @@ def build_services(runtime: Runtime, *, gateway: OpenAIGateway | None = None,
     memory = MemoryService(repo, runtime.bus, clock, runtime.random, models, settings)
     heartbeats = HeartbeatStates(runtime.store, clock, settings)
     soul = SoulService(repo, models, heartbeats, clock, settings)
-    chat = ChatService(memory, soul, heartbeats, gateway, build_search(settings), clock, runtime.random, settings)
+    search = build_search(settings)
+    chat = ChatService(memory, soul, heartbeats, gateway, search, clock, runtime.random, settings)
+    ai_users = AIUserService(runtime.store, runtime.blobs, clock)
+    heartbeat = HeartbeatService(runtime.store, heartbeats, ai_users, memory, soul, gateway, search,
+                                 runtime.queue or MissingQueue(), clock, runtime.random, settings)
     services = Services(
         runtime=runtime,
         auth=AuthService(runtime.store, clock, settings),
-        ai_users=AIUserService(runtime.store, runtime.blobs, clock),
+        ai_users=ai_users,
         memory=memory,
         soul=soul,
         heartbeats=heartbeats,
         chat=chat,
+        heartbeat=heartbeat,
         gateway=gateway,
         models=models,
     )
     subscribe = getattr(runtime.bus, "subscribe", None)
     if subscribe is not None:  # the local bus; in AWS, EventBridge invokes the compress function
         subscribe(TOPIC_ENDED, services.on_topic_ended)
+        subscribe(HEARTBEAT_DUE, services.on_heartbeat_due)
     return services

@@ -74,7 +74,8 @@ class MemoryService:
 
     # short-term
 
-    def record(self, pair: PairId, role: Role, content: str, *, kind: str = "chat", after: str | None = None) -> Message:
+    def record(self, pair: PairId, role: Role, content: str, *, kind: str = "chat", after: str | None = None,
+               delay_ms: int = 0) -> Message:
         """Store one message durably in the log and its topic; opens or closes topics as needed."""
         for _ in range(_APPEND_ATTEMPTS):
             now = self._clock.now()
@@ -85,7 +86,8 @@ class MemoryService:
                                              self._settings.topic_idle_hours, fresh)
             previous = max(filter(None, [after, last.id if last else None]), default=None)
             message = Message(id=message_id(now, self._random.random(), previous), role=role, content=content,
-                              timestamp=int(now.timestamp()), topic_id=placement.topic_id, kind=kind)
+                              timestamp=int(now.timestamp()), topic_id=placement.topic_id, kind=kind,
+                              delay_ms=delay_ms)
             operations: list = self.repo.message_puts(pair, message)
             if placement.opens_topic:
                 operations.append(self.repo.topic_state_put(pair, TopicState(fresh, int(now.timestamp())), version))
@@ -327,3 +329,18 @@ def pair_of(event: Event) -> tuple[PairId, str]:
     """The pair and topic a `TopicEnded` event names."""
     detail = event.detail
     return PairId(account_id=detail["account_id"], ai_user_id=detail["ai_user_id"]), detail["topic_id"]
+
+
+def extraction_due(store, clock: Clock, settings: Settings) -> list[PairId]:  # noqa: ANN001 - an ItemStore
+    """Pairs with un-extracted mid-term memories older than the threshold, from the due index."""
+    until = iso(clock.now() - timedelta(hours=settings.extract_after_hours)) + "~"
+    pairs: dict[str, PairId] = {}
+    for shard in range(keys.DUE_SHARDS):
+        cursor = None
+        while True:
+            page = store.query_due(keys.due_partition(EXTRACT_DUE, shard), until, limit=100, cursor=cursor)
+            for found in page.items:
+                pairs.setdefault(found["pk"], keys.pair_from_pk(found["pk"]))
+            if (cursor := page.cursor) is None:
+                break
+    return list(pairs.values())

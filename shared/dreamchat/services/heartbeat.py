@@ -1,0 +1,198 @@
+"""Heartbeats: the sweep finds due pairs through the sparse due index and fans them out;
+each work item runs one pair's heartbeat at most once.
+
+The run follows the spec: the heartbeat prompt → the model reads the short-term context →
+decides (HEARTBEAT_OK means do not disturb) → the normal chat pipeline: the messages are
+ordinary AI messages in the conversation and short-term memory, with typing delays.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from dreamchat import keys
+from dreamchat.config import Settings
+from dreamchat.domain import heartbeat as hb
+from dreamchat.domain import reply as replies
+from dreamchat.domain.models import AIUser, Message, PairId
+from dreamchat.domain.relationship import heartbeat_interval
+from dreamchat.domain.topics import read_markers
+from dreamchat.llm.chat_prompts import chat_instructions, heartbeat_prompt
+from dreamchat.errors import NotFound
+from dreamchat.llm.errors import LLMError
+from dreamchat.llm.gateway import OpenAIGateway
+from dreamchat.ports import Clock, ItemStore, RandomSource, WorkQueue
+from dreamchat.services.ai_users import AIUserService
+from dreamchat.services.heartbeat_state import HEARTBEAT_DUE, HeartbeatStates, due_key
+from dreamchat.services.memory import MemoryService
+from dreamchat.services.soul import SoulService
+from dreamchat.services.tools import ToolBox, tool_schemas
+
+log = logging.getLogger(__name__)
+
+CLAIM_DAYS = 7
+_SLACK = timedelta(seconds=60)
+
+
+@dataclass(frozen=True)
+class Work:
+    account_id: str
+    ai_user_id: str
+    due: int
+
+    @property
+    def pair(self) -> PairId:
+        return PairId(account_id=self.account_id, ai_user_id=self.ai_user_id)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"account_id": self.account_id, "ai_user_id": self.ai_user_id, "due": self.due}
+
+    @classmethod
+    def parse(cls, data: dict[str, Any]) -> Work:
+        return cls(str(data["account_id"]), str(data["ai_user_id"]), int(data["due"]))
+
+
+@dataclass
+class SweepResult:
+    due: int = 0
+    reads: int = 0
+
+
+@dataclass
+class Outcome:
+    status: str  # sent | skipped | not_due | duplicate | gone | failed
+    reason: str = ""
+    messages: list[Message] = field(default_factory=list)
+    moved_hours: float | None = None
+
+
+class HeartbeatService:
+    def __init__(self, store: ItemStore, states: HeartbeatStates, ai_users: AIUserService, memory: MemoryService,
+                 soul: SoulService, gateway: OpenAIGateway | None, search: object, queue: WorkQueue, clock: Clock,
+                 random: RandomSource, settings: Settings) -> None:
+        self._store = store
+        self._states = states
+        self._ai_users = ai_users
+        self._memory = memory
+        self._soul = soul
+        self._gateway = gateway
+        self._search = search
+        self._queue = queue
+        self._clock = clock
+        self._random = random
+        self._settings = settings
+
+    def sweep(self) -> SweepResult:
+        """Enqueue every pair whose heartbeat is due; reads only the due index."""
+        result = SweepResult()
+        until = due_key(self._clock.now()) + "~"
+        for shard in range(keys.DUE_SHARDS):
+            cursor = None
+            while True:
+                page = self._store.query_due(keys.due_partition(HEARTBEAT_DUE, shard), until, limit=100, cursor=cursor)
+                result.reads += 1
+                work = [self._work(item) for item in page.items]
+                if work:
+                    self._queue.send([w.as_dict() for w in work])
+                result.due += len(work)
+                if (cursor := page.cursor) is None:
+                    break
+        return result
+
+    def _work(self, item: dict[str, Any]) -> Work:
+        pair = keys.pair_from_pk(item["pk"])
+        return Work(pair.account_id, pair.ai_user_id, int(item["next_due"]))
+
+    def run(self, work: Work, *, force: bool = False) -> Outcome:
+        """Run one pair's heartbeat; the same (pair, due time) runs at most once."""
+        pair = work.pair
+        ai_user = self._ai_user(pair)
+        if ai_user is None:
+            self._store.delete(keys.pair_pk(pair), keys.HEARTBEAT_SK)
+            return Outcome("gone", "the pair no longer exists")
+        relationship, _ = self._memory.repo.relationship(pair)
+        state, _ = self._states.get(pair)
+        prefs = self._states.prefs(pair.account_id)
+        now = self._clock.now()
+        due = hb.next_heartbeat(state, heartbeat_interval(relationship), prefs, ai_user.night_owl,
+                                ai_user.timezone, now)
+        if not force and (due is None or due.at > now + _SLACK):
+            self._states.change(pair, ai_user, relationship, lambda s: s)
+            return Outcome("not_due", "the person wrote or the plan changed since the sweep")
+        if not force and not self._claim(pair, work.due):
+            return Outcome("duplicate", "this heartbeat already ran")
+        due_at = due.at if due else now
+        kind = due.kind if due else "timed"
+        outcome = self._decide(pair, ai_user, state, prefs, kind, due, now)
+        sent_texts = [m.content for m in outcome.messages]
+
+        def finish(s: hb.HeartbeatState) -> hb.HeartbeatState:
+            ran = hb.record_run(s, due_at, now, outcome.moved_hours)
+            return hb.record_sent(ran, sent_texts, now, ai_user.timezone) if sent_texts else ran
+
+        self._states.change(pair, ai_user, relationship, finish)
+        log.info("heartbeat ran", extra={"ai_user_id": pair.ai_user_id, "status": outcome.status, "kind": kind})
+        return outcome
+
+    def _decide(self, pair: PairId, ai_user: AIUser, state: hb.HeartbeatState, prefs: hb.Prefs, kind: str,
+                due: hb.Due | None, now: datetime) -> Outcome:
+        if kind == "scheduled" and hb.person_active(state, prefs, now):
+            return Outcome("skipped", "the person is in the middle of a conversation")
+        if hb.cap_reached(state, prefs, now, ai_user.timezone):
+            return Outcome("skipped", "today's heartbeat cap is reached")
+        if self._gateway is None or not self._gateway.configured(self._key(ai_user)):
+            return Outcome("skipped", "no chat model is configured (offline mode sends no heartbeats)")
+        try:
+            text = self._generate(pair, ai_user, state, kind, due, now)
+        except LLMError as error:
+            return Outcome("failed", f"the chat model failed ({type(error).__name__})")
+        wanted, moved = hb.read_heartbeat_reply(read_markers(text).text)
+        lines = [line for line in replies.split_messages(wanted) if not hb.sent_recently(state, line, now)]
+        if lines:
+            return Outcome("sent", "", self._send(pair, lines), moved)
+        reason = "the AI chose not to disturb" if not wanted else "the same words were sent within 24 hours"
+        return Outcome("skipped", reason, moved_hours=moved)
+
+    def _generate(self, pair: PairId, ai_user: AIUser, state: hb.HeartbeatState, kind: str, due: hb.Due | None,
+                  now: datetime) -> str:
+        silent = (now.timestamp() - (state.last_person_at or now.timestamp())) / 3600
+        template = due.scheduled.message_template if due and due.scheduled else ""
+        relationship, _ = self._memory.repo.relationship(pair)
+        instructions = chat_instructions(ai_user.name, now, ai_user.timezone, relationship.level)
+        context = self._memory.context(pair, ai_user, None, instructions)
+        trigger = heartbeat_prompt(now, ai_user.timezone, kind, template, silent)
+        messages = [*context.messages, {"role": "system", "content": trigger}]
+        tools = ToolBox(pair, ai_user, self._memory, self._soul, self._states, self._search, self._clock)
+        completion = self._gateway.complete(self._key(ai_user), messages, tools=tool_schemas(),  # type: ignore[union-attr]
+                                            run_tool=tools.run, max_tool_rounds=self._settings.tool_rounds)
+        return completion.text or ""
+
+    def _send(self, pair: PairId, lines: list[str]) -> list[Message]:
+        sent: list[Message] = []
+        previous = None
+        for line in lines:
+            delay = int(replies.typing_delay(line, self._random.random(), self._settings.max_delay_seconds) * 1000)
+            message = self._memory.record(pair, "assistant", line, kind="heartbeat", after=previous, delay_ms=delay)
+            previous = message.id
+            sent.append(message)
+        return sent
+
+    def _claim(self, pair: PairId, due: int) -> bool:
+        pk, sk = keys.heartbeat_run(pair, str(due))
+        expires = int((self._clock.now() + timedelta(days=CLAIM_DAYS)).timestamp())
+        return self._store.put_if_absent({"pk": pk, "sk": sk, "expires_at": expires})
+
+    def _ai_user(self, pair: PairId) -> AIUser | None:
+        try:
+            self._ai_users.pair(pair.account_id, pair.ai_user_id)
+            return self._ai_users.visible(pair.account_id, pair.ai_user_id)
+        except NotFound:  # the friendship or the AI user is gone
+            return None
+
+    @staticmethod
+    def _key(ai_user: AIUser) -> str:
+        return "deepseek_reasoner" if ai_user.model == "reasoner" else "deepseek_chat"
+
