@@ -21,6 +21,7 @@ ROUTES = [
     ("GET", "/api/soul/{ai}", None),
     ("POST", "/api/soul/{ai}/update", None),
     ("POST", "/api/relationship/{ai}/judge", None),
+    ("POST", "/api/heartbeat/trigger/{ai}", None),
     ("PUT", "/api/ai-users/{ai}", {"name": "改名"}),
     ("POST", "/api/friends/{ai}", None),
     ("DELETE", "/api/friends/{ai}", None),

@@ -8,7 +8,7 @@ import pytest
 from moto import mock_aws
 
 from dreamchat.adapters.blobs import DirectoryBlobStore
-from dreamchat.adapters.events import LocalEventBus
+from dreamchat.adapters.events import LocalEventBus, LocalWorkQueue
 from dreamchat.adapters.sqlite_store import SqliteItemStore
 from dreamchat.config import Settings
 from dreamchat.llm.gateway import OpenAIGateway
@@ -27,11 +27,11 @@ def runtime(request, tmp_path, clock, rng) -> Iterator[Runtime]:
     bus = LocalEventBus(attempts=3, backoff_seconds=0)
     if request.param == "local":
         store = SqliteItemStore(tmp_path / "items.db", clock)
-        yield Runtime(settings, store, DirectoryBlobStore(tmp_path / "blobs"), bus, clock, rng)
+        yield Runtime(settings, store, DirectoryBlobStore(tmp_path / "blobs"), bus, clock, rng, LocalWorkQueue(bus))
         store.close()
     else:
         with mock_aws():
-            yield Runtime(settings, make_dynamo(clock), make_s3(), bus, clock, rng)
+            yield Runtime(settings, make_dynamo(clock), make_s3(), bus, clock, rng, LocalWorkQueue(bus))
 
 
 def llm_settings(server: FakeLLMServer, **overrides) -> Settings:

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
+from dreamchat.adapters.scheduler import Job, LocalScheduler
 from dreamchat.api.errors import install_error_handlers
 from dreamchat.api.limits import BodySizeLimit
-from dreamchat.api.routers import ai_users, auth, chat, friends, health, memory, soul
+from dreamchat.api.routers import ai_users, auth, chat, friends, health, heartbeat, memory, soul
 from dreamchat.config import Settings
-from dreamchat.services.container import build_services
+from dreamchat.services.container import Services, build_services
 from dreamchat.wiring import Runtime, build_runtime
 
 
@@ -22,7 +24,12 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        background = _background(app.state.services) if settings.run_scheduler and settings.storage == "local" else []
+        for part in background:
+            part.start()
         yield
+        for part in reversed(background):
+            part.stop()
         runtime.close()
 
     app = FastAPI(title="DreamChat Cloud", version="0.1.0", lifespan=lifespan)
@@ -30,7 +37,8 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     app.state.runtime = runtime
     app.state.services = build_services(runtime)
     install_error_handlers(app)
-    for router in (health.router, auth.router, ai_users.router, chat.router, friends.router, memory.router, soul.router):
+    for router in (health.router, auth.router, ai_users.router, chat.router, friends.router, memory.router, soul.router,
+                   heartbeat.router):
         app.include_router(router)
     app.add_middleware(BodySizeLimit)
     if settings.cors_origins:
@@ -41,3 +49,9 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             allow_headers=["Authorization", "Content-Type"],
         )
     return app
+
+
+def _background(services: Services) -> list[Any]:
+    """Locally, the event worker and the schedules EventBridge would run in AWS."""
+    jobs = [Job("heartbeat-sweep", 60, services.heartbeat.sweep), Job("extract-sweep", 3600, services.extract_sweep)]
+    return [services.runtime.bus, LocalScheduler(jobs)]

@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import Field
+
+from dreamchat.api.deps import CurrentCaller, ServicesDep
+from dreamchat.api.schemas import Body
+from dreamchat.domain.heartbeat import Prefs
+from dreamchat.domain.models import PairId
+from dreamchat.services.container import Services
+from dreamchat.services.heartbeat import Work
+
+router = APIRouter(prefix="/api/heartbeat", tags=["heartbeat"])
+
+
+class Configure(Body):
+    enabled: bool | None = None
+    night_start: int | None = Field(default=None, ge=0, le=23)
+    night_end: int | None = Field(default=None, ge=0, le=23)
+    daily_cap: int | None = Field(default=None, ge=0, le=100)
+    quiet_minutes: int | None = Field(default=None, ge=0, le=1440)
+    max_backoff: int | None = Field(default=None, ge=1, le=1024)
+    pause_after_days: float | None = Field(default=None, gt=0, le=3650)
+
+
+def _status(services: Services, account_id: str) -> dict[str, Any]:
+    prefs = services.heartbeats.prefs(account_id)
+    entries = []
+    for ai_user, _ in services.ai_users.friends(account_id):
+        pair = PairId(account_id=account_id, ai_user_id=ai_user.id)
+        state, _ = services.heartbeats.get(pair)
+        relationship, _ = services.memory.repo.relationship(pair)
+        entries.append({
+            "ai_user_id": ai_user.id,
+            "name": ai_user.name,
+            "enabled": prefs.enabled,
+            "level": relationship.level,
+            "next_due": state.next_due,
+            "next_kind": state.next_kind,
+            "last_sent": state.last_sent_at,
+            "unanswered": state.unanswered,
+            "scheduled": [s.model_dump() for s in state.scheduled],
+        })
+    return {"prefs": prefs.model_dump(), "ai_users": entries}
+
+
+def _reschedule_all(services: Services, account_id: str) -> None:
+    for ai_user, _ in services.ai_users.friends(account_id):
+        pair = PairId(account_id=account_id, ai_user_id=ai_user.id)
+        relationship, _ = services.memory.repo.relationship(pair)
+        services.heartbeats.change(pair, ai_user, relationship, lambda state: state)
+
+
+@router.get("/status")
+def status(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+    """Per AI user of the caller: enabled, level, next due, last sent, scheduled heartbeats."""
+    return _status(services, caller.id)
+
+
+@router.post("/configure")
+def configure(body: Configure, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+    """Change the caller's heartbeat settings (on/off, night window, caps)."""
+    current = services.heartbeats.prefs(caller.id)
+    prefs = Prefs.model_validate({**current.model_dump(), **body.model_dump(exclude_none=True)})
+    services.heartbeats.save_prefs(caller.id, prefs)
+    _reschedule_all(services, caller.id)
+    return _status(services, caller.id)
+
+
+@router.post("/start")
+def start(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+    """Turn heartbeats on for the caller and plan the next one for every AI friend."""
+    prefs = services.heartbeats.prefs(caller.id).model_copy(update={"enabled": True})
+    services.heartbeats.save_prefs(caller.id, prefs)
+    _reschedule_all(services, caller.id)
+    return _status(services, caller.id)
+
+
+@router.post("/trigger/{user_id}")
+def trigger(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+    """Run one heartbeat now, whatever its timing, and say what happened."""
+    pair = services.ai_users.pair(caller.id, user_id)
+    now = int(services.runtime.clock.now().timestamp())
+    outcome = services.heartbeat.run(Work(pair.account_id, pair.ai_user_id, now), force=True)
+    return {"status": outcome.status, "reason": outcome.reason,
+            "messages": [m.model_dump() for m in outcome.messages]}
