@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from mangum import Mangum
-
-_adapter: Mangum | None = None
+_adapter: Any = None
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     global _adapter
     if _adapter is None:  # built on the first call, then reused by the warm container
-        from dreamchat.api.app import create_app
-        from dreamchat.config import Settings
+        from mangum import Mangum
 
-        _adapter = Mangum(create_app(Settings()), lifespan="off")
+        from dreamchat.api.app import create_app
+        from dreamchat.serverless import load_settings
+
+        _adapter = Mangum(create_app(load_settings()), lifespan="off")
     return _adapter(event, context)

@@ -32,6 +32,8 @@ class Settings(BaseSettings):
     heartbeat_queue_url: str | None = None
     aws_endpoint_url: str | None = None
     aws_region: str = "us-east-1"
+    secrets_arn: str | None = None
+    idempotency_table: str | None = None
     timezone: str = "Asia/Shanghai"
     cors_origins: list[str] = Field(default_factory=list)
     run_scheduler: bool = True
@@ -88,8 +90,8 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _aws_needs_a_secret(self) -> Settings:
-        if self.storage == "aws" and self.jwt_secret is None:
-            raise ValueError("DREAMCHAT_JWT_SECRET is required when DREAMCHAT_STORAGE=aws")
+        if self.storage == "aws" and self.jwt_secret is None and self.secrets_arn is None:
+            raise ValueError("DREAMCHAT_JWT_SECRET (or DREAMCHAT_SECRETS_ARN) is required when DREAMCHAT_STORAGE=aws")
         return self
 
     def model_override(self, key: str, field: str) -> str | None:
@@ -108,6 +110,8 @@ class Settings(BaseSettings):
         """The JWT secret; in local mode one is created once and kept under DATA_DIR."""
         if self.jwt_secret is not None:
             return self.jwt_secret.get_secret_value()
+        if self.storage == "aws":
+            raise ValueError("no JWT secret: set DREAMCHAT_JWT_SECRET or put jwt_secret in DREAMCHAT_SECRETS_ARN")
         path = self.data_dir / "jwt_secret"
         if not path.exists():
             self.data_dir.mkdir(parents=True, exist_ok=True)

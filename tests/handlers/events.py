@@ -39,3 +39,39 @@ class LambdaContext:
 
     def get_remaining_time_in_millis(self) -> int:
         return 30_000
+
+
+def scheduled_event(rule: str = "dreamchat-schedule") -> dict[str, Any]:
+    """An EventBridge scheduled event."""
+    return {
+        "version": "0",
+        "id": "53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa",
+        "detail-type": "Scheduled Event",
+        "source": "aws.events",
+        "account": "123456789012",
+        "time": "2026-03-15T12:00:00Z",
+        "region": "us-east-1",
+        "resources": [f"arn:aws:events:us-east-1:123456789012:rule/{rule}"],
+        "detail": {},
+    }
+
+
+def sqs_batch(bodies: list[str], queue: str = "dreamchat-heartbeat") -> dict[str, Any]:
+    """An SQS event source batch."""
+    return {
+        "Records": [
+            {
+                "messageId": f"msg-{i}",
+                "receiptHandle": f"handle-{i}",
+                "body": body,
+                "attributes": {"ApproximateReceiveCount": "1", "SentTimestamp": "1773576000000",
+                               "SenderId": "AIDA", "ApproximateFirstReceiveTimestamp": "1773576000000"},
+                "messageAttributes": {},
+                "md5OfBody": "0" * 32,
+                "eventSource": "aws:sqs",
+                "eventSourceARN": f"arn:aws:sqs:us-east-1:123456789012:{queue}",
+                "awsRegion": "us-east-1",
+            }
+            for i, body in enumerate(bodies)
+        ]
+    }

@@ -1,0 +1,16 @@
+"""Extract Lambda: hourly schedule -> mid-term to long-term extraction, then core judgment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_app: Any = None
+
+
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    global _app
+    if _app is None:  # built on the first call, then reused by the warm container
+        from dreamchat.serverless import Serverless
+
+        _app = Serverless()
+    return _app.extract(event, context)

@@ -1,0 +1,24 @@
+"""Heartbeat Lambdas: `sweep` (every minute: due pairs -> queue) and `worker` (queue -> one run each)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_app: Any = None
+
+
+def _serverless() -> Any:
+    global _app
+    if _app is None:  # built on the first call, then reused by the warm container
+        from dreamchat.serverless import Serverless
+
+        _app = Serverless()
+    return _app
+
+
+def sweep(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return _serverless().sweep(event, context)
+
+
+def worker(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return _serverless().work(event, context)
