@@ -97,7 +97,7 @@ class Serverless:
     def _compress(self, detail: dict[str, Any]) -> dict[str, Any]:
         pair, topic_id = pair_of(Event("TopicEnded", detail))
         self.logger.append_keys(ai_user_id=pair.ai_user_id, topic_id=topic_id)
-        mid = self.services.memory.compress(pair, topic_id)
+        mid = self.services.compress_topic(pair, topic_id)
         if mid is None:
             return {"mid_term_id": None}
         self.metrics.add_metric(name="Compressions", unit=MetricUnit.Count, value=1)

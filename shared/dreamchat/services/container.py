@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from dreamchat.adapters.events import HEARTBEAT_DUE, MissingQueue
 from dreamchat.adapters.search import HttpSearch, NoSearch
 from dreamchat.config import Settings
+from dreamchat.domain.models import MidTermMemory, PairId
+from dreamchat.errors import NotFound
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.memory_models import FallbackMemoryModels, build_memory_models
 from dreamchat.ports import Event
@@ -36,7 +38,19 @@ class Services:
 
     def on_topic_ended(self, event: Event) -> None:
         pair, topic_id = pair_of(event)
-        self.memory.compress(pair, topic_id)
+        self.compress_topic(pair, topic_id)
+
+    def compress_topic(self, pair: PairId, topic_id: str) -> MidTermMemory | None:
+        """Compress an ended topic; every few topics the AI also reflects on itself."""
+        mid = self.memory.compress(pair, topic_id)
+        every = self.runtime.settings.reflect_every_topics
+        if mid is not None and every and len(self.memory.repo.mid_terms(pair)) % every == 0:
+            try:
+                ai_user = self.ai_users.visible(pair.account_id, pair.ai_user_id)
+            except NotFound:
+                return mid
+            self.soul.reflect(pair, ai_user)
+        return mid
 
     def on_heartbeat_due(self, event: Event) -> None:
         self.heartbeat.run(Work.parse(event.detail))
