@@ -77,7 +77,7 @@ def short_term_pk(pair: PairId) -> str:
 
 def pair_partitions(pair: PairId) -> list[str]:
     """Every partition that holds the pair's data."""
-    return [pair_pk(pair), messages_pk(pair), short_term_pk(pair)]
+    return [pair_pk(pair), messages_pk(pair), short_term_pk(pair), f"{pair_pk(pair)}#HBRUN"]
 
 
 def pair_blob_prefix(pair: PairId) -> str:
@@ -133,5 +133,8 @@ def heartbeat_prefs(account_id: str) -> tuple[str, str]:
 
 
 def heartbeat_run(pair: PairId, due: str) -> tuple[str, str]:
-    """Marks that the heartbeat due at `due` ran (or was skipped): each runs at most once."""
-    return pair_pk(pair), f"HBRUN#{due}"
+    """Marks that the heartbeat due at `due` ran (or was skipped): each runs at most once.
+
+    Kept out of the pair's main partition, which a turn reads whole.
+    """
+    return f"{pair_pk(pair)}#HBRUN", due

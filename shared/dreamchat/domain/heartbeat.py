@@ -13,6 +13,7 @@ writes), and never the same text twice within 24 hours.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Literal
@@ -26,7 +27,6 @@ NIGHT_WEIGHT = 1 / 3
 HEARTBEAT_OK = "HEARTBEAT_OK"
 MAX_SCHEDULED = 10
 _NEXT_MARKER = re.compile(r"\[\s*NEXT_HEARTBEAT_HOURS\s*[:：]\s*([0-9]+(?:\.[0-9]+)?)\s*\]", re.IGNORECASE)
-_MEANINGFUL = re.compile(r"[\w\u4e00-\u9fff]")
 
 
 class Prefs(BaseModel):
@@ -92,11 +92,12 @@ def stretched_due(start: datetime, interval: timedelta, night: Night, zone: str)
     while True:
         boundary = _next_boundary(moment, night, tz)
         weight = NIGHT_WEIGHT if night.contains(moment) else 1.0
-        span = (boundary - moment).total_seconds()
+        # Elapsed seconds, not wall-clock differences: a DST change night is 7 or 9 hours long.
+        span = boundary.timestamp() - moment.timestamp()
         if span * weight >= remaining:
-            return moment + timedelta(seconds=remaining / weight)
+            return datetime.fromtimestamp(moment.timestamp() + remaining / weight, tz)
         remaining -= span * weight
-        moment = boundary
+        moment = datetime.fromtimestamp(boundary.timestamp(), tz)
 
 
 def _next_boundary(moment: datetime, night: Night, tz: ZoneInfo) -> datetime:
@@ -106,7 +107,7 @@ def _next_boundary(moment: datetime, night: Night, tz: ZoneInfo) -> datetime:
         for offset in (0, 1, 2)
         for hour in (night.start, night.end)
     ]
-    return min(c for c in candidates if c > moment)
+    return min((c for c in candidates if c.timestamp() > moment.timestamp()), key=datetime.timestamp)
 
 
 def _local(day: date, hour: int, tz: ZoneInfo) -> datetime:
@@ -121,10 +122,10 @@ def next_scheduled(after: datetime, scheduled: list[ScheduledHeartbeat], zone: s
     for entry in scheduled:
         for offset in (0, 1):
             at = datetime.combine(local.date() + timedelta(days=offset), time(entry.hour, entry.minute), tzinfo=tz)
-            if at > local:
+            if at.timestamp() > local.timestamp():  # instants: wall times repeat when DST ends
                 found.append((at, entry))
                 break
-    return min(found, key=lambda pair: pair[0]) if found else None
+    return min(found, key=lambda pair: pair[0].timestamp()) if found else None
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,7 @@ def next_heartbeat(state: HeartbeatState, interval: timedelta, prefs: Prefs, nig
     candidates = [d for d in (_timed(state, interval, prefs, night_owl, zone), _scheduled(state, zone, now)) if d]
     if not candidates:
         return None
-    due = min(candidates, key=lambda d: d.at)
+    due = min(candidates, key=lambda d: d.at.timestamp())
     return Due(_after_cap(due.at, state, prefs, zone), due.kind, due.scheduled)
 
 
@@ -160,8 +161,8 @@ def _timed(state: HeartbeatState, interval: timedelta, prefs: Prefs, night_owl: 
     backoff = min(2 ** state.unanswered, prefs.max_backoff)
     start = datetime.fromtimestamp(base, ZoneInfo(zone))
     at = stretched_due(start, interval * backoff, night_window(night_owl, prefs), zone)
-    quiet_until = datetime.fromtimestamp(state.last_person_at or 0, ZoneInfo(zone)) + timedelta(minutes=prefs.quiet_minutes)
-    return Due(max(at, quiet_until), "timed")
+    quiet_until = datetime.fromtimestamp((state.last_person_at or 0) + prefs.quiet_minutes * 60, ZoneInfo(zone))
+    return Due(max(at, quiet_until, key=datetime.timestamp), "timed")
 
 
 def _scheduled(state: HeartbeatState, zone: str, now: datetime) -> Due | None:
@@ -175,9 +176,14 @@ def _scheduled(state: HeartbeatState, zone: str, now: datetime) -> Due | None:
 def _after_cap(at: datetime, state: HeartbeatState, prefs: Prefs, zone: str) -> datetime:
     """With today's cap reached, nothing more until the next local day."""
     local = at.astimezone(ZoneInfo(zone))
-    if state.sent_day == local.date().isoformat() and state.sent_today >= prefs.daily_cap:
+    if _sent_on(state, local.date().isoformat()) >= prefs.daily_cap:
         return _local(local.date() + timedelta(days=1), 0, ZoneInfo(zone))
     return at
+
+
+def _sent_on(state: HeartbeatState, day: str) -> int:
+    # Counting a day with no sends as 0 (not skipping the check) keeps a cap of 0 at zero.
+    return state.sent_today if state.sent_day == day else 0
 
 
 def person_active(state: HeartbeatState, prefs: Prefs, now: datetime) -> bool:
@@ -199,7 +205,12 @@ def read_heartbeat_reply(text: str) -> tuple[str, float | None]:
     elif text.upper().endswith(HEARTBEAT_OK):
         text = text[: -len(HEARTBEAT_OK)]
     text = text.strip()
-    return (text if _MEANINGFUL.search(text) else ""), hours
+    return (text if _meaningful(text) else ""), hours
+
+
+def _meaningful(text: str) -> bool:
+    """Words, digits or emoji (a lone "❤️" is a message); punctuation alone says nothing."""
+    return any(ch.isalnum() or unicodedata.category(ch) == "So" for ch in text)
 
 
 def sent_recently(state: HeartbeatState, text: str, now: datetime) -> bool:
@@ -225,7 +236,7 @@ def record_sent(state: HeartbeatState, texts: list[str], now: datetime, zone: st
 
 
 def cap_reached(state: HeartbeatState, prefs: Prefs, now: datetime, zone: str) -> bool:
-    return state.sent_day == now.astimezone(ZoneInfo(zone)).date().isoformat() and state.sent_today >= prefs.daily_cap
+    return _sent_on(state, now.astimezone(ZoneInfo(zone)).date().isoformat()) >= prefs.daily_cap
 
 
 def _normal(text: str) -> str:

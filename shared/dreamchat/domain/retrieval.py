@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import jieba
 from rank_bm25 import BM25Okapi
@@ -22,13 +23,19 @@ SHARED_WORDS = 2
 
 def words(text: str) -> list[str]:
     """Search words: jieba's search-mode cut for Chinese runs, lower-cased words otherwise."""
+    return list(_words(text))
+
+
+@lru_cache(maxsize=16384)
+def _words(text: str) -> tuple[str, ...]:
+    # Index entries are cut again on every turn; the cut of a text never changes.
     result: list[str] = []
     for run in _TOKEN.findall(text.casefold()):
         if run.isascii():
             result.append(run)
         else:
             result += [w for w in jieba.lcut_for_search(run) if w.strip()]
-    return [w for w in result if w not in _STOP]
+    return tuple(w for w in result if w not in _STOP)
 
 
 def entry_text(entry: LongTermIndex) -> str:

@@ -26,6 +26,7 @@ from dreamchat.llm.offline import offline_reply
 from dreamchat.ports import Clock, RandomSource
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.memory import MemoryService
+from dreamchat.services.memory_repo import PairSnapshot
 from dreamchat.services.soul import SoulService
 from dreamchat.services.tools import ToolBox, tool_schemas
 
@@ -111,17 +112,17 @@ class ChatService:
         key = "deepseek_reasoner" if ai_user.model == "reasoner" else "deepseek_chat"
         if self._gateway is None or not self._gateway.configured(key):
             return offline_reply(ai_user.name), False
-        context = self.memory.context(pair, ai_user, person.content, self._instructions(pair, ai_user, person),
-                                      exclude_message=person.id)
+        snapshot = self.memory.repo.snapshot(pair)
+        context = self.memory.context(pair, ai_user, person.content, self._instructions(snapshot, ai_user, person),
+                                      exclude_message=person.id, snapshot=snapshot)
         tools = ToolBox(pair, ai_user, self.memory, self._soul, self._heartbeats, self._search, self._clock)
         completion = self._gateway.complete(key, context.messages, tools=tool_schemas(), run_tool=tools.run,
                                             max_tool_rounds=self._settings.tool_rounds)
         return completion.text or "", True
 
-    def _instructions(self, pair: PairId, ai_user: AIUser, person: Message) -> str:
+    def _instructions(self, snapshot: PairSnapshot, ai_user: AIUser, person: Message) -> str:
         now = self._clock.now()
-        relationship, _ = self.memory.repo.relationship(pair)
-        mids = self.memory.repo.mid_terms(pair)
+        relationship, mids = snapshot.relationship, snapshot.mids
         mood = max(mids, key=lambda m: m.created_at).emotion_tags.basic_emotion if mids else None
         hour = now.astimezone(ZoneInfo(ai_user.timezone)).hour
         decision = replies.decide_reply(relationship.level, mood, hour, person.content, self._random.random())

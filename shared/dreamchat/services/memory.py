@@ -36,7 +36,7 @@ from dreamchat.domain.topics import Placement, TopicState
 from dreamchat.llm.contracts import ExtractedMemory
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.ports import DUE_PK, DUE_SK, Clock, ConditionFailed, Event, EventBus, Item, Put, RandomSource
-from dreamchat.services.memory_repo import MemoryRepository, item, to_model
+from dreamchat.services.memory_repo import MemoryRepository, PairSnapshot, item, to_model
 
 log = logging.getLogger(__name__)
 
@@ -292,13 +292,12 @@ class MemoryService:
     # context and retrieval
 
     def context(self, pair: PairId, ai_user: AIUser, current: str | None, instructions: str,
-                exclude_message: str | None = None) -> Context:
-        self_soul, _ = self.repo.self_soul(pair)
-        index = self.repo.long_index(pair)
-        ranked = rank(current or "", index)
+                exclude_message: str | None = None, snapshot: PairSnapshot | None = None) -> Context:
+        snapshot = snapshot or self.repo.snapshot(pair)
+        ranked = rank(current or "", snapshot.long_index)
         details = [d for s in strong_matches(current or "", ranked) if (d := self.repo.detail(pair, s.entry.detail_file))]
         short_term = [m for m in self.repo.short_term(pair) if m.id != exclude_message]
-        view = MemoryView(ai_user.base_soul, self_soul.self_soul, self.repo.core(pair), self.repo.mid_terms(pair),
+        view = MemoryView(ai_user.base_soul, snapshot.self_soul.self_soul, snapshot.core, snapshot.mids,
                           ranked, details, short_term)
         return assemble(view, instructions, current, self._clock.now(), ai_user.timezone,
                         self._settings.long_index_tokens)

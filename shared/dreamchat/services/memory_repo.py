@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -33,6 +34,17 @@ def item(pk: str, sk: str, fields: dict[str, Any]) -> Item:
     return {"pk": pk, "sk": sk, **fields}
 
 
+@dataclass(frozen=True)
+class PairSnapshot:
+    """The pair's main partition, read in one query: what a turn needs besides short-term."""
+
+    self_soul: SelfSoul
+    relationship: Relationship
+    mids: list[MidTermMemory]
+    long_index: list[LongTermIndex]
+    core: list[CoreMemory]
+
+
 class MemoryRepository:
     def __init__(self, store: ItemStore, blobs: BlobStore) -> None:
         self.store = store
@@ -42,6 +54,18 @@ class MemoryRepository:
         """The pair's time zone: its AI user's."""
         found = self.store.get(*keys.ai_user(pair.ai_user_id))
         return str(found.get("timezone") or default) if found else default
+
+    def snapshot(self, pair: PairId) -> PairSnapshot:
+        items = query_all(self.store, keys.pair_pk(pair), page_size=500)
+        by_sk = {i["sk"]: i for i in items}
+        soul, relationship = by_sk.get(keys.SELF_SOUL_SK), by_sk.get(keys.RELATIONSHIP_SK)
+        return PairSnapshot(
+            self_soul=to_model(SelfSoul, soul) if soul else SelfSoul(),
+            relationship=to_model(Relationship, relationship) if relationship else Relationship(),
+            mids=[to_model(MidTermMemory, i) for i in items if i["sk"].startswith(keys.MID_PREFIX)],
+            long_index=[to_model(LongTermIndex, i) for i in items if i["sk"].startswith(keys.LONG_PREFIX)],
+            core=[to_model(CoreMemory, i) for i in items if i["sk"].startswith(keys.CORE_PREFIX)],
+        )
 
     # short-term and the conversation log
 

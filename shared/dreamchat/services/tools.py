@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -71,8 +72,17 @@ TOOLS: dict[str, tuple[type[Args], str]] = {
 }
 
 
+@lru_cache(maxsize=1)
+def _schemas() -> str:
+    return json.dumps(_build_schemas())
+
+
 def tool_schemas() -> list[dict[str, Any]]:
-    """The tools in OpenAI function-calling format."""
+    """The tools in OpenAI function-calling format (a fresh copy each call)."""
+    return json.loads(_schemas())
+
+
+def _build_schemas() -> list[dict[str, Any]]:
     schemas = []
     for name, (model, description) in TOOLS.items():
         parameters = model.model_json_schema()
