@@ -27,6 +27,7 @@ class FunctionSpec:
     timeout: Duration
     memory_mb: int
     uses: tuple[str, ...]  # data it may touch: see infra.stacks.access.Access
+    environment: tuple[tuple[str, str], ...] = ()  # settings of this function only
 
     @property
     def construct_id(self) -> str:
@@ -39,6 +40,8 @@ SPECS = (
         description="HTTP API: the FastAPI app through Mangum",
         timeout=Duration.seconds(29),  # the HTTP API gives up on an integration after 30 s
         memory_mb=1024, uses=("table", "documents", "events"),
+        # A chat turn must finish inside the 29 s: one model attempt of at most 20 s.
+        environment=(("DREAMCHAT_LLM_TIMEOUT_SECONDS", "20"), ("DREAMCHAT_LLM_MAX_RETRIES", "0")),
     ),
     FunctionSpec(
         key="compress", folder="compress", entry="handler",
@@ -115,7 +118,8 @@ class Functions(Construct):
             timeout=spec.timeout,
             memory_size=spec.memory_mb,
             tracing=lambda_.Tracing.ACTIVE,
-            environment={**self._environment, "POWERTOOLS_SERVICE_NAME": f"dreamchat-{spec.key}"},
+            environment={**self._environment, **dict(spec.environment),
+                         "POWERTOOLS_SERVICE_NAME": f"dreamchat-{spec.key}"},
         )
         acknowledge(
             function,

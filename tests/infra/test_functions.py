@@ -64,12 +64,19 @@ def test_the_chat_function_answers_within_the_http_api_timeout(each: Synth) -> N
 @pytest.mark.parametrize("key", HANDLERS)
 def test_each_function_reads_the_whole_dreamchat_environment(each: Synth, key: str) -> None:
     variables = each.function(key)[1]["Properties"]["Environment"]["Variables"]
-    assert set(variables) - {"DREAMCHAT_LLM_BASE_URL"} == ENVIRONMENT_NAMES
+    own = {"DREAMCHAT_LLM_TIMEOUT_SECONDS", "DREAMCHAT_LLM_MAX_RETRIES"} if key == "chat" else set()
+    assert set(variables) - {"DREAMCHAT_LLM_BASE_URL"} == ENVIRONMENT_NAMES | own
     assert variables["DREAMCHAT_STORAGE"] == "aws"
     assert variables["DREAMCHAT_RUN_SCHEDULER"] == "false"
     assert variables["POWERTOOLS_METRICS_NAMESPACE"] == "DreamChat"
     assert variables["POWERTOOLS_SERVICE_NAME"] == f"dreamchat-{key}"
     assert variables["POWERTOOLS_LOGGER_LOG_EVENT"] == "false"
+
+
+def test_a_chat_turn_fits_the_http_apis_30_seconds(each: Synth) -> None:
+    variables = each.function("chat")[1]["Properties"]["Environment"]["Variables"]
+    attempts = int(variables["DREAMCHAT_LLM_MAX_RETRIES"]) + 1
+    assert attempts * float(variables["DREAMCHAT_LLM_TIMEOUT_SECONDS"]) < 29
 
 
 def test_the_environment_points_at_this_stacks_resources(each: Synth) -> None:
