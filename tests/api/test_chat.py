@@ -101,7 +101,7 @@ def test_a_farewell_keyword_ends_the_topic(app, person, ai, fake_llm) -> None:
     files = person.get(f"/api/memory/{ai['id']}/files").json()
     assert [m["summary"] for m in files["mid_term"]] == ["约好周末去海边"]
     assert files["mid_term"][0]["message_count"] == 4
-    assert files["short_term"] == []
+    assert files["short_term"]["conversations"] == [] and files["short_term_pending"] == []
 
 
 def test_the_topic_ended_marker_ends_the_topic_and_is_never_shown(app, person, ai, fake_llm) -> None:

@@ -50,7 +50,8 @@ def test_three_topics_ended_three_ways_go_through_every_tier(app, person, ai, fa
         assert mid["time_precision"] == "hour" and mid["created_at"] % 3600 == 0
         assert mid["extracted_to_long"] is False and mid["degraded"] is False
         assert 0 < mid["compression_ratio"] < 1
-    assert [c["content"] for t in files["short_term"] for c in t["conversations"]] == ["早上好", "早呀"]
+    assert [c["content"] for c in files["short_term"]["conversations"]] == ["早上好", "早呀"]
+    assert files["short_term_pending"] == []
 
     fake_llm.script("doubao-pro-32k", Reply.json({"memories": [
         {"title": "海边看日出之约", "key_points": ["周六去海边", "一起看日出"], "detail_content": "两人约好周六去海边看日出",

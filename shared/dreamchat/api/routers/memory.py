@@ -6,7 +6,7 @@ from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
-from dreamchat.domain.models import EmotionTags, MemoryType, ShortTermTopic
+from dreamchat.domain.models import Conversation, EmotionTags, MemoryType, Message, ShortTermTopic
 from dreamchat.errors import Invalid, NotFound
 from dreamchat.llm.chat_prompts import chat_instructions
 from dreamchat.services.memory_edit import MemoryEditor
@@ -66,27 +66,35 @@ def memory_context(user_id: str, caller: CurrentCaller, services: ServicesDep,
 
 @router.get("/{user_id}/files")
 def memory_files(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
-    """Every tier with the spec's field names."""
+    """Every tier with the spec's field names: `short_term` is the current topic; topics that
+    ended but are not compressed yet are listed in `short_term_pending`."""
     pair = services.ai_users.pair(caller.id, user_id)
     repo = services.memory.repo
-    messages = repo.short_term(pair)
-    topics = []
-    for topic_id in dict.fromkeys(m.topic_id for m in messages):
-        of_topic = [m for m in messages if m.topic_id == topic_id]
-        topic = ShortTermTopic(topic_id=topic_id, created_at=of_topic[0].timestamp,
-                               conversations=[{"role": m.role, "content": m.content, "timestamp": m.timestamp}
-                                              for m in of_topic])
-        topics.append({**topic.model_dump(), "message_ids": [m.id for m in of_topic]})
+    topics = _topics(repo.short_term(pair))
+    state, _ = repo.topic_state(pair)
+    current = next((t for t in topics if state and t["topic_id"] == state.topic_id and not state.ended), None)
     self_soul, _ = repo.self_soul(pair)
     relationship, _ = repo.relationship(pair)
     return {
-        "short_term": topics,
+        "short_term": current or {"topic_id": None, "conversations": [], "created_at": None, "message_ids": []},
+        "short_term_pending": [t for t in topics if t is not current],
         "mid_term": [m.model_dump() for m in repo.mid_terms(pair)],
         "long_term": [e.model_dump() for e in repo.long_index(pair)],
         "core": [c.model_dump() for c in repo.core(pair)],
         "self_soul": self_soul.model_dump(),
         "relationship": relationship.model_dump(),
     }
+
+
+def _topics(messages: list[Message]) -> list[dict[str, Any]]:
+    """Short-term messages grouped by topic, in the spec's shape (plus the message ids, for edits)."""
+    topics = []
+    for topic_id in dict.fromkeys(m.topic_id for m in messages):
+        of_topic = [m for m in messages if m.topic_id == topic_id]
+        conversations = [Conversation(role=m.role, content=m.content, timestamp=m.timestamp) for m in of_topic]
+        topic = ShortTermTopic(topic_id=topic_id, conversations=conversations, created_at=of_topic[0].timestamp)
+        topics.append({**topic.model_dump(), "message_ids": [m.id for m in of_topic]})
+    return topics
 
 
 @router.get("/{user_id}/files/long_term_details/{detail_file}")
