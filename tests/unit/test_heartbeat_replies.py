@@ -206,3 +206,8 @@ def test_removing_a_time_that_is_not_scheduled_changes_nothing() -> None:
     after, removed = remove_scheduled(state, 7, 30)
     assert not removed
     assert after.scheduled == state.scheduled
+
+
+def test_the_token_never_reaches_the_person_wherever_it_stands() -> None:
+    assert read_heartbeat_reply("HEARTBEAT_OK：早上好") == ("早上好", None)
+    assert "HEARTBEAT_OK" not in read_heartbeat_reply("早上好 HEARTBEAT_OK 吃了吗")[0]

@@ -352,10 +352,10 @@ def capped_today(sent: int, day: str = "2026-03-15", **fields: object) -> Heartb
     return wrote_at(local(15, 9), sent_day=day, sent_today=sent, **fields)
 
 
-def test_with_todays_cap_reached_the_next_heartbeat_waits_for_local_midnight() -> None:
+def test_with_todays_cap_reached_the_next_heartbeat_waits_for_the_next_mornings_end_of_night() -> None:
     due = due_of(capped_today(5), local(15, 9, 1), timedelta(minutes=20))
-    assert due == local(16, 0)
-    assert same_instant(due, datetime(2026, 3, 15, 16, 0, tzinfo=UTC))
+    assert due == local(16, 7)
+    assert same_instant(due, datetime(2026, 3, 15, 23, 0, tzinfo=UTC))
 
 
 def test_below_the_cap_the_heartbeat_keeps_its_time() -> None:
@@ -372,7 +372,7 @@ def test_the_cap_also_holds_back_a_scheduled_heartbeat() -> None:
     state = capped_today(2, scheduled=[daily(9, 10)])
     due = next_heartbeat(state, hours(24), Prefs(daily_cap=2), False, SHANGHAI, local(15, 9, 1))
     assert due is not None
-    assert (due.at, due.kind) == (local(16, 0), "scheduled")
+    assert (due.at, due.kind) == (local(16, 7), "scheduled")
 
 
 def test_the_cap_is_reached_at_the_configured_count_of_the_local_day() -> None:
@@ -384,7 +384,7 @@ def test_the_cap_is_reached_at_the_configured_count_of_the_local_day() -> None:
 def test_a_daily_cap_of_zero_allows_no_heartbeat_even_on_a_fresh_day() -> None:
     fresh = wrote_at(local(15, 9))
     assert cap_reached(fresh, Prefs(daily_cap=0), local(15, 9, 30), SHANGHAI)
-    assert due_of(fresh, local(15, 9, 1), timedelta(minutes=20), Prefs(daily_cap=0)) == local(16, 0)
+    assert next_heartbeat(fresh, timedelta(minutes=20), Prefs(daily_cap=0), False, SHANGHAI, local(15, 9, 1)) is None
 
 
 # --- back-off -----------------------------------------------------------------------------
@@ -406,10 +406,17 @@ def test_a_back_off_cap_of_one_means_no_back_off() -> None:
 # --- pause and resume ---------------------------------------------------------------------
 
 
-def test_after_the_pause_days_of_silence_no_heartbeat_is_planned() -> None:
-    state = wrote_at(local(1, 9), scheduled=[daily(9, 30)])
+def test_after_the_pause_days_of_unanswered_silence_no_heartbeat_is_planned() -> None:
+    state = wrote_at(local(1, 9), scheduled=[daily(9, 30)]).model_copy(update={"unanswered": 1})
     assert paused(state, Prefs(pause_after_days=7), local(8, 9))
     assert next_heartbeat(state, hours(24), Prefs(pause_after_days=7), False, SHANGHAI, local(8, 9)) is None
+
+
+def test_a_week_of_silence_without_an_unanswered_heartbeat_is_no_pause() -> None:
+    # a cold relationship's interval is 7 days: its one heartbeat must still come
+    state = wrote_at(local(1, 9))
+    assert not paused(state, Prefs(pause_after_days=7), local(9, 9))
+    assert next_heartbeat(state, timedelta(days=7), Prefs(pause_after_days=7), False, SHANGHAI, local(9, 9))
 
 
 def test_just_before_the_pause_heartbeats_still_come() -> None:

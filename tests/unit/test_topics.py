@@ -185,3 +185,13 @@ def test_an_unrelated_bracketed_word_is_not_a_marker() -> None:
     markers = read_markers("[TOPIC] 你好 [ENDED]")
     assert not markers.ended and not markers.switched
     assert markers.text == "[TOPIC] 你好 [ENDED]"
+
+
+@pytest.mark.parametrize("text", ["今晚安排了什么？", "今晚安静得很"])
+def test_a_farewell_inside_another_word_is_no_farewell(text: str) -> None:
+    assert not says_farewell(text, ["晚安"])
+
+
+@pytest.mark.parametrize("text", ["下次聊吧", "好的晚安~", "我先睡了，晚安啦"])
+def test_a_farewell_that_begins_a_word_ends_the_topic(text: str) -> None:
+    assert says_farewell(text, ["晚安", "下次聊"])

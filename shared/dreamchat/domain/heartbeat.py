@@ -25,6 +25,8 @@ from dreamchat.domain.models import ScheduledHeartbeat
 
 NIGHT_WEIGHT = 1 / 3
 HEARTBEAT_OK = "HEARTBEAT_OK"
+_OK_TOKEN = re.compile(HEARTBEAT_OK, re.IGNORECASE)
+_SEPARATORS = " \t:：,，;；-—"
 MAX_SCHEDULED = 10
 _NEXT_MARKER = re.compile(r"\[\s*NEXT_HEARTBEAT_HOURS\s*[:：]\s*([0-9]+(?:\.[0-9]+)?)\s*\]", re.IGNORECASE)
 
@@ -138,20 +140,22 @@ class Due:
 def next_heartbeat(state: HeartbeatState, interval: timedelta, prefs: Prefs, night_owl: bool, zone: str,
                    now: datetime) -> Due | None:
     """The next heartbeat to run, or None (off, paused, or the person never wrote)."""
-    if not prefs.enabled or state.last_person_at is None or paused(state, prefs, now):
+    if not prefs.enabled or prefs.daily_cap == 0 or state.last_person_at is None or paused(state, prefs, now):
         return None
     candidates = [d for d in (_timed(state, interval, prefs, night_owl, zone), _scheduled(state, zone, now)) if d]
     if not candidates:
         return None
     due = min(candidates, key=lambda d: d.at.timestamp())
-    return Due(_after_cap(due.at, state, prefs, zone), due.kind, due.scheduled)
+    return Due(_after_cap(due.at, state, prefs, night_window(night_owl, prefs), zone), due.kind, due.scheduled)
 
 
 def paused(state: HeartbeatState, prefs: Prefs, now: datetime) -> bool:
-    """After several days without a word from the person, heartbeats wait for them."""
+    """Heartbeats wait for the person after several silent days in which at least one went
+    unanswered (so a cold relationship, whose interval is a week, still writes once)."""
     if state.last_person_at is None:
         return True
-    return now.timestamp() - state.last_person_at >= prefs.pause_after_days * 86400
+    silent = now.timestamp() - state.last_person_at >= prefs.pause_after_days * 86400
+    return silent and state.unanswered >= 1
 
 
 def _timed(state: HeartbeatState, interval: timedelta, prefs: Prefs, night_owl: bool, zone: str) -> Due | None:
@@ -173,11 +177,11 @@ def _scheduled(state: HeartbeatState, zone: str, now: datetime) -> Due | None:
     return Due(found[0], "scheduled", found[1]) if found else None
 
 
-def _after_cap(at: datetime, state: HeartbeatState, prefs: Prefs, zone: str) -> datetime:
-    """With today's cap reached, nothing more until the next local day."""
+def _after_cap(at: datetime, state: HeartbeatState, prefs: Prefs, night: Night, zone: str) -> datetime:
+    """With today's cap reached, nothing more until the next local day's morning (the night's end)."""
     local = at.astimezone(ZoneInfo(zone))
     if _sent_on(state, local.date().isoformat()) >= prefs.daily_cap:
-        return _local(local.date() + timedelta(days=1), 0, ZoneInfo(zone))
+        return _local(local.date() + timedelta(days=1), night.end, ZoneInfo(zone))
     return at
 
 
@@ -199,12 +203,10 @@ def read_heartbeat_reply(text: str) -> tuple[str, float | None]:
     """What to send (empty: do not disturb) and the hours the AI moved its next heartbeat by."""
     moved = _NEXT_MARKER.search(text)
     hours = float(moved.group(1)) if moved else None
-    text = _NEXT_MARKER.sub("", text).strip()
-    if text.upper().startswith(HEARTBEAT_OK):
-        text = text[len(HEARTBEAT_OK):]
-    elif text.upper().endswith(HEARTBEAT_OK):
-        text = text[: -len(HEARTBEAT_OK)]
-    text = text.strip()
+    # The token never reaches the person, wherever the model put it, nor the punctuation around it.
+    text = _OK_TOKEN.sub("\n", _NEXT_MARKER.sub("", text))
+    lines = [line.strip().strip(_SEPARATORS).strip() for line in text.splitlines()]
+    text = "\n".join(line for line in lines if line)
     return (text if _meaningful(text) else ""), hours
 
 

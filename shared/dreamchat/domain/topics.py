@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+import jieba
 from datetime import datetime, timedelta
 
 TOPIC_ENDED = "[TOPIC_ENDED]"
@@ -58,8 +60,10 @@ def is_idle(last_message_at: int, now: datetime, idle_hours: float) -> bool:
 
 
 def says_farewell(text: str, keywords: list[str]) -> bool:
-    """True when the text contains a farewell; Latin keywords must stand as whole words."""
+    """True when the text contains a farewell. Latin keywords must stand between non-letters;
+    Chinese ones must begin where a jieba word begins (so 今晚安排 does not say 晚安)."""
     lowered = text.casefold()
+    starts: set[int] | None = None
     for keyword in keywords:
         word = keyword.casefold().strip()
         if not word:
@@ -68,7 +72,9 @@ def says_farewell(text: str, keywords: list[str]) -> bool:
             if re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", lowered):
                 return True
         elif word in lowered:
-            return True
+            starts = starts if starts is not None else {start for _, start, _ in jieba.tokenize(lowered)}
+            if any(match.start() in starts for match in re.finditer(re.escape(word), lowered)):
+                return True
     return False
 
 
