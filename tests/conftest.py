@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,10 +47,31 @@ def aws() -> Iterator[None]:
         yield
 
 
-def make_dynamo(clock: ManualClock, table: str = "dreamchat") -> DynamoItemStore:
+class SerializedClient:
+    """moto's TransactWriteItems is not thread-safe (it deep-copies tables that other threads
+    change: "dictionary changed size during iteration"); DynamoDB itself is. Tests that race
+    whole services on moto send one request at a time, in whatever order the threads reach it."""
+
+    def __init__(self, client: object) -> None:
+        self._client = client
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> object:
+        attribute = getattr(self._client, name)
+        if not callable(attribute):
+            return attribute
+
+        def serialized(*args: object, **kwargs: object) -> object:
+            with self._lock:
+                return attribute(*args, **kwargs)
+
+        return serialized
+
+
+def make_dynamo(clock: ManualClock, table: str = "dreamchat", *, serialized: bool = False) -> DynamoItemStore:
     client = boto3.client("dynamodb", region_name="us-east-1")
     create_table(client, table)
-    return DynamoItemStore(client, table, clock)
+    return DynamoItemStore(SerializedClient(client) if serialized else client, table, clock)
 
 
 def make_s3(bucket: str = "dreamchat") -> S3BlobStore:

@@ -31,7 +31,7 @@ def runtime(request, tmp_path, clock, rng) -> Iterator[Runtime]:
         store.close()
     else:
         with mock_aws():
-            yield Runtime(settings, make_dynamo(clock), make_s3(), bus, clock, rng, LocalWorkQueue(bus))
+            yield Runtime(settings, make_dynamo(clock, serialized=True), make_s3(), bus, clock, rng, LocalWorkQueue(bus))
 
 
 def llm_settings(server: FakeLLMServer, **overrides) -> Settings:

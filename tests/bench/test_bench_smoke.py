@@ -1,0 +1,73 @@
+"""Each benchmark script runs on a tiny slice and prints its figures (so CI keeps them working)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pytest
+
+from bench import cold_start, context_tokens, quality
+from bench.locomo import DEFAULT_DATA
+from tests.fakes.fake_llm import FakeLLMServer, Reply
+
+needs_data = pytest.mark.skipif(not DEFAULT_DATA.exists(), reason=f"LoCoMo data not at {DEFAULT_DATA}")
+
+
+def run(main, *argv: str) -> str:
+    out = io.StringIO()
+    assert main(list(argv), out=out) == 0
+    return out.getvalue()
+
+
+@needs_data
+def test_context_tokens_prints_each_policy_after_every_session_and_the_evidence_recall() -> None:
+    text = run(context_tokens.main, "--limit", "1", "--sessions", "3")
+    assert "## conv-26" in text and "(a) whole" in text and "(c) ours" in text
+    assert len(re.findall(r"^\s+[123] 2023-\d\d-\d\d\s+\d+\s+\d+\s+\d+\s+\d+", text, re.MULTILINE)) == 3
+    assert "tokens by section: system" in text
+    assert "## Evidence recall" in text and "single-hop" in text
+    assert "## Targets" in text and "(needs six sessions or more)" in text
+
+
+@needs_data
+def test_quality_scores_offline_by_keyword_overlap_by_default() -> None:
+    text = run(quality.main, "--limit", "1", "--sessions", "2", "--workers", "1")
+    assert "offline provider" in text and "scoring: keyword overlap" in text
+    assert re.search(r"^\s+all\s+2\s+\d+\.\d%", text, re.MULTILINE)
+    assert "key-point acc." in text and "extraction" in text
+
+
+def _fake_models(body: dict) -> Reply:
+    """Compress, extract and judge replies, each valid for the request it answers."""
+    prompt = "\n".join(m["content"] for m in body["messages"])
+    if body["model"] == "qwen-plus":
+        return Reply.json({"summary": "They talked about a support group.",
+                           "emotion_tags": {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}})
+    if body["model"] == "doubao-pro-32k":
+        mid = re.search(r"id: (mid_\w+)", prompt).group(1)
+        return Reply.json({"memories": [{"title": "Support group", "key_points": ["went to a support group"],
+                                         "detail_content": "x", "source_mid_ids": [mid]}]})
+    count = int(re.search(r"陈述（共 (\d+) 条）", prompt).group(1))
+    return Reply.text(json.dumps({"present": [True] * count}))
+
+
+@needs_data
+def test_quality_uses_the_judge_model_when_one_is_configured(monkeypatch) -> None:
+    with FakeLLMServer(default=_fake_models) as server:
+        for name, value in {"LLM_BASE_URL": server.base_url, "LLM_API_KEY": "test-key", "LLM_MAX_RETRIES": "0",
+                            "LLM_TIMEOUT_SECONDS": "5"}.items():
+            monkeypatch.setenv(f"DREAMCHAT_{name}", value)
+        text = run(quality.main, "--limit", "1", "--sessions", "2", "--workers", "2")
+    assert "compress: qwen-plus" in text and "scoring: judge model deepseek-chat" in text
+    assert re.search(r"^\s+all\s+2\s+[\d.]+%\s+100\.0%\s+100\.0%\s+100\.0%", text, re.MULTILINE)
+    assert "fell back to keyword overlap: 0" in text
+
+
+def test_cold_start_times_the_chat_handler_and_reports_missing_ones(monkeypatch) -> None:
+    monkeypatch.setattr(cold_start, "ENTRIES", [*cold_start.ENTRIES, ("nosuch", "handler", {})])
+    text = run(cold_start.main, "--repeat", "1", "--only", "chat.handler", "--only", "nosuch.handler",
+               "--no-imports")
+    assert re.search(r"chat\.handler\s+\d+ \(\d+\)\s+\d+ \(\d+\)\s+\d+ \(\d+\)\s+\d+ \(\d+\)\s+200", text)
+    assert re.search(r"nosuch\.handler\s+not present", text)
