@@ -69,6 +69,7 @@ class Settings(BaseSettings):
 
     # memory
     topic_idle_hours: float = Field(default=6.0, gt=0)
+    topic_max_messages: int = Field(default=80, ge=2)
     farewell_keywords: list[str] = Field(default_factory=lambda: list(DEFAULT_FAREWELLS))
     extract_after_hours: float = Field(default=24.0, ge=0)
     long_index_tokens: int = Field(default=800, ge=50)

@@ -208,3 +208,13 @@ def test_unread_counts_ai_messages_until_the_person_looks(person, ai, fake_llm) 
     history(person, ai)
     friend = person.get("/api/friends").json()["friends"][0]
     assert friend["unread"] == 0 and friend["relationship"] == "一般"
+
+
+def test_a_topic_that_grows_too_long_ends(tmp_path, clock, rng, fake_llm) -> None:  # noqa: F811
+    settings = Settings(data_dir=tmp_path / "long", run_scheduler=False, llm_base_url=fake_llm.base_url,
+                        llm_api_key="test-key", topic_max_messages=6)
+    with TestClient(create_app(settings, build_runtime(settings, clock=clock, random=rng))) as client:
+        person = register(client, "carol")
+        ai = person.create_ai_user()
+        fake_llm.default = lambda body: Reply.text("嗯嗯")
+        assert [send(person, ai, f"第{i}句")[-1][1]["topic_ended"] for i in range(3)] == [False, False, True]

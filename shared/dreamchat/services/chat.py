@@ -92,7 +92,7 @@ class ChatService:
     def respond(self, pair: PairId, ai_user: AIUser, person: Message) -> Iterator[Sent | Done | Failed]:
         """The AI's side of the turn, one event at a time."""
         try:
-            text, typed = self._generate(pair, ai_user, person)
+            text, typed, topic_length = self._generate(pair, ai_user, person)
         except LLMError as error:
             log.warning("chat model failed", extra={"ai_user_id": ai_user.id, "error": type(error).__name__})
             self._end_on_farewell(pair, person)
@@ -103,22 +103,25 @@ class ChatService:
             person = self.memory.switch_topic(pair, person)
         sent = list(self._send(pair, person, replies.split_messages(markers.text), typed=typed))
         yield from sent
-        ended = markers.ended and self.memory.end_topic(pair, person.topic_id)
+        # A topic that grows past the limit ends too, so short-term memory stays bounded.
+        too_long = topic_length + len(sent) >= self._settings.topic_max_messages
+        ended = (markers.ended or too_long) and self.memory.end_topic(pair, person.topic_id)
         ended = self._end_on_farewell(pair, person) or ended
         yield Done(bool(sent), ended, len(sent))
 
-    def _generate(self, pair: PairId, ai_user: AIUser, person: Message) -> tuple[str, bool]:
-        """The reply text, and whether someone "typed" it (the offline notice comes at once)."""
+    def _generate(self, pair: PairId, ai_user: AIUser, person: Message) -> tuple[str, bool, int]:
+        """The reply text, whether someone "typed" it (the offline notice comes at once), and how
+        many messages short-term memory holds with the person's."""
         key = "deepseek_reasoner" if ai_user.model == "reasoner" else "deepseek_chat"
         if self._gateway is None or not self._gateway.configured(key):
-            return offline_reply(ai_user.name), False
+            return offline_reply(ai_user.name), False, 0
         snapshot = self.memory.repo.snapshot(pair)
         context = self.memory.context(pair, ai_user, person.content, self._instructions(snapshot, ai_user, person),
                                       exclude_message=person.id, snapshot=snapshot)
         tools = ToolBox(pair, ai_user, self.memory, self._soul, self._heartbeats, self._search, self._clock)
         completion = self._gateway.complete(key, context.messages, tools=tool_schemas(), run_tool=tools.run,
                                             max_tool_rounds=self._settings.tool_rounds)
-        return completion.text or "", True
+        return completion.text or "", True, len(context.messages) - 1
 
     def _instructions(self, snapshot: PairSnapshot, ai_user: AIUser, person: Message) -> str:
         now = self._clock.now()
