@@ -1,0 +1,431 @@
+"""Context tokens per turn over months of conversation, and evidence recall, on LoCoMo.
+
+Each LoCoMo session is replayed as one topic through the real memory services on local storage
+(SQLite + a blob directory in a temp dir, a ManualClock set to the session's date, the local event
+bus drained by hand): every turn is recorded, the topic ended and compressed, then extraction is
+forced. A scripted `MemoryModels` stands in for the models: compression returns the session's
+written summary, extraction one memory whose key points are the session's observation facts. So the
+figures measure the memory system, not a model.
+
+After each session, the tokens of the context for one turn (a fixed probe message) under:
+  (a) whole history: the system prompt + every raw turn so far + the message;
+  (b) the spec's layering: system + core + latest 5 mid-term + EVERY long-term index entry + short-term;
+  (c) ours: `MemoryService.context` (index within DREAMCHAT_LONG_INDEX_TOKENS, relevant entries
+      first, detail documents of strong matches).
+Then, for every question of categories 1-4 asked as the current message, whether its evidence facts
+(the observation facts of its evidence dia_ids) are in the context of (b), of (c), and of
+(b=) the spec's layering cut to the same token count as (c) (newest index entries that fit).
+
+    .venv/bin/python bench/context_tokens.py [--limit N] [--sessions N] [--data PATH] [--index-tokens N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.locomo import (  # noqa: E402
+    DEFAULT_DATA,
+    ENGLISH_STOP,
+    QA_CATEGORIES,
+    TURN_SECONDS,
+    Dialogue,
+    Session,
+    content_words,
+    fact_present,
+    load,
+    share,
+)
+from dreamchat.adapters.runtime import ManualClock, SeededRandom  # noqa: E402
+from dreamchat.config import Settings  # noqa: E402
+from dreamchat.domain.context import Context, MemoryView, assemble  # noqa: E402
+from dreamchat.domain.models import (  # noqa: E402
+    AIUser,
+    Conversation,
+    CoreMemory,
+    EmotionTags,
+    MidTermMemory,
+    PairId,
+    RelationshipLevel,
+)
+from dreamchat.domain.retrieval import Scored  # noqa: E402
+from dreamchat.domain.tokens import estimate_messages_tokens, estimate_tokens  # noqa: E402
+from dreamchat.llm.chat_prompts import chat_instructions  # noqa: E402
+from dreamchat.llm.contracts import (  # noqa: E402
+    CompressOutput,
+    CoreJudgment,
+    ExtractedMemory,
+    ExtractOutput,
+    RelationshipJudgment,
+    SelfSoulReflection,
+)
+from dreamchat.llm.memory_models import FallbackMemoryModels  # noqa: E402
+from dreamchat.services.container import Services, build_services  # noqa: E402
+from dreamchat.wiring import build_runtime  # noqa: E402
+
+PAIR = PairId(account_id="acc_bench", ai_user_id="ai_bench")
+ZONE = "UTC"
+PROBE = "Hey! It's been a few days. What's new with you?"
+TAGS = EmotionTags(basic_emotion="愉悦", scene="闲聊", atmosphere="平和")
+SPEC_BUDGET = 10**9  # the spec loads every index entry
+MEMORY_SECTIONS = ("core", "mid_term", "long_term", "long_term_details", "short_term")
+# words every LoCoMo summary uses: never what a session is about
+SUMMARY_FILLER = frozenset(
+    "conversation mentioned talked told shared expressed discussed asked said also went feel felt "
+    "other each share shares great good new pm am".split())
+
+
+class ScriptedMemoryModels:
+    """`MemoryModels` answered from the data set, so the replay measures the memory system, not a model."""
+
+    def __init__(self, dialogue: Dialogue) -> None:
+        self._by_turns = {tuple(t.text for t in s.turns): s for s in dialogue.sessions}
+        self._by_summary = {summary_of(s): s for s in dialogue.sessions}
+        names = {w for name in (dialogue.speaker_a, dialogue.speaker_b) for w in content_words(name)}
+        self._ignore = names | SUMMARY_FILLER | ENGLISH_STOP
+        self._document_frequency = Counter(w for s in dialogue.sessions for w in set(content_words(s.summary)))
+        self._sessions = len(dialogue.sessions)
+
+    def compress(self, conversations: list[Conversation], now: datetime) -> CompressOutput:
+        """The session's written summary, with fixed valid emotion tags."""
+        session = self._by_turns[tuple(c.content for c in conversations)]
+        return CompressOutput(summary=summary_of(session), emotion_tags=TAGS)
+
+    def extract(self, mids: list[MidTermMemory], now: datetime) -> ExtractOutput:
+        """One memory per mid-term memory: a keyword title, the session's facts, the summary as detail."""
+        return ExtractOutput(memories=[self._memory(mid) for mid in mids])
+
+    def judge_core(self, new_items: list[tuple[str, list[str]]], existing: list[CoreMemory],
+                   now: datetime) -> CoreJudgment:
+        return CoreJudgment(create=False)
+
+    def reflect(self, ai_name: str, base_soul: str, recent: list[Conversation], current_self_soul: str,
+                now: datetime) -> SelfSoulReflection:
+        return SelfSoulReflection(changed=False, self_soul=current_self_soul)
+
+    def judge_relationship(self, current_level: RelationshipLevel, recent: list[Conversation],
+                           now: datetime) -> RelationshipJudgment:
+        return RelationshipJudgment(level=current_level)
+
+    def _memory(self, mid: MidTermMemory) -> ExtractedMemory:
+        session = self._by_summary[mid.summary]
+        key_points = [f.text for f in session.facts] or [mid.summary]
+        return ExtractedMemory(title=self.title(mid.summary), key_points=key_points, detail_content=mid.summary,
+                               source_mid_ids=[mid.id])
+
+    def title(self, summary: str) -> str:
+        """The summary's three most distinctive words (tf-idf over this conversation's summaries)."""
+        counts = Counter(w for w in content_words(summary) if w not in self._ignore and not w.isdigit())
+        weight = {w: n / (1 + self._document_frequency[w]) for w, n in counts.items()}
+        top = sorted(weight, key=lambda w: (-weight[w], w))[:3]
+        return ", ".join(top).capitalize()[:40] or summary[:20]
+
+
+def summary_of(session: Session) -> str:
+    return session.summary.strip() or f"Session {session.number}"
+
+
+@dataclass
+class Point:
+    """Context tokens for one turn after a session."""
+
+    session: int
+    date: str
+    turns: int
+    whole: int
+    spec: int
+    ours: int
+    index_used: int
+    index_total: int
+    details: int
+    sections: dict[str, int] = field(default_factory=dict)  # tokens of (c) by section
+
+
+@dataclass
+class Recall:
+    """Evidence found per policy, pooled over questions."""
+
+    questions: int = 0
+    skipped: int = 0  # no observation fact among the evidence dia_ids
+    found: Counter = field(default_factory=Counter)  # policy -> questions with every evidence fact
+    facts: int = 0
+    facts_found: Counter = field(default_factory=Counter)  # policy -> evidence facts found
+    tokens: Counter = field(default_factory=Counter)  # policy -> summed context tokens
+    by_category: Counter = field(default_factory=Counter)  # (category, policy) -> questions found
+    per_category: Counter = field(default_factory=Counter)  # category -> questions
+
+    def add(self, other: Recall) -> None:
+        self.questions += other.questions
+        self.skipped += other.skipped
+        self.facts += other.facts
+        for mine, theirs in ((self.found, other.found), (self.facts_found, other.facts_found),
+                             (self.tokens, other.tokens), (self.by_category, other.by_category),
+                             (self.per_category, other.per_category)):
+            mine.update(theirs)
+
+
+@dataclass
+class Outcome:
+    sample_id: str
+    points: list[Point]
+    recall: Recall
+    seconds: float
+
+
+class Replay:
+    """One conversation replayed through the services of a fresh local runtime."""
+
+    def __init__(self, dialogue: Dialogue, data_dir: Path, index_tokens: int | None) -> None:
+        overrides = {"long_index_tokens": index_tokens} if index_tokens else {}
+        settings = Settings(storage="local", data_dir=data_dir, run_scheduler=False, **overrides)
+        self.dialogue = dialogue
+        self.clock = ManualClock(dialogue.sessions[0].started)
+        self.runtime = build_runtime(settings, clock=self.clock, random=SeededRandom(9))
+        scripted = ScriptedMemoryModels(dialogue)
+        models = FallbackMemoryModels(scripted, scripted, attempts=1, sleep=lambda _: None)
+        self.services: Services = build_services(self.runtime, models=models)
+        self.memory = self.services.memory
+        created = int(dialogue.sessions[0].started.timestamp())
+        self.ai_user = AIUser(id=PAIR.ai_user_id, owner_id=PAIR.account_id, name=dialogue.speaker_b,
+                              base_soul=f"你是{dialogue.speaker_b}，{dialogue.speaker_a}的老朋友。",
+                              timezone=ZONE, created_at=created, updated_at=created)
+        self.history: list[dict[str, str]] = []
+
+    def close(self) -> None:
+        self.runtime.close()
+
+    def play(self, session: Session) -> None:
+        """Record the session's turns as one topic, end it, compress it, then force extraction."""
+        self.clock.set(session.started)
+        topic = None
+        for turn in session.turns:
+            topic = self.memory.record(PAIR, turn.role, turn.text).topic_id
+            self.history.append({"role": turn.role, "content": turn.text})
+            self.clock.advance(seconds=TURN_SECONDS)
+        assert topic is not None
+        self.memory.end_topic(PAIR, topic)
+        self.runtime.bus.drain()  # TopicEnded -> compress, on this thread
+        if self.memory.repo.mid_term(PAIR, topic) is None:
+            raise RuntimeError(f"session {session.number}: compression stored no mid-term memory")
+        if not self.memory.extract(PAIR, ZONE, force=True).long_term:
+            raise RuntimeError(f"session {session.number}: extraction stored no long-term memory")
+
+    def instructions(self) -> str:
+        return chat_instructions(self.ai_user.name, self.clock.now(), ZONE, "一般")
+
+    def ours(self, current: str) -> Context:
+        return self.memory.context(PAIR, self.ai_user, current, self.instructions())
+
+    def spec(self, current: str, budget: int = SPEC_BUDGET) -> Context:
+        """The spec's layering: no retrieval, no details, the index newest first within `budget`."""
+        repo = self.memory.repo
+        view = MemoryView(self.ai_user.base_soul, repo.self_soul(PAIR)[0].self_soul, repo.core(PAIR),
+                          repo.mid_terms(PAIR), [Scored(e, 0.0) for e in repo.long_index(PAIR)], [],
+                          repo.short_term(PAIR))
+        return assemble(view, self.instructions(), current, self.clock.now(), ZONE, budget)
+
+    def spec_at(self, current: str, tokens: int) -> Context:
+        """The spec's layering with only as many (newest) index entries as fit in `tokens` in all."""
+        without_index = self.spec(current, budget=0).tokens
+        budget = max(0, tokens - without_index)
+        for _ in range(3):  # the index header costs a few tokens too
+            context = self.spec(current, budget)
+            if context.tokens <= tokens or budget == 0:
+                return context
+            budget = max(0, budget - (context.tokens - tokens))
+        return context
+
+    def whole(self, current: str, system_tokens: int) -> int:
+        return system_tokens + estimate_messages_tokens(self.history) + estimate_tokens(current)
+
+    def point(self, session: Session) -> Point:
+        ours, spec = self.ours(PROBE), self.spec(PROBE)
+        system = next(s.tokens for s in ours.sections if s.name == "system")
+        details = next(s.text for s in ours.sections if s.name == "long_term_details")
+        return Point(session.number, session.started.strftime("%Y-%m-%d"), len(self.history),
+                     self.whole(PROBE, system), spec.tokens, ours.tokens, len(ours.index_entries),
+                     len(self.memory.repo.long_index(PAIR)), details.count("《"),
+                     {s.name: s.tokens for s in ours.sections})
+
+    def recall(self) -> Recall:
+        recall = Recall()
+        for question in self.dialogue.questions:
+            if question.category not in QA_CATEGORIES:
+                continue
+            facts = self.dialogue.evidence_facts(question)
+            if not facts:
+                recall.skipped += 1
+                continue
+            recall.questions += 1
+            recall.facts += len(facts)
+            recall.per_category[question.category] += 1
+            ours = self.ours(question.question)
+            contexts = {"spec": self.spec(question.question), "ours": ours,
+                        "spec=": self.spec_at(question.question, ours.tokens)}
+            for policy, context in contexts.items():
+                lines = memory_lines(context)
+                pools = [set(content_words(line)) for line in lines]
+                present = sum(fact_present(f.text, lines, pools) for f in facts)
+                recall.tokens[policy] += context.tokens
+                recall.facts_found[policy] += present
+                if present == len(facts):
+                    recall.found[policy] += 1
+                    recall.by_category[(question.category, policy)] += 1
+        return recall
+
+
+def memory_lines(context: Context) -> list[str]:
+    """The remembered part of a context, line by line (the system prompt and the question left out)."""
+    return [line for s in context.sections if s.name in MEMORY_SECTIONS for line in s.text.split("\n") if line]
+
+
+def run(dialogue: Dialogue, index_tokens: int | None, out) -> Outcome:
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="dreamchat-bench-") as tmp:
+        replay = Replay(dialogue, Path(tmp), index_tokens)
+        try:
+            print(f"\n## {dialogue.sample_id}: {dialogue.speaker_a} (user) and {dialogue.speaker_b} (assistant), "
+                  f"{len(dialogue.sessions)} sessions", file=out)
+            print(f"{'session':>7} {'date':>10} {'turns':>5} {'(a) whole':>9} {'(b) spec':>8} {'(c) ours':>8} "
+                  f"{'c/a':>6} {'c/b':>6} {'index in c':>10} {'details':>7}", file=out)
+            points = []
+            for session in dialogue.sessions:
+                replay.play(session)
+                p = replay.point(session)
+                points.append(p)
+                print(f"{p.session:>7} {p.date:>10} {p.turns:>5} {p.whole:>9} {p.spec:>8} {p.ours:>8} "
+                      f"{share(p.ours, p.whole):>6} {share(p.ours, p.spec):>6} "
+                      f"{f'{p.index_used}/{p.index_total}':>10} {p.details:>7}", file=out)
+            print("(c) after the last session, tokens by section: "
+                  + ", ".join(f"{name} {tokens}" for name, tokens in points[-1].sections.items()), file=out)
+            recall = replay.recall()
+        finally:
+            replay.close()
+    return Outcome(dialogue.sample_id, points, recall, time.perf_counter() - started)
+
+
+def growth(points: list[Point], policy: str) -> float | None:
+    """Relative change from the fifth session to the last (None with fewer than six sessions)."""
+    if len(points) < 6:
+        return None
+    fifth, last = getattr(points[4], policy), getattr(points[-1], policy)
+    return last / fifth - 1 if fifth else None
+
+
+def percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:+.1f}%"
+
+
+def report(outcomes: list[Outcome], out) -> None:
+    print("\n## Summary: tokens for one turn after the last session", file=out)
+    print(f"{'conversation':>12} {'(a) whole':>9} {'(b) spec':>8} {'(c) ours':>8} {'b vs a':>7} {'c vs a':>7} "
+          f"{'growth a 5->last':>16} {'growth b':>9} {'growth c':>9}", file=out)
+    totals = Counter()
+    for o in outcomes:
+        last = o.points[-1]
+        totals.update({"whole": last.whole, "spec": last.spec, "ours": last.ours})
+        print(f"{o.sample_id:>12} {last.whole:>9} {last.spec:>8} {last.ours:>8} "
+              f"{percent(last.spec / last.whole - 1):>7} {percent(last.ours / last.whole - 1):>7} "
+              f"{percent(growth(o.points, 'whole')):>16} {percent(growth(o.points, 'spec')):>9} "
+              f"{percent(growth(o.points, 'ours')):>9}", file=out)
+    worst = {p: max((g for o in outcomes if (g := growth(o.points, p)) is not None), default=None)
+             for p in ("whole", "spec", "ours")}
+    print(f"{'all (sum)':>12} {totals['whole']:>9} {totals['spec']:>8} {totals['ours']:>8} "
+          f"{percent(totals['spec'] / totals['whole'] - 1):>7} {percent(totals['ours'] / totals['whole'] - 1):>7} "
+          f"{percent(worst['whole']):>16} {percent(worst['spec']):>9} {percent(worst['ours']):>9}  (growth: worst)",
+          file=out)
+    recall_report(outcomes, out)
+    targets(outcomes, out)
+
+
+def targets(outcomes: list[Outcome], out) -> None:
+    """The issue's targets, read off the figures above."""
+    print("\n## Targets", file=out)
+    shares = {o.sample_id: o.points[-1].ours / o.points[-1].whole for o in outcomes}
+    missed = [f"{name} {100 * v:.1f}%" for name, v in shares.items() if v > 0.10]
+    print(f"(c) <= 10% of (a) after the last session: {len(shares) - len(missed)}/{len(shares)} conversations"
+          + (f" (missed: {', '.join(missed)})" if missed else ""), file=out)
+    grown = {o.sample_id: growth(o.points, "ours") for o in outcomes}
+    known = {k: v for k, v in grown.items() if v is not None}
+    over = [f"{name} {percent(v)}" for name, v in known.items() if v >= 0.20]
+    print(f"(c) grows < 20% from session 5 to the last: {len(known) - len(over)}/{len(known)} conversations"
+          + (f" (missed: {', '.join(over)})" if over else "") + ("" if known else " (needs six sessions or more)"),
+          file=out)
+    total = Recall()
+    for o in outcomes:
+        total.add(o.recall)
+    q = total.questions or 1
+    found, tokens = ({p: total.found[p] / q for p in ("spec", "ours", "spec=")},
+                     {p: total.tokens[p] / q for p in ("spec", "ours", "spec=")})
+    print(f"evidence recall (c) >= (b) at the same or lower tokens: (c) {100 * found['ours']:.1f}% at "
+          f"{tokens['ours']:.0f} tokens/question; (b) {100 * found['spec']:.1f}% at {tokens['spec']:.0f} "
+          f"({'met' if found['ours'] >= found['spec'] else 'not met'} against the whole spec layering); "
+          f"(b=) {100 * found['spec=']:.1f}% at {tokens['spec=']:.0f} "
+          f"({'met' if found['ours'] >= found['spec='] else 'not met'} at the same token cost)", file=out)
+
+
+def recall_report(outcomes: list[Outcome], out) -> None:
+    print("\n## Evidence recall, questions of categories 1-4 asked after the last session", file=out)
+    print("A question counts when every evidence fact is in the context; a fact is in it when its text appears "
+          "verbatim, or >= 80% of its distinct content words (jieba search words, English function words "
+          "left out) appear in one line of the remembered sections (one index entry, mid-term summary or "
+          "detail). (b=) is the spec's layering with only the newest index entries that fit in (c)'s tokens.",
+          file=out)
+    print(f"{'conversation':>12} {'questions':>9} {'skipped':>7} {'(b) spec':>8} {'(c) ours':>8} {'(b=) spec':>9} "
+          f"{'facts b':>7} {'facts c':>7} {'facts b=':>8} {'tokens b':>8} {'tokens c':>8} {'tokens b=':>9}",
+          file=out)
+    total = Recall()
+    for o in outcomes:
+        recall_row(o.sample_id, o.recall, out)
+        total.add(o.recall)
+    recall_row("all", total, out)
+    print("\nBy category (all conversations): share of questions with every evidence fact in the context", file=out)
+    print(f"{'category':>16} {'questions':>9} {'(b) spec':>8} {'(c) ours':>8} {'(b=) spec':>9}", file=out)
+    for category, name in QA_CATEGORIES.items():
+        n = total.per_category[category]
+        cells = [share(total.by_category[(category, p)], n) for p in ("spec", "ours", "spec=")]
+        print(f"{f'{category} {name}':>16} {n:>9} {cells[0]:>8} {cells[1]:>8} {cells[2]:>9}", file=out)
+
+
+def recall_row(name: str, r: Recall, out) -> None:
+    q = r.questions
+    mean = {p: round(r.tokens[p] / q) if q else 0 for p in ("spec", "ours", "spec=")}
+    print(f"{name:>12} {q:>9} {r.skipped:>7} {share(r.found['spec'], q):>8} {share(r.found['ours'], q):>8} "
+          f"{share(r.found['spec='], q):>9} {share(r.facts_found['spec'], r.facts):>7} "
+          f"{share(r.facts_found['ours'], r.facts):>7} {share(r.facts_found['spec='], r.facts):>8} "
+          f"{mean['spec']:>8} {mean['ours']:>8} {mean['spec=']:>9}", file=out)
+
+
+def main(argv: list[str] | None = None, out=None) -> int:
+    out = out or sys.stdout
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo JSON (default: %(default)s)")
+    parser.add_argument("--limit", type=int, default=None, help="first N conversations")
+    parser.add_argument("--sessions", type=int, default=None, help="first N sessions of each")
+    parser.add_argument("--index-tokens", type=int, default=None,
+                        help="override DREAMCHAT_LONG_INDEX_TOKENS (default: the setting, 800)")
+    args = parser.parse_args(argv)
+    dialogues = load(args.data, limit=args.limit, sessions=args.sessions)
+    budget = args.index_tokens or Settings(storage="local").long_index_tokens
+    print("# Context tokens per turn (bench/context_tokens.py)", file=out)
+    print(f"data: {args.data.name}, {len(dialogues)} conversations; long-term index budget of (c): {budget} tokens; "
+          f"probe message: {PROBE!r}; tokens by dreamchat.domain.tokens", file=out)
+    started = time.perf_counter()
+    outcomes = [run(d, args.index_tokens, out) for d in dialogues]
+    report(outcomes, out)
+    print(f"\nelapsed: {time.perf_counter() - started:.1f} s", file=out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
