@@ -6,7 +6,9 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from dreamchat.domain.context import (
+    INDEX_HEADER,
     SELF_MARKER,
+    clip,
     Context,
     MemoryView,
     assemble,
@@ -176,6 +178,21 @@ def test_the_index_entries_chosen_are_reported_with_the_context() -> None:
 # --- the long-term index budget -----------------------------------------------------------
 
 
+HEADER = estimate_tokens(INDEX_HEADER)  # the section's heading counts against the budget too
+
+
+def test_the_index_heading_counts_against_the_budget() -> None:
+    entry = index(1, "西湖", days=1)
+    assert select_index([Scored(entry, 1.0)], budget_tokens=cost(entry)) == []
+    assert select_index([Scored(entry, 1.0)], budget_tokens=HEADER + cost(entry)) == [entry]
+
+
+def test_a_long_mid_term_summary_is_clipped_in_the_context() -> None:
+    assert clip("短摘要", 100) == "短摘要"
+    clipped = clip("很长的摘要" * 100, 100)
+    assert clipped.endswith("…") and estimate_tokens(clipped) <= 100
+
+
 def cost(entry: LongTermIndex) -> int:
     return estimate_tokens(render_index_line(entry))
 
@@ -184,13 +201,13 @@ def test_relevant_entries_come_before_recent_ones_within_the_budget() -> None:
     relevant = index(1, "西湖", days=300)
     recent, older = index(2, "考研", days=1), index(3, "搬家", days=100)
     ranked = [Scored(relevant, 3.0), Scored(older, 0.0), Scored(recent, 0.0)]
-    chosen = select_index(ranked, budget_tokens=cost(relevant) + cost(recent))
+    chosen = select_index(ranked, budget_tokens=HEADER + cost(relevant) + cost(recent))
     assert chosen == [relevant, recent]
 
 
 def test_among_relevant_entries_the_better_match_wins_the_budget() -> None:
     best, good = index(1, "西湖", days=5), index(2, "断桥", days=1)
-    chosen = select_index([Scored(best, 3.0), Scored(good, 1.0)], budget_tokens=cost(best))
+    chosen = select_index([Scored(best, 3.0), Scored(good, 1.0)], budget_tokens=HEADER + cost(best))
     assert chosen == [best]
 
 
@@ -202,7 +219,7 @@ def test_the_chosen_entries_are_shown_oldest_first() -> None:
 def test_an_entry_too_big_for_what_is_left_is_skipped_but_smaller_ones_still_fit() -> None:
     big = index(1, "很长的标题", days=1, points=["要点" * 40])
     small = index(2, "短", days=2)
-    chosen = select_index([Scored(big, 0.0), Scored(small, 0.0)], budget_tokens=cost(small) + 1)
+    chosen = select_index([Scored(big, 0.0), Scored(small, 0.0)], budget_tokens=HEADER + cost(small) + 1)
     assert chosen == [small]
 
 

@@ -107,10 +107,17 @@ def test_one_shared_word_outside_most_of_the_title_is_not_strong() -> None:
 
 
 def test_at_most_two_strong_matches_are_loaded() -> None:
-    cats = [entry(n, f"猫咪布丁{n}", "布丁是橘猫") for n in range(5)]
+    cats = [entry(n, f"猫咪布丁{n}", "布丁是橘猫") for n in range(3)]
+    others = [entry(10 + n, f"旅行{n}", f"去了城市{n}") for n in range(12)]
     query = "猫咪布丁是橘猫"
-    assert len(strong_matches(query, rank(query, cats))) == 2
-    assert len(strong_matches(query, rank(query, cats), limit=3)) == 3
+    assert len(strong_matches(query, rank(query, cats + others))) == 2
+    assert len(strong_matches(query, rank(query, cats + others), limit=3)) == 3
+
+
+def test_words_found_in_most_entries_do_not_make_a_strong_match() -> None:
+    days = [entry(n, f"今天{n}", "今天过得很好") for n in range(6)]
+    query = "今天怎么样"
+    assert strong_matches(query, rank(query, days)) == []
 
 
 def test_entries_scoring_zero_are_never_strong_matches() -> None:

@@ -19,6 +19,8 @@ from dreamchat.domain.tokens import estimate_messages_tokens, estimate_tokens
 
 SELF_MARKER = "【自我认知】"
 MID_LIMIT = 5
+MID_SUMMARY_TOKENS = 100  # per summary in the context: five long summaries must not crowd the rest
+INDEX_HEADER = "【长期记忆索引】（需要细节时可调用 recall_memory）"
 
 
 def persona(base_soul: str, self_soul: str) -> str:
@@ -62,7 +64,7 @@ def select_index(ranked: list[Scored], budget_tokens: int) -> list[LongTermIndex
     relevant = [s.entry for s in ranked if s.score > 0]
     rest = sorted((s.entry for s in ranked if s.score <= 0), key=lambda e: -e.created_at)
     chosen: list[LongTermIndex] = []
-    used = 0
+    used = estimate_tokens(INDEX_HEADER)
     for entry in relevant + rest:
         cost = estimate_tokens(render_index_line(entry))
         if used + cost > budget_tokens:
@@ -114,8 +116,22 @@ def render_mids(mids: list[MidTermMemory], tz: ZoneInfo) -> str:
     for m in mids:
         when = datetime.fromtimestamp(m.created_at, tz).strftime("%Y-%m-%d %H时")
         tags = m.emotion_tags
-        lines.append(f"- {when}：{m.summary}（{tags.basic_emotion}/{tags.scene}/{tags.atmosphere}）")
+        lines.append(f"- {when}：{clip(m.summary, MID_SUMMARY_TOKENS)}（{tags.basic_emotion}/{tags.scene}/{tags.atmosphere}）")
     return "【最近的经历】\n" + "\n".join(lines)
+
+
+def clip(text: str, max_tokens: int) -> str:
+    """The text cut to about `max_tokens` (at a character boundary), marked with … when cut."""
+    if estimate_tokens(text) <= max_tokens:
+        return text
+    low, high = 0, len(text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if estimate_tokens(text[:middle]) <= max_tokens - 1:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low].rstrip() + "…"
 
 
 def render_index_line(entry: LongTermIndex) -> str:
@@ -125,7 +141,7 @@ def render_index_line(entry: LongTermIndex) -> str:
 def render_index(entries: list[LongTermIndex]) -> str:
     if not entries:
         return ""
-    return "【长期记忆索引】（需要细节时可调用 recall_memory）\n" + "\n".join(map(render_index_line, entries))
+    return INDEX_HEADER + "\n" + "\n".join(map(render_index_line, entries))
 
 
 def render_details(details: list[LongTermDetail]) -> str:

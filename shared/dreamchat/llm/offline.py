@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import jieba  # type: ignore[import-untyped]
-import jieba.analyse  # type: ignore[import-untyped]
 
 from dreamchat.domain.emotions import infer_tags
 from dreamchat.domain.models import Conversation, CoreMemory, MidTermMemory, RelationshipLevel
@@ -107,6 +106,8 @@ def split_sentences(text: str, speaker: str = "") -> list[Sentence]:
 
 def keywords(text: str, top: int = 12) -> dict[str, float]:
     """jieba TF-IDF keywords of `text` with their weights, strongest first (filler words left out)."""
+    import jieba.analyse  # type: ignore[import-untyped]  # half a second: only when first needed
+
     found = jieba.analyse.extract_tags(_RUN.sub(" ", text), topK=top + len(FILLER), withWeight=True)
     return dict([(word, weight) for word, weight in found if word not in FILLER][:top])
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from functools import cache
 from datetime import timedelta
 
 import jwt
@@ -26,8 +27,12 @@ from dreamchat.ports import Clock, ConditionFailed, ItemStore, Put, query_all
 _ALGORITHM = "HS256"
 _BAD_LOGIN = "invalid username or password"
 _hasher = PasswordHasher()
-# Verified against when the username is unknown, so both failures take the same time.
-_DUMMY_HASH = _hasher.hash("dreamchat-dummy-password")
+
+
+@cache
+def _dummy_hash() -> str:
+    """Verified against when the username is unknown, so both failures take the same time."""
+    return _hasher.hash("dreamchat-dummy-password")
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,7 @@ class AuthService:
         self._check_attempts(username, client)
         account = self._find(username)
         try:
-            _hasher.verify(account.password_hash if account else _DUMMY_HASH, password)
+            _hasher.verify(account.password_hash if account else _dummy_hash(), password)
         except (VerificationError, InvalidHashError):
             account = None
         if account is None:

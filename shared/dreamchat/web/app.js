@@ -1,0 +1,91 @@
+// DreamChat web client: a hash router over a friends sidebar and one main view at a time.
+
+import { describe, post, session } from "./lib/api.js";
+import { toast } from "./lib/dom.js";
+import { clearDrafts } from "./lib/drafts.js";
+import { renderAuth } from "./views/auth.js";
+import { renderChat } from "./views/chat.js";
+import { renderDiscover } from "./views/discover.js";
+import { renderEditor } from "./views/editor.js";
+import { FriendsList, renderHome } from "./views/friends.js";
+import { renderMemory } from "./views/memory.js";
+
+const root = document.getElementById("app");
+const side = document.getElementById("side");
+const main = document.getElementById("main");
+
+const ROUTES = [
+  [/^\/login$/, "login", (ctx) => renderAuth(main, ctx)],
+  [/^\/$/, "home", (ctx) => renderHome(main, ctx)],
+  [/^\/discover$/, "discover", (ctx) => renderDiscover(main, ctx)],
+  [/^\/new$/, "form", (ctx) => renderEditor(main, ctx, null)],
+  [/^\/edit\/([\w-]+)$/, "form", (ctx, id) => renderEditor(main, ctx, id)],
+  [/^\/chat\/([\w-]+)$/, "chat", (ctx, id) => renderChat(main, ctx, id)],
+  [/^\/memory\/([\w-]+)$/, "memory", (ctx, id) => renderMemory(main, ctx, id)],
+];
+
+let cleanup = null;
+let friends = null;
+
+const ctx = {
+  go: (path) => {
+    location.hash = `#${path}`;
+  },
+  account: () => session.get()?.user || null,
+  friends: () => friends,
+  logout,
+};
+
+function currentPath() {
+  return location.hash.replace(/^#/, "") || "/";
+}
+
+function route() {
+  const path = currentPath();
+  const loggedIn = Boolean(session.get());
+  if (!loggedIn && path !== "/login") return location.replace("#/login");
+  if (loggedIn && path === "/login") return location.replace("#/");
+  const match = ROUTES.map(([pattern, view, render]) => [path.match(pattern), view, render]).find(([m]) => m);
+  if (!match) return location.replace("#/");
+  const [found, view, render] = match;
+  cleanup?.();
+  cleanup = null;
+  root.dataset.view = view;
+  syncSidebar(view, found[1]);
+  main.scrollTop = 0;
+  cleanup = render(ctx, found[1]) || null;
+}
+
+function syncSidebar(view, id) {
+  if (view === "login") {
+    friends?.stop();
+    friends = null;
+    side.replaceChildren();
+    return;
+  }
+  friends ??= new FriendsList(side, ctx);
+  friends.setActive(view === "chat" || view === "memory" ? id : null, view);
+}
+
+async function logout() {
+  const current = session.get();
+  try {
+    await post("/api/auth/logout", { refresh_token: current?.refresh_token });
+  } catch {
+    // the tokens are forgotten here either way; they expire on their own
+  }
+  // a shared computer must not keep what this person typed
+  if (current?.user) clearDrafts(current.user.id);
+  session.clear();
+  location.replace("#/login");
+}
+
+window.addEventListener("dreamchat:expired", () => {
+  toast("登录已过期，请重新登录。", "error");
+  location.replace("#/login");
+});
+window.addEventListener("hashchange", route);
+window.addEventListener("unhandledrejection", (event) => {
+  toast(describe(event.reason), "error");
+});
+route();

@@ -1,0 +1,175 @@
+// Create or edit an AI user: name, avatar, base_soul, time zone, night owl, visibility, model.
+
+import { del, describe, get, post, put } from "../lib/api.js";
+import { avatar, clear, confirmButton, h, icon, toast } from "../lib/dom.js";
+
+const EMOJIS = ["🌙", "🌸", "🐱", "🦊", "🐼", "🍀", "☕", "🎧", "🌊", "⭐", "📚", "🎨"];
+
+const ZONES = {
+  "Asia/Shanghai": "北京时间",
+  "Asia/Hong_Kong": "香港",
+  "Asia/Taipei": "台北",
+  "Asia/Tokyo": "东京",
+  "Asia/Singapore": "新加坡",
+  "Europe/London": "伦敦",
+  "Europe/Paris": "巴黎",
+  "America/New_York": "纽约",
+  "America/Los_Angeles": "洛杉矶",
+  "Australia/Sydney": "悉尼",
+  UTC: "UTC",
+};
+
+const EMPTY = { name: "", avatar: "", base_soul: "", timezone: null, night_owl: false, visibility: "private", model: "chat" };
+
+export function renderEditor(main, ctx, id) {
+  let alive = true;
+  const title = id ? "编辑资料" : "创建 AI 朋友";
+  const body = h("div", { class: "page-body" }, h("p", { class: "muted center", text: "加载中…" }));
+  main.replaceChildren(
+    h("section", { class: "page" },
+      h("header", { class: "bar" },
+        h("button", { type: "button", class: "icon-btn", title: "返回", onclick: () => history.back() }, icon("back", "返回")),
+        h("div", { class: "bar-title" }, h("b", { text: title }))),
+      body),
+  );
+  const load = id ? get(`/api/ai-users/${id}`) : Promise.resolve(EMPTY);
+  load.then((aiUser) => {
+    if (!alive) return;
+    if (id && !aiUser.is_owner) {
+      clear(body, h("p", { class: "muted center", text: "这位 AI 朋友由别人创建，只有创建者可以修改 TA 的资料。" }));
+      return;
+    }
+    clear(body, form(ctx, id, aiUser));
+  }, (error) => alive && clear(body, h("p", { class: "form-error center", text: describe(error) })));
+  return () => {
+    alive = false;
+  };
+}
+
+function form(ctx, id, aiUser) {
+  const fields = {
+    name: h("input", { id: "ai-name", name: "name", maxlength: "40", required: true, value: aiUser.name, placeholder: "比如：小梦" }),
+    avatar: h("input", {
+      id: "ai-avatar", name: "avatar", maxlength: "2048", value: aiUser.avatar,
+      placeholder: "一个 emoji，或图片链接 https://…",
+    }),
+    base_soul: h("textarea", {
+      id: "ai-soul", name: "base_soul", maxlength: "4000", rows: "6", value: aiUser.base_soul,
+      placeholder: "TA 是谁？性格、说话方式、喜欢什么……\n比如：温柔体贴的大学同学，喜欢猫和爵士乐，说话轻松带点俏皮。",
+    }),
+    timezone: zoneSelect(aiUser.timezone),
+    night_owl: h("input", { id: "ai-owl", type: "checkbox", class: "switch", checked: aiUser.night_owl }),
+  };
+  const visibility = segmented("visibility", aiUser.visibility, { private: "仅自己", public: "公开，可被发现" });
+  const model = segmented("model", aiUser.model, { chat: "日常聊天", reasoner: "深度思考" });
+  const preview = h("div", { class: "avatar-preview" });
+  const counter = h("span", { class: "counter" });
+  const error = h("p", { class: "form-error", role: "alert" });
+  const save = h("button", { type: "submit", class: "btn btn-primary btn-lg", text: id ? "保存" : "创建" });
+
+  const emojiRow = h("div", { class: "emoji-row" }, EMOJIS.map((emoji) =>
+    h("button", {
+      type: "button", class: "emoji-pick", text: emoji, title: `用 ${emoji} 作头像`,
+      onclick: () => {
+        fields.avatar.value = emoji;
+        showPreview();
+      },
+    })));
+
+  const showPreview = () => {
+    clear(preview, avatar({ name: fields.name.value || "?", avatar: fields.avatar.value }, "xl"));
+    for (const pick of emojiRow.children) pick.setAttribute("aria-pressed", String(pick.textContent === fields.avatar.value.trim()));
+  };
+  const showCount = () => {
+    counter.textContent = `${fields.base_soul.value.length} / 4000`;
+  };
+  fields.name.addEventListener("input", showPreview);
+  fields.avatar.addEventListener("input", showPreview);
+  fields.base_soul.addEventListener("input", showCount);
+  showPreview();
+  showCount();
+
+  async function onSubmit(event) {
+    event.preventDefault();
+    const values = {
+      name: fields.name.value.trim(),
+      avatar: fields.avatar.value.trim(),
+      base_soul: fields.base_soul.value.trim(),
+      timezone: fields.timezone.value,
+      night_owl: fields.night_owl.checked,
+      visibility: visibility.value(),
+      model: model.value(),
+    };
+    if (!values.name) {
+      error.textContent = "请给 TA 起个名字。";
+      fields.name.focus();
+      return;
+    }
+    error.textContent = "";
+    save.disabled = true;
+    try {
+      const saved = id ? await put(`/api/ai-users/${id}`, values) : await post("/api/ai-users", values);
+      await ctx.friends()?.refresh();
+      toast(id ? "已保存" : `已创建「${saved.name}」，打个招呼吧`, "ok");
+      ctx.go(`/chat/${saved.id}`);
+    } catch (err) {
+      error.textContent = describe(err, { 422: "有内容不符合要求：名字最多 40 字，人设最多 4000 字，头像需是 emoji 或图片链接。" });
+      save.disabled = false;
+    }
+  }
+
+
+  return h("form", { class: "form card editor", novalidate: true, onsubmit: onSubmit },
+    h("div", { class: "editor-head" }, preview,
+      h("div", { class: "editor-head-fields" },
+        h("label", { class: "field", for: "ai-name" }, h("span", { text: "名字" }), fields.name),
+        h("label", { class: "field", for: "ai-avatar" }, h("span", { text: "头像" }), fields.avatar))),
+    emojiRow,
+    h("label", { class: "field", for: "ai-soul" },
+      h("span", { class: "field-label-row" }, h("span", { text: "先天人格（base_soul）" }), counter),
+      fields.base_soul,
+      h("small", { class: "field-hint", text: "身份、性格、说话风格。只有你能修改；TA 在聊天中形成的自我认知会另外记录。" })),
+    h("div", { class: "field-grid" },
+      h("label", { class: "field", for: "ai-zone" }, h("span", { text: "时区" }), fields.timezone),
+      h("label", { class: "field field-switch", for: "ai-owl" },
+        h("span", {}, icon("moon"), " 夜猫子"), fields.night_owl,
+        h("small", { class: "field-hint", text: "夜间时段改为 02:00–10:00" }))),
+    h("div", { class: "field" }, h("span", { text: "谁能看到" }), visibility.el),
+    h("div", { class: "field" }, h("span", { text: "对话模型" }), model.el),
+    error,
+    h("div", { class: "form-actions" },
+      id ? confirmButton("删除这个 AI", "再点一次：永久删除 TA 和所有记忆", () => remove(ctx, id)) : null,
+      save));
+}
+
+async function remove(ctx, id) {
+  try {
+    await del(`/api/ai-users/${id}`);
+    await ctx.friends()?.refresh();
+    toast("已删除", "ok");
+    ctx.go("/");
+  } catch (error) {
+    toast(describe(error), "error");
+  }
+}
+
+function zoneSelect(current) {
+  const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const chosen = current || (browserZone in ZONES ? browserZone : "Asia/Shanghai");
+  const zones = { ...ZONES };
+  for (const extra of [chosen, browserZone]) if (extra && !(extra in zones)) zones[extra] = extra;
+  return h("select", { id: "ai-zone", name: "timezone" },
+    Object.entries(zones).map(([value, label]) =>
+      h("option", { value, text: label, title: value, selected: value === chosen })));
+}
+
+function segmented(name, current, options) {
+  const inputs = Object.entries(options).map(([value, label]) => {
+    const input = h("input", { type: "radio", name, value, checked: value === current, id: `${name}-${value}` });
+    return h("label", { class: "seg-option", for: `${name}-${value}` }, input, h("span", { text: label }));
+  });
+  return {
+    el: h("div", { class: "segmented", role: "radiogroup" }, inputs),
+    value: () => inputs.map((label) => label.querySelector("input")).find((input) => input.checked)?.value,
+  };
+}

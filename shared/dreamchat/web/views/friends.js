@@ -1,0 +1,132 @@
+// The friends sidebar (the home screen on a phone) and the empty main pane on a desktop.
+
+import { describe, get } from "../lib/api.js";
+import { avatar, clear, h, icon } from "../lib/dom.js";
+import { fromNow } from "../lib/time.js";
+
+const REFRESH_MS = 15000;
+
+export const LEVELS = {
+  特别关心: "lv-5",
+  关系较好: "lv-4",
+  一般: "lv-3",
+  关系冷淡: "lv-2",
+  决裂: "lv-1",
+};
+
+export function levelBadge(level) {
+  return level ? h("span", { class: `level ${LEVELS[level] || "lv-3"}`, text: level }) : null;
+}
+
+export class FriendsList {
+  constructor(side, ctx) {
+    this.ctx = ctx;
+    this.items = [];
+    this.loaded = false;
+    this.active = null;
+    this.list = h("ul", { class: "friend-list", "aria-label": "好友列表" });
+    this.status = h("p", { class: "side-status", text: "正在加载好友…" });
+    this.discover = h("a", { class: "btn btn-soft", href: "#/discover" }, icon("search"), "发现");
+    const account = ctx.account();
+    clear(side,
+      h("header", { class: "side-head" },
+        h("div", { class: "brand" }, h("img", { src: "/static/icon.svg", alt: "" }), h("b", { text: "DreamChat" })),
+        h("div", { class: "me" },
+          h("span", { class: "me-name", text: account?.username || "" }),
+          h("button", { type: "button", class: "icon-btn", title: "退出登录", onclick: () => ctx.logout() },
+            icon("logout", "退出登录")))),
+      h("div", { class: "side-actions" },
+        this.discover,
+        h("a", { class: "btn btn-primary", href: "#/new" }, icon("plus"), "创建 AI")),
+      h("div", { class: "side-scroll" }, this.status, this.list));
+    this.timer = setInterval(() => document.visibilityState === "visible" && this.refresh(), REFRESH_MS);
+    this.refresh();
+  }
+
+  stop() {
+    clearInterval(this.timer);
+  }
+
+  find(id) {
+    return this.items.find((friend) => friend.id === id) || null;
+  }
+
+  setActive(id, view) {
+    this.active = id;
+    if (view === "discover") this.discover.setAttribute("aria-current", "page");
+    else this.discover.removeAttribute("aria-current");
+    for (const el of this.list.querySelectorAll(".friend")) el.classList.toggle("active", el.dataset.id === id);
+  }
+
+  markRead(id) {
+    const friend = this.find(id);
+    if (friend && friend.unread) {
+      friend.unread = 0;
+      this.render();
+    }
+  }
+
+  async refresh() {
+    try {
+      const body = await get("/api/friends");
+      this.items = body.friends || [];
+      this.loaded = true;
+      if (this.active) this.markReadLocally(this.active);
+      this.render();
+      window.dispatchEvent(new CustomEvent("dreamchat:friends"));
+    } catch (error) {
+      if (!this.loaded) this.status.textContent = describe(error);
+    }
+    return this.items;
+  }
+
+  // The open chat has been seen, whatever the last poll counted.
+  markReadLocally(id) {
+    const friend = this.find(id);
+    if (friend) friend.unread = 0;
+  }
+
+  render() {
+    this.status.hidden = this.items.length > 0;
+    if (!this.items.length) {
+      clear(this.status, "还没有 AI 朋友。", h("br"), "创建一个，或者去「发现」里找找。");
+    }
+    clear(this.list, this.items.map((friend) => this.row(friend)));
+  }
+
+  row(friend) {
+    const unread = friend.unread > 0 ? h("span", { class: "unread", text: friend.unread > 99 ? "99+" : friend.unread }) : null;
+    return h("li", {},
+      h("a", {
+        class: `friend${friend.id === this.active ? " active" : ""}`, href: `#/chat/${friend.id}`,
+        dataset: { id: friend.id }, "aria-label": `${friend.name}${unread ? `，${friend.unread} 条未读` : ""}`,
+      },
+      avatar(friend),
+      h("div", { class: "friend-main" },
+        h("div", { class: "friend-top" },
+          h("span", { class: "friend-name", text: friend.name }),
+          levelBadge(friend.relationship)),
+        h("div", { class: "friend-sub" }, subline(friend))),
+      unread));
+  }
+}
+
+function subline(friend) {
+  if (friend.next_heartbeat) {
+    return [icon("heart"), h("span", { text: `下次心跳 ${fromNow(friend.next_heartbeat)}` })];
+  }
+  return h("span", { text: friend.base_soul ? friend.base_soul.replace(/\s+/g, " ") : "开始聊天吧" });
+}
+
+export function renderHome(main, ctx) {
+  main.replaceChildren(
+    h("div", { class: "empty-pane" },
+      h("div", { class: "empty-art", "aria-hidden": "true", text: "💬" }),
+      h("h2", { text: "选一位朋友开始聊天" }),
+      h("p", { text: "TA 会记住你们聊过的事：最近的话题、重要的约定，还有你在意的东西。" }),
+      h("div", { class: "empty-actions" },
+        h("a", { class: "btn btn-primary", href: "#/new" }, icon("plus"), "创建 AI 朋友"),
+        h("a", { class: "btn btn-soft", href: "#/discover" }, icon("search"), "发现公开的 AI"))),
+  );
+  ctx.friends()?.refresh();
+}
