@@ -6,6 +6,8 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
+CHROMIUM := /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test clean
 
@@ -18,8 +20,13 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/python -m dreamchat.api.server --host $(HOST) --port $(PORT)
 
+# tests/browser drives Debian's Chromium; a CJK font makes its screenshots readable.
+$(CHROMIUM):
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-wqy-microhei
+
 # pytest exits 5 when it collects no test; that is not a failure of the suite.
-test: $(STAMP)
+test: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 0; fi; exit $$rc
 
 clean:

@@ -12,7 +12,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from dreamchat.adapters.scheduler import Job, LocalScheduler
 from dreamchat.api.errors import install_error_handlers
 from dreamchat.api.limits import BodySizeLimit
-from dreamchat.api.routers import ai_users, auth, chat, friends, health, heartbeat, memory, soul
+from dreamchat.api.routers import ai_users, auth, chat, friends, health, heartbeat, memory, soul, web
 from dreamchat.config import Settings
 from dreamchat.services.container import Services, build_services
 from dreamchat.wiring import Runtime, build_runtime
@@ -38,7 +38,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     app.state.services = build_services(runtime)
     install_error_handlers(app)
     for router in (health.router, auth.router, ai_users.router, chat.router, friends.router, memory.router, soul.router,
-                   heartbeat.router):
+                   heartbeat.router, web.router):
         app.include_router(router)
     app.add_middleware(BodySizeLimit)
     if settings.cors_origins:
