@@ -32,10 +32,10 @@ jieba.setLogLevel(logging.WARNING)  # jieba prints its dictionary loading on fir
 SUMMARY_SHARE = 0.3  # the spec's target compression ratio is >= 70%
 MIN_SUMMARY_CHARS = 24
 TITLE_CHARS = 20
-KEY_POINTS = 3
-KEY_POINT_CHARS = 32
+KEY_POINTS = 5
+KEY_POINT_CHARS = 100
 SPEAKERS = {"user": "用户", "assistant": "AI"}
-_SENTENCE_END = re.compile(r"(?<=[。！？!?；;…\n])")
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;…\n])|(?<=[.!?])\s+")  # Latin sentences end at ". " too
 _RUN = re.compile(r"(?:^|\s)(用户|AI)：")  # where `render` starts a speaker's run
 # frequent in chat, never what a memory is about; jieba's IDF alone ranks some of them high
 FILLER = frozenset(
