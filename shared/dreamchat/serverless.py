@@ -72,10 +72,17 @@ class Serverless:
     def extract(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         """Schedule → extraction of every pair with mid-term memories past the threshold."""
         self._start(context)
-        pairs = self.services.extract_sweep()
-        self.metrics.add_metric(name="ExtractionPairs", unit=MetricUnit.Count, value=pairs)
+        results = self.services.extract_sweep()
+        figures = {
+            "ExtractionPairs": len(results),
+            "Extractions": sum(len(r.long_term) for r in results),
+            "CoreMemoriesCreated": sum(len(r.core) for r in results),
+            "DegradedResults": sum(r.degraded for r in results),
+        }
+        for name, value in figures.items():
+            self.metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
         self._flush()
-        return {"pairs": pairs}
+        return {"pairs": len(results), "long_term": figures["Extractions"], "core": figures["CoreMemoriesCreated"]}
 
     def sweep(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         """Schedule (every minute) → one queue message per due pair."""

@@ -29,7 +29,7 @@ def signed_up() -> tuple[str, str]:
     return token, json.loads(created["body"])["id"]
 
 
-def test_the_whole_path_runs_on_the_aws_adapters(cloud, fake_llm) -> None:
+def test_the_whole_path_runs_on_the_aws_adapters(cloud, fake_llm, capsys) -> None:
     token, ai_id = signed_up()
     fake_llm.script("deepseek-chat", Reply.text("周末见！\n拜拜~"))
     turn = call("POST", f"/api/ai-users/{ai_id}/chat", {"content": "那周末去海边，拜拜"}, token)
@@ -44,12 +44,15 @@ def test_the_whole_path_runs_on_the_aws_adapters(cloud, fake_llm) -> None:
     first = compress.handler(event, LambdaContext())
     again = compress.handler(event, LambdaContext())  # EventBridge may deliver twice
     assert first == again and first["mid_term_id"].startswith("mid_")
+    emitted = capsys.readouterr().out  # CloudWatch embedded-metric JSON on stdout
+    assert '"Compressions"' in emitted and '"ModelTokens"' in emitted and '"qwen_short_to_mid"' in emitted
+    assert "约好周末去海边" not in emitted and "海边" not in emitted  # no content in logs or metrics
 
     fake_llm.script("doubao-pro-32k", Reply.json({"memories": [
         {"title": "海边之约", "key_points": ["周末去海边"], "detail_content": "约好周末去海边",
          "source_mid_ids": [first["mid_term_id"]]}]}))
     fake_llm.script("deepseek-chat", Reply.json({"create": False, "content": "", "importance": 2, "category": "其他"}))
-    assert extract.handler(scheduled_event(), LambdaContext()) == {"pairs": 1}
+    assert extract.handler(scheduled_event(), LambdaContext()) == {"pairs": 1, "long_term": 1, "core": 0}
     files = json.loads(call("GET", f"/api/memory/{ai_id}/files", token=token)["body"])
     assert [m["extracted_to_long"] for m in files["mid_term"]] == [True]
     assert [e["title"] for e in files["long_term"]] == ["海边之约"]

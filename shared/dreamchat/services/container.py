@@ -17,7 +17,7 @@ from dreamchat.services.auth import AuthService
 from dreamchat.services.chat import ChatService
 from dreamchat.services.heartbeat import HeartbeatService, Work
 from dreamchat.services.heartbeat_state import HeartbeatStates
-from dreamchat.services.memory import TOPIC_ENDED, MemoryService, extraction_due, pair_of
+from dreamchat.services.memory import TOPIC_ENDED, ExtractResult, MemoryService, extraction_due, pair_of
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.soul import SoulService
 from dreamchat.wiring import Runtime
@@ -55,13 +55,13 @@ class Services:
     def on_heartbeat_due(self, event: Event) -> None:
         self.heartbeat.run(Work.parse(event.detail))
 
-    def extract_sweep(self) -> int:
-        """Extract every pair that has mid-term memories past the threshold; how many pairs."""
-        pairs = extraction_due(self.runtime.store, self.runtime.clock, self.runtime.settings)
-        for pair in pairs:
+    def extract_sweep(self) -> list[ExtractResult]:
+        """Extract every pair that has mid-term memories past the threshold; one result each."""
+        results = []
+        for pair in extraction_due(self.runtime.store, self.runtime.clock, self.runtime.settings):
             zone = self.memory.repo.zone_of(pair, self.runtime.settings.timezone)
-            self.memory.extract(pair, zone)
-        return len(pairs)
+            results.append(self.memory.extract(pair, zone))
+        return results
 
 
 def build_search(settings: Settings) -> HttpSearch | NoSearch:
