@@ -158,3 +158,17 @@ def test_deleting_the_account_removes_it_and_its_ai_users(client, alice, bob) ->
     assert bob.get(f"/api/ai-users/{ai['id']}").status_code == 404
     assert bob.get("/api/friends").json()["friends"] == []
     assert register(client, "alice").username == "alice"
+
+
+def test_logout_with_only_the_refresh_token_revokes_that_session(client, alice) -> None:
+    assert client.post("/api/auth/logout", json={"refresh_token": alice.refresh_token}).status_code == 200
+    assert client.post("/api/auth/refresh", json={"refresh_token": alice.refresh_token}).status_code == 401
+    assert alice.get("/api/auth/user").status_code == 401
+    assert client.post("/api/auth/logout").status_code == 401
+    assert client.post("/api/auth/logout", json={"refresh_token": "forged"}).status_code == 401
+
+
+def test_another_accounts_refresh_token_cannot_be_logged_out_by_the_caller(client, alice, bob) -> None:
+    assert alice.post("/api/auth/logout", json={"refresh_token": bob.refresh_token}).status_code == 401
+    assert bob.get("/api/auth/user").status_code == 200
+    assert alice.get("/api/auth/user").status_code == 200

@@ -43,3 +43,14 @@ def get_caller(
 
 
 CurrentCaller = Annotated[Caller, Depends(get_caller)]
+
+
+def get_optional_caller(
+    services: ServicesDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Caller | None:
+    """The caller when a bearer token is sent (it must then be valid), else None."""
+    return None if credentials is None else get_caller(services, credentials)
+
+
+OptionalCaller = Annotated[Caller | None, Depends(get_optional_caller)]

@@ -67,5 +67,6 @@ class AIUserUpdate(Body):
 def ai_user_view(ai_user: AIUser, account_id: str) -> dict[str, Any]:
     """An AI user as the caller sees it: the owner's account id is never shown."""
     view = ai_user.model_dump(exclude={"owner_id"})
+    view["user_id"] = ai_user.id  # the spec's paths call it user_id
     view["is_owner"] = ai_user.owner_id == account_id
     return view

@@ -128,13 +128,12 @@ class AuthService:
         item = self._store.get(*keys.account(account_id))
         return Account.model_validate(_fields(item)) if item else None
 
-    def family_of_refresh(self, refresh_token: str, account_id: str) -> str | None:
-        """The family a refresh token belongs to, if it is a valid token of this account."""
-        try:
-            claims = self._decode(refresh_token, "refresh")
-        except Unauthorized:
-            return None
-        return claims["fam"] if claims["sub"] == account_id else None
+    def logout_refresh(self, refresh_token: str, account_id: str | None) -> None:
+        """Revoke the refresh token's family (it must be the caller's when a caller is known)."""
+        claims = self._decode(refresh_token, "refresh")
+        if account_id is not None and claims["sub"] != account_id:
+            raise Unauthorized("this refresh token belongs to another session")
+        self.logout(claims["sub"], claims["fam"])
 
     def _find(self, username: str) -> Account | None:
         pointer = self._store.get(*keys.username(username))

@@ -4,7 +4,8 @@ from typing import Any
 
 from fastapi import APIRouter, Request, status
 
-from dreamchat.api.deps import CurrentCaller, ServicesDep
+from dreamchat.api.deps import CurrentCaller, OptionalCaller, ServicesDep
+from dreamchat.errors import Unauthorized
 from dreamchat.api.schemas import Credentials, LogoutRequest, RefreshRequest
 from dreamchat.domain.models import Account
 from dreamchat.services.auth import Tokens
@@ -47,13 +48,15 @@ def refresh(body: RefreshRequest, services: ServicesDep) -> dict[str, Any]:
 
 
 @router.post("/logout")
-def logout(caller: CurrentCaller, services: ServicesDep, body: LogoutRequest | None = None) -> dict[str, bool]:
-    """Revoke this session's tokens (and the given refresh token's, if it is the caller's)."""
-    services.auth.logout(caller.id, caller.family)
-    if body and body.refresh_token:
-        family = services.auth.family_of_refresh(body.refresh_token, caller.id)
-        if family:
-            services.auth.logout(caller.id, family)
+def logout(caller: OptionalCaller, services: ServicesDep, body: LogoutRequest | None = None) -> dict[str, bool]:
+    """Revoke a session: the access token's, and/or the refresh token's given in the body."""
+    refresh = body.refresh_token if body else None
+    if caller is None and not refresh:
+        raise Unauthorized("send the access token or the refresh token to log out")
+    if refresh:  # first: a refresh token that is not the caller's refuses the whole request
+        services.auth.logout_refresh(refresh, caller.id if caller else None)
+    if caller is not None:
+        services.auth.logout(caller.id, caller.family)
     return {"logged_out": True}
 
 
