@@ -108,3 +108,45 @@ def test_tool_rounds_per_turn_are_bounded(person, ai, fake_llm) -> None:
     events = send(person, ai, "你好")
     assert events[-1][0] == "done"
     assert len(fake_llm.requests_for(CHAT_MODEL)) <= 5
+
+
+def test_search_web_asks_the_configured_provider(tmp_path, clock, rng, fake_llm) -> None:  # noqa: F811
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from urllib.parse import parse_qs, urlparse
+
+    from fastapi.testclient import TestClient
+
+    from dreamchat.api.app import create_app
+    from dreamchat.config import Settings
+    from dreamchat.wiring import build_runtime
+    from tests.api.conftest import register
+
+    asked = []
+
+    class Search(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the base class's name
+            asked.append((parse_qs(urlparse(self.path).query)["q"][0], self.headers.get("Authorization")))
+            body = json.dumps({"results": [{"title": "杭州天气", "url": "https://example.com", "snippet": "明天晴"}]})
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body.encode())
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Search)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        settings = Settings(data_dir=tmp_path / "s", run_scheduler=False, llm_base_url=fake_llm.base_url,
+                            llm_api_key="test-key", search_url=f"http://127.0.0.1:{server.server_port}/search",
+                            search_api_key="search-key")
+        with TestClient(create_app(settings, build_runtime(settings, clock=clock, random=rng))) as client:
+            person = register(client, "dora")
+            ai = person.create_ai_user()
+            results = call(fake_llm, person, ai, "search_web", {"query": "杭州明天天气"})
+    finally:
+        server.shutdown()
+    assert asked == [("杭州明天天气", "Bearer search-key")]
+    assert results[0]["results"] == [{"title": "杭州天气", "url": "https://example.com", "snippet": "明天晴"}]

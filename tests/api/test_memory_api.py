@@ -124,3 +124,30 @@ def test_compress_and_extract_say_what_they_produced(person, ai, fake_llm) -> No
          "source_mid_ids": [produced[0]["id"]]}]}))
     result = person.post(f"/api/memory/{ai['id']}/extract").json()
     assert [e["title"] for e in result["long_term"]] == ["初次见面"] and result["degraded"] is False
+
+
+def test_deleting_the_ai_user_erases_every_tier_and_the_documents(app, person, ai, fake_llm) -> None:
+    fake_llm.script("qwen-plus", summary("聊了猫"))
+    person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "我养了一只猫"})
+    mid = person.post(f"/api/memory/{ai['id']}/compress").json()["mid_term"][0]
+    fake_llm.script("doubao-pro-32k", Reply.json({"memories": [
+        {"title": "猫", "key_points": ["养猫"], "detail_content": "对方养了一只猫", "source_mid_ids": [mid["id"]]}]}))
+    person.post(f"/api/memory/{ai['id']}/extract")
+    person.put(f"/api/memory/{ai['id']}/core", json={"content": "喜欢猫", "importance": 9})
+    blobs = app.state.runtime.blobs
+    assert len(blobs.list("pairs/")) == 1
+    erased = person.delete(f"/api/ai-users/{ai['id']}").json()["erased"]
+    assert erased["blobs"] == 1 and erased["items"] >= 5  # log message, mid, long, core, states
+    assert blobs.list("pairs/") == []
+    store = app.state.runtime.store
+    pair_pk = f"PAIR#{person.id}#{ai['id']}"
+    assert all(store.query(pk).items == [] for pk in (pair_pk, pair_pk + "#MSG", pair_pk + "#SHORT"))
+
+
+def test_unfriending_with_forget_erases_the_pair_but_keeps_the_character(app, person, ai, fake_llm) -> None:
+    person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "你好"})
+    removed = person.delete(f"/api/friends/{ai['id']}", params={"forget": "true"}).json()
+    assert removed["forgot"] is True and removed["erased"]["items"] >= 2
+    assert person.get(f"/api/ai-users/{ai['id']}").status_code == 200
+    person.post(f"/api/friends/{ai['id']}")
+    assert person.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"] == []
