@@ -14,7 +14,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]' 2>&1 | grep -v 'is ignored: it is neither a file nor a directory' || true
-	$(BIN)/python -c 'import dreamchat, fastapi, moto, aws_cdk'
+	$(BIN)/python -c 'import dreamchat, fastapi, moto, playwright'
 	touch $(STAMP)
 
 run: $(STAMP)
