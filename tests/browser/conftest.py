@@ -8,11 +8,7 @@ account, so tests do not see each other's data.
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,6 +19,7 @@ import httpx
 import pytest
 
 from tests.fakes.fake_llm import FakeLLMServer, Reply
+from tests.fakes.server import running_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -95,34 +92,11 @@ def session_json(account: dict[str, Any]) -> str:
     return json.dumps({key: account[key] for key in ("user", "access_token", "refresh_token")})
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_until_up(base: str, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited: {process.stderr.read().decode()[-2000:] if process.stderr else ''}")
-        try:
-            httpx.get(f"{base}/api/health", timeout=1)
-            return
-        except httpx.TransportError:
-            time.sleep(0.1)
-    raise RuntimeError("server did not start within 30 s")
-
-
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """`python -m dreamchat.api.server` on a free port, its LLM pointed at the fake."""
     with FakeLLMServer(default=companion) as llm:
-        port = _free_port()
         env = {
-            **os.environ,
             "DREAMCHAT_DATA_DIR": str(tmp_path_factory.mktemp("browser") / "data"),
             "DREAMCHAT_LLM_BASE_URL": llm.base_url,
             "DREAMCHAT_LLM_API_KEY": "test",
@@ -132,18 +106,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
             # the buttons compress and extract, not a background worker racing the test
             "DREAMCHAT_RUN_SCHEDULER": "false",
         }
-        process = subprocess.Popen([sys.executable, "-m", "dreamchat.api.server", "--port", str(port)],
-                                   env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        base = f"http://127.0.0.1:{port}"
-        try:
-            _wait_until_up(base, process)
+        with running_server(env) as base:
             if httpx.get(f"{base}/").status_code != 200:
                 pytest.fail("the server does not serve the web client at /: create_app must include "
                             "dreamchat.api.routers.web.router", pytrace=False)
             yield Stack(base, llm)
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
