@@ -92,6 +92,7 @@ MID_PREFIX = "MID#"
 LONG_PREFIX = "LONG#"
 CORE_PREFIX = "CORE#"
 DUE_SHARDS = 16
+TOPIC_DUE = "TOPIC"
 
 
 def mid_term(topic_id: str) -> str:

@@ -227,3 +227,17 @@ def test_recall_finds_the_detail_document(services, fake_llm, clock) -> None:
     services.memory.extract(PAIR, ZONE)
     found = services.memory.recall(PAIR, "还记得我们说去海边吗")
     assert [d.detail_content for d in found] == ["两人商量周六去海边看日出"]
+
+
+def test_an_idle_topic_is_closed_by_the_sweep_without_a_new_message(services, runtime, clock) -> None:
+    first = services.memory.record(PAIR, "user", "晚点再聊")
+    clock.advance(hours=5)
+    services.memory.record(PAIR, "user", "还在吗")
+    clock.advance(hours=5)
+    assert services.memory.close_idle_topics() == 0  # the second message moved the check
+    assert ended_topics(runtime) == []
+    clock.advance(hours=1, seconds=1)
+    assert services.memory.close_idle_topics() == 1
+    assert ended_topics(runtime) == [first.topic_id]
+    assert services.memory.close_idle_topics() == 0  # out of the index once ended
+    assert services.memory.record(PAIR, "user", "我回来了").topic_id != first.topic_id

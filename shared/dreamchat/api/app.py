@@ -53,5 +53,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
 
 def _background(services: Services) -> list[Any]:
     """Locally, the event worker and the schedules EventBridge would run in AWS."""
-    jobs = [Job("heartbeat-sweep", 60, services.heartbeat.sweep), Job("extract-sweep", 3600, services.extract_sweep)]
+    jobs = [Job("heartbeat-sweep", 60, services.heartbeat.sweep),
+            Job("idle-topics", 600, services.memory.close_idle_topics),
+            Job("extract-sweep", 3600, services.extract_sweep)]
     return [services.runtime.bus, LocalScheduler(jobs)]

@@ -90,7 +90,8 @@ class MemoryService:
                               delay_ms=delay_ms)
             operations: list = self.repo.message_puts(pair, message)
             if placement.opens_topic:
-                operations.append(self.repo.topic_state_put(pair, TopicState(fresh, int(now.timestamp())), version))
+                opened = TopicState(fresh, int(now.timestamp()))
+                operations.append(self.repo.topic_state_put(pair, opened, version, self._idle_check(now)))
             try:
                 self.repo.store.transact(operations)
             except ConditionFailed:
@@ -119,14 +120,56 @@ class MemoryService:
         now = self._clock.now()
         fresh = topics.new_topic_id(now, self._random.random())
         moved = message.model_copy(update={"topic_id": fresh})
+        opened = TopicState(fresh, int(now.timestamp()))
         operations = [*self.repo.replace_message(pair, message, moved),
-                      self.repo.topic_state_put(pair, TopicState(fresh, int(now.timestamp())), version)]
+                      self.repo.topic_state_put(pair, opened, version, self._idle_check(now))]
         try:
             self.repo.store.transact(operations)
         except ConditionFailed:
             return message
         self._bus.publish(topic_ended(pair, state.topic_id))
         return moved
+
+    def close_idle_topics(self) -> int:
+        """End open topics nobody wrote to for TOPIC_IDLE_HOURS, so they are compressed without
+        waiting for the next message. Reads only the due index; how many topics it ended."""
+        ended = 0
+        until = iso(self._clock.now()) + "~"
+        for shard in range(keys.DUE_SHARDS):
+            cursor = None
+            while True:
+                page = self.repo.store.query_due(keys.due_partition(keys.TOPIC_DUE, shard), until, limit=100,
+                                                 cursor=cursor)
+                for found in page.items:
+                    ended += self._check_idle(keys.pair_from_pk(found["pk"]))
+                if (cursor := page.cursor) is None:
+                    break
+        return ended
+
+    def _check_idle(self, pair: PairId) -> int:
+        """End the pair's topic if idle; else move its check to when it would be."""
+        state, version = self.repo.topic_state(pair)
+        last = self.repo.last_message(pair)
+        if state is None:
+            return 0
+        now = self._clock.now()
+        if not state.ended and last is not None and not topics.is_idle(last.timestamp, now, self._settings.topic_idle_hours):
+            check = datetime.fromtimestamp(last.timestamp, UTC) + timedelta(hours=self._settings.topic_idle_hours)
+            try:
+                self.repo.store.transact([self.repo.topic_state_put(pair, state, version, iso(check))])
+            except ConditionFailed:
+                pass  # a message or an ending changed the topic meanwhile: it was checked anew
+            return 0
+        if state.ended:  # ended some other way but still indexed: leave the index
+            try:
+                self.repo.store.transact([self.repo.topic_state_put(pair, state, version)])
+            except ConditionFailed:
+                pass
+            return 0
+        return int(self.end_topic(pair, state.topic_id))
+
+    def _idle_check(self, now: datetime) -> str:
+        return iso(now + timedelta(hours=self._settings.topic_idle_hours))
 
     def _local_now(self, pair: PairId) -> datetime:
         """Now in the pair's time zone, so prompts show the person's local time."""

@@ -76,9 +76,14 @@ class MemoryRepository:
         state = TopicState(found["topic_id"], found["created_at"], found.get("ended", False))
         return state, found["version"]
 
-    def topic_state_put(self, pair: PairId, state: TopicState, version: int | None) -> Put:
-        fields = {"topic_id": state.topic_id, "created_at": state.created_at, "ended": state.ended,
-                  "version": (version or 0) + 1}
+    def topic_state_put(self, pair: PairId, state: TopicState, version: int | None,
+                        idle_check: str | None = None) -> Put:
+        """The topic state; an open topic sits in the due index until its idle check (`<iso time>`)."""
+        fields: dict[str, Any] = {"topic_id": state.topic_id, "created_at": state.created_at, "ended": state.ended,
+                                  "version": (version or 0) + 1}
+        if idle_check is not None and not state.ended:
+            fields[DUE_PK] = keys.due_partition(keys.TOPIC_DUE, keys.shard(pair))
+            fields[DUE_SK] = f"{idle_check}#{keys.pair_pk(pair)}"
         return Put(item(keys.pair_pk(pair), keys.TOPIC_SK, fields), expected_version=version or 0)
 
     def message_puts(self, pair: PairId, message: Message) -> list[Put]:
