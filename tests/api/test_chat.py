@@ -87,7 +87,7 @@ def test_the_ai_may_read_without_replying(person, ai, fake_llm) -> None:
     fake_llm.script(CHAT_MODEL, Reply.text(""))
     events = send(person, ai, "嗯")
     assert events == [("done", {"replied": False, "topic_ended": False, "message_count": 0})]
-    assert [m["role"] for m in history(person, ai)] == ["user"]
+    assert [(m["role"], m["read_no_reply"]) for m in history(person, ai)] == [("user", True)]
 
 
 def test_a_farewell_keyword_ends_the_topic(app, person, ai, fake_llm) -> None:

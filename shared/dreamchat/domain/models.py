@@ -67,6 +67,7 @@ class Message(Entity):
     topic_id: str
     kind: Literal["chat", "heartbeat"] = "chat"
     delay_ms: int = 0
+    read_no_reply: bool = False  # the AI read this message and chose not to answer (已读不回)
 
 
 class Conversation(Entity):

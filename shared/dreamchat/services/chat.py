@@ -102,6 +102,9 @@ class ChatService:
         if markers.switched:
             person = self.memory.switch_topic(pair, person)
         sent = list(self._send(pair, person, replies.split_messages(markers.text), typed=typed))
+        if not sent:  # 已读不回: the history shows it, not only the live turn
+            self.memory.repo.store.transact(
+                self.memory.repo.message_puts(pair, person.model_copy(update={"read_no_reply": True})))
         yield from sent
         # A topic that grows past the limit ends too, so short-term memory stays bounded.
         too_long = topic_length + len(sent) >= self._settings.topic_max_messages

@@ -429,7 +429,7 @@ function row(item, aiUser, first) {
     h("div", { class: "msg-body" },
       heartbeat && first ? h("div", { class: "msg-tag" }, icon("heart"), "主动来找你") : null,
       h("div", { class: "bubble", text: item.content }),
-      item.read ? h("div", { class: "msg-meta read-receipt", text: "已读" }) : null,
+      item.read || item.read_no_reply ? h("div", { class: "msg-meta read-receipt", text: "已读" }) : null,
       item.pending ? h("div", { class: "msg-meta", text: "发送中…" }) : null));
 }
 
