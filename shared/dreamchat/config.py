@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BeforeValidator, Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 MODEL_KEYS = (
     "deepseek_chat",
@@ -18,6 +19,19 @@ MODEL_KEYS = (
 )
 
 DEFAULT_FAREWELLS = ["再见", "拜拜", "下次聊", "晚安", "回头聊", "bye", "goodbye", "good night"]
+
+
+def _word_list(value: object) -> object:
+    """A list from the environment: JSON (`["a","b"]`) or comma-separated (`a,b`)."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if text.startswith("["):
+        return json.loads(text)
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+WordList = Annotated[list[str], NoDecode, BeforeValidator(_word_list)]
 
 
 class Settings(BaseSettings):
@@ -35,7 +49,7 @@ class Settings(BaseSettings):
     secrets_arn: str | None = None
     idempotency_table: str | None = None
     timezone: str = "Asia/Shanghai"
-    cors_origins: list[str] = Field(default_factory=list)
+    cors_origins: WordList = Field(default_factory=list)
     run_scheduler: bool = True
 
     # accounts
@@ -70,7 +84,7 @@ class Settings(BaseSettings):
     # memory
     topic_idle_hours: float = Field(default=6.0, gt=0)
     topic_max_messages: int = Field(default=80, ge=2)
-    farewell_keywords: list[str] = Field(default_factory=lambda: list(DEFAULT_FAREWELLS))
+    farewell_keywords: WordList = Field(default_factory=lambda: list(DEFAULT_FAREWELLS))
     extract_after_hours: float = Field(default=24.0, ge=0)
     long_index_tokens: int = Field(default=700, ge=50)
     background_attempts: int = Field(default=3, ge=1)

@@ -47,3 +47,11 @@ def test_every_setting_is_documented_in_the_readme() -> None:
     names = [f"DREAMCHAT_{n.upper()}" for n in Settings.model_fields if not n.startswith(tuple(per_key))]
     assert [name for name in names if name not in readme] == []
     assert all(key.upper() in readme for key in MODEL_KEYS)
+
+
+def test_lists_may_be_comma_separated(monkeypatch) -> None:
+    monkeypatch.setenv("DREAMCHAT_FAREWELL_KEYWORDS", "再见, 拜拜,see you")
+    monkeypatch.setenv("DREAMCHAT_CORS_ORIGINS", "https://a.example.com")
+    settings = Settings()
+    assert settings.farewell_keywords == ["再见", "拜拜", "see you"]
+    assert settings.cors_origins == ["https://a.example.com"]
