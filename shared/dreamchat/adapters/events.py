@@ -10,6 +10,7 @@ import time
 from collections import defaultdict
 from typing import Any
 
+from dreamchat.logsafe import failure
 from dreamchat.ports import Event, EventHandler, StoreError
 
 log = logging.getLogger(__name__)
@@ -89,8 +90,9 @@ class LocalEventBus:
         for handler in self._handlers[event.detail_type]:
             try:
                 handler(event)
-            except Exception:  # noqa: BLE001 - a failed handler is retried, never drops the event
-                log.exception("event handler failed", extra={"detail_type": event.detail_type, "attempt": attempt})
+            except Exception as error:  # noqa: BLE001 - a failed handler is retried, never drops the event
+                log.error("event handler failed: %s", failure(error),
+                          extra={"detail_type": event.detail_type, "attempt": attempt})
                 if attempt < self._attempts:
                     if sleep:
                         time.sleep(self._backoff * attempt)

@@ -8,6 +8,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from dreamchat.logsafe import failure
+
 log = logging.getLogger(__name__)
 
 
@@ -48,5 +50,5 @@ class LocalScheduler:
     def _run(self, job: Job) -> None:
         try:
             job.run()
-        except Exception:  # noqa: BLE001 - a failed sweep is logged and tried again next time
-            log.exception("scheduled job failed", extra={"job": job.name})
+        except Exception as error:  # noqa: BLE001 - a failed sweep is logged and tried again next time
+            log.error("scheduled job failed: %s", failure(error), extra={"job": job.name})

@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dreamchat import errors
+from dreamchat.logsafe import failure
 
 log = logging.getLogger(__name__)
 
@@ -75,5 +76,5 @@ def _describe(problem: dict) -> str:
 
 
 async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
-    log.exception("unhandled error", extra={"path": request.url.path, "method": request.method})
+    log.error("unhandled error: %s", failure(exc), extra={"path": request.url.path, "method": request.method})
     return error_response(500, "internal_error", "something went wrong on our side")
