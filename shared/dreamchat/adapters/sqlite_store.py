@@ -12,7 +12,6 @@ from dreamchat.adapters import cursor as cursors
 from dreamchat.ports import (
     DUE_PK,
     DUE_SK,
-    MAX_TRANSACTION_ITEMS,
     TTL_ATTRIBUTE,
     Clock,
     ConditionFailed,

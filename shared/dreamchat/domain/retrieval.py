@@ -68,8 +68,8 @@ def rank(query: str, entries: list[LongTermIndex]) -> list[Scored]:
     scores = BM25Okapi(corpus).get_scores(query_words)
     # BM25Okapi can score a word present in most entries at or below zero; overlap still counts.
     overlap = [len(set(query_words) & set(doc)) for doc in corpus]
-    combined = [max(float(s), 0.0) + 0.1 * o for s, o in zip(scores, overlap)]
-    return sorted((Scored(e, s) for e, s in zip(entries, combined)), key=lambda x: -x.score)
+    combined = [max(float(s), 0.0) + 0.1 * o for s, o in zip(scores, overlap, strict=False)]
+    return sorted((Scored(e, s) for e, s in zip(entries, combined, strict=False)), key=lambda x: -x.score)
 
 
 def strong_matches(query: str, ranked: list[Scored], limit: int = 2) -> list[Scored]:

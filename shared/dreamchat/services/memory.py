@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -155,16 +156,12 @@ class MemoryService:
         now = self._clock.now()
         if not state.ended and last is not None and not topics.is_idle(last.timestamp, now, self._settings.topic_idle_hours):
             check = datetime.fromtimestamp(last.timestamp, UTC) + timedelta(hours=self._settings.topic_idle_hours)
-            try:
+            with suppress(ConditionFailed):  # a message or an ending changed the topic meanwhile
                 self.repo.store.transact([self.repo.topic_state_put(pair, state, version, iso(check))])
-            except ConditionFailed:
-                pass  # a message or an ending changed the topic meanwhile: it was checked anew
             return 0
         if state.ended:  # ended some other way but still indexed: leave the index
-            try:
+            with suppress(ConditionFailed):
                 self.repo.store.transact([self.repo.topic_state_put(pair, state, version)])
-            except ConditionFailed:
-                pass
             return 0
         return int(self.end_topic(pair, state.topic_id))
 
@@ -221,11 +218,10 @@ class MemoryService:
     def _close_if_open(self, pair: PairId, topic_id: str) -> None:
         state, version = self.repo.topic_state(pair)
         if state is not None and state.topic_id == topic_id and not state.ended:
-            try:
+            # If someone else changed the topic meanwhile, this topic is closed either way.
+            with suppress(ConditionFailed):
                 self.repo.store.transact(
                     [self.repo.topic_state_put(pair, TopicState(topic_id, state.created_at, True), version)])
-            except ConditionFailed:
-                pass  # someone else changed the topic meanwhile; this topic is closed either way
 
     def _mid_item(self, pair: PairId, mid: MidTermMemory) -> Item:
         due = datetime.fromtimestamp(mid.created_at, UTC)
