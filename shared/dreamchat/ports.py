@@ -6,10 +6,10 @@ with the same behaviour; `tests/contract` runs one suite against both.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
-from collections.abc import Callable
 
 Item = dict[str, Any]
 
@@ -61,7 +61,7 @@ class KeyRange:
     end: str | None = None
 
 
-def check_transaction(operations: list[Put | Delete]) -> None:
+def check_transaction(operations: Sequence[Put | Delete]) -> None:
     """The limits both adapters enforce: 1 to 25 operations, each item touched once."""
     if not 0 < len(operations) <= MAX_TRANSACTION_ITEMS:
         raise ValueError(f"a transaction takes 1 to {MAX_TRANSACTION_ITEMS} operations")
@@ -88,7 +88,7 @@ class ItemStore(Protocol):
 
     def delete(self, pk: str, sk: str) -> None: ...
 
-    def transact(self, operations: list[Put | Delete]) -> None:
+    def transact(self, operations: Sequence[Put | Delete]) -> None:
         """All-or-nothing write of up to 25 operations; ConditionFailed writes nothing."""
         ...
 

@@ -6,7 +6,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dreamchat.config import Settings
-from dreamchat.ports import BlobStore, Clock, EventBus, ItemStore, RandomSource, WorkQueue
+from dreamchat.ports import (
+    BlobStore,
+    Clock,
+    EventBus,
+    ItemStore,
+    RandomSource,
+    WorkQueue,
+)
 
 
 @dataclass

@@ -8,6 +8,7 @@ so expired items are filtered out on every read.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -26,8 +27,8 @@ from dreamchat.ports import (
     KeyRange,
     Page,
     Put,
-    check_transaction,
     StoreError,
+    check_transaction,
 )
 
 DUE_INDEX = "due"
@@ -99,7 +100,7 @@ class DynamoItemStore:
     def delete(self, pk: str, sk: str) -> None:
         self._client.delete_item(TableName=self._table, Key=_key(pk, sk))
 
-    def transact(self, operations: list[Put | Delete]) -> None:
+    def transact(self, operations: Sequence[Put | Delete]) -> None:
         check_transaction(operations)
         request = [self._transact_item(operation) for operation in operations]
         for attempt in range(_CONFLICT_RETRIES):

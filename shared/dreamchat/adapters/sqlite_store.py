@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +80,7 @@ class SqliteItemStore:
     def delete(self, pk: str, sk: str) -> None:
         self.transact([Delete(pk, sk)])
 
-    def transact(self, operations: list[Put | Delete]) -> None:
+    def transact(self, operations: Sequence[Put | Delete]) -> None:
         check_transaction(operations)
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")

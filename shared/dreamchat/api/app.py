@@ -12,7 +12,17 @@ from fastapi.middleware.cors import CORSMiddleware
 from dreamchat.adapters.scheduler import Job, LocalScheduler
 from dreamchat.api.errors import install_error_handlers
 from dreamchat.api.limits import BodySizeLimit
-from dreamchat.api.routers import ai_users, auth, chat, friends, health, heartbeat, memory, soul, web
+from dreamchat.api.routers import (
+    ai_users,
+    auth,
+    chat,
+    friends,
+    health,
+    heartbeat,
+    memory,
+    soul,
+    web,
+)
 from dreamchat.config import Settings
 from dreamchat.services.container import Services, build_services
 from dreamchat.wiring import Runtime, build_runtime

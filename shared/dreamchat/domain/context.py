@@ -13,7 +13,13 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from dreamchat.domain.core_memory import for_context
-from dreamchat.domain.models import CoreMemory, LongTermDetail, LongTermIndex, Message, MidTermMemory
+from dreamchat.domain.models import (
+    CoreMemory,
+    LongTermDetail,
+    LongTermIndex,
+    Message,
+    MidTermMemory,
+)
 from dreamchat.domain.retrieval import Scored
 from dreamchat.domain.tokens import estimate_messages_tokens, estimate_tokens
 

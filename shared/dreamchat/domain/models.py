@@ -14,6 +14,7 @@ Role = Literal["user", "assistant"]
 Visibility = Literal["private", "public"]
 ChatModel = Literal["chat", "reasoner"]
 MemoryType = Literal["short_term", "mid_term", "long_term", "core"]
+MessageKind = Literal["chat", "heartbeat"]
 
 MAX_MESSAGE_CHARS = 2000
 
@@ -65,7 +66,7 @@ class Message(Entity):
     content: str
     timestamp: int
     topic_id: str
-    kind: Literal["chat", "heartbeat"] = "chat"
+    kind: MessageKind = "chat"
     delay_ms: int = 0
     read_no_reply: bool = False  # the AI read this message and chose not to answer (已读不回)
 

@@ -77,7 +77,7 @@ def strong_matches(query: str, ranked: list[Scored], limit: int = 2) -> list[Sco
     query_words = set(words(query))
     entry_words = {s.entry.id: set(words(entry_text(s.entry))) for s in ranked}
     common = _common_words(query_words, list(entry_words.values()))
-    strong = []
+    strong: list[Scored] = []
     for scored in ranked:
         if scored.score <= 0 or len(strong) == limit:
             break

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 import jieba
-from datetime import datetime, timedelta
 
 TOPIC_ENDED = "[TOPIC_ENDED]"
 TOPIC_SWITCH = "[TOPIC_SWITCH]"

@@ -8,8 +8,21 @@ from dreamchat.llm.contracts import (
     RelationshipJudgment,
     SelfSoulReflection,
 )
-from dreamchat.llm.errors import LLMError, LLMNotConfigured, LLMOutputError, LLMUnavailable
-from dreamchat.llm.gateway import CallRecord, Completion, LLMGateway, OpenAIGateway, TokenUsage, ToolCall, UsageTotals
+from dreamchat.llm.errors import (
+    LLMError,
+    LLMNotConfigured,
+    LLMOutputError,
+    LLMUnavailable,
+)
+from dreamchat.llm.gateway import (
+    CallRecord,
+    Completion,
+    LLMGateway,
+    OpenAIGateway,
+    TokenUsage,
+    ToolCall,
+    UsageTotals,
+)
 from dreamchat.llm.memory_models import (
     Degradable,
     FallbackMemoryModels,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from dreamchat.domain.relationship import LEVELS
 from dreamchat.domain.models import RelationshipLevel
+from dreamchat.domain.relationship import LEVELS
 
 WEEKDAYS = "一二三四五六日"
 

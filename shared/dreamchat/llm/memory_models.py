@@ -22,7 +22,12 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from dreamchat.config import Settings
 from dreamchat.domain.emotions import LABELS, closest_label
-from dreamchat.domain.models import Conversation, CoreMemory, MidTermMemory, RelationshipLevel
+from dreamchat.domain.models import (
+    Conversation,
+    CoreMemory,
+    MidTermMemory,
+    RelationshipLevel,
+)
 from dreamchat.llm import prompts
 from dreamchat.llm.contracts import (
     CompressOutput,

@@ -17,7 +17,12 @@ from datetime import datetime
 import jieba  # type: ignore[import-untyped]
 
 from dreamchat.domain.emotions import infer_tags
-from dreamchat.domain.models import Conversation, CoreMemory, MidTermMemory, RelationshipLevel
+from dreamchat.domain.models import (
+    Conversation,
+    CoreMemory,
+    MidTermMemory,
+    RelationshipLevel,
+)
 from dreamchat.llm.contracts import (
     CompressOutput,
     CoreJudgment,

@@ -10,7 +10,12 @@ from collections.abc import Sequence
 from datetime import datetime, tzinfo
 
 from dreamchat.domain.emotions import LABELS, EmotionKind
-from dreamchat.domain.models import Conversation, CoreMemory, MidTermMemory, RelationshipLevel
+from dreamchat.domain.models import (
+    Conversation,
+    CoreMemory,
+    MidTermMemory,
+    RelationshipLevel,
+)
 
 Messages = list[dict[str, str]]
 

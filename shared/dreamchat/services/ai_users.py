@@ -12,7 +12,15 @@ from typing import Any
 from dreamchat import keys
 from dreamchat.domain.models import AIUser, PairId
 from dreamchat.errors import Forbidden, NotFound
-from dreamchat.ports import BlobStore, Clock, Delete, ItemStore, KeyRange, Put, query_all
+from dreamchat.ports import (
+    BlobStore,
+    Clock,
+    Delete,
+    ItemStore,
+    KeyRange,
+    Put,
+    query_all,
+)
 from dreamchat.services.pairs import NOTHING, Erased, erase_pair
 
 _NOT_FOUND = "AI user not found"

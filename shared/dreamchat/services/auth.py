@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from functools import cache
 from datetime import timedelta
+from functools import cache
 
 import jwt
 from argon2 import PasswordHasher

@@ -17,7 +17,13 @@ from dreamchat.services.auth import AuthService
 from dreamchat.services.chat import ChatService
 from dreamchat.services.heartbeat import HeartbeatService, Work
 from dreamchat.services.heartbeat_state import HeartbeatStates
-from dreamchat.services.memory import TOPIC_ENDED, ExtractResult, MemoryService, extraction_due, pair_of
+from dreamchat.services.memory import (
+    TOPIC_ENDED,
+    ExtractResult,
+    MemoryService,
+    extraction_due,
+    pair_of,
+)
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.soul import SoulService
 from dreamchat.wiring import Runtime

@@ -20,8 +20,8 @@ from dreamchat.domain import reply as replies
 from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.domain.relationship import heartbeat_interval
 from dreamchat.domain.topics import read_markers
-from dreamchat.llm.chat_prompts import chat_instructions, heartbeat_prompt
 from dreamchat.errors import NotFound
+from dreamchat.llm.chat_prompts import chat_instructions, heartbeat_prompt
 from dreamchat.llm.errors import LLMError
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.ports import Clock, ItemStore, RandomSource, WorkQueue

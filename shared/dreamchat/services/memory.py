@@ -28,6 +28,7 @@ from dreamchat.domain.models import (
     LongTermDetail,
     LongTermIndex,
     Message,
+    MessageKind,
     MidTermMemory,
     PairId,
     Role,
@@ -36,8 +37,23 @@ from dreamchat.domain.retrieval import rank, strong_matches
 from dreamchat.domain.topics import Placement, TopicState
 from dreamchat.llm.contracts import ExtractedMemory
 from dreamchat.llm.memory_models import FallbackMemoryModels
-from dreamchat.ports import DUE_PK, DUE_SK, Clock, ConditionFailed, Event, EventBus, Item, Put, RandomSource
-from dreamchat.services.memory_repo import MemoryRepository, PairSnapshot, item, to_model
+from dreamchat.ports import (
+    DUE_PK,
+    DUE_SK,
+    Clock,
+    ConditionFailed,
+    Event,
+    EventBus,
+    Item,
+    Put,
+    RandomSource,
+)
+from dreamchat.services.memory_repo import (
+    MemoryRepository,
+    PairSnapshot,
+    item,
+    to_model,
+)
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +91,7 @@ class MemoryService:
 
     # short-term
 
-    def record(self, pair: PairId, role: Role, content: str, *, kind: str = "chat", after: str | None = None,
+    def record(self, pair: PairId, role: Role, content: str, *, kind: MessageKind = "chat", after: str | None = None,
                delay_ms: int = 0) -> Message:
         """Store one message durably in the log and its topic; opens or closes topics as needed."""
         for _ in range(_APPEND_ATTEMPTS):

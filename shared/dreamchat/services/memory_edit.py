@@ -9,7 +9,14 @@ import uuid
 from typing import Any
 
 from dreamchat import keys
-from dreamchat.domain.models import CoreMemory, EmotionTags, LongTermIndex, Message, MidTermMemory, PairId
+from dreamchat.domain.models import (
+    CoreMemory,
+    EmotionTags,
+    LongTermIndex,
+    Message,
+    MidTermMemory,
+    PairId,
+)
 from dreamchat.errors import Invalid, NotFound
 from dreamchat.ports import Clock, Delete, Put
 from dreamchat.services.memory_repo import MemoryRepository, item, to_model

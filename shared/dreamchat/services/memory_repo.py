@@ -20,7 +20,17 @@ from dreamchat.domain.models import (
     SelfSoul,
 )
 from dreamchat.domain.topics import TopicState
-from dreamchat.ports import DUE_PK, DUE_SK, BlobStore, Delete, Item, ItemStore, KeyRange, Put, query_all
+from dreamchat.ports import (
+    DUE_PK,
+    DUE_SK,
+    BlobStore,
+    Delete,
+    Item,
+    ItemStore,
+    KeyRange,
+    Put,
+    query_all,
+)
 
 M = TypeVar("M", bound=BaseModel)
 _INTERNAL = {"pk", "sk", "version", "expires_at", "core_judged", DUE_PK, DUE_SK}

@@ -15,7 +15,15 @@ from zoneinfo import ZoneInfo
 from dreamchat.config import Settings
 from dreamchat.domain.context import persona
 from dreamchat.domain.heartbeat import HeartbeatState
-from dreamchat.domain.models import AIUser, Conversation, CoreMemory, PairId, Relationship, RelationshipLevel, SelfSoul
+from dreamchat.domain.models import (
+    AIUser,
+    Conversation,
+    CoreMemory,
+    PairId,
+    Relationship,
+    RelationshipLevel,
+    SelfSoul,
+)
 from dreamchat.domain.soul import self_soul_problem
 from dreamchat.errors import Conflict
 from dreamchat.llm.memory_models import FallbackMemoryModels

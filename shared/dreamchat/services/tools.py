@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -16,7 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dreamchat.adapters.search import SearchUnavailable
 from dreamchat.domain.heartbeat import add_scheduled, remove_scheduled
-from dreamchat.domain.models import AIUser, PairId, RelationshipLevel, ScheduledHeartbeat
+from dreamchat.domain.models import (
+    AIUser,
+    PairId,
+    RelationshipLevel,
+    ScheduledHeartbeat,
+)
 from dreamchat.llm.chat_prompts import local_time
 from dreamchat.ports import Clock
 from dreamchat.services.heartbeat_state import HeartbeatStates
@@ -135,7 +140,7 @@ class ToolBox:
         return _answer(ok=True, scheduled=[s.model_dump() for s in state.scheduled])
 
     def _remove_scheduled_heartbeat(self, args: RemoveScheduledHeartbeat) -> str:
-        removed = []
+        removed: list[bool] = []
         state = self._change(lambda s: _remember(removed, remove_scheduled(s, args.hour, args.minute)))
         if not removed[-1]:
             return _answer(error=f"no scheduled heartbeat at {args.hour:02d}:{args.minute:02d}")

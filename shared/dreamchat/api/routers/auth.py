@@ -5,9 +5,9 @@ from typing import Any
 from fastapi import APIRouter, Request, status
 
 from dreamchat.api.deps import CurrentCaller, OptionalCaller, ServicesDep
-from dreamchat.errors import Unauthorized
 from dreamchat.api.schemas import Credentials, LogoutRequest, RefreshRequest
 from dreamchat.domain.models import Account
+from dreamchat.errors import Unauthorized
 from dreamchat.services.auth import Tokens
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])

@@ -6,7 +6,13 @@ from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
-from dreamchat.domain.models import Conversation, EmotionTags, MemoryType, Message, ShortTermTopic
+from dreamchat.domain.models import (
+    Conversation,
+    EmotionTags,
+    MemoryType,
+    Message,
+    ShortTermTopic,
+)
 from dreamchat.errors import Invalid, NotFound
 from dreamchat.llm.chat_prompts import chat_instructions
 from dreamchat.services.memory_edit import MemoryEditor
