@@ -71,3 +71,14 @@ def test_cold_start_times_the_chat_handler_and_reports_missing_ones(monkeypatch)
                "--no-imports")
     assert re.search(r"chat\.handler\s+\d+ \(\d+\)\s+\d+ \(\d+\)\s+\d+ \(\d+\)\s+\d+ \(\d+\)\s+200", text)
     assert re.search(r"nosuch\.handler\s+not present", text)
+
+
+def test_load_runs_and_loses_nothing(capsys) -> None:
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("load", Path(__file__).parents[2] / "bench" / "load.py")
+    load = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(load)
+    assert load.main(["--people", "2", "--turns", "2", "--concurrency", "2"]) == 0
+    assert "lost 0" in capsys.readouterr().out
