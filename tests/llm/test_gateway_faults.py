@@ -101,3 +101,26 @@ def _closed_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def test_a_provider_refusing_json_mode_is_asked_in_words_from_then_on(
+    fake_llm: FakeLLMServer, gateway: OpenAIGateway
+) -> None:
+    from dreamchat.llm.contracts import RelationshipJudgment
+
+    fake_llm.script("deepseek-chat", Reply.error(400), Reply.json({"level": "一般", "reason": "r"}),
+                    Reply.json({"level": "一般", "reason": "r"}))
+    for _ in range(2):
+        assert gateway.structured("deepseek_core_memory", [{"role": "user", "content": "判断"}],
+                                  RelationshipJudgment).level == "一般"
+    sent = [r.body.get("response_format") for r in fake_llm.requests]
+    assert sent == [{"type": "json_object"}, None, None]
+
+
+def test_a_model_refusing_tools_answers_without_them(fake_llm: FakeLLMServer, gateway: OpenAIGateway) -> None:
+    fake_llm.script("deepseek-reasoner", Reply.error(400), Reply.text("好的"))
+    tools = [{"type": "function", "function": {"name": "noop", "parameters": {"type": "object", "properties": {}}}}]
+    result = gateway.complete("deepseek_reasoner", [{"role": "user", "content": "你好"}], tools=tools,
+                              run_tool=lambda name, args: "{}")
+    assert result.text == "好的"
+    assert ["tools" in r.body for r in fake_llm.requests] == [True, False]

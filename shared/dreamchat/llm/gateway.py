@@ -146,6 +146,8 @@ class OpenAIGateway:
         self._backoff = backoff_seconds
         self._max_backoff = max_backoff_seconds
         self._clients: dict[str, OpenAI] = {}
+        # model keys whose provider answered 400 to an optional feature: it is not sent again
+        self._refuses: dict[str, set[str]] = {"json_mode": set(), "tools": set()}
         self._usage: dict[str, UsageTotals] = {}
         self._lock = threading.Lock()
 
@@ -179,7 +181,19 @@ class OpenAIGateway:
             return Completion(message.content or "", usage)
         if run_tool is None:
             raise ValueError("tools need a run_tool to execute them")
-        return self._tool_loop(key, list(messages), list(tools), run_tool, max_tool_rounds)
+        if key in self._refuses["tools"]:
+            message, usage = self._chat(key, list(messages))
+            return Completion(message.content or "", usage)
+        try:
+            return self._tool_loop(key, list(messages), list(tools), run_tool, max_tool_rounds)
+        except LLMUnavailable as error:
+            if not _refused(error):
+                raise
+            # Some models (e.g. a reasoner) refuse function calling: answer without tools from now on.
+            self._refuses["tools"].add(key)
+            logger.warning("llm refuses tools key=%s; calling without them", key)
+            message, usage = self._chat(key, list(messages))
+            return Completion(message.content or "", usage)
 
     def _tool_loop(
         self, key: str, conversation: list[Message], tools: list[Any], run_tool: ToolRunner, rounds: int
@@ -245,8 +259,17 @@ class OpenAIGateway:
         raise LLMOutputError(f"{key}: no valid {schema.__name__} after a retry: {problem}")
 
     def _text(self, key: str, conversation: list[Message]) -> str:
-        options: dict[str, Any] = {"response_format": {"type": "json_object"}} if self._json_mode else {}
-        message, _ = self._chat(key, conversation, **options)
+        if self._json_mode and key not in self._refuses["json_mode"]:
+            try:
+                message, _ = self._chat(key, conversation, response_format={"type": "json_object"})
+                return message.content or ""
+            except LLMUnavailable as error:
+                if not _refused(error):
+                    raise
+                # The provider refuses JSON mode: the prompt asks for JSON in words, parsing is tolerant.
+                self._refuses["json_mode"].add(key)
+                logger.warning("llm refuses json mode key=%s; asking in words only", key)
+        message, _ = self._chat(key, conversation)
         return message.content or ""
 
     def _chat(self, key: str, conversation: list[Message], **options: Any) -> tuple[Any, TokenUsage]:
@@ -369,6 +392,11 @@ def _usage_of(usage: Any) -> TokenUsage:
     if usage is None:
         return TokenUsage()
     return TokenUsage(usage.prompt_tokens or 0, usage.completion_tokens or 0)
+
+
+def _refused(error: LLMUnavailable) -> bool:
+    """The provider rejected the request as such (HTTP 400): an option it does not support."""
+    return isinstance(error.__cause__, openai.BadRequestError)
 
 
 def _retryable(error: Exception) -> bool:
