@@ -91,6 +91,7 @@ class Settings(BaseSettings):
 
     # chat
     max_delay_seconds: float = Field(default=30.0, ge=0)
+    messages_per_minute: int = Field(default=30, ge=1)
     tool_rounds: int = Field(default=4, ge=1)
     search_url: str | None = None
     search_api_key: SecretStr | None = None

@@ -218,3 +218,16 @@ def test_a_topic_that_grows_too_long_ends(tmp_path, clock, rng, fake_llm) -> Non
         ai = person.create_ai_user()
         fake_llm.default = lambda body: Reply.text("嗯嗯")
         assert [send(person, ai, f"第{i}句")[-1][1]["topic_ended"] for i in range(3)] == [False, False, True]
+
+
+def test_messages_per_minute_are_limited_per_account(tmp_path, clock, rng) -> None:
+    settings = Settings(data_dir=tmp_path / "limit", run_scheduler=False, messages_per_minute=3)
+    with TestClient(create_app(settings, build_runtime(settings, clock=clock, random=rng))) as client:
+        person = register(client, "erin")
+        ai = person.create_ai_user()
+        codes = [person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": f"{i}"}).status_code
+                 for i in range(4)]
+        assert codes == [201, 201, 201, 429]
+        assert len(history(person, ai)) == 3
+        clock.advance(minutes=1)
+        assert person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "again"}).status_code == 201

@@ -25,6 +25,7 @@ from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.offline import offline_reply
 from dreamchat.ports import Clock, RandomSource
 from dreamchat.services.heartbeat_state import HeartbeatStates
+from dreamchat.services.limits import RateLimit
 from dreamchat.services.memory import MemoryService
 from dreamchat.services.memory_repo import PairSnapshot
 from dreamchat.services.soul import SoulService
@@ -73,10 +74,14 @@ class ChatService:
         self._clock = clock
         self._random = random
         self._settings = settings
+        self._limit = RateLimit(memory.repo.store, clock)
 
     def accept(self, pair: PairId, ai_user: AIUser, content: str) -> Message:
         """Store the person's message durably (the first step of every turn and of save-message)."""
-        message = self.memory.record(pair, "user", check_content(content))
+        check_content(content)
+        self._limit.hit(f"MSG#{pair.account_id}", self._settings.messages_per_minute, 60,
+                        "too many messages; wait a moment")
+        message = self.memory.record(pair, "user", content)
         relationship, _ = self.memory.repo.relationship(pair)
         self._heartbeats.change(pair, ai_user, relationship, lambda state: person_wrote(state, self._clock.now()))
         return message

@@ -1,0 +1,32 @@
+"""A fixed-window request limit kept in the item store (so it holds across Lambda containers)."""
+
+from __future__ import annotations
+
+from dreamchat.errors import TooManyRequests
+from dreamchat.ports import Clock, ConditionFailed, ItemStore
+
+_ATTEMPTS = 10
+
+
+class RateLimit:
+    def __init__(self, store: ItemStore, clock: Clock) -> None:
+        self._store = store
+        self._clock = clock
+
+    def hit(self, key: str, limit: int, window_seconds: int, message: str) -> None:
+        """Count one request under `key`; TooManyRequests once `limit` were made in the window."""
+        now = int(self._clock.now().timestamp())
+        window = now - now % window_seconds
+        pk, sk = f"LIMIT#{key}", f"W#{window}"
+        for _ in range(_ATTEMPTS):
+            found = self._store.get(pk, sk)
+            count = found["count"] if found else 0
+            if count >= limit:
+                raise TooManyRequests(message, retry_after=max(1, window + window_seconds - now))
+            item = {"pk": pk, "sk": sk, "count": count + 1, "expires_at": window + 2 * window_seconds}
+            try:
+                self._store.put_versioned(item, found["version"] if found else None)
+                return
+            except ConditionFailed:
+                continue
+        raise TooManyRequests(message, retry_after=1)
