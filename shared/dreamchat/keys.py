@@ -139,3 +139,12 @@ def heartbeat_run(pair: PairId, due: str) -> tuple[str, str]:
     Kept out of the pair's main partition, which a turn reads whole.
     """
     return f"{pair_pk(pair)}#HBRUN", due
+
+
+def rate_window(scope: str, window_start: int) -> tuple[str, str]:
+    """One fixed window of a request limit, e.g. scope `MSG#<account id>`."""
+    return f"LIMIT#{scope}", f"W#{window_start}"
+
+
+def message_limit_scope(account_id: str) -> str:
+    return f"MSG#{account_id}"

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
+from dreamchat import keys
 from dreamchat.config import Settings
 from dreamchat.domain import reply as replies
 from dreamchat.domain.heartbeat import person_wrote
@@ -79,7 +80,7 @@ class ChatService:
     def accept(self, pair: PairId, ai_user: AIUser, content: str) -> Message:
         """Store the person's message durably (the first step of every turn and of save-message)."""
         check_content(content)
-        self._limit.hit(f"MSG#{pair.account_id}", self._settings.messages_per_minute, 60,
+        self._limit.hit(keys.message_limit_scope(pair.account_id), self._settings.messages_per_minute, 60,
                         "too many messages; wait a moment")
         message = self.memory.record(pair, "user", content)
         relationship, _ = self.memory.repo.relationship(pair)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dreamchat import keys
 from dreamchat.errors import TooManyRequests
 from dreamchat.ports import Clock, ConditionFailed, ItemStore
 
@@ -17,7 +18,7 @@ class RateLimit:
         """Count one request under `key`; TooManyRequests once `limit` were made in the window."""
         now = int(self._clock.now().timestamp())
         window = now - now % window_seconds
-        pk, sk = f"LIMIT#{key}", f"W#{window}"
+        pk, sk = keys.rate_window(key, window)
         for _ in range(_ATTEMPTS):
             found = self._store.get(pk, sk)
             count = found["count"] if found else 0
