@@ -86,7 +86,7 @@ class Settings(BaseSettings):
     topic_max_messages: int = Field(default=80, ge=2)
     farewell_keywords: WordList = Field(default_factory=lambda: list(DEFAULT_FAREWELLS))
     extract_after_hours: float = Field(default=24.0, ge=0)
-    long_index_tokens: int = Field(default=700, ge=50)
+    long_index_tokens: int = Field(default=650, ge=50)
     background_attempts: int = Field(default=3, ge=1)
 
     # chat

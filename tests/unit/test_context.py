@@ -238,3 +238,15 @@ def test_the_index_section_stays_bounded_however_long_the_relationship_lasts() -
     assert index_tokens(50) <= 200 + header
     assert index_tokens(2000) <= 200 + header
     assert abs(index_tokens(2000) - index_tokens(50)) <= 10
+
+
+def test_a_relevant_entry_shows_only_the_key_points_the_message_touches() -> None:
+    trip = index(1, "杭州旅行", days=3, points=["去了西湖", "吃了龙井虾仁", "住在湖边民宿"])
+    chosen = select_index([Scored(trip, 2.0)], budget_tokens=1000, query="西湖好玩吗")
+    assert [e.key_points for e in chosen] == [["去了西湖"]]
+
+
+def test_an_entry_matched_by_its_title_alone_keeps_every_key_point() -> None:
+    trip = index(1, "杭州旅行", days=3, points=["去了西湖", "吃了龙井虾仁"])
+    chosen = select_index([Scored(trip, 2.0)], budget_tokens=1000, query="杭州")
+    assert [e.key_points for e in chosen] == [["去了西湖", "吃了龙井虾仁"]]

@@ -20,7 +20,7 @@ from dreamchat.domain.models import (
     Message,
     MidTermMemory,
 )
-from dreamchat.domain.retrieval import Scored
+from dreamchat.domain.retrieval import Scored, words
 from dreamchat.domain.tokens import estimate_messages_tokens, estimate_tokens
 
 SELF_MARKER = "【自我认知】"
@@ -65,9 +65,11 @@ class MemoryView:
     short_term: list[Message]
 
 
-def select_index(ranked: list[Scored], budget_tokens: int) -> list[LongTermIndex]:
-    """Relevant entries (best first), then the most recent, while the budget lasts."""
-    relevant = [s.entry for s in ranked if s.score > 0]
+def select_index(ranked: list[Scored], budget_tokens: int, query: str = "") -> list[LongTermIndex]:
+    """Relevant entries (best first, each cut to the key points the query touches), then the most
+    recent whole entries, while the budget lasts."""
+    query_words = set(words(query))
+    relevant = [focus(s.entry, query_words) for s in ranked if s.score > 0]
     rest = sorted((s.entry for s in ranked if s.score <= 0), key=lambda e: -e.created_at)
     chosen: list[LongTermIndex] = []
     used = estimate_tokens(INDEX_HEADER)
@@ -80,10 +82,17 @@ def select_index(ranked: list[Scored], budget_tokens: int) -> list[LongTermIndex
     return sorted(chosen, key=lambda e: e.created_at)
 
 
+def focus(entry: LongTermIndex, query_words: set[str]) -> LongTermIndex:
+    """The entry with only the key points that share a word with the query (all if none does), so
+    more relevant entries fit the budget."""
+    touched = [point for point in entry.key_points if query_words & set(words(point))]
+    return entry.model_copy(update={"key_points": touched}) if touched else entry
+
+
 def assemble(view: MemoryView, instructions: str, current: str | None, now: datetime, zone: str,
              index_budget: int) -> Context:
     tz = ZoneInfo(zone)
-    index = select_index(view.ranked_index, index_budget)
+    index = select_index(view.ranked_index, index_budget, current or "")
     system_parts = [
         ("system", f"{persona(view.base_soul, view.self_soul)}\n\n{instructions}".strip()),
         ("core", render_core(for_context(view.core))),
