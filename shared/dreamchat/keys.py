@@ -93,6 +93,12 @@ LONG_PREFIX = "LONG#"
 CORE_PREFIX = "CORE#"
 DUE_SHARDS = 16
 TOPIC_DUE = "TOPIC"
+COMPRESS_DUE = "COMPRESS"
+
+
+def pending_compression(topic_id: str) -> str:
+    """Marks an ended topic until its mid-term memory exists (a safety net for lost events)."""
+    return f"PENDING#{topic_id}"
 
 
 def mid_term(topic_id: str) -> str:

@@ -78,13 +78,15 @@ class Serverless:
         return result
 
     def extract(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
-        """Schedule → idle topics ended (then compressed), and extraction of every pair with
-        mid-term memories past the threshold."""
+        """Schedule → idle topics ended (then compressed), ended topics whose event was lost
+        compressed, and extraction of every pair with mid-term memories past the threshold."""
         self._start(context)
         idle = self.services.memory.close_idle_topics()
+        leftovers = self.services.memory.compress_leftovers()
         results = self.services.extract_sweep()
         figures = {
             "IdleTopicsEnded": idle,
+            "LeftoverCompressions": leftovers,
             "ExtractionPairs": len(results),
             "Extractions": sum(len(r.long_term) for r in results),
             "CoreMemoriesCreated": sum(len(r.core) for r in results),

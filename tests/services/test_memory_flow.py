@@ -241,3 +241,27 @@ def test_an_idle_topic_is_closed_by_the_sweep_without_a_new_message(services, ru
     assert ended_topics(runtime) == [first.topic_id]
     assert services.memory.close_idle_topics() == 0  # out of the index once ended
     assert services.memory.record(PAIR, "user", "我回来了").topic_id != first.topic_id
+
+
+def test_a_topic_whose_event_was_lost_is_compressed_by_the_safety_net(services, runtime, fake_llm, clock) -> None:
+    fake_llm.script("qwen-plus", Reply.json(SUMMARY))
+    chat(services, "周末去海边吧", "好呀")
+    topic = services.memory.repo.short_term(PAIR)[0].topic_id
+    services.memory.end_topic(PAIR, topic)
+    assert ended_topics(runtime) == [topic]  # delivered nowhere: as if every retry had failed
+    assert services.memory.compress_leftovers() == 0  # not before an hour has passed
+    clock.advance(hours=1, seconds=1)
+    assert services.memory.compress_leftovers() == 1
+    assert [m.topic_id for m in services.memory.repo.mid_terms(PAIR)] == [topic]
+    assert services.memory.compress_leftovers() == 0
+
+
+def test_a_normally_compressed_topic_leaves_no_leftover(services, runtime, fake_llm, clock) -> None:
+    fake_llm.script("qwen-plus", Reply.json(SUMMARY))
+    chat(services, "聊聊海边", "好")
+    topic = services.memory.repo.short_term(PAIR)[0].topic_id
+    services.memory.end_topic(PAIR, topic)
+    services.memory.compress(PAIR, topic)
+    clock.advance(hours=2)
+    assert services.memory.compress_leftovers() == 0
+    assert len(fake_llm.requests_for("qwen-plus")) == 1

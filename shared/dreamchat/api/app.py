@@ -65,5 +65,6 @@ def _background(services: Services) -> list[Any]:
     """Locally, the event worker and the schedules EventBridge would run in AWS."""
     jobs = [Job("heartbeat-sweep", 60, services.heartbeat.sweep),
             Job("idle-topics", 600, services.memory.close_idle_topics),
+            Job("compress-leftovers", 600, services.memory.compress_leftovers),
             Job("extract-sweep", 3600, services.extract_sweep)]
     return [services.runtime.bus, LocalScheduler(jobs)]

@@ -60,6 +60,7 @@ log = logging.getLogger(__name__)
 TOPIC_ENDED = "TopicEnded"
 EXTRACT_DUE = "EXTRACT"
 EXTRACT_BATCH = 20
+COMPRESS_SAFETY_NET = timedelta(hours=1)  # an ended topic not compressed by then is compressed by the sweep
 _APPEND_ATTEMPTS = 50
 _UNSAFE = re.compile(r"[^\w\u4e00-\u9fff\-]+")
 
@@ -109,6 +110,8 @@ class MemoryService:
             if placement.opens_topic:
                 opened = TopicState(fresh, int(now.timestamp()))
                 operations.append(self.repo.topic_state_put(pair, opened, version, self._idle_check(now)))
+            if placement.closes_topic:
+                operations.append(self.repo.pending_put(pair, placement.closes_topic, self._retry_check(now)))
             try:
                 self.repo.store.transact(operations)
             except ConditionFailed:
@@ -122,8 +125,10 @@ class MemoryService:
         state, version = self.repo.topic_state(pair)
         if state is None or state.topic_id != topic_id or state.ended:
             return False
+        ended = TopicState(topic_id, state.created_at, True)
+        pending = self.repo.pending_put(pair, topic_id, self._retry_check(self._clock.now()))
         try:
-            self.repo.store.transact([self.repo.topic_state_put(pair, TopicState(topic_id, state.created_at, True), version)])
+            self.repo.store.transact([self.repo.topic_state_put(pair, ended, version), pending])
         except ConditionFailed:
             return False
         self._bus.publish(topic_ended(pair, topic_id))
@@ -139,7 +144,8 @@ class MemoryService:
         moved = message.model_copy(update={"topic_id": fresh})
         opened = TopicState(fresh, int(now.timestamp()))
         operations = [*self.repo.replace_message(pair, message, moved),
-                      self.repo.topic_state_put(pair, opened, version, self._idle_check(now))]
+                      self.repo.topic_state_put(pair, opened, version, self._idle_check(now)),
+                      self.repo.pending_put(pair, state.topic_id, self._retry_check(now))]
         try:
             self.repo.store.transact(operations)
         except ConditionFailed:
@@ -181,6 +187,25 @@ class MemoryService:
             return 0
         return int(self.end_topic(pair, state.topic_id))
 
+    def compress_leftovers(self) -> int:
+        """Compress ended topics whose TopicEnded was lost (their marker is over an hour old)."""
+        done = 0
+        until = iso(self._clock.now()) + "~"
+        for shard in range(keys.DUE_SHARDS):
+            cursor = None
+            while True:
+                page = self.repo.store.query_due(keys.due_partition(keys.COMPRESS_DUE, shard), until, limit=100,
+                                                 cursor=cursor)
+                for found in page.items:
+                    self.compress(keys.pair_from_pk(found["pk"]), found["topic_id"])
+                    done += 1
+                if (cursor := page.cursor) is None:
+                    break
+        return done
+
+    def _retry_check(self, now: datetime) -> str:
+        return iso(now + COMPRESS_SAFETY_NET)
+
     def _idle_check(self, now: datetime) -> str:
         return iso(now + timedelta(hours=self._settings.topic_idle_hours))
 
@@ -200,8 +225,10 @@ class MemoryService:
         existing = self.repo.mid_term(pair, topic_id)
         if existing is not None:
             self.repo.clear_short_term(pair, messages)
+            self.repo.pending_done(pair, topic_id)
             return existing
         if not messages:
+            self.repo.pending_done(pair, topic_id)
             return None
         self._close_if_open(pair, topic_id)
         messages = self.repo.short_term(pair, topic_id)
@@ -220,6 +247,7 @@ class MemoryService:
         if not self.repo.store.put_if_absent(self._mid_item(pair, mid)):
             mid = self.repo.mid_term(pair, topic_id) or mid
         self.repo.clear_short_term(pair, messages)
+        self.repo.pending_done(pair, topic_id)
         log.info("compressed topic", extra={"topic_id": topic_id, "degraded": mid.degraded})
         return mid
 

@@ -96,6 +96,18 @@ class MemoryRepository:
             fields[DUE_SK] = f"{idle_check}#{keys.pair_pk(pair)}"
         return Put(item(keys.pair_pk(pair), keys.TOPIC_SK, fields), expected_version=version or 0)
 
+    def pending_put(self, pair: PairId, topic_id: str, check_at: str) -> Put:
+        """The ended topic waits in the due index until compressed; a sweep compresses it if its
+        TopicEnded event was lost."""
+        return Put(item(keys.pair_pk(pair), keys.pending_compression(topic_id), {
+            "topic_id": topic_id,
+            DUE_PK: keys.due_partition(keys.COMPRESS_DUE, keys.shard(pair)),
+            DUE_SK: f"{check_at}#{keys.pair_pk(pair)}#{topic_id}",
+        }))
+
+    def pending_done(self, pair: PairId, topic_id: str) -> None:
+        self.store.delete(keys.pair_pk(pair), keys.pending_compression(topic_id))
+
     def message_puts(self, pair: PairId, message: Message) -> list[Put]:
         """A message is two items: one in the conversation log, one in its topic's short-term."""
         fields = message.model_dump()
