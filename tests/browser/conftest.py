@@ -103,6 +103,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
             "DREAMCHAT_LLM_MAX_RETRIES": "0",
             "DREAMCHAT_LLM_TIMEOUT_SECONDS": "10",
             "DREAMCHAT_MAX_DELAY_SECONDS": "1",
+            "DREAMCHAT_MESSAGES_PER_MINUTE": "1000",  # the history test seeds many messages at once
             # the buttons compress and extract, not a background worker racing the test
             "DREAMCHAT_RUN_SCHEDULER": "false",
         }
