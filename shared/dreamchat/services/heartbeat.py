@@ -26,6 +26,7 @@ from dreamchat.llm.errors import LLMError
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.ports import Clock, ItemStore, RandomSource, WorkQueue
 from dreamchat.services.ai_users import AIUserService
+from dreamchat.services.due_index import due_pages
 from dreamchat.services.heartbeat_state import HEARTBEAT_DUE, HeartbeatStates, due_key
 from dreamchat.services.memory import MemoryService
 from dreamchat.services.soul import SoulService
@@ -88,18 +89,12 @@ class HeartbeatService:
     def sweep(self) -> SweepResult:
         """Enqueue every pair whose heartbeat is due; reads only the due index."""
         result = SweepResult()
-        until = due_key(self._clock.now()) + "~"
-        for shard in range(keys.DUE_SHARDS):
-            cursor = None
-            while True:
-                page = self._store.query_due(keys.due_partition(HEARTBEAT_DUE, shard), until, limit=100, cursor=cursor)
-                result.reads += 1
-                work = [self._work(item) for item in page.items]
-                if work:
-                    self._queue.send([w.as_dict() for w in work])
-                result.due += len(work)
-                if (cursor := page.cursor) is None:
-                    break
+        for page in due_pages(self._store, HEARTBEAT_DUE, due_key(self._clock.now()) + "~"):
+            result.reads += 1
+            work = [self._work(item) for item in page.items]
+            if work:
+                self._queue.send([w.as_dict() for w in work])
+            result.due += len(work)
         return result
 
     def _work(self, item: dict[str, Any]) -> Work:

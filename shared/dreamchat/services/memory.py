@@ -48,6 +48,7 @@ from dreamchat.ports import (
     Put,
     RandomSource,
 )
+from dreamchat.services.due_index import due_pages
 from dreamchat.services.memory_repo import (
     MemoryRepository,
     PairSnapshot,
@@ -157,16 +158,9 @@ class MemoryService:
         """End open topics nobody wrote to for TOPIC_IDLE_HOURS, so they are compressed without
         waiting for the next message. Reads only the due index; how many topics it ended."""
         ended = 0
-        until = iso(self._clock.now()) + "~"
-        for shard in range(keys.DUE_SHARDS):
-            cursor = None
-            while True:
-                page = self.repo.store.query_due(keys.due_partition(keys.TOPIC_DUE, shard), until, limit=100,
-                                                 cursor=cursor)
-                for found in page.items:
-                    ended += self._check_idle(keys.pair_from_pk(found["pk"]))
-                if (cursor := page.cursor) is None:
-                    break
+        for page in due_pages(self.repo.store, keys.TOPIC_DUE, iso(self._clock.now()) + "~"):
+            for found in page.items:
+                ended += self._check_idle(keys.pair_from_pk(found["pk"]))
         return ended
 
     def _check_idle(self, pair: PairId) -> int:
@@ -190,17 +184,10 @@ class MemoryService:
     def compress_leftovers(self) -> int:
         """Compress ended topics whose TopicEnded was lost (their marker is over an hour old)."""
         done = 0
-        until = iso(self._clock.now()) + "~"
-        for shard in range(keys.DUE_SHARDS):
-            cursor = None
-            while True:
-                page = self.repo.store.query_due(keys.due_partition(keys.COMPRESS_DUE, shard), until, limit=100,
-                                                 cursor=cursor)
-                for found in page.items:
-                    self.compress(keys.pair_from_pk(found["pk"]), found["topic_id"])
-                    done += 1
-                if (cursor := page.cursor) is None:
-                    break
+        for page in due_pages(self.repo.store, keys.COMPRESS_DUE, iso(self._clock.now()) + "~"):
+            for found in page.items:
+                self.compress(keys.pair_from_pk(found["pk"]), found["topic_id"])
+                done += 1
         return done
 
     def _retry_check(self, now: datetime) -> str:
@@ -417,12 +404,7 @@ def extraction_due(store, clock: Clock, settings: Settings) -> list[PairId]:  # 
     """Pairs with un-extracted mid-term memories older than the threshold, from the due index."""
     until = iso(clock.now() - timedelta(hours=settings.extract_after_hours)) + "~"
     pairs: dict[str, PairId] = {}
-    for shard in range(keys.DUE_SHARDS):
-        cursor = None
-        while True:
-            page = store.query_due(keys.due_partition(EXTRACT_DUE, shard), until, limit=100, cursor=cursor)
-            for found in page.items:
-                pairs.setdefault(found["pk"], keys.pair_from_pk(found["pk"]))
-            if (cursor := page.cursor) is None:
-                break
+    for page in due_pages(store, EXTRACT_DUE, until):
+        for found in page.items:
+            pairs.setdefault(found["pk"], keys.pair_from_pk(found["pk"]))
     return list(pairs.values())

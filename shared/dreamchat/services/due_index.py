@@ -1,0 +1,21 @@
+"""Reading the sparse, sharded due index: what is due of one kind, and nothing else."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from dreamchat import keys
+from dreamchat.ports import ItemStore, Page
+
+PAGE = 100
+
+
+def due_pages(store: ItemStore, kind: str, until: str) -> Iterator[Page]:
+    """Every page of items of `kind` due by `until`, shard after shard (one query per page)."""
+    for shard in range(keys.DUE_SHARDS):
+        cursor = None
+        while True:
+            page = store.query_due(keys.due_partition(kind, shard), until, limit=PAGE, cursor=cursor)
+            yield page
+            if (cursor := page.cursor) is None:
+                break
