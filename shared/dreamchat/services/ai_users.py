@@ -116,10 +116,14 @@ class AIUserService:
 
     def pair(self, account_id: str, ai_user_id: str) -> PairId:
         """The caller's pair with this AI user; NotFound unless they are friends and it is visible."""
-        self.visible(account_id, ai_user_id)
+        return self.companion(account_id, ai_user_id)[0]
+
+    def companion(self, account_id: str, ai_user_id: str) -> tuple[PairId, AIUser]:
+        """The caller's pair with this AI user, and the AI user, read once."""
+        ai_user = self.visible(account_id, ai_user_id)
         if self._store.get(*keys.friend(account_id, ai_user_id)) is None:
             raise NotFound(_NOT_FOUND)
-        return PairId(account_id=account_id, ai_user_id=ai_user_id)
+        return PairId(account_id=account_id, ai_user_id=ai_user_id), ai_user
 
     def erase_account(self, account_id: str) -> Erased:
         """An account's AI users (with all their pairs) and its own pairs with others' AI users."""

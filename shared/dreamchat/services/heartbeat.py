@@ -182,8 +182,7 @@ class HeartbeatService:
 
     def _ai_user(self, pair: PairId) -> AIUser | None:
         try:
-            self._ai_users.pair(pair.account_id, pair.ai_user_id)
-            return self._ai_users.visible(pair.account_id, pair.ai_user_id)
+            return self._ai_users.companion(pair.account_id, pair.ai_user_id)[1]
         except NotFound:  # the friendship or the AI user is gone
             return None
 

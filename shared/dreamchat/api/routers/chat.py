@@ -39,8 +39,7 @@ def _events(turn: Iterator[Sent | Done | Failed]) -> Iterator[dict[str, str]]:
 @router.post("/{user_id}/chat")
 def chat(user_id: str, body: ChatMessage, caller: CurrentCaller, services: ServicesDep) -> EventSourceResponse:
     """Send a message; the AI's messages come back as server-sent events."""
-    pair = services.ai_users.pair(caller.id, user_id)
-    ai_user = services.ai_users.visible(caller.id, user_id)
+    pair, ai_user = services.ai_users.companion(caller.id, user_id)
     person = services.chat.accept(pair, ai_user, body.content)
 
     async def stream() -> AsyncIterator[dict[str, str]]:
@@ -53,8 +52,7 @@ def chat(user_id: str, body: ChatMessage, caller: CurrentCaller, services: Servi
 @router.post("/{user_id}/save-message", status_code=status.HTTP_201_CREATED)
 def save_message(user_id: str, body: ChatMessage, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """Store the person's message without asking for a reply."""
-    pair = services.ai_users.pair(caller.id, user_id)
-    ai_user = services.ai_users.visible(caller.id, user_id)
+    pair, ai_user = services.ai_users.companion(caller.id, user_id)
     message, ended = services.chat.save(pair, ai_user, body.content)
     return {"message": message.model_dump(), "topic_ended": ended}
 

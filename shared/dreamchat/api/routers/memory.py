@@ -56,8 +56,7 @@ EDITS: dict[str, type[Edit]] = {"short_term": ShortTermEdit, "mid_term": MidTerm
 def memory_context(user_id: str, caller: CurrentCaller, services: ServicesDep,
                    q: str | None = Query(default=None, max_length=2000)) -> dict[str, Any]:
     """The context the model would see now, with tokens per section; `q` previews retrieval for a message."""
-    pair = services.ai_users.pair(caller.id, user_id)
-    ai_user = services.ai_users.visible(caller.id, user_id)
+    pair, ai_user = services.ai_users.companion(caller.id, user_id)
     relationship, _ = services.memory.repo.relationship(pair)
     now = services.runtime.clock.now()
     instructions = chat_instructions(ai_user.name, now, ai_user.timezone, relationship.level)
@@ -142,8 +141,7 @@ def compress_now(user_id: str, caller: CurrentCaller, services: ServicesDep) -> 
 @router.post("/{user_id}/extract")
 def extract_now(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """Distil every un-extracted mid-term memory into long-term memory now, then judge core memory."""
-    pair = services.ai_users.pair(caller.id, user_id)
-    ai_user = services.ai_users.visible(caller.id, user_id)
+    pair, ai_user = services.ai_users.companion(caller.id, user_id)
     result = services.memory.extract(pair, ai_user.timezone, force=True)
     return {
         "long_term": [e.model_dump() for e in result.long_term],

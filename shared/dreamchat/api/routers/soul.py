@@ -12,15 +12,13 @@ router = APIRouter(prefix="/api", tags=["soul"])
 @router.get("/soul/{user_id}")
 def get_soul(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """base_soul (the owner's), self_soul (the AI's own, for this pair) and the assembled persona."""
-    pair = services.ai_users.pair(caller.id, user_id)
-    return services.soul.view(pair, services.ai_users.visible(caller.id, user_id))
+    return services.soul.view(*services.ai_users.companion(caller.id, user_id))
 
 
 @router.post("/soul/{user_id}/update")
 def reflect(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """Let the AI reflect on recent conversations and update its self-image if it really changed."""
-    pair = services.ai_users.pair(caller.id, user_id)
-    result = services.soul.reflect(pair, services.ai_users.visible(caller.id, user_id))
+    result = services.soul.reflect(*services.ai_users.companion(caller.id, user_id))
     return {"changed": result.changed, "self_soul": result.self_soul, "degraded": result.degraded,
             "refused": result.refused}
 
@@ -28,7 +26,6 @@ def reflect(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[
 @router.post("/relationship/{user_id}/judge")
 def judge_relationship(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """Let the AI judge the relationship level from recent conversations."""
-    pair = services.ai_users.pair(caller.id, user_id)
     relationship, changed, degraded = services.soul.judge_relationship(
-        pair, services.ai_users.visible(caller.id, user_id))
+        *services.ai_users.companion(caller.id, user_id))
     return {"relationship": relationship.model_dump(), "changed": changed, "degraded": degraded}
