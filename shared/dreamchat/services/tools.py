@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime
 from functools import lru_cache
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -188,6 +186,3 @@ def _remember(box: list[bool], result: tuple[Any, bool]) -> Any:
 def _answer(**fields: Any) -> str:
     return json.dumps({k: v for k, v in fields.items() if v is not None or k == "next_heartbeat"}, ensure_ascii=False)
 
-
-def local_now(clock: Clock, zone: str) -> datetime:
-    return clock.now().astimezone(ZoneInfo(zone))
