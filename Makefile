@@ -1,19 +1,23 @@
 # `make run` and `make test` are the whole set-up: each creates .venv and installs what it needs.
-PYTHON ?= $(shell python3.12 -c '' >/dev/null 2>&1 && echo python3.12 || echo python3)
+# The venv runs the Lambda runtime's Python (3.12: on PATH or from pyenv) at the versions of
+# requirements.lock, the same file the Lambda layer is built from.
+PYTHON ?= $(shell python3 infra/runtime.py 2>/dev/null)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
+LOCK_ARGS ?=
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test clean
+.PHONY: run test lock clean
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]' 2>&1 | grep -v 'is ignored: it is neither a file nor a directory' || true
+$(STAMP): pyproject.toml requirements.lock
+	@test -n "$(PYTHON)" || python3 infra/runtime.py
+	$(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' 2>/dev/null || { rm -rf $(VENV); $(PYTHON) -m venv $(VENV); }
+	$(BIN)/python -m pip install -q --disable-pip-version-check -c requirements.lock -e '.[dev]' 2>&1 | grep -v 'is ignored: it is neither a file nor a directory' || true
 	$(BIN)/python -c 'import dreamchat, fastapi, moto, playwright'
 	touch $(STAMP)
 
@@ -28,6 +32,11 @@ $(CHROMIUM):
 # pytest exits 5 when it collects no test; that is not a failure of the suite.
 test: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 0; fi; exit $$rc
+
+# After changing dependencies in pyproject.toml (LOCK_ARGS=--upgrade to move every pin forward).
+lock: $(STAMP)
+	$(BIN)/uv pip compile pyproject.toml --all-extras --python-version 3.12 --python-platform x86_64-manylinux_2_34 \
+		--custom-compile-command "make lock" $(LOCK_ARGS) -o requirements.lock
 
 clean:
 	rm -rf $(VENV) .pytest_cache

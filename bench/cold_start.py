@@ -10,6 +10,14 @@ DREAMCHAT_DATA_DIR, local storage, and every inherited DREAMCHAT_* variable remo
 A handler file or entry point that does not exist (yet) is reported as "not present".
 
     .venv/bin/python bench/cold_start.py [--repeat N] [--only chat.handler] [--no-imports]
+
+With --artifact, the same events run on what `cdk deploy` ships instead of the dev venv: the stack
+is synthesized with bundling on (or `--cdk-out DIR` reuses a synthesis), and each function starts in
+a clean Python 3.12 (`-S`, PYTHONPATH = its asset folder + its layers) against the stack's
+resources on a moto server; the layer's unzipped and zipped sizes are printed first. `--layer DIR`
+replaces the synthesized layer by another build of it (e.g. one made by an older recipe).
+
+    .venv/bin/python bench/cold_start.py --artifact [--repeat N] [--cdk-out DIR] [--layer DIR]
 """
 
 from __future__ import annotations
@@ -153,12 +161,19 @@ def main(argv: list[str] | None = None, out=None) -> int:
     parser.add_argument("--only", action="append", metavar="MODULE.ENTRY",
                         help="measure only this entry point, e.g. chat.handler (repeatable)")
     parser.add_argument("--no-imports", action="store_true", help="skip the per-module import table")
+    parser.add_argument("--artifact", action="store_true", help="measure the deployable artifact (see above)")
+    parser.add_argument("--cdk-out", type=Path, help="with --artifact: an existing bundled synthesis to use")
+    parser.add_argument("--layer", type=Path, help="with --artifact: measure with this layer folder instead")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--child-import", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child or args.child_import:
         print(json.dumps(child(args.child) if args.child else child_import(args.child_import)), file=out)
         return 0
+    if args.artifact:
+        from bench.cold_start_artifact import measure_artifact
+
+        return measure_artifact(ENTRIES, args.repeat, args.cdk_out, args.layer, out)
     print("# Lambda cold start (bench/cold_start.py)", file=out)
     baseline = statistics.median(interpreter_ms() for _ in range(max(1, args.repeat)))
     print(f"python {sys.version.split()[0]}, {args.repeat} fresh processes per handler; figures in ms, "

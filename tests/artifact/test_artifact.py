@@ -1,0 +1,184 @@
+"""The artifact `cdk deploy` ships, run as Lambda runs it: every function's asset folder plus its
+layers, in a clean Python 3.12 (`-S`, nothing else on the path), against the stack's resources
+on a moto server and a fake model on loopback."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from moto.server import ThreadedMotoServer
+from packaging.utils import canonicalize_name
+
+from infra.bundling import AWS_SERVICES, locked
+from tests.api.sse import parse_sse
+from tests.artifact.bundle import ROOT, Artifact, Function, FunctionProcess, python312, synthesize_bundled
+from tests.artifact.cloud import Cloud
+from tests.fakes.fake_llm import FakeLLMServer, Reply
+from tests.fakes.server import free_port
+from tests.handlers.events import http_api_event, scheduled_event, sqs_batch
+
+pytestmark = pytest.mark.artifact
+
+SUMMARY = {"summary": "约好周末去海边", "emotion_tags": {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}}
+MEMORIES = {"memories": [{"title": "海边之约", "key_points": ["周末去海边"], "detail_content": "约好周末去海边",
+                          "source_mid_ids": []}]}
+NO_CORE = {"create": False, "content": "", "importance": 2, "category": "其他"}
+# Development tools that must never reach the layer
+DEV_ONLY = ("pytest", "moto", "aws-cdk-lib", "constructs", "cdk-nag", "playwright", "jsii", "uv", "flask")
+
+
+@pytest.fixture(scope="module")
+def artifact(tmp_path_factory: pytest.TempPathFactory) -> Artifact:
+    return synthesize_bundled(tmp_path_factory.mktemp("cdk-bundled"))
+
+
+@pytest.fixture(scope="module")
+def functions(artifact: Artifact) -> dict[str, Function]:
+    return {function.key: function for function in artifact.functions()}
+
+
+@pytest.fixture(scope="module")
+def fake_model() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def cloud(artifact: Artifact) -> Iterator[Cloud]:
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    try:
+        yield Cloud(f"http://127.0.0.1:{port}", artifact.template)
+    finally:
+        server.stop()
+
+
+def container(function: Function, cloud: Cloud, fake_model: FakeLLMServer, **overrides: str) -> FunctionProcess:
+    """A cold container of `function` with its template environment, pointed at moto and the fake model."""
+    environment = {name: cloud.resolve(value) for name, value in function.environment.items()}
+    environment.update({"DREAMCHAT_AWS_ENDPOINT_URL": cloud.endpoint, "DREAMCHAT_LLM_BASE_URL": fake_model.base_url,
+                        **overrides})
+    return FunctionProcess(function, environment)
+
+
+def test_every_function_imports_every_dreamchat_module_from_its_asset_and_layers_alone(
+        functions: dict[str, Function], cloud: Cloud, fake_model: FakeLLMServer) -> None:
+    runtime = str(python312().resolve().parent.parent)  # the interpreter's own standard library
+    for function in functions.values():
+        with container(function, cloud, fake_model) as process:
+            start = process.start
+        assert start["imports"] == [], f"{function.key} cannot import: " + "; ".join(
+            f"{f['module']} ({f['error']})" for f in start["imports"])
+        assert start["no_site"] and start["version"][:2] == [3, 12]
+        allowed = (*(str(p) for p in function.python_path), runtime)
+        assert [p for p in start["path"][1:] if not p.startswith(allowed)] == []  # [0]: the driver's empty folder
+
+
+def test_a_missing_runtime_dependency_is_named_by_module(tmp_path: Path) -> None:
+    code, layer = tmp_path / "code", tmp_path / "layer"
+    (code).mkdir()
+    (code / "handler.py").write_text("def handler(event, context):\n    return {}\n")
+    (layer / "python" / "dreamchat" / "adapters").mkdir(parents=True)
+    (layer / "python" / "dreamchat" / "__init__.py").write_text("")
+    (layer / "python" / "dreamchat" / "adapters" / "__init__.py").write_text("")
+    (layer / "python" / "dreamchat" / "adapters" / "search.py").write_text("import httpx_not_in_the_layer\n")
+    function = Function("Fn", "chat", "handler.handler", code, (layer,), {}, 29)
+    with FunctionProcess(function, {}) as process:
+        failures = process.start["imports"]
+    assert failures == [{"module": "dreamchat.adapters.search",
+                         "error": "ModuleNotFoundError: No module named 'httpx_not_in_the_layer'"}]
+
+
+def test_the_layer_holds_the_locked_versions_compiled_and_nothing_for_development(functions: dict[str, Function]) -> None:
+    [layer] = {layer for function in functions.values() for layer in function.layers}
+    shipped = {}
+    for info in (layer / "python").glob("*.dist-info"):
+        name, version = info.name.removesuffix(".dist-info").rsplit("-", 1)
+        shipped[canonicalize_name(name)] = version
+    pins = {canonicalize_name(line.split("==")[0]): line.split("==")[1] for line in locked(ROOT)}
+    assert {name: version for name, version in shipped.items() if name != "dreamchat" and pins.get(name) != version} == {}
+    assert not [name for name in DEV_ONLY if canonicalize_name(name) in shipped]
+    sources = list((layer / "python").rglob("*.py"))
+    compiled = [s for s in sources if list(s.parent.glob(f"__pycache__/{s.stem}.cpython-312.pyc"))]
+    assert len(compiled) >= 0.99 * len(sources), f"{len(sources) - len(compiled)} of {len(sources)} not compiled"
+    header = next((layer / "python" / "dreamchat" / "__pycache__").glob("config.cpython-312.pyc")).read_bytes()[4:8]
+    assert int.from_bytes(header, "little") == 0b01  # hash-based, unchecked: valid whatever the zip's file times
+
+
+def test_the_chat_function_serves_health_register_login_and_a_turn(
+        functions: dict[str, Function], cloud: Cloud, fake_model: FakeLLMServer) -> None:
+    bus = cloud.resolve(functions["chat"].environment["DREAMCHAT_EVENT_BUS"])
+    topic_ended = cloud.capture(bus, "TopicEnded")
+    with container(functions["chat"], cloud, fake_model) as chat:
+        def call(method: str, path: str, body: object = None, token: str | None = None) -> dict:
+            headers = {"authorization": f"Bearer {token}"} if token else {}
+            return chat.call("handler", http_api_event(method, path, body, headers))
+
+        health = call("GET", "/api/health")
+        assert health["statusCode"] == 200, health
+        credentials = {"username": "artifact", "password": "correct-horse-battery"}
+        assert call("POST", "/api/auth/register", credentials)["statusCode"] == 201
+        login = call("POST", "/api/auth/login", credentials)
+        assert login["statusCode"] == 200, login
+        token = json.loads(login["body"])["access_token"]
+        ai = json.loads(call("POST", "/api/ai-users", {"name": "小梦", "base_soul": "温柔"}, token)["body"])
+        fake_model.script("deepseek-chat", Reply.text("周末见！\n拜拜~"))
+        turn = call("POST", f"/api/ai-users/{ai['id']}/chat", {"content": "那周末去海边，拜拜"}, token)
+        events = parse_sse(turn["body"])
+        assert [name for name, _ in events] == ["message", "message", "done"], turn
+        assert events[-1][1]["topic_ended"] is True
+    [published] = cloud.receive(topic_ended)
+    assert json.loads(published["body"])["detail"]["ai_user_id"] == ai["id"]
+
+
+def test_the_background_functions_answer_their_events(
+        functions: dict[str, Function], cloud: Cloud, fake_model: FakeLLMServer) -> None:
+    bus = cloud.resolve(functions["chat"].environment["DREAMCHAT_EVENT_BUS"])
+    topic_ended = cloud.capture(bus, "TopicEnded")
+    with container(functions["chat"], cloud, fake_model) as chat:
+        registered = chat.call("handler", http_api_event("POST", "/api/auth/register",
+                                                         {"username": "background", "password": "correct-horse-2"}))
+        token = json.loads(registered["body"])["access_token"]
+        auth = {"authorization": f"Bearer {token}"}
+        ai = json.loads(chat.call("handler", http_api_event("POST", "/api/ai-users", {"name": "阿澈", "base_soul": "直爽"},
+                                                           auth))["body"])
+        fake_model.script("deepseek-chat",
+                          Reply.tools(("update_relationship", {"level": "特别关心", "heartbeat_hours": 0.0003})),
+                          Reply.text("好呀\n拜拜"))
+        chat.call("handler", http_api_event("POST", f"/api/ai-users/{ai['id']}/chat", {"content": "周末去海边吧，拜拜"}, auth))
+    [published] = cloud.receive(topic_ended)
+    ended = json.loads(published["body"])
+
+    fake_model.script("qwen-plus", Reply.json(SUMMARY))
+    with container(functions["compress"], cloud, fake_model) as compress:
+        first = compress.call("handler", ended)
+        assert first["mid_term_id"].startswith("mid_") and not first.get("degraded")
+        assert compress.call("handler", ended) == first  # EventBridge may deliver twice
+
+    fake_model.script("doubao-pro-32k", Reply.json(MEMORIES))
+    fake_model.script("deepseek-chat", Reply.json(NO_CORE))
+    with container(functions["extract"], cloud, fake_model, DREAMCHAT_EXTRACT_AFTER_HOURS="0") as extract:
+        assert extract.call("handler", scheduled_event()) == {"pairs": 1, "long_term": 1, "core": 0}
+
+    time.sleep(2)  # the heartbeat the AI asked for (0.0003 h) is due
+    with container(functions["heartbeat-sweep"], cloud, fake_model) as sweep:
+        assert sweep.call("sweep", scheduled_event())["due"] == 1
+    queue = cloud.resolve(functions["heartbeat-sweep"].environment["DREAMCHAT_HEARTBEAT_QUEUE_URL"])
+    bodies = [message["body"] for message in cloud.receive(queue)]
+    fake_model.script("deepseek-chat", Reply.text("在干嘛呀"))
+    with container(functions["heartbeat-worker"], cloud, fake_model) as worker:
+        assert worker.call("worker", sqs_batch(bodies)) == {"batchItemFailures": []}
+
+
+def test_the_layer_keeps_the_models_of_every_aws_service_the_code_calls() -> None:
+    client = re.compile(r'(?:aws_client\([^,()]+,\s*|boto3\.(?:client|resource)\()"([a-z0-9-]+)"')
+    called = set()
+    for path in [*(ROOT / "shared" / "dreamchat").rglob("*.py"), *(ROOT / "functions").rglob("*.py")]:
+        called |= set(client.findall(path.read_text()))
+    assert called and called <= set(AWS_SERVICES), sorted(called - set(AWS_SERVICES))
