@@ -61,9 +61,12 @@ class Artifact:
         return self.outdir / metadata["aws:asset:path"]
 
     def functions(self) -> list[Function]:
+        """Our Python functions."""
         found = []
         for logical_id, resource in self.resources("AWS::Lambda::Function").items():
             props = resource["Properties"]
+            if not str(props.get("Runtime", "")).startswith("python"):
+                continue  # CDK's own Node.js custom-resource providers
             name = props.get("FunctionName", logical_id)
             layers = tuple(self.asset_folder(layer["Ref"]) for layer in props.get("Layers", []))
             found.append(Function(logical_id, name.split("-", 2)[-1], props["Handler"], self.asset_folder(logical_id),

@@ -18,7 +18,8 @@ TABLE_FIELDS = ("KeySchema", "AttributeDefinitions", "GlobalSecondaryIndexes", "
 class Cloud:
     def __init__(self, endpoint: str, template: dict[str, Any]) -> None:
         self.endpoint = endpoint
-        self._refs: dict[str, str] = {}
+        self._refs: dict[str, str] = {"AWS::Region": REGION, "AWS::AccountId": ACCOUNT, "AWS::Partition": "aws",
+                                      "AWS::URLSuffix": "amazonaws.com"}
         self._attributes: dict[tuple[str, str], str] = {}
         for logical_id, resource in template["Resources"].items():
             create = CREATORS.get(resource["Type"])

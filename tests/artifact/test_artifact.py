@@ -25,8 +25,7 @@ from tests.handlers.events import http_api_event, scheduled_event, sqs_batch
 pytestmark = pytest.mark.artifact
 
 SUMMARY = {"summary": "约好周末去海边", "emotion_tags": {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}}
-MEMORIES = {"memories": [{"title": "海边之约", "key_points": ["周末去海边"], "detail_content": "约好周末去海边",
-                          "source_mid_ids": []}]}
+MEMORIES = {"memories": [{"title": "海边之约", "key_points": ["周末去海边"], "detail_content": "约好周末去海边"}]}
 NO_CORE = {"create": False, "content": "", "importance": 2, "category": "其他"}
 # Development tools that must never reach the layer
 DEV_ONLY = ("pytest", "moto", "aws-cdk-lib", "constructs", "cdk-nag", "playwright", "jsii", "uv", "flask")
@@ -141,7 +140,8 @@ def test_the_background_functions_answer_their_events(
         functions: dict[str, Function], cloud: Cloud, fake_model: FakeLLMServer) -> None:
     bus = cloud.resolve(functions["chat"].environment["DREAMCHAT_EVENT_BUS"])
     topic_ended = cloud.capture(bus, "TopicEnded")
-    with container(functions["chat"], cloud, fake_model) as chat:
+    quiet = {"DREAMCHAT_HEARTBEAT_QUIET_MINUTES": "0"}  # a heartbeat right after the person wrote
+    with container(functions["chat"], cloud, fake_model, **quiet) as chat:
         registered = chat.call("handler", http_api_event("POST", "/api/auth/register",
                                                          {"username": "background", "password": "correct-horse-2"}))
         token = json.loads(registered["body"])["access_token"]
@@ -161,19 +161,22 @@ def test_the_background_functions_answer_their_events(
         assert first["mid_term_id"].startswith("mid_") and not first.get("degraded")
         assert compress.call("handler", ended) == first  # EventBridge may deliver twice
 
-    fake_model.script("doubao-pro-32k", Reply.json(MEMORIES))
+    memory = {**MEMORIES["memories"][0], "source_mid_ids": [first["mid_term_id"]]}
+    fake_model.script("doubao-pro-32k", Reply.json({"memories": [memory]}))
     fake_model.script("deepseek-chat", Reply.json(NO_CORE))
     with container(functions["extract"], cloud, fake_model, DREAMCHAT_EXTRACT_AFTER_HOURS="0") as extract:
         assert extract.call("handler", scheduled_event()) == {"pairs": 1, "long_term": 1, "core": 0}
 
     time.sleep(2)  # the heartbeat the AI asked for (0.0003 h) is due
-    with container(functions["heartbeat-sweep"], cloud, fake_model) as sweep:
+    with container(functions["heartbeat-sweep"], cloud, fake_model, **quiet) as sweep:
         assert sweep.call("sweep", scheduled_event())["due"] == 1
     queue = cloud.resolve(functions["heartbeat-sweep"].environment["DREAMCHAT_HEARTBEAT_QUEUE_URL"])
     bodies = [message["body"] for message in cloud.receive(queue)]
     fake_model.script("deepseek-chat", Reply.text("在干嘛呀"))
-    with container(functions["heartbeat-worker"], cloud, fake_model) as worker:
+    asked = len(fake_model.requests_for("deepseek-chat"))
+    with container(functions["heartbeat-worker"], cloud, fake_model, **quiet) as worker:
         assert worker.call("worker", sqs_batch(bodies)) == {"batchItemFailures": []}
+    assert len(fake_model.requests_for("deepseek-chat")) == asked + 1  # the heartbeat was written by the model
 
 
 def test_the_layer_keeps_the_models_of_every_aws_service_the_code_calls() -> None:
