@@ -171,6 +171,7 @@ def main(argv: list[str] | None = None, out=None) -> int:
         print(json.dumps(child(args.child) if args.child else child_import(args.child_import)), file=out)
         return 0
     if args.artifact:
+        sys.path.insert(0, str(ROOT))
         from bench.cold_start_artifact import measure_artifact
 
         return measure_artifact(ENTRIES, args.repeat, args.cdk_out, args.layer, out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import logging
 import os
 import statistics
 import sys
@@ -33,6 +34,7 @@ def measure_artifact(entries: Entries, repeat: int, cdk_out: Path | None, layer:
         functions = [_with_layer(f, layer) for f in artifact.functions()]
         print("# Lambda cold start of the deployable artifact (bench/cold_start.py --artifact)", file=out)
         _sizes(functions, out)
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)  # moto's request log
         port = free_port()
         server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
         server.start()

@@ -100,6 +100,7 @@ class FunctionProcess:
         shutil.copy(DRIVER, self._home / "driver.py")  # the driver's folder is on sys.path: keep it empty
         self.stderr = (self._home / "stderr.log").open("w+")
         env = {"PATH": "/usr/bin:/bin", "HOME": str(self._home), "TMPDIR": str(self._home), "LANG": "C.UTF-8",
+               "PYTHONDONTWRITEBYTECODE": "1",  # Lambda's /opt and /var/task are read-only
                "PYTHONPATH": os.pathsep.join(str(p) for p in function.python_path),
                "LAMBDA_TASK_ROOT": str(function.code), "AWS_LAMBDA_FUNCTION_NAME": f"DreamChat-test-{function.key}",
                "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "1024", "AWS_REGION": "us-east-1",
