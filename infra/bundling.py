@@ -3,7 +3,7 @@
 Bundled (real synth/deploy): one layer holds `dreamchat` and every runtime dependency, at the
 versions of `requirements.lock` (the file the test venv installs from), as wheels for the
 functions' platform (Amazon Linux 2023: glibc 2.34, x86_64, CPython 3.12), pruned of what never
-runs in Lambda and compiled to bytecode by the runtime's Python. Each function's asset is its
+runs in Lambda, with jieba's dictionary prebuilt, and compiled to bytecode by the runtime's Python. Each function's asset is its
 own `functions/<name>/` folder (the thin handler). A built layer is kept in a cache keyed by the
 asset hash, so an unchanged library is never rebuilt (`DREAMCHAT_LAYER_CACHE`, default
 `~/.cache/dreamchat/layers`).
@@ -52,7 +52,7 @@ PRUNED_FILES = ("*.pyi", "*.pyc")
 # botocore ships models of ~450 services (28 MB); the code creates clients for these only
 # (tests/artifact checks every `aws_client(..., "<service>")` against this list).
 AWS_SERVICES = ("dynamodb", "s3", "sqs", "events", "secretsmanager", "ssm", "sts")
-BUNDLER_VERSION = "2"  # bump to force a rebuild when the recipe below changes
+BUNDLER_VERSION = "3"  # bump to force a rebuild when the recipe below changes
 
 Runner = Callable[[Sequence[str]], Any]
 
@@ -141,6 +141,7 @@ def build_layer(root: Path, target: Path, run: Runner | None = None, python: Pat
         run(_pip(python, "wheel", "--no-deps", "--wheel-dir", str(wheels), str(source), *sdist_pins(root)))
         run(_pip(python, *install_args(target, wheels, source / LOCK), str(_project_wheel(wheels))))
     prune(target)
+    run(prebuild_jieba_dictionary(python, target))
     run([str(python), "-m", "compileall", "-q", "-j", "0", "--invalidation-mode", "unchecked-hash", str(target)])
 
 
@@ -157,6 +158,15 @@ def install_args(target: Path, find_links: Path, lock: Path) -> list[str]:
         "--constraint", str(lock),
         "--no-compile",  # compiled afterwards by the runtime's Python, not pip's
     ]  # fmt: skip
+
+
+def prebuild_jieba_dictionary(python: Path, target: Path) -> list[str]:
+    """jieba's prefix dictionary, built once here instead of on every cold start
+    (`dreamchat.adapters.jieba_dictionary` points jieba at it; marshal format: built by the runtime's Python)."""
+    folder = target / "jieba"
+    code = (f"import sys; sys.path.insert(0, {str(target)!r}); import jieba; "
+            f"jieba.dt.tmp_dir = {str(folder)!r}; jieba.initialize()")
+    return [str(python), "-S", "-c", code]
 
 
 def sdist_pins(root: Path) -> list[str]:

@@ -65,6 +65,9 @@ def _aws_runtime(settings: Settings, clock: Clock, random: RandomSource) -> Runt
     from dreamchat.adapters.blobs import S3BlobStore
     from dreamchat.adapters.dynamo_store import DynamoItemStore
     from dreamchat.adapters.events import EventBridgeBus, SqsWorkQueue
+    from dreamchat.adapters.jieba_dictionary import use_prebuilt_dictionary
+
+    use_prebuilt_dictionary()
 
     store = DynamoItemStore(aws_client(settings, "dynamodb"), settings.table, clock)
     blobs = S3BlobStore(aws_client(settings, "s3"), settings.bucket)

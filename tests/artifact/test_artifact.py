@@ -132,6 +132,7 @@ def test_the_chat_function_serves_health_register_login_and_a_turn(
         events = parse_sse(turn["body"])
         assert [name for name, _ in events] == ["message", "message", "done"], turn
         assert events[-1][1]["topic_ended"] is True
+        assert "Loading model from cache" in chat.log() and "Dumping model" not in chat.log()  # jieba's, prebuilt
     [published] = cloud.receive(topic_ended)
     assert json.loads(published["body"])["detail"]["ai_user_id"] == ai["id"]
 

@@ -92,6 +92,14 @@ def test_the_layer_is_compiled_by_the_runtime_python_into_unchecked_hash_bytecod
     assert compile_[compile_.index("--invalidation-mode") + 1] == "unchecked-hash"
 
 
+def test_jiebas_dictionary_is_prebuilt_into_the_layer_by_the_runtime_python(project: Path, tmp_path: Path) -> None:
+    pip = RecordingPip()
+    target = tmp_path / "layer" / "python"
+    build_layer(project, target, run=pip, python=PYTHON)
+    [prebuild] = [command for command in pip.commands if "jieba.initialize()" in command[-1]]
+    assert prebuild[:2] == [str(PYTHON), "-S"] and repr(str(target / "jieba")) in prebuild[-1]
+
+
 def test_pip_builds_from_a_copy_so_the_repository_stays_clean(project: Path, tmp_path: Path) -> None:
     pip = RecordingPip()
     build_layer(project, tmp_path / "layer" / "python", run=pip, python=PYTHON)
