@@ -96,7 +96,7 @@ class FunctionProcess:
     """One warm Lambda container of `function`: a clean interpreter that answers handler calls."""
 
     def __init__(self, function: Function, environment: dict[str, str]) -> None:
-        self._home = Path(tempfile.mkdtemp(prefix="lambda-"))
+        self.home = self._home = Path(tempfile.mkdtemp(prefix="lambda-"))  # also the container's TMPDIR
         shutil.copy(DRIVER, self._home / "driver.py")  # the driver's folder is on sys.path: keep it empty
         self.stderr = (self._home / "stderr.log").open("w+")
         env = {"PATH": "/usr/bin:/bin", "HOME": str(self._home), "TMPDIR": str(self._home), "LANG": "C.UTF-8",
