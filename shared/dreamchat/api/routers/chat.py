@@ -1,16 +1,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Query, Request, status
 from pydantic import Field
 from sse_starlette import EventSourceResponse
-from starlette.concurrency import iterate_in_threadpool
+from starlette.concurrency import run_in_threadpool
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.schemas import Body
+from dreamchat.budget import Deadline
 from dreamchat.errors import Invalid
 from dreamchat.services.chat import Done, Failed, Sent
 
@@ -22,7 +23,21 @@ class ChatMessage(Body):
     content: str = Field(max_length=20_000)
 
 
-def _events(turn: Iterator[Sent | Done | Failed]) -> Iterator[dict[str, str]]:
+# what Mangum needs after the turn to hand the response back before Lambda's own timeout
+LAMBDA_RETURN_SECONDS = 1.0
+
+
+def turn_deadline(request: Request, turn_seconds: float) -> Deadline:
+    """`turn_seconds` from now, or the Lambda invocation's end if that is sooner (Mangum puts the
+    Lambda context in the ASGI scope)."""
+    context = request.scope.get("aws.context")
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    if remaining is not None:
+        turn_seconds = min(turn_seconds, remaining() / 1000 - LAMBDA_RETURN_SECONDS)
+    return Deadline.after(turn_seconds)
+
+
+def _events(turn: Iterable[Sent | Done | Failed]) -> Iterator[dict[str, str]]:
     for event in turn:
         if isinstance(event, Sent):
             data = {"message_id": event.message.id, "content": event.message.content, "delay_ms": event.delay_ms,
@@ -37,13 +52,18 @@ def _events(turn: Iterator[Sent | Done | Failed]) -> Iterator[dict[str, str]]:
 
 
 @router.post("/{user_id}/chat")
-def chat(user_id: str, body: ChatMessage, caller: CurrentCaller, services: ServicesDep) -> EventSourceResponse:
+def chat(user_id: str, body: ChatMessage, request: Request, caller: CurrentCaller,
+         services: ServicesDep) -> EventSourceResponse:
     """Send a message; the AI's messages come back as server-sent events."""
+    deadline = turn_deadline(request, services.runtime.settings.chat_turn_seconds)
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
     person = services.chat.accept(pair, ai_user, body.content)
 
     async def stream() -> AsyncIterator[dict[str, str]]:
-        async for event in iterate_in_threadpool(_events(services.chat.respond(pair, ai_user, person))):
+        # The whole turn runs before the first event: a client that hangs up cannot cut it short
+        # (a worker thread is not cancelled; the events are then sent to no one).
+        turn = await run_in_threadpool(services.chat.respond, pair, ai_user, person, deadline)
+        for event in _events(turn):
             yield event
 
     return EventSourceResponse(stream(), ping=15)
