@@ -124,7 +124,8 @@ class Serverless:
     def work(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         """SQS batch of due pairs → one heartbeat run each; failed records are retried alone."""
         self._start(context)
-        response = process_partial_response(event, self._heartbeat_record, BatchProcessor(EventType.SQS), context)
+        processor = BatchProcessor(EventType.SQS, raise_on_entire_batch_failure=False)  # each record retried alone
+        response = process_partial_response(event, self._heartbeat_record, processor, context)
         self._flush()
         return dict(response)
 
