@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -111,3 +112,18 @@ def test_a_million_character_answer_is_stored_as_at_most_five_short_messages(per
     assert len(messages) == 5 and all(len(m) <= MAX_MESSAGE_CHARS for m in messages)
     stored = person.get(f"/api/ai-users/{ai['id']}/messages", params={"limit": 200}).json()["messages"]
     assert max(len(m["content"]) for m in stored) <= MAX_MESSAGE_CHARS
+
+
+def test_a_hanging_model_ends_the_turn_with_an_error_at_its_deadline(tmp_path, clock, rng, fake_llm) -> None:  # noqa: F811
+    settings = Settings(data_dir=tmp_path / "data", run_scheduler=False, llm_base_url=fake_llm.base_url,
+                        llm_api_key="test-key", llm_timeout_seconds=60, llm_max_retries=3, chat_turn_seconds=3,
+                        chat_reserve_seconds=1)
+    fake_llm.default = lambda body: Reply.slow(3600)
+    with TestClient(create_app(settings, build_runtime(settings, clock=clock, random=rng))) as client:
+        person = register(client, "alice")
+        ai = person.create_ai_user(name="小梦")
+        started = time.monotonic()
+        events = send(person, ai, "你在吗")
+        assert time.monotonic() - started < 3
+        assert [name for name, _ in events] == ["error"]
+        assert [m["content"] for m in person.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]] == ["你在吗"]
