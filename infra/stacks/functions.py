@@ -57,8 +57,8 @@ SPECS = (
         description="Hourly: mid-term summaries become long-term and core memories",
         timeout=Duration.minutes(15), memory_mb=1024,
         uses=("table", "documents", "idempotency", "events"),
-        # one pair (extraction + core judgment) at worst 808 s; a pair starts only if that fits
-        environment=(("DREAMCHAT_LLM_TIMEOUT_SECONDS", "50"), ("DREAMCHAT_LLM_MAX_RETRIES", "1"),
+        # one pair (extraction + core judgment) at worst 364 s; a pair starts only if that fits
+        environment=(("DREAMCHAT_LLM_TIMEOUT_SECONDS", "45"), ("DREAMCHAT_LLM_MAX_RETRIES", "0"),
                      ("DREAMCHAT_BACKGROUND_ATTEMPTS", "2")),
     ),
     FunctionSpec(

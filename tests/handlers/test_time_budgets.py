@@ -3,6 +3,7 @@ CDK gives them, a slow or hanging fake model, and a Lambda context whose remaini
 
 from __future__ import annotations
 
+import importlib
 import json
 import time
 
@@ -10,11 +11,12 @@ import pytest
 
 from functions.chat import handler as chat
 from functions.compress import handler as compress
+from functions.extract import handler as extract
 from functions.heartbeat import handler as heartbeat
 from infra.stacks.functions import SPECS
 from tests.api.sse import parse_sse
 from tests.fakes.fake_llm import FakeLLMServer, Reply
-from tests.handlers.events import LambdaContext, http_api_event, sqs_batch
+from tests.handlers.events import LambdaContext, http_api_event, scheduled_event, sqs_batch
 
 BY_KEY = {spec.key: spec for spec in SPECS}
 
@@ -98,3 +100,18 @@ def test_heartbeat_records_that_no_longer_fit_are_left_for_sqs_not_started(cloud
     assert fake_llm.requests == []
     done = heartbeat.worker(sqs_batch(bodies), CountdownContext(300))  # the pairs are gone: each ends at once
     assert done == {"batchItemFailures": []}
+
+
+def test_extraction_starts_no_pair_its_worst_case_would_not_fit(cloud, fake_llm: FakeLLMServer, monkeypatch) -> None:
+    token, ai_id = signed_up()
+    fake_llm.script("deepseek-chat", Reply.text("晚安~"))
+    call("POST", f"/api/ai-users/{ai_id}/chat", {"content": "我睡了，晚安"}, token)
+    [published] = cloud.receive(cloud.topic_ended_queue)
+    compress.handler(json.loads(published), LambdaContext())
+    timeout = configure_as_cdk_does(monkeypatch, "extract")
+    importlib.reload(extract)  # a new container, with the extract function's settings
+    assert extract.handler(scheduled_event(), CountdownContext(300))["pairs"] == 0  # under 364 s + margin
+    assert fake_llm.requests_for("doubao-pro-32k") == []
+    fake_llm.default = lambda body: Reply.json({"memories": [{"title": "晚安", "key_points": ["早睡"],
+                                                              "detail_content": "早睡", "source_mid_ids": []}]})
+    assert extract.handler(scheduled_event(), CountdownContext(timeout))["pairs"] == 1
