@@ -2,7 +2,9 @@
 
 A chat turn gets its deadline from the Lambda invocation's remaining time (locally from
 DREAMCHAT_CHAT_TURN_SECONDS) and spends it: the gateway shortens each call's timeout and skips
-tool rounds as the deadline nears. Background functions have no such deadline inside a call:
+tool rounds as the deadline nears. Every other request (compress now, reflect, ...) gets the same
+deadline through `models_deadline()`, which the gateway and the memory models' fallback read.
+Background functions have no such deadline inside a call:
 their settings (model timeout, retries, attempts) bound the worst case, which `worst_case_seconds`
 computes and a test holds under each function's Lambda timeout.
 """
@@ -10,7 +12,9 @@ computes and a test holds under each function's Lambda timeout.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from dreamchat.config import Settings
@@ -44,6 +48,25 @@ class Deadline:
     def sooner(self, seconds: float) -> Deadline:
         """This deadline moved `seconds` earlier, to keep time for what comes after."""
         return Deadline(self.at - seconds, self.now)
+
+
+# the deadline by which the request being served needs its model calls done (see models_deadline)
+_MODELS_DEADLINE: ContextVar[Deadline | None] = ContextVar("dreamchat_models_deadline", default=None)
+
+
+def models_deadline() -> Deadline | None:
+    """The deadline for model calls of the request being served, if it has one (background work has none)."""
+    return _MODELS_DEADLINE.get()
+
+
+@contextmanager
+def models_deadline_set(deadline: Deadline) -> Iterator[None]:
+    """Model calls made within (also from worker threads started within) end by `deadline`."""
+    token = _MODELS_DEADLINE.set(deadline)
+    try:
+        yield
+    finally:
+        _MODELS_DEADLINE.reset(token)
 
 
 def call_seconds(settings: Settings) -> float:

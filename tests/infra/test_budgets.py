@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from dreamchat.api.routers.chat import LAMBDA_RETURN_SECONDS
+from dreamchat.api.deadline import LAMBDA_RETURN_SECONDS
 from dreamchat.budget import FINISH_MARGIN_SECONDS, worst_case_seconds
 from dreamchat.config import Settings
 from infra.stacks.functions import SPECS

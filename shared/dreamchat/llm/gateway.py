@@ -5,8 +5,9 @@ It offers `complete` (with a bounded function-calling loop), `stream` and `struc
 429/5xx/timeouts/connection errors with exponential back-off, and records token usage and
 latency per model key. Only model keys, latencies and token counts are logged, never content.
 
-`complete` may be given a `Deadline`: each call's timeout is cut to the time left, a tool round
-only starts when the answer after it still fits, and no retry starts that could not finish.
+`complete` may be given a `Deadline` (otherwise every call ends by the request's, if it has one):
+each call's timeout is cut to the time left, a tool round only starts when the answer after it
+still fits, and no retry starts that could not finish.
 
 A provider's 400 is classified (`classify_bad_request`): an unambiguous "this parameter is not
 supported" turns the feature off for that model key for a while; a context-length 400 retries
@@ -28,7 +29,7 @@ import openai
 from openai import OpenAI
 from pydantic import BaseModel, ValidationError
 
-from dreamchat.budget import MIN_CALL_SECONDS, RETRY_BACKOFF_SECONDS, TOOL_SECONDS, Deadline
+from dreamchat.budget import MIN_CALL_SECONDS, RETRY_BACKOFF_SECONDS, TOOL_SECONDS, Deadline, models_deadline
 from dreamchat.config import Settings
 from dreamchat.llm.errors import (
     LLMContextTooLong,
@@ -342,6 +343,7 @@ class OpenAIGateway:
         With a deadline, each attempt's timeout is `share` of the time left, and no attempt starts late."""
         config = self._config(key)
         client = self._client(config)
+        deadline = deadline or models_deadline()
         attempt = 0
         while True:
             timeout = _timeout(key, config.timeout, deadline, share)

@@ -9,6 +9,7 @@ from pydantic import Field
 from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
+from dreamchat.api.deadline import SCOPE_KEY
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.schemas import Body
 from dreamchat.budget import Deadline
@@ -21,20 +22,6 @@ router = APIRouter(prefix="/api/ai-users", tags=["chat"])
 class ChatMessage(Body):
     # The length rule (2000) is checked by the service so that an over-long message is a 413.
     content: str = Field(max_length=20_000)
-
-
-# what Mangum needs after the turn to hand the response back before Lambda's own timeout
-LAMBDA_RETURN_SECONDS = 1.0
-
-
-def turn_deadline(request: Request, turn_seconds: float) -> Deadline:
-    """`turn_seconds` from now, or the Lambda invocation's end if that is sooner (Mangum puts the
-    Lambda context in the ASGI scope)."""
-    context = request.scope.get("aws.context")
-    remaining = getattr(context, "get_remaining_time_in_millis", None)
-    if remaining is not None:
-        turn_seconds = min(turn_seconds, remaining() / 1000 - LAMBDA_RETURN_SECONDS)
-    return Deadline.after(turn_seconds)
 
 
 def _events(turn: Iterable[Sent | Done | Failed]) -> Iterator[dict[str, str]]:
@@ -55,7 +42,7 @@ def _events(turn: Iterable[Sent | Done | Failed]) -> Iterator[dict[str, str]]:
 def chat(user_id: str, body: ChatMessage, request: Request, caller: CurrentCaller,
          services: ServicesDep) -> EventSourceResponse:
     """Send a message; the AI's messages come back as server-sent events."""
-    deadline = turn_deadline(request, services.runtime.settings.chat_turn_seconds)
+    deadline: Deadline = request.scope[SCOPE_KEY]  # set by RequestDeadline
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
     person = services.chat.accept(pair, ai_user, body.content)
 
