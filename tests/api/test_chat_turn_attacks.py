@@ -127,3 +127,15 @@ def test_a_hanging_model_ends_the_turn_with_an_error_at_its_deadline(tmp_path, c
         assert time.monotonic() - started < 3
         assert [name for name, _ in events] == ["error"]
         assert [m["content"] for m in person.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]] == ["你在吗"]
+
+
+def test_a_storage_failure_during_the_turn_still_ends_the_stream_with_an_error(app, person, ai, fake_llm,
+                                                                               monkeypatch) -> None:
+    def store_down(*args, **kwargs):
+        raise RuntimeError("the store is down")
+
+    monkeypatch.setattr(app.state.services.memory.repo, "short_term", store_down)
+    events = send(person, ai, "你好")
+    assert [name for name, _ in events] == ["error"] and events[0][1]["code"] == "internal_error"
+    monkeypatch.undo()
+    assert [m["content"] for m in person.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]] == ["你好"]

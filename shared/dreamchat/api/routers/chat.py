@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
@@ -16,6 +17,7 @@ from dreamchat.budget import Deadline
 from dreamchat.errors import Invalid
 from dreamchat.services.chat import Done, Failed, Sent
 
+log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api/ai-users", tags=["chat"])
 
 
@@ -49,7 +51,11 @@ def chat(user_id: str, body: ChatMessage, request: Request, caller: CurrentCalle
     async def stream() -> AsyncIterator[dict[str, str]]:
         # The whole turn runs before the first event: a client that hangs up cannot cut it short
         # (a worker thread is not cancelled; the events are then sent to no one).
-        turn = await run_in_threadpool(services.chat.respond, pair, ai_user, person, deadline)
+        try:
+            turn = await run_in_threadpool(services.chat.respond, pair, ai_user, person, deadline)
+        except Exception as error:  # noqa: BLE001 - logged; the stream must still end with an event
+            log.error("chat turn failed", extra={"ai_user_id": ai_user.id, "error": type(error).__name__})
+            turn = [Failed("internal_error", "这次没能回复，你的消息已经保存。")]
         for event in _events(turn):
             yield event
 
