@@ -11,6 +11,7 @@ from dreamchat.api.deadline import LAMBDA_RETURN_SECONDS
 from dreamchat.budget import FINISH_MARGIN_SECONDS, worst_case_seconds
 from dreamchat.config import Settings
 from infra.stacks.functions import SPECS
+from infra.stacks.triggers import HEARTBEAT_BATCH_SIZE
 from tests.infra.synth import Synth
 
 MARGIN = {"chat": LAMBDA_RETURN_SECONDS + 2.0}  # the chat turn's deadline is also cut to the time left
@@ -37,3 +38,8 @@ def test_the_defaults_of_a_laptop_would_not_fit_the_compress_function(each: Synt
     unbudgeted = settings.model_copy(update={"llm_timeout_seconds": 60.0, "llm_max_retries": 3,
                                              "background_attempts": 3})
     assert worst_case_seconds("compress", unbudgeted) > timeout  # the check above can fail
+
+
+def test_a_whole_heartbeat_batch_fits_the_worker_at_worst(each: Synth) -> None:
+    settings, timeout = function_settings(each, "heartbeat-worker")
+    assert HEARTBEAT_BATCH_SIZE * worst_case_seconds("heartbeat-worker", settings) + FINISH_MARGIN_SECONDS <= timeout
