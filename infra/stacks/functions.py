@@ -40,19 +40,26 @@ SPECS = (
         description="HTTP API: the FastAPI app through Mangum",
         timeout=Duration.seconds(29),  # the HTTP API gives up on an integration after 30 s
         memory_mb=1024, uses=("table", "documents", "events"),
-        # A chat turn must finish inside the 29 s: one model attempt of at most 20 s.
-        environment=(("DREAMCHAT_LLM_TIMEOUT_SECONDS", "20"), ("DREAMCHAT_LLM_MAX_RETRIES", "0")),
+        # The turn's deadline (also cut to the invocation's remaining time) shortens each call's timeout.
+        environment=(("DREAMCHAT_CHAT_TURN_SECONDS", "25"), ("DREAMCHAT_LLM_TIMEOUT_SECONDS", "20"),
+                     ("DREAMCHAT_LLM_MAX_RETRIES", "1")),
     ),
     FunctionSpec(
         key="compress", folder="compress", entry="handler",
         description="TopicEnded: a short-term topic becomes a mid-term summary",
         timeout=Duration.minutes(2), memory_mb=512, uses=("table", "idempotency"),
+        # summary + reflection, 2 attempts of a call and its correction each: 84 s at worst
+        environment=(("DREAMCHAT_LLM_TIMEOUT_SECONDS", "10"), ("DREAMCHAT_LLM_MAX_RETRIES", "0"),
+                     ("DREAMCHAT_BACKGROUND_ATTEMPTS", "2")),
     ),
     FunctionSpec(
         key="extract", folder="extract", entry="handler",
         description="Hourly: mid-term summaries become long-term and core memories",
         timeout=Duration.minutes(15), memory_mb=1024,
         uses=("table", "documents", "idempotency", "events"),
+        # one pair (extraction + core judgment) at worst 364 s; a pair starts only if that fits
+        environment=(("DREAMCHAT_LLM_TIMEOUT_SECONDS", "45"), ("DREAMCHAT_LLM_MAX_RETRIES", "0"),
+                     ("DREAMCHAT_BACKGROUND_ATTEMPTS", "2")),
     ),
     FunctionSpec(
         key="heartbeat-sweep", folder="heartbeat", entry="sweep",
@@ -64,6 +71,9 @@ SPECS = (
         description="Heartbeat queue: one due pair, which may get a message first",
         timeout=Duration.minutes(5), memory_mb=1024,
         uses=("table", "documents-read", "idempotency", "events"),
+        # each record has a 50 s deadline; a record starts only with 55 s left, else SQS retries it
+        environment=(("DREAMCHAT_HEARTBEAT_TURN_SECONDS", "50"), ("DREAMCHAT_LLM_TIMEOUT_SECONDS", "20"),
+                     ("DREAMCHAT_LLM_MAX_RETRIES", "1")),
     ),
 )  # fmt: skip
 HEARTBEAT_WORKER = next(spec for spec in SPECS if spec.key == "heartbeat-worker")

@@ -88,11 +88,14 @@ class Settings(BaseSettings):
     extract_after_hours: float = Field(default=24.0, ge=0)
     long_index_tokens: int = Field(default=650, ge=50)
     background_attempts: int = Field(default=3, ge=1)
+    heartbeat_turn_seconds: float = Field(default=60.0, gt=0)
 
     # chat
     max_delay_seconds: float = Field(default=30.0, ge=0)
     messages_per_minute: int = Field(default=30, ge=1)
     tool_rounds: int = Field(default=4, ge=1)
+    chat_turn_seconds: float = Field(default=25.0, gt=0)
+    chat_reserve_seconds: float = Field(default=3.0, ge=0)
     search_url: str | None = None
     search_api_key: SecretStr | None = None
     self_soul_min_hours: float = Field(default=6.0, ge=0)

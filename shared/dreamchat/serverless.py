@@ -25,6 +25,7 @@ from aws_lambda_powertools.utilities.idempotency import (
 )
 from pydantic import SecretStr
 
+from dreamchat.budget import FINISH_MARGIN_SECONDS, worst_case_seconds
 from dreamchat.config import MODEL_KEYS, Settings
 from dreamchat.llm.gateway import CallRecord, OpenAIGateway
 from dreamchat.ports import Event
@@ -34,6 +35,16 @@ from dreamchat.services.memory import pair_of
 from dreamchat.wiring import aws_client, build_runtime
 
 SECRET_FIELDS = ("jwt_secret", "llm_api_key", "search_api_key", *(f"{key}_api_key" for key in MODEL_KEYS))
+
+
+class NoTimeLeft(Exception):
+    """Too little of the invocation is left to start this record: it is left for a later delivery."""
+
+
+def seconds_left(context: Any) -> float:
+    """The invocation's remaining time (unbounded outside Lambda, e.g. in a test without a context)."""
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    return remaining() / 1000 if remaining is not None else float("inf")
 
 
 def load_settings(settings: Settings | None = None) -> Settings:
@@ -81,9 +92,14 @@ class Serverless:
         """Schedule → idle topics ended (then compressed), ended topics whose event was lost
         compressed, and extraction of every pair with mid-term memories past the threshold."""
         self._start(context)
+        needed = worst_case_seconds("extract", self.settings) + FINISH_MARGIN_SECONDS
+
+        def has_time() -> bool:  # checked before each pair: a pair not started waits for the next hour
+            return seconds_left(context) >= needed
+
         idle = self.services.memory.close_idle_topics()
-        leftovers = self.services.memory.compress_leftovers()
-        results = self.services.extract_sweep()
+        leftovers = self.services.memory.compress_leftovers(has_time)
+        results = self.services.extract_sweep(has_time)
         figures = {
             "IdleTopicsEnded": idle,
             "LeftoverCompressions": leftovers,
@@ -108,7 +124,8 @@ class Serverless:
     def work(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         """SQS batch of due pairs → one heartbeat run each; failed records are retried alone."""
         self._start(context)
-        response = process_partial_response(event, self._heartbeat_record, BatchProcessor(EventType.SQS), context)
+        processor = BatchProcessor(EventType.SQS, raise_on_entire_batch_failure=False)  # each record retried alone
+        response = process_partial_response(event, self._heartbeat_record, processor, context)
         self._flush()
         return dict(response)
 
@@ -125,7 +142,10 @@ class Serverless:
             self.metrics.add_metric(name="DegradedResults", unit=MetricUnit.Count, value=1)
         return {"mid_term_id": mid.id, "degraded": mid.degraded}
 
-    def _heartbeat_record(self, record: Any) -> dict[str, Any]:
+    def _heartbeat_record(self, record: Any, lambda_context: Any = None) -> dict[str, Any]:
+        if seconds_left(lambda_context) < self.settings.heartbeat_turn_seconds + FINISH_MARGIN_SECONDS:
+            # not started at all: reported as a batch item failure, SQS delivers it again
+            raise NoTimeLeft("too little time left in this invocation for another heartbeat")
         work = Work.parse(json.loads(record.body))
         outcome = self._once("heartbeat", work.as_dict(), lambda: self._run(work))
         return outcome

@@ -35,6 +35,7 @@ class Reply:
     delay: float = 0.0
     chunk_delay: float = 0.0
     raw_body: bytes | None = None
+    error_fields: tuple[tuple[str, str | None], ...] = ()  # the error object's fields, for a 4xx/5xx
 
     @classmethod
     def text(cls, content: str, prompt_tokens: int = 10, completion_tokens: int = 5) -> Reply:
@@ -58,6 +59,12 @@ class Reply:
     def error(cls, status: int = 500) -> Reply:
         """An HTTP error with an OpenAI-style error body."""
         return cls(status=status)
+
+    @classmethod
+    def bad_request(cls, message: str, code: str | None = None, param: str | None = None) -> Reply:
+        """HTTP 400 with the error object a provider would send (`message`, `code`, `param`)."""
+        fields = (("message", message), ("type", "invalid_request_error"), ("code", code), ("param", param))
+        return cls(status=400, error_fields=fields)
 
     @classmethod
     def rate_limited(cls, retry_after: float = 0) -> Reply:
@@ -195,7 +202,8 @@ class _ChatHandler(BaseHTTPRequestHandler):
 
     def _answer(self, reply: Reply, body: dict[str, Any]) -> None:
         if reply.status != 200:
-            error = {"error": {"message": f"scripted {reply.status}", "type": "server_error", "code": None}}
+            fields = dict(reply.error_fields) or {"message": f"scripted {reply.status}", "type": "server_error", "code": None}
+            error = {"error": fields}
             self._send_json(reply.status, error, reply.headers)
         elif reply.raw_body is not None:
             self._send_bytes(200, reply.raw_body, "application/json")

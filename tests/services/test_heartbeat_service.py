@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import time
+from dataclasses import replace
+
+from dreamchat.config import Settings
 from dreamchat.domain.heartbeat import person_wrote
+from dreamchat.llm.gateway import OpenAIGateway
+from dreamchat.services.container import build_services
 from dreamchat.domain.models import PairId
 from dreamchat.services.heartbeat import Work
 from tests.fakes.fake_llm import Reply
@@ -125,3 +131,18 @@ def test_a_removed_friend_gets_no_heartbeat(services, runtime, fake_llm, clock) 
     services.heartbeat.sweep()
     runtime.bus.drain()
     assert fake_llm.requests == []
+
+
+def test_a_heartbeat_whose_model_hangs_fails_at_its_deadline(runtime, fake_llm, clock) -> None:
+    settings = runtime.settings.model_copy(update={"heartbeat_turn_seconds": 1.5})
+    gateway = OpenAIGateway.from_settings(Settings(llm_base_url=fake_llm.base_url, llm_api_key="test-key",
+                                                   llm_timeout_seconds=60, llm_max_retries=3), sleep=lambda _: None)
+    services = build_services(replace(runtime, settings=settings), gateway=gateway)
+    [(pair, _)] = make_pairs(services, 1, "特别关心")
+    clock.advance(minutes=30)
+    fake_llm.default = lambda body: Reply.slow(3600)
+    state, _ = services.heartbeats.get(pair)
+    started = time.monotonic()
+    outcome = services.heartbeat.run(Work(pair.account_id, pair.ai_user_id, state.next_due or 0), force=True)
+    assert outcome.status == "failed" and time.monotonic() - started < 2.5
+    assert heartbeat_messages(services, pair) == []

@@ -11,6 +11,7 @@ from dreamchat.domain.reply import (
     decide_reply,
     is_late_night,
     reply_probability,
+    shorten,
     split_messages,
     typing_delay,
 )
@@ -190,3 +191,18 @@ def test_a_cap_of_zero_means_no_delay() -> None:
 
 def test_an_empty_message_takes_no_time() -> None:
     assert typing_delay("", 0.9, cap_seconds=30) == 0
+
+
+def test_a_message_over_the_limit_is_cut_after_its_last_sentence_end() -> None:
+    text = "第一句。第二句！第三句还没说完就"
+    assert shorten(text, 12) == "第一句。第二句！"
+    assert shorten("Hi there. How are you doing today", 16) == "Hi there."
+
+
+def test_a_message_without_a_sentence_end_in_its_second_half_is_cut_at_the_limit() -> None:
+    assert shorten("好。" + "啊" * 50, 20) == "好。" + "啊" * 18
+
+
+def test_every_split_message_is_within_the_limit() -> None:
+    lines = split_messages(("很长的一句话。" * 1000 + "\n") * 8, max_chars=2000)
+    assert len(lines) == 5 and all(len(line) <= 2000 and line.endswith("。") for line in lines)

@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from dreamchat.adapters.scheduler import Job, LocalScheduler
+from dreamchat.api.deadline import RequestDeadline
 from dreamchat.api.errors import install_error_handlers
 from dreamchat.api.limits import BodySizeLimit
 from dreamchat.api.routers import (
@@ -51,6 +52,8 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
                    heartbeat.router, web.router):
         app.include_router(router)
     app.add_middleware(BodySizeLimit)
+    app.add_middleware(RequestDeadline, turn_seconds=settings.chat_turn_seconds,
+                       reserve_seconds=settings.chat_reserve_seconds)
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,

@@ -1,4 +1,5 @@
-"""How the AI answers: the reply decision, one message per line (at most five), typing delays.
+"""How the AI answers: the reply decision, one message per line (at most five, 2,000 characters
+each), typing delays.
 
 The decision does not decide for the model: it combines the relationship's reply rate, the
 current mood, the time of day and the message itself into guidance the model reads, and the
@@ -10,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from dreamchat.domain.models import BasicEmotion, RelationshipLevel
+from dreamchat.domain.models import MAX_MESSAGE_CHARS, BasicEmotion, RelationshipLevel
 from dreamchat.domain.relationship import reply_rate
 
 MAX_MESSAGES = 5
@@ -18,6 +19,8 @@ _BORING = re.compile(r"^(嗯+|哦+|噢+|额+|呃+|好+|行|ok|okay|k|哈+|呵呵
 _QUESTION = re.compile(r"[?？吗呢]\s*$|为什么|怎么|什么|能不能|可不可以|好不好")
 _URGENT = re.compile(r"救命|难过|伤心|想哭|崩溃|害怕|生病|不舒服|分手|去世|想你|在吗")
 NIGHT_START, NIGHT_END = 23, 7
+# a sentence ends at 。！？!?… (with closing quotes or brackets), or at . ! ? followed by a space
+_SENTENCE_END = re.compile(r"(?:[。！？!?…~～]+|[.!?]+(?=\s))[”’」』）)\]\"']*")
 
 _MOOD_TONE: dict[str, str] = {
     "开心": "你最近心情不错，语气可以轻快一些。",
@@ -71,12 +74,24 @@ def is_late_night(local_hour: int) -> bool:
     return local_hour >= NIGHT_START or local_hour < NIGHT_END
 
 
-def split_messages(text: str) -> list[str]:
-    """One message per non-empty line; lines beyond the fifth are merged into the fifth."""
+def split_messages(text: str, max_chars: int = MAX_MESSAGE_CHARS) -> list[str]:
+    """One message per non-empty line; lines beyond the fifth are merged into the fifth; each
+    message is cut to `max_chars` at a sentence end, so no answer can flood the history."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if len(lines) <= MAX_MESSAGES:
-        return lines
-    return [*lines[: MAX_MESSAGES - 1], " ".join(lines[MAX_MESSAGES - 1 :])]
+    if len(lines) > MAX_MESSAGES:
+        lines = [*lines[: MAX_MESSAGES - 1], " ".join(lines[MAX_MESSAGES - 1 :])]
+    return [shorten(line, max_chars) for line in lines]
+
+
+def shorten(message: str, max_chars: int) -> str:
+    """The message cut after its last sentence end within `max_chars` (at `max_chars` when no
+    sentence ends in its second half)."""
+    if len(message) <= max_chars:
+        return message
+    head = message[:max_chars]
+    ends = [match.end() for match in _SENTENCE_END.finditer(head)]
+    cut = ends[-1] if ends and ends[-1] > max_chars // 2 else max_chars
+    return head[:cut].rstrip()
 
 
 def typing_delay(content: str, random: float, cap_seconds: float) -> float:

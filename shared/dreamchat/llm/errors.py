@@ -17,3 +17,15 @@ class LLMNotConfigured(LLMUnavailable):
 
 class LLMOutputError(LLMError):
     """The model answered, but not in the required format, even after one corrective retry."""
+
+
+class LLMOutOfTime(LLMUnavailable):
+    """The deadline left too little time to call (or call again): the caller ends with what it has."""
+
+
+class LLMContextTooLong(LLMUnavailable):
+    """The provider answered 400 because the request is longer than the model's context."""
+
+
+class LLMRefused(LLMUnavailable):
+    """The provider's moderation refused the request (HTTP 400); retrying the same text cannot help."""

@@ -4,12 +4,21 @@
 It offers `complete` (with a bounded function-calling loop), `stream` and `structured`, retries
 429/5xx/timeouts/connection errors with exponential back-off, and records token usage and
 latency per model key. Only model keys, latencies and token counts are logged, never content.
+
+`complete` may be given a `Deadline` (otherwise every call ends by the request's, if it has one):
+each call's timeout is cut to the time left, a tool round only starts when the answer after it
+still fits, and no retry starts that could not finish.
+
+A provider's 400 is classified (`classify_bad_request`): an unambiguous "this parameter is not
+supported" turns the feature off for that model key for a while; a context-length 400 retries
+once with the older half of the conversation left out; moderation and anything else fail the call.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -20,8 +29,16 @@ import openai
 from openai import OpenAI
 from pydantic import BaseModel, ValidationError
 
+from dreamchat.budget import MIN_CALL_SECONDS, RETRY_BACKOFF_SECONDS, TOOL_SECONDS, Deadline, models_deadline
 from dreamchat.config import Settings
-from dreamchat.llm.errors import LLMNotConfigured, LLMOutputError, LLMUnavailable
+from dreamchat.llm.errors import (
+    LLMContextTooLong,
+    LLMNotConfigured,
+    LLMOutOfTime,
+    LLMOutputError,
+    LLMRefused,
+    LLMUnavailable,
+)
 from dreamchat.llm.parsing import extract_json_object
 from dreamchat.llm.registry import ModelConfig, build_registry
 
@@ -32,6 +49,8 @@ ToolRunner = Callable[[str, dict[str, Any]], str]
 T = TypeVar("T", bound=BaseModel)
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
+REFUSAL_MEMORY_SECONDS = 3600.0  # a feature a model refused is tried again after this long
+TOOL_ROUND_SHARE = 0.5  # a tool round may use half the time left: the answer after it needs the rest
 
 
 @dataclass(frozen=True)
@@ -110,6 +129,7 @@ class LLMGateway(Protocol):
         tools: Sequence[Mapping[str, Any]] | None = None,
         run_tool: ToolRunner | None = None,
         max_tool_rounds: int = 4,
+        deadline: Deadline | None = None,
     ) -> Completion: ...
 
     def stream(self, key: str, messages: Sequence[Message]) -> Iterator[str]: ...
@@ -135,8 +155,9 @@ class OpenAIGateway:
         sleep: Callable[[float], None] = time.sleep,
         on_call: Callable[[CallRecord], None] | None = None,
         json_mode: bool = True,
-        backoff_seconds: float = 0.5,
+        backoff_seconds: float = RETRY_BACKOFF_SECONDS,
         max_backoff_seconds: float = 20.0,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._registry = dict(registry)
         self._max_retries = max_retries
@@ -146,8 +167,9 @@ class OpenAIGateway:
         self._backoff = backoff_seconds
         self._max_backoff = max_backoff_seconds
         self._clients: dict[str, OpenAI] = {}
-        # model keys whose provider answered 400 to an optional feature: it is not sent again
-        self._refuses: dict[str, set[str]] = {"json_mode": set(), "tools": set()}
+        self._monotonic = monotonic
+        # (feature, model key) -> until when the provider is taken at its word that it refuses the feature
+        self._refuses: dict[tuple[str, str], float] = {}
         self._usage: dict[str, UsageTotals] = {}
         self._lock = threading.Lock()
 
@@ -174,43 +196,74 @@ class OpenAIGateway:
         tools: Sequence[Mapping[str, Any]] | None = None,
         run_tool: ToolRunner | None = None,
         max_tool_rounds: int = 4,
+        deadline: Deadline | None = None,
     ) -> Completion:
-        """A chat completion; with tools, the model may call them for at most `max_tool_rounds` rounds."""
-        if not tools:
-            message, usage = self._chat(key, list(messages))
-            return Completion(message.content or "", usage)
-        if run_tool is None:
+        """A chat completion; with tools, the model may call them for at most `max_tool_rounds` rounds.
+        A context-length 400 is retried once with the older half of the conversation left out."""
+        if tools and run_tool is None:
             raise ValueError("tools need a run_tool to execute them")
-        if key in self._refuses["tools"]:
-            message, usage = self._chat(key, list(messages))
+        try:
+            return self._complete(key, list(messages), tools, run_tool, max_tool_rounds, deadline)
+        except LLMContextTooLong:
+            logger.warning("llm context too long key=%s; retrying with a shorter one", key)
+            return self._complete(key, shorter(messages), tools, run_tool, max_tool_rounds, deadline)
+
+    def _complete(self, key: str, messages: list[Message], tools: Sequence[Mapping[str, Any]] | None,
+                  run_tool: ToolRunner | None, rounds: int, deadline: Deadline | None) -> Completion:
+        if not tools or run_tool is None or self.refuses("tools", key):
+            message, usage = self._chat(key, messages, deadline=deadline)
             return Completion(message.content or "", usage)
         try:
-            return self._tool_loop(key, list(messages), list(tools), run_tool, max_tool_rounds)
+            return self._tool_loop(key, list(messages), list(tools), run_tool, rounds, deadline)
         except LLMUnavailable as error:
-            if not _refused(error):
+            kind = _bad_request_kind(error)
+            if kind not in ("unsupported", "other"):
                 raise
-            # Some models (e.g. a reasoner) refuse function calling: answer without tools from now on.
-            self._refuses["tools"].add(key)
-            logger.warning("llm refuses tools key=%s; calling without them", key)
-            message, usage = self._chat(key, list(messages))
+            if kind == "unsupported":  # the provider said so plainly: stop sending tools to this key
+                self._remember_refusal("tools", key)
+            logger.warning("llm rejected a request with tools key=%s kind=%s; calling without them", key, kind)
+            message, usage = self._chat(key, messages, deadline=deadline)
             return Completion(message.content or "", usage)
 
-    def _tool_loop(
-        self, key: str, conversation: list[Message], tools: list[Any], run_tool: ToolRunner, rounds: int
-    ) -> Completion:
-        """Model turns with tools, each answered with tool results, then one turn that must answer in text."""
-        usage, calls = TokenUsage(), list[ToolCall]()
+    def refuses(self, feature: str, key: str) -> bool:
+        """True while `key`'s provider is remembered to refuse `feature` ("tools" or "json_mode")."""
+        with self._lock:
+            until = self._refuses.get((feature, key))
+            if until is not None and until <= self._monotonic():
+                del self._refuses[(feature, key)]
+                until = None
+        return until is not None
+
+    def _remember_refusal(self, feature: str, key: str) -> None:
+        with self._lock:
+            self._refuses[(feature, key)] = self._monotonic() + REFUSAL_MEMORY_SECONDS
+
+    def _tool_loop(self, key: str, conversation: list[Message], tools: list[Any], run_tool: ToolRunner, rounds: int,
+                   deadline: Deadline | None) -> Completion:
+        """Model turns with tools, each answered with tool results, then one turn that must answer in text.
+        With a deadline, a round starts only if the answer can still follow it."""
+        usage, calls, slowest = TokenUsage(), list[ToolCall](), 0.0
         for _ in range(rounds):
-            message, round_usage = self._chat(key, conversation, tools=tools)
+            if deadline is not None and deadline.remaining() < 2 * slowest + MIN_CALL_SECONDS:
+                break  # another round would leave no time for the answer
+            started = self._monotonic()
+            try:
+                message, round_usage = self._chat(key, conversation, deadline=deadline, share=TOOL_ROUND_SHARE,
+                                                  tools=tools)
+            except LLMUnavailable as error:
+                if deadline is None or not _timed_out(error):
+                    raise
+                break  # the round used up its share: answer with what is known
+            slowest = max(slowest, self._monotonic() - started)
             usage += round_usage
             if not message.tool_calls:
                 return Completion(message.content or "", usage, tuple(calls))
             conversation.append(_assistant_turn(message))
             for call in message.tool_calls:
-                calls.append(_run_tool(run_tool, call))
+                calls.append(_run_tool(run_tool, call, deadline))
                 conversation.append({"role": "tool", "tool_call_id": call.id, "content": calls[-1].result})
         # tools stay declared but disabled: some providers reject tool messages without `tools`
-        message, round_usage = self._chat(key, conversation, tools=tools, tool_choice="none")
+        message, round_usage = self._chat(key, conversation, deadline=deadline, tools=tools, tool_choice="none")
         return Completion(message.content or "", usage + round_usage, tuple(calls))
 
     def stream(self, key: str, messages: Sequence[Message]) -> Iterator[str]:
@@ -259,45 +312,51 @@ class OpenAIGateway:
         raise LLMOutputError(f"{key}: no valid {schema.__name__} after a retry: {problem}")
 
     def _text(self, key: str, conversation: list[Message]) -> str:
-        if self._json_mode and key not in self._refuses["json_mode"]:
+        if self._json_mode and not self.refuses("json_mode", key):
             try:
                 message, _ = self._chat(key, conversation, response_format={"type": "json_object"})
                 return message.content or ""
             except LLMUnavailable as error:
-                if not _refused(error):
+                kind = _bad_request_kind(error)
+                if kind not in ("unsupported", "other"):
                     raise
                 # The provider refuses JSON mode: the prompt asks for JSON in words, parsing is tolerant.
-                self._refuses["json_mode"].add(key)
-                logger.warning("llm refuses json mode key=%s; asking in words only", key)
+                if kind == "unsupported":
+                    self._remember_refusal("json_mode", key)
+                logger.warning("llm rejected json mode key=%s kind=%s; asking in words only", key, kind)
         message, _ = self._chat(key, conversation)
         return message.content or ""
 
-    def _chat(self, key: str, conversation: list[Message], **options: Any) -> tuple[Any, TokenUsage]:
+    def _chat(self, key: str, conversation: list[Message], *, deadline: Deadline | None = None, share: float = 1.0,
+              **options: Any) -> tuple[Any, TokenUsage]:
         """One non-streaming call: the assistant message and its usage."""
         started = time.monotonic()
-        response = self._create(key, messages=conversation, **options)
+        response = self._create(key, deadline=deadline, share=share, messages=conversation, **options)
         usage = _usage_of(response.usage)
         self._record(key, time.monotonic() - started, usage, ok=bool(response.choices))
         if not response.choices:
             raise LLMOutputError(f"{key}: the response had no choices")
         return response.choices[0].message, usage
 
-    def _create(self, key: str, **params: Any) -> Any:
-        """`chat.completions.create` with our retry policy; SDK errors become LLMUnavailable."""
+    def _create(self, key: str, *, deadline: Deadline | None = None, share: float = 1.0, **params: Any) -> Any:
+        """`chat.completions.create` with our retry policy; SDK errors become LLMUnavailable.
+        With a deadline, each attempt's timeout is `share` of the time left, and no attempt starts late."""
         config = self._config(key)
         client = self._client(config)
+        deadline = deadline or models_deadline()
         attempt = 0
         while True:
+            timeout = _timeout(key, config.timeout, deadline, share)
             started = time.monotonic()
             try:
                 return client.chat.completions.create(
-                    model=config.model, temperature=config.temperature, **params
+                    model=config.model, temperature=config.temperature, timeout=timeout, **params
                 )
             except (openai.APIError, json.JSONDecodeError) as error:
                 self._record(key, time.monotonic() - started, TokenUsage(), ok=False)
-                if not _retryable(error) or attempt >= self._max_retries:
-                    raise LLMUnavailable(f"{key}: {_describe(error)} after {attempt + 1} attempt(s)") from error
                 delay = self._delay(attempt, error)
+                if not _retryable(error) or attempt >= self._max_retries or not _time_for(deadline, delay):
+                    raise _unavailable(key, error, attempt) from error
                 logger.warning("llm retry key=%s attempt=%d error=%s", key, attempt + 1, _describe(error))
                 self._sleep(delay)
                 attempt += 1
@@ -347,7 +406,7 @@ def _assistant_turn(message: Any) -> Message:
     return {"role": "assistant", "content": message.content or "", "tool_calls": calls}
 
 
-def _run_tool(run_tool: ToolRunner, call: Any) -> ToolCall:
+def _run_tool(run_tool: ToolRunner, call: Any, deadline: Deadline | None = None) -> ToolCall:
     name = call.function.name
     try:
         arguments = json.loads(call.function.arguments or "{}")
@@ -355,6 +414,8 @@ def _run_tool(run_tool: ToolRunner, call: Any) -> ToolCall:
         arguments = None
     if not isinstance(arguments, dict):
         return ToolCall(name, None, "错误：参数不是合法的 JSON 对象，请按参数定义重新调用。", ok=False)
+    if deadline is not None and deadline.remaining() < TOOL_SECONDS + MIN_CALL_SECONDS:
+        return ToolCall(name, arguments, "错误：时间不够了，这个工具没有执行。请直接回复对方。", ok=False)
     try:
         return ToolCall(name, arguments, str(run_tool(name, arguments)), ok=True)
     except Exception as error:  # noqa: BLE001 - a failing tool is reported to the model, not fatal to the turn
@@ -394,9 +455,77 @@ def _usage_of(usage: Any) -> TokenUsage:
     return TokenUsage(usage.prompt_tokens or 0, usage.completion_tokens or 0)
 
 
-def _refused(error: LLMUnavailable) -> bool:
-    """The provider rejected the request as such (HTTP 400): an option it does not support."""
-    return isinstance(error.__cause__, openai.BadRequestError)
+def shorter(messages: Sequence[Message]) -> list[Message]:
+    """The conversation without the older half of what follows the system prompt (the latest message stays)."""
+    head = list(messages[:1]) if messages and messages[0].get("role") == "system" else []
+    rest = list(messages[len(head):])
+    return [*head, *rest[len(rest) // 2:]]
+
+
+_CONTEXT_CODES = frozenset({"context_length_exceeded", "string_above_max_length", "context_too_long"})
+_MODERATION_CODES = frozenset({"content_filter", "content_policy_violation", "data_inspection_failed",
+                               "moderation_blocked", "sensitive_content"})
+_UNSUPPORTED_CODES = frozenset({"unsupported_parameter", "unsupported_value", "unsupported_feature"})
+_CONTEXT_WORDS = re.compile(
+    r"maximum context length|context[ _]length|context window|too many tokens|reduce the length"
+    r"|input (is )?too long|range of input length|exceeds? the (model'?s? )?(maximum|max)", re.IGNORECASE)
+_MODERATION_WORDS = re.compile(
+    r"content[ _](management )?polic|content[ _]filter|inappropriate content|moderation|data[ _]inspection"
+    r"|sensitive|safety system", re.IGNORECASE)
+_UNSUPPORTED_WORDS = re.compile(
+    r"not supported|unsupported|does not support|doesn'?t support|not support|unrecognized request argument"
+    r"|unknown (parameter|field|argument)|extra (inputs|fields) (are )?not permitted", re.IGNORECASE)
+_FEATURE_WORDS = re.compile(r"\btools?\b|tool_choice|function[ _]?call|\bfunctions\b|response_format|json[ _]?(mode|object)",
+                            re.IGNORECASE)
+_FEATURE_PARAMS = frozenset({"tools", "tool_choice", "functions", "function_call", "response_format"})
+
+
+def classify_bad_request(error: openai.BadRequestError) -> str:
+    """What a provider's 400 says: "context_length", "moderation", "unsupported" (an optional
+    feature: tools, JSON mode; only when the answer names it) or "other"."""
+    code = str(error.code or "").lower()
+    param = str(error.param or "").lower()
+    text = f"{error.message} {code}"
+    if code in _CONTEXT_CODES or _CONTEXT_WORDS.search(text):
+        return "context_length"
+    if code in _MODERATION_CODES or _MODERATION_WORDS.search(text):
+        return "moderation"
+    # a named parameter must be the feature's; without one, the message must name the feature
+    names_feature = param in _FEATURE_PARAMS if param else bool(_FEATURE_WORDS.search(error.message))
+    if names_feature and (code in _UNSUPPORTED_CODES or _UNSUPPORTED_WORDS.search(text)):
+        return "unsupported"
+    return "other"
+
+
+def _bad_request_kind(error: LLMUnavailable) -> str | None:
+    """The class of the provider's 400 behind `error`, or None when it was not a 400."""
+    cause = error.__cause__
+    return classify_bad_request(cause) if isinstance(cause, openai.BadRequestError) else None
+
+
+def _unavailable(key: str, error: Exception, attempt: int) -> LLMUnavailable:
+    kind = classify_bad_request(error) if isinstance(error, openai.BadRequestError) else None
+    problem = {"context_length": LLMContextTooLong, "moderation": LLMRefused}.get(kind or "", LLMUnavailable)
+    return problem(f"{key}: {_describe(error)}{f' ({kind})' if kind else ''} after {attempt + 1} attempt(s)")
+
+
+def _timeout(key: str, configured: float, deadline: Deadline | None, share: float) -> float:
+    """The key's timeout, cut to `share` of the time left before the deadline."""
+    if deadline is None:
+        return configured
+    available = deadline.remaining() * share
+    if available < MIN_CALL_SECONDS:
+        raise LLMOutOfTime(f"{key}: {available:.1f} s left before the deadline, too little for a call")
+    return min(configured, available)
+
+
+def _time_for(deadline: Deadline | None, delay: float) -> bool:
+    """Whether a retry after `delay` still has time for a call."""
+    return deadline is None or deadline.remaining() - delay >= MIN_CALL_SECONDS
+
+
+def _timed_out(error: LLMUnavailable) -> bool:
+    return isinstance(error, LLMOutOfTime) or isinstance(error.__cause__, openai.APITimeoutError)
 
 
 def _retryable(error: Exception) -> bool:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar
 
+from dreamchat.budget import MIN_CALL_SECONDS, models_deadline
 from dreamchat.config import Settings
 from dreamchat.domain.emotions import LABELS, closest_label
 from dreamchat.domain.models import (
@@ -187,6 +188,9 @@ class FallbackMemoryModels:
 
     def _run(self, task: str, call: Callable[[MemoryModels], R]) -> Degradable[R]:
         for attempt in range(1, self._attempts + 1):
+            if not _time_for_an_attempt():
+                logger.warning("memory model out of time task=%s; answering offline", task)
+                break
             try:
                 return Degradable(call(self._primary))
             except LLMNotConfigured:
@@ -194,9 +198,15 @@ class FallbackMemoryModels:
                 break
             except LLMError as error:
                 logger.warning("memory model failed task=%s attempt=%d error=%s", task, attempt, type(error).__name__)
-                if attempt < self._attempts:
+                if attempt < self._attempts and _time_for_an_attempt(self._delay * attempt):
                     self._sleep(self._delay * attempt)
         return Degradable(call(self._offline), degraded=True)
+
+
+def _time_for_an_attempt(pause: float = 0.0) -> bool:
+    """Whether the request being served (if any) leaves time for a pause and another model call."""
+    deadline = models_deadline()
+    return deadline is None or deadline.remaining() - pause >= MIN_CALL_SECONDS
 
 
 def build_memory_models(

@@ -3,7 +3,9 @@ the chat model with tools → reply decision → 1-5 messages with typing delays
 topic-end detection → TopicEnded.
 
 The person's message is stored before anything else can fail; a model failure ends the
-turn with an error, never with a lost message.
+turn with an error, never with a lost message. The turn has a deadline (the Lambda's remaining
+time, or DREAMCHAT_CHAT_TURN_SECONDS) and is finished (stored, topic ended, events) before its
+first event is sent, so a client that hangs up changes nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
 from dreamchat import keys
+from dreamchat.budget import Deadline
 from dreamchat.config import Settings
 from dreamchat.domain import reply as replies
 from dreamchat.domain.heartbeat import person_wrote
@@ -95,42 +98,42 @@ class ChatService:
             self.memory.end_topic(pair, message.topic_id)
         return message, ended
 
-    def respond(self, pair: PairId, ai_user: AIUser, person: Message) -> Iterator[Sent | Done | Failed]:
-        """The AI's side of the turn, one event at a time."""
+    def respond(self, pair: PairId, ai_user: AIUser, person: Message,
+                deadline: Deadline | None = None) -> list[Sent | Done | Failed]:
+        """The AI's side of the turn, all of it done: the events to send, ending with Done or Failed."""
+        deadline = deadline or Deadline.after(self._settings.chat_turn_seconds)
         try:
-            text, typed, topic_length = self._generate(pair, ai_user, person)
+            text, typed = self._generate(pair, ai_user, person, deadline.sooner(self._settings.chat_reserve_seconds))
         except LLMError as error:
             log.warning("chat model failed", extra={"ai_user_id": ai_user.id, "error": type(error).__name__})
             self._end_on_farewell(pair, person)
-            yield Failed("model_unavailable", "对方暂时无法回复，你的消息已经保存。")
-            return
+            return [Failed("model_unavailable", "对方暂时无法回复，你的消息已经保存。")]
         markers = read_markers(text)
         if markers.switched:
             person = self.memory.switch_topic(pair, person)
-        sent = list(self._send(pair, person, replies.split_messages(markers.text), typed=typed))
+        sent: list[Sent | Done | Failed] = list(self._send(pair, person, replies.split_messages(markers.text),
+                                                           typed=typed))
         if not sent:  # 已读不回: the history shows it, not only the live turn
             self.memory.repo.store.transact(
                 self.memory.repo.message_puts(pair, person.model_copy(update={"read_no_reply": True})))
-        yield from sent
         # A topic that grows past the limit ends too, so short-term memory stays bounded.
-        too_long = topic_length + len(sent) >= self._settings.topic_max_messages
+        too_long = len(self.memory.repo.short_term(pair, person.topic_id)) >= self._settings.topic_max_messages
         ended = (markers.ended or too_long) and self.memory.end_topic(pair, person.topic_id)
         ended = self._end_on_farewell(pair, person) or ended
-        yield Done(bool(sent), ended, len(sent))
+        return [*sent, Done(bool(sent), ended, len(sent))]
 
-    def _generate(self, pair: PairId, ai_user: AIUser, person: Message) -> tuple[str, bool, int]:
-        """The reply text, whether someone "typed" it (the offline notice comes at once), and how
-        many messages short-term memory holds with the person's."""
+    def _generate(self, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline) -> tuple[str, bool]:
+        """The reply text, and whether someone "typed" it (the offline notice comes at once)."""
         key = "deepseek_reasoner" if ai_user.model == "reasoner" else "deepseek_chat"
         if self._gateway is None or not self._gateway.configured(key):
-            return offline_reply(ai_user.name), False, 0
+            return offline_reply(ai_user.name), False
         snapshot = self.memory.repo.snapshot(pair)
         context = self.memory.context(pair, ai_user, person.content, self._instructions(snapshot, ai_user, person),
                                       exclude_message=person.id, snapshot=snapshot)
         tools = ToolBox(pair, ai_user, self.memory, self._soul, self._heartbeats, self._search, self._clock)
         completion = self._gateway.complete(key, context.messages, tools=tool_schemas(), run_tool=tools.run,
-                                            max_tool_rounds=self._settings.tool_rounds)
-        return completion.text or "", True, len(context.messages) - 1
+                                            max_tool_rounds=self._settings.tool_rounds, deadline=deadline)
+        return completion.text or "", True
 
     def _instructions(self, snapshot: PairSnapshot, ai_user: AIUser, person: Message) -> str:
         now = self._clock.now()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from dreamchat.adapters.events import HEARTBEAT_DUE, MissingQueue
@@ -61,10 +62,13 @@ class Services:
     def on_heartbeat_due(self, event: Event) -> None:
         self.heartbeat.run(Work.parse(event.detail))
 
-    def extract_sweep(self) -> list[ExtractResult]:
-        """Extract every pair that has mid-term memories past the threshold; one result each."""
+    def extract_sweep(self, has_time: Callable[[], bool] = lambda: True) -> list[ExtractResult]:
+        """Extract every pair that has mid-term memories past the threshold, one result each, while
+        `has_time()` says another pair fits; the rest wait for the next sweep."""
         results = []
         for pair in extraction_due(self.runtime.store, self.runtime.clock, self.runtime.settings):
+            if not has_time():
+                break
             zone = self.memory.repo.zone_of(pair, self.runtime.settings.timezone)
             results.append(self.memory.extract(pair, zone))
         return results

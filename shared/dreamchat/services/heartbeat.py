@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from dreamchat import keys
+from dreamchat.budget import Deadline
 from dreamchat.config import Settings
 from dreamchat.domain import heartbeat as hb
 from dreamchat.domain import reply as replies
@@ -161,8 +162,10 @@ class HeartbeatService:
         trigger = heartbeat_prompt(now, ai_user.timezone, kind, template, silent)
         messages = [*context.messages, {"role": "system", "content": trigger}]
         tools = ToolBox(pair, ai_user, self._memory, self._soul, self._states, self._search, self._clock)
+        deadline = Deadline.after(self._settings.heartbeat_turn_seconds)
         completion = self._gateway.complete(self._key(ai_user), messages, tools=tool_schemas(),  # type: ignore[union-attr]
-                                            run_tool=tools.run, max_tool_rounds=self._settings.tool_rounds)
+                                            run_tool=tools.run, max_tool_rounds=self._settings.tool_rounds,
+                                            deadline=deadline)
         return completion.text or ""
 
     def _send(self, pair: PairId, lines: list[str]) -> list[Message]:

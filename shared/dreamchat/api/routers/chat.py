@@ -1,19 +1,23 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+import logging
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Query, Request, status
 from pydantic import Field
 from sse_starlette import EventSourceResponse
-from starlette.concurrency import iterate_in_threadpool
+from starlette.concurrency import run_in_threadpool
 
+from dreamchat.api.deadline import SCOPE_KEY
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.schemas import Body
+from dreamchat.budget import Deadline
 from dreamchat.errors import Invalid
 from dreamchat.services.chat import Done, Failed, Sent
 
+log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api/ai-users", tags=["chat"])
 
 
@@ -22,7 +26,7 @@ class ChatMessage(Body):
     content: str = Field(max_length=20_000)
 
 
-def _events(turn: Iterator[Sent | Done | Failed]) -> Iterator[dict[str, str]]:
+def _events(turn: Iterable[Sent | Done | Failed]) -> Iterator[dict[str, str]]:
     for event in turn:
         if isinstance(event, Sent):
             data = {"message_id": event.message.id, "content": event.message.content, "delay_ms": event.delay_ms,
@@ -37,13 +41,22 @@ def _events(turn: Iterator[Sent | Done | Failed]) -> Iterator[dict[str, str]]:
 
 
 @router.post("/{user_id}/chat")
-def chat(user_id: str, body: ChatMessage, caller: CurrentCaller, services: ServicesDep) -> EventSourceResponse:
+def chat(user_id: str, body: ChatMessage, request: Request, caller: CurrentCaller,
+         services: ServicesDep) -> EventSourceResponse:
     """Send a message; the AI's messages come back as server-sent events."""
+    deadline: Deadline = request.scope[SCOPE_KEY]  # set by RequestDeadline
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
     person = services.chat.accept(pair, ai_user, body.content)
 
     async def stream() -> AsyncIterator[dict[str, str]]:
-        async for event in iterate_in_threadpool(_events(services.chat.respond(pair, ai_user, person))):
+        # The whole turn runs before the first event: a client that hangs up cannot cut it short
+        # (a worker thread is not cancelled; the events are then sent to no one).
+        try:
+            turn = await run_in_threadpool(services.chat.respond, pair, ai_user, person, deadline)
+        except Exception as error:  # noqa: BLE001 - logged; the stream must still end with an event
+            log.error("chat turn failed", extra={"ai_user_id": ai_user.id, "error": type(error).__name__})
+            turn = [Failed("internal_error", "这次没能回复，你的消息已经保存。")]
+        for event in _events(turn):
             yield event
 
     return EventSourceResponse(stream(), ping=15)
