@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 import jieba
+import numpy as np
 from rank_bm25 import BM25Okapi
 
 from dreamchat.domain.models import LongTermIndex
@@ -37,7 +39,7 @@ def words(text: str) -> list[str]:
     return list(_words(text))
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=65536)
 def _words(text: str) -> tuple[str, ...]:
     # Index entries are cut again on every turn; the cut of a text never changes.
     result: list[str] = []
@@ -93,3 +95,136 @@ def _common_words(query_words: set[str], documents: list[set[str]]) -> set[str]:
     if len(documents) < 4:
         return set()
     return {w for w in query_words if sum(w in d for d in documents) > RARE_SHARE * len(documents)}
+
+
+# Fine-grained retrieval: units (one key point, or one summary) ranked by words and meaning.
+
+Precision = Literal["hour", "day", "month"]
+RRF_K = 60  # reciprocal-rank fusion: a unit's share from one list is weight / (RRF_K + rank)
+SEMANTIC_Z = 2.0  # a unit is "about" the message when its cosine stands this many deviations above the pair's
+CANDIDATES = 200  # each ranked list contributes its best this many
+CONTEXT_WEIGHT = 0.5  # the recent turns steer the ranking, the message leads it
+_SPLIT = re.compile(r"\s*(?:[,，;；、?？!！]|\band\b|\bor\b|\bas well as\b|和|以及|还有|或者|跟)\s*", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One retrievable memory: a key point of a long-term entry (or a whole summary), with its date
+    and its parent memory."""
+
+    id: str
+    parent_id: str
+    text: str
+    created_at: int
+    precision: Precision = "day"
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class UnitIndex:
+    """The pair's units prepared for ranking; built once per set of units."""
+
+    units: list[Unit]
+    unit_words: list[frozenset[str]]
+    bm25: BM25Okapi | None
+    document_frequency: dict[str, int]
+    matrix: np.ndarray | None  # unit-length rows, zero for a unit without a vector
+
+
+@dataclass(frozen=True)
+class Query:
+    """What the turn asks: the message, its parts (two named events are two parts), the recent turns;
+    `vectors` holds one row per `texts` entry when an embedding model answered."""
+
+    message: str
+    recent: str = ""
+    vectors: np.ndarray | None = None
+
+    @property
+    def parts(self) -> list[str]:
+        found = [p for p in _SPLIT.split(self.message) if len(words(p)) >= 2]
+        return found if len(found) >= 2 else []
+
+    @property
+    def texts(self) -> list[str]:
+        """The texts to embed, in one call: the message, its parts, then the recent turns with it."""
+        return [self.message, *self.parts, *([f"{self.recent}\n{self.message}"] if self.recent else [])]
+
+
+@dataclass(frozen=True)
+class Hit:
+    unit: Unit
+    score: float
+    relevant: bool
+
+
+def build_index(units: list[Unit], vectors: list[np.ndarray | None]) -> UnitIndex:
+    unit_words = [frozenset(words(u.text)) for u in units]
+    frequency: dict[str, int] = {}
+    for found in unit_words:
+        for word in found:
+            frequency[word] = frequency.get(word, 0) + 1
+    bm25 = BM25Okapi([words(u.text) or ["∅"] for u in units]) if units else None
+    return UnitIndex(units, unit_words, bm25, frequency, _matrix(vectors))
+
+
+def _matrix(vectors: list[np.ndarray | None]) -> np.ndarray | None:
+    sizes = {v.shape[-1] for v in vectors if v is not None}
+    if len(sizes) != 1:
+        return None
+    size = sizes.pop()
+    matrix = np.zeros((len(vectors), size), dtype=np.float32)
+    for row, vector in enumerate(vectors):
+        if vector is not None:
+            matrix[row] = vector
+    return matrix
+
+
+def search(index: UnitIndex, query: Query) -> list[Hit]:
+    """Units by fused rank (BM25 and cosine, reciprocal-rank fusion), best first; `relevant` marks
+    the ones the message is really about (a rare shared word, or a cosine far above the pair's)."""
+    if not index.units:
+        return []
+    scores = np.zeros(len(index.units))
+    relevant = np.zeros(len(index.units), dtype=bool)
+    for weight, ranked, about in _lists(index, query):
+        top = ranked[:CANDIDATES]
+        scores[top] += weight / (RRF_K + np.arange(1, len(top) + 1))
+        relevant[top] |= about[top]
+    order = np.argsort(-scores, kind="stable")
+    return [Hit(index.units[i], float(scores[i]), bool(relevant[i])) for i in order if scores[i] > 0]
+
+
+def _lists(index: UnitIndex, query: Query) -> list[tuple[float, np.ndarray, np.ndarray]]:
+    """(weight, unit order best first, relevant?) for each signal."""
+    found = [(1.0, *_lexical(index, words(query.message)))]
+    if query.recent:
+        found.append((CONTEXT_WEIGHT, *_lexical(index, words(f"{query.recent} {query.message}"))))
+    if query.vectors is not None and index.matrix is not None and query.vectors.shape[-1] == index.matrix.shape[1]:
+        weights = [1.0] * (1 + len(query.parts)) + [CONTEXT_WEIGHT] * bool(query.recent)
+        cosines = index.matrix @ np.asarray(query.vectors, dtype=np.float32).T
+        found += [(w, *_semantic(index, cosines[:, column])) for column, w in enumerate(weights)]
+    return found
+
+
+def _lexical(index: UnitIndex, query_words: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    if not query_words or index.bm25 is None:
+        return np.array([], dtype=int), np.zeros(len(index.units), dtype=bool)
+    scores = index.bm25.get_scores(query_words)
+    limit = RARE_SHARE * len(index.units) if len(index.units) >= 4 else len(index.units)
+    rare = {w for w in query_words if 0 < index.document_frequency.get(w, 0) <= limit}
+    about = np.array([bool(rare & found) for found in index.unit_words])
+    shared = np.array([bool(found.intersection(query_words)) for found in index.unit_words])
+    order = np.argsort(-scores, kind="stable")
+    return order[shared[order]], about
+
+
+def _semantic(index: UnitIndex, cosines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    has_vector = index.matrix is not None and np.any(index.matrix, axis=1)
+    present = cosines[has_vector]
+    if present.size < 2:
+        return np.flatnonzero(has_vector), np.zeros(len(cosines), dtype=bool)
+    z = (cosines - present.mean()) / (present.std() or 1.0)
+    about = has_vector & (z >= SEMANTIC_Z)
+    order = np.argsort(-cosines, kind="stable")
+    return order[has_vector[order]], about

@@ -64,7 +64,7 @@ def memory_context(user_id: str, caller: CurrentCaller, services: ServicesDep,
     return {
         "sections": [{"name": s.name, "tokens": s.tokens, "text": s.text} for s in context.sections],
         "total_tokens": context.tokens,
-        "long_term_in_context": [e.id for e in context.index_entries],
+        "long_term_in_context": context.long_term_ids,
         "messages": context.messages,
     }
 
