@@ -69,6 +69,7 @@ class Question:
     question: str
     category: int
     evidence: tuple[str, ...]
+    answer: str = ""
 
 
 @dataclass
@@ -79,6 +80,11 @@ class Dialogue:
     sessions: list[Session]
     questions: list[Question]
     facts_by_dia: dict[str, list[Fact]] = field(default_factory=dict)
+    turns_by_dia: dict[str, Turn] = field(default_factory=dict)
+
+    def evidence_turns(self, question: Question) -> list[Turn]:
+        """The raw turns the question's evidence names (the ceiling of what any memory could keep)."""
+        return [self.turns_by_dia[d] for d in question.evidence if d in self.turns_by_dia]
 
     def evidence_facts(self, question: Question) -> list[Fact]:
         """The observation facts whose dia_id is among the question's evidence (each once); none when
@@ -112,9 +118,11 @@ def _dialogue(item: dict, max_sessions: int | None) -> Dialogue:
         summary = item["session_summary"].get(f"session_{number}_summary", "")
         facts = _facts(item["observation"].get(f"session_{number}_observation", {}))
         sessions.append(Session(number, started, turns, summary, facts))
-    questions = [Question(q["question"], q["category"], dia_ids(q.get("evidence", []))) for q in item["qa"]]
+    questions = [Question(q["question"], q["category"], dia_ids(q.get("evidence", [])), str(q.get("answer", "")))
+                 for q in item["qa"]]
     dialogue = Dialogue(item["sample_id"], a, b, sessions, questions)
     for session in sessions:
+        dialogue.turns_by_dia.update({t.dia_id: t for t in session.turns})
         for fact in session.facts:
             for dia in fact.dia_ids:
                 dialogue.facts_by_dia.setdefault(dia, []).append(fact)
@@ -158,6 +166,21 @@ def fact_present(fact: str, lines: list[str], line_words: list[set[str]] | None 
         return False
     pools = line_words if line_words is not None else [set(content_words(line)) for line in lines]
     return any(len(wanted & pool) >= WORD_SHARE * len(wanted) for pool in pools)
+
+
+ANSWER_SHARE = 0.6  # an answer is in a text when this share of its content words are in one sentence of it
+_SENTENCE = re.compile(r"[.!?。！？；;\n]+\s*")
+
+
+def sentences(lines: list[str]) -> list[set[str]]:
+    """The content words of each sentence of the lines (split at . ! ? ; and their CJK forms)."""
+    return [words_ for line in lines for part in _SENTENCE.split(line) if (words_ := set(content_words(part)))]
+
+
+def answer_present(answer: str, pools: list[set[str]]) -> bool:
+    """The answer-in-context rule: >= 60 % of the gold answer's distinct content words in one sentence."""
+    wanted = set(content_words(answer))
+    return bool(wanted) and any(len(wanted & pool) >= ANSWER_SHARE * len(wanted) for pool in pools)
 
 
 def share(part: int, whole: int) -> str:
