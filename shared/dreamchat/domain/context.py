@@ -89,17 +89,18 @@ class Plan:
 
 
 def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo) -> Plan:
-    """Core first; then, sharing the rest: the latest summary, the units relevant to the message
-    (best first), the other recent summaries, the newest units, detail documents, while they fit."""
+    """Core first; then the latest summary; then, when the message is about something remembered,
+    the units ranked for it, best first; else (or with budget left) the other recent summaries and
+    the newest units; then detail documents, while they fit."""
     core = clip(render_core(for_context(view.core)), budget // 3)
     left = budget - estimate_tokens(core)
     recent = sorted(view.mids, key=lambda m: (m.created_at, m.id))[::-1][:MID_LIMIT]
     mids = recent[:1] if recent and estimate_tokens(render_mids(recent[:1], tz)) <= left else []
-    left -= estimate_tokens(render_mids(mids, tz))
-    index = _IndexBudget(left, tz)
-    for hit in view.hits:
-        if hit.relevant:
-            index.add(hit.unit)
+    index = _IndexBudget(left - estimate_tokens(render_mids(mids, tz)), tz)
+    if any(hit.relevant for hit in view.hits):
+        for hit in view.hits:
+            if not index.add(hit.unit):
+                break
     for m in recent[1:]:
         cost = estimate_tokens(render_mids([*mids, m], tz)) - estimate_tokens(render_mids(mids, tz))
         if index.take(cost):
@@ -108,8 +109,8 @@ def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo) -> Plan:
         if not index.add(unit):
             break
     units = index.chosen()
-    details = _fitting(view.details, budget - estimate_tokens(core) - estimate_tokens(render_mids(mids, tz))
-                       - estimate_tokens(render_units(units, tz)))
+    spent = estimate_tokens(core) + estimate_tokens(render_mids(mids, tz)) + estimate_tokens(render_units(units, tz))
+    details = _fitting(view.details, budget - spent)
     return Plan(core, sorted(mids, key=lambda m: (m.created_at, m.id)), units, details)
 
 
