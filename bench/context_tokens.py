@@ -297,7 +297,9 @@ class Replay:
             recall.facts += len(facts)
             recall.per_category[question.category] += 1
             ours = self.ours(question.question)
-            evidence = sentences([t.text for t in self.dialogue.evidence_turns(question)])
+            turns = self.dialogue.evidence_turns(question)
+            pools = sentences([t.text for t in turns], [self.dialogue.date_of(t.dia_id) for t in turns])
+            evidence = [set().union(*pools)] if pools else []  # the ceiling: all the evidence, as one text
             recall.answers[(question.category, "ceiling")] += answer_present(question.answer, evidence)
             recall.answers[(question.category, "ours")] += answer_present(question.answer, sentences(memory_lines(ours)))
             contexts = {"spec": self.spec(question.question), "ours": ours,
@@ -434,8 +436,9 @@ def recall_report(outcomes: list[Outcome], out) -> None:
         print(f"{label:>16} {n:>9} {cells[0]:>8} {cells[1]:>8} {cells[2]:>9} "
               f"{answers[0]:>8} {answers[1]:>8}", file=out)
     print("answer c: the gold answer is in (c) when >= 60% of its distinct content words are in one sentence of "
-          "the remembered sections; ceiling: the same rule on the raw evidence turns (no memory system can do "
-          "better on these words: relative dates like 'yesterday' are not resolved in the turns).", file=out)
+          "the remembered sections (a dated line's date belongs to each of its sentences; ISO dates are read as "
+          "'8 May 2023'); ceiling: the same words found anywhere in the raw evidence turns, each with its session's date.",
+          file=out)
 
 
 def recall_row(name: str, r: Recall, out) -> None:

@@ -82,6 +82,11 @@ class Dialogue:
     facts_by_dia: dict[str, list[Fact]] = field(default_factory=dict)
     turns_by_dia: dict[str, Turn] = field(default_factory=dict)
 
+    def date_of(self, dia_id: str) -> str:
+        """The ISO date of the session a turn belongs to."""
+        number = int(dia_id[1:].split(":")[0])
+        return next((s.started.strftime("%Y-%m-%d") for s in self.sessions if s.number == number), "")
+
     def evidence_turns(self, question: Question) -> list[Turn]:
         """The raw turns the question's evidence names (the ceiling of what any memory could keep)."""
         return [self.turns_by_dia[d] for d in question.evidence if d in self.turns_by_dia]
@@ -172,9 +177,30 @@ ANSWER_SHARE = 0.6  # an answer is in a text when this share of its content word
 _SENTENCE = re.compile(r"[.!?。！？；;\n]+\s*")
 
 
-def sentences(lines: list[str]) -> list[set[str]]:
-    """The content words of each sentence of the lines (split at . ! ? ; and their CJK forms)."""
-    return [words_ for line in lines for part in _SENTENCE.split(line) if (words_ := set(content_words(part)))]
+_ISO_DATE = re.compile(r"(\d{4})-(\d{2})(?:-(\d{2}))?")
+_LINE_DATE = re.compile(r"^- (\d{4}-\d{2}(?:-\d{2})?)")
+
+
+def spelled_dates(text: str) -> str:
+    """ISO dates written as LoCoMo's answers write them ("2023-05-08" -> "8 May 2023"): one date, two spellings."""
+    def spell(match: re.Match[str]) -> str:
+        year, month, day = match.groups()
+        name = datetime(int(year), int(month), 1).strftime("%B")
+        return f"{int(day)} {name} {year}" if day else f"{name} {year}"
+    return _ISO_DATE.sub(spell, text)
+
+
+def sentences(lines: list[str], dates: list[str] | None = None) -> list[set[str]]:
+    """The content words of each sentence of the lines (split at . ! ? ; and their CJK forms); a line's
+    date (its leading `- <date>`, or `dates[i]`) belongs to every sentence of that line."""
+    pools = []
+    for number, line in enumerate(lines):
+        found = _LINE_DATE.match(line)
+        date = dates[number] if dates else (found.group(1) if found else "")
+        date_words = set(content_words(spelled_dates(date)))
+        pools += [date_words | set(content_words(spelled_dates(part))) for part in _SENTENCE.split(line)
+                  if content_words(part)]
+    return pools
 
 
 def answer_present(answer: str, pools: list[set[str]]) -> bool:
