@@ -219,6 +219,8 @@ def clip(text: str, max_tokens: int) -> str:
     """The text cut to about `max_tokens` (at a character boundary), marked with … when cut."""
     if estimate_tokens(text) <= max_tokens:
         return text
+    if max_tokens < 2:
+        return ""
     low, high = 0, len(text)
     while low < high:
         middle = (low + high + 1) // 2
