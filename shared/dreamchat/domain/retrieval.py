@@ -103,6 +103,7 @@ Precision = Literal["hour", "day", "month"]
 RRF_K = 60  # reciprocal-rank fusion: a unit's share from one list is weight / (RRF_K + rank)
 SEMANTIC_Z = 2.0  # a unit is "about" the message when its cosine stands this many deviations above the pair's
 CANDIDATES = 200  # each ranked list contributes its best this many
+HITS = 400  # the fused ranking keeps this many (far more than any budget shows)
 CONTEXT_WEIGHT = 0.5  # the recent turns steer the ranking, the message leads it
 _SPLIT = re.compile(r"\s*(?:[,，;；、?？!！]|\band\b|\bor\b|\bas well as\b|和|以及|还有|或者|跟)\s*", re.IGNORECASE)
 
@@ -125,10 +126,10 @@ class UnitIndex:
     """The pair's units prepared for ranking; built once per set of units."""
 
     units: list[Unit]
-    unit_words: list[frozenset[str]]
+    postings: dict[str, np.ndarray]  # word -> the units holding it
     bm25: BM25Okapi | None
-    document_frequency: dict[str, int]
     matrix: np.ndarray | None  # unit-length rows, zero for a unit without a vector
+    has_vector: np.ndarray  # per unit
 
 
 @dataclass(frozen=True)
@@ -159,13 +160,14 @@ class Hit:
 
 
 def build_index(units: list[Unit], vectors: list[np.ndarray | None]) -> UnitIndex:
-    unit_words = [frozenset(words(u.text)) for u in units]
-    frequency: dict[str, int] = {}
-    for found in unit_words:
-        for word in found:
-            frequency[word] = frequency.get(word, 0) + 1
+    postings: dict[str, list[int]] = {}
+    for number, unit in enumerate(units):
+        for word in set(words(unit.text)):
+            postings.setdefault(word, []).append(number)
     bm25 = BM25Okapi([words(u.text) or ["∅"] for u in units]) if units else None
-    return UnitIndex(units, unit_words, bm25, frequency, _matrix(vectors))
+    matrix = _matrix(vectors)
+    has_vector = np.any(matrix, axis=1) if matrix is not None else np.zeros(len(units), dtype=bool)
+    return UnitIndex(units, {w: np.array(p) for w, p in postings.items()}, bm25, matrix, has_vector)
 
 
 def _matrix(vectors: list[np.ndarray | None]) -> np.ndarray | None:
@@ -191,7 +193,7 @@ def search(index: UnitIndex, query: Query) -> list[Hit]:
         top = ranked[:CANDIDATES]
         scores[top] += weight / (RRF_K + np.arange(1, len(top) + 1))
         relevant[top] |= about[top]
-    order = np.argsort(-scores, kind="stable")
+    order = np.argsort(-scores, kind="stable")[:HITS]
     return [Hit(index.units[i], float(scores[i]), bool(relevant[i])) for i in order if scores[i] > 0]
 
 
@@ -208,23 +210,26 @@ def _lists(index: UnitIndex, query: Query) -> list[tuple[float, np.ndarray, np.n
 
 
 def _lexical(index: UnitIndex, query_words: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    if not query_words or index.bm25 is None:
-        return np.array([], dtype=int), np.zeros(len(index.units), dtype=bool)
-    scores = index.bm25.get_scores(query_words)
+    """Units sharing a word with the query, by BM25 (scored only where a word is shared); `about`: the
+    ones sharing a rare word (in at most RARE_SHARE of the units)."""
+    about = np.zeros(len(index.units), dtype=bool)
+    found = [index.postings[w] for w in dict.fromkeys(query_words) if w in index.postings]
+    if not found or index.bm25 is None:
+        return np.array([], dtype=int), about
     limit = RARE_SHARE * len(index.units) if len(index.units) >= 4 else len(index.units)
-    rare = {w for w in query_words if 0 < index.document_frequency.get(w, 0) <= limit}
-    about = np.array([bool(rare & found) for found in index.unit_words])
-    shared = np.array([bool(found.intersection(query_words)) for found in index.unit_words])
-    order = np.argsort(-scores, kind="stable")
-    return order[shared[order]], about
+    rare = [posting for posting in found if len(posting) <= limit]
+    for posting in rare:
+        about[posting] = True
+    candidates = np.unique(np.concatenate(rare or found))  # common words alone do not make a candidate
+    scores = np.asarray(index.bm25.get_batch_scores(query_words, candidates.tolist()))
+    return candidates[np.argsort(-scores, kind="stable")], about
 
 
 def _semantic(index: UnitIndex, cosines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    has_vector = index.matrix is not None and np.any(index.matrix, axis=1)
-    present = cosines[has_vector]
+    present = cosines[index.has_vector]
     if present.size < 2:
-        return np.flatnonzero(has_vector), np.zeros(len(cosines), dtype=bool)
+        return np.flatnonzero(index.has_vector), np.zeros(len(cosines), dtype=bool)
     z = (cosines - present.mean()) / (present.std() or 1.0)
-    about = has_vector & (z >= SEMANTIC_Z)
+    about = index.has_vector & (z >= SEMANTIC_Z)
     order = np.argsort(-cosines, kind="stable")
-    return order[has_vector[order]], about
+    return order[index.has_vector[order]], about

@@ -73,8 +73,8 @@ class Retriever:
         by_parent: dict[str, list[Unit]] = {}
         for unit in units:
             by_parent.setdefault(unit.parent_id, []).append(unit)
-        fingerprint = vec.digest([f"{u.id}\x1e{u.text}\x1e{u.created_at}" for u in units]
-                                 + [f"{p}\x1e{s.digest}\x1e{s.model}" for p, s in stored.items() if s])
+        fingerprint = hash((tuple((u.id, u.text, u.created_at) for u in units),
+                            tuple((p, s.digest, s.model) for p, s in stored.items() if s)))
         key = (f"{pair.account_id}/{pair.ai_user_id}", f"{self.embedder.name}:{fingerprint}")
         with self._lock:
             if key in self._cache:
