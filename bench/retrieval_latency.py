@@ -28,8 +28,7 @@ from bench.locomo import DEFAULT_DATA, load  # noqa: E402
 from dreamchat.adapters.embeddings import LocalEmbedder, local_model_installed  # noqa: E402
 from dreamchat.domain import vectors as vec  # noqa: E402
 from dreamchat.domain.context import MemoryView, plan_memory  # noqa: E402
-from dreamchat.domain.models import PairId  # noqa: E402
-from dreamchat.domain.retrieval import Unit  # noqa: E402
+from dreamchat.domain.models import LongTermIndex, PairId  # noqa: E402
 from dreamchat.services.recall import Retriever  # noqa: E402
 
 PAIR = PairId(account_id="acc_bench", ai_user_id="ai_bench")
@@ -49,21 +48,24 @@ class FixedEmbedder:
         return np.tile(self._vector, (len(texts), 1))
 
 
-def pair_units(count: int, facts: list[str], dims: int, name: str):
+def pair_memories(count: int, facts: list[str], dims: int, name: str):
+    """`count` units: memories of POINTS key points each, with their stored int8 vectors."""
     rng = np.random.default_rng(7)
-    units = [Unit(f"long_{n // POINTS:06d}#{n % POINTS:03d}", f"long_{n // POINTS:06d}", f"{facts[n % len(facts)]} ({n})",
-                  1_600_000_000 + n * 600, "day", f"memory {n // POINTS}") for n in range(count)]
-    stored = {}
+    entries, stored = [], {}
     for start in range(0, count, POINTS):
-        group = units[start : start + POINTS]
-        stored[group[0].parent_id] = vec.store(name, [u.text for u in group], rng.normal(size=(len(group), dims)))
-    return units, stored
+        points = [f"{facts[n % len(facts)]} ({n})" for n in range(start, min(start + POINTS, count))]
+        entry = LongTermIndex(id=f"long_{start:07d}", title=f"memory {start // POINTS}", key_points=points,
+                              detail_file=f"{start}.json", created_at=1_600_000_000 + start * 600)
+        entries.append(entry)
+        stored[entry.id] = vec.store(name, points, rng.normal(size=(len(points), dims)))
+    return entries, stored
 
 
-def turn(retriever: Retriever, units, stored, question: str, budget: int) -> float:
+def turn(retriever: Retriever, entries, stored, question: str, budget: int) -> float:
+    """One turn's retrieval as `MemoryService.context` runs it, from memories already read."""
     started = time.perf_counter()
-    found = retriever.find(PAIR, units, stored, question)
-    plan_memory(MemoryView("", "", [], [], found.hits, units, [], []), budget, ZoneInfo("UTC"))
+    found = retriever.find(PAIR, entries, [], stored, question)
+    plan_memory(MemoryView("", "", [], [], found.hits, found.units, [], []), budget, ZoneInfo("UTC"))
     return (time.perf_counter() - started) * 1000
 
 
@@ -85,9 +87,9 @@ def main(argv: list[str] | None = None, out=None) -> int:
     for size in args.sizes:
         embedder = FixedEmbedder(args.dims)
         retriever = Retriever(embedder)
-        units, stored = pair_units(size, facts, args.dims, embedder.name)
-        first = turn(retriever, units, stored, questions[0], 1250)
-        times = sorted(turn(retriever, units, stored, q, 1250) for q in questions)
+        entries, stored = pair_memories(size, facts, args.dims, embedder.name)
+        first = turn(retriever, entries, stored, questions[0], 1250)
+        times = sorted(turn(retriever, entries, stored, q, 1250) for q in questions)
         p95 = times[int(0.95 * (len(times) - 1))]
         print(f"{size:>7} {first:>13.1f} {statistics.median(times):>7.1f} {p95:>7.1f} {times[-1]:>7.1f}", file=out)
     if local_model_installed():

@@ -56,7 +56,7 @@ def core(content: str, importance: int) -> CoreMemory:
 
 def view_of(entries: list[LongTermIndex], relevant: list[str] | None = None, **fields) -> MemoryView:
     """A view whose hits are the units of the named entries, relevant, in that order."""
-    units = units_of(entries, [])
+    units = sorted(units_of(entries, []), key=lambda u: -u.created_at)  # newest first, as the service gives them
     hits = [Hit(u, 1.0, True) for name in (relevant or []) for u in units if u.parent_id == name]
     values = {"base_soul": "小梦", "self_soul": "", "core": [], "mids": [], "hits": hits, "units": units,
               "details": [], "short_term": []}
@@ -71,7 +71,7 @@ def full_view() -> MemoryView:
         core=[core("他的妈妈去年去世了", 10), core("他对猫毛过敏", 8)],
         mids=[mid(1, 3), mid(2, 2)],
         hits=[Hit(u, 1.0, True) for u in units_of(entries[:1], [])],
-        units=units_of(entries, []),
+        units=sorted(units_of(entries, []), key=lambda u: -u.created_at),
         details=[LongTermDetail(title="杭州西湖旅行", detail_content="去年秋天一起聊过西湖的断桥。", source_mid_ids=["mid_0"])],
         short_term=[message("user", "早上好", 5), message("assistant", "早呀", 4)],
     )

@@ -66,7 +66,8 @@ class Context:
 
 @dataclass(frozen=True)
 class MemoryView:
-    """What the pair remembers, as loaded for one turn: `hits` ranked for the message, `units` all of them."""
+    """What the pair remembers, as loaded for one turn: `hits` ranked for the message, `units` all of
+    them, newest first."""
 
     base_soul: str
     self_soul: str
@@ -105,7 +106,7 @@ def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo) -> Plan:
         cost = estimate_tokens(render_mids([*mids, m], tz)) - estimate_tokens(render_mids(mids, tz))
         if index.take(cost):
             mids.append(m)
-    for unit in sorted(view.units, key=lambda u: -u.created_at):
+    for unit in view.units:
         if not index.add(unit):
             break
     units = index.chosen()

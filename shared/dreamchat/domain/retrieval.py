@@ -104,6 +104,7 @@ RRF_K = 60  # reciprocal-rank fusion: a unit's share from one list is weight / (
 SEMANTIC_Z = 2.0  # a unit is "about" the message when its cosine stands this many deviations above the pair's
 CANDIDATES = 200  # each ranked list contributes its best this many
 HITS = 400  # the fused ranking keeps this many (far more than any budget shows)
+SCORED = 1000  # BM25 scores at most this many units per query (those sharing the most words with it)
 CONTEXT_WEIGHT = 0.5  # the recent turns steer the ranking, the message leads it
 _SPLIT = re.compile(r"\s*(?:[,，;；、?？!！]|\band\b|\bor\b|\bas well as\b|和|以及|还有|或者|跟)\s*", re.IGNORECASE)
 
@@ -220,7 +221,11 @@ def _lexical(index: UnitIndex, query_words: list[str]) -> tuple[np.ndarray, np.n
     rare = [posting for posting in found if len(posting) <= limit]
     for posting in rare:
         about[posting] = True
-    candidates = np.unique(np.concatenate(rare or found))  # common words alone do not make a candidate
+    # common words alone do not make a candidate; the units sharing the most words are scored
+    counts = np.bincount(np.concatenate(rare or found), minlength=len(index.units))
+    candidates = np.flatnonzero(counts)
+    if len(candidates) > SCORED:
+        candidates = np.sort(np.argsort(-counts, kind="stable")[:SCORED])
     scores = np.asarray(index.bm25.get_batch_scores(query_words, candidates.tolist()))
     return candidates[np.argsort(-scores, kind="stable")], about
 

@@ -56,7 +56,7 @@ from dreamchat.services.memory_repo import (
     item,
     to_model,
 )
-from dreamchat.services.recall import REFRESH_BATCH, Retriever, texts_of, units_of
+from dreamchat.services.recall import REFRESH_BATCH, Retriever, texts_of
 
 log = logging.getLogger(__name__)
 
@@ -375,11 +375,10 @@ class MemoryService:
         snapshot = snapshot or self.repo.snapshot(pair)
         short_term = [m for m in self.repo.short_term(pair) if m.id != exclude_message]
         recent = "\n".join(m.content for m in short_term[-2:])
-        units = units_of(snapshot.long_index, snapshot.mids)
-        found = self.retriever.find(pair, units, snapshot.vectors, current or "", recent)
+        found = self.retriever.find(pair, snapshot.long_index, snapshot.mids, snapshot.vectors, current or "", recent)
         details = self._details(pair, current or "", found.hits, snapshot.long_index)
         view = MemoryView(ai_user.base_soul, snapshot.self_soul.self_soul, snapshot.core, snapshot.mids,
-                          found.hits, units, details, short_term)
+                          found.hits, found.units, details, short_term)
         return assemble(view, instructions, current, self._clock.now(), ai_user.timezone,
                         self._settings.memory_tokens)
 
@@ -395,7 +394,7 @@ class MemoryService:
         the same hybrid search as the context."""
         snapshot = self.repo.snapshot(pair)
         by_id = {e.id: e for e in snapshot.long_index}
-        found = self.retriever.find(pair, units_of(snapshot.long_index, []), snapshot.vectors, query)
+        found = self.retriever.find(pair, snapshot.long_index, [], snapshot.vectors, query)
         best = list(dict.fromkeys(h.unit.parent_id for h in found.hits if h.relevant))[:limit]
         return [d for p in best if (d := self.repo.detail(pair, by_id[p].detail_file))]
 

@@ -32,7 +32,13 @@ RECENT_CHARS = 300
 @dataclass(frozen=True)
 class Found:
     hits: list[Hit]
-    units: list[Unit]
+    units: list[Unit]  # newest first
+
+
+@dataclass(frozen=True)
+class Prepared:
+    index: UnitIndex
+    newest: list[Unit]
 
 
 def units_of(entries: list[LongTermIndex], mids: list[MidTermMemory]) -> list[Unit]:
@@ -53,7 +59,7 @@ def texts_of(found: Item) -> list[str]:
 class Retriever:
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
-        self._cache: OrderedDict[tuple[str, str], UnitIndex] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, str], Prepared] = OrderedDict()
         self._lock = Lock()
 
     @property
@@ -61,36 +67,44 @@ class Retriever:
         """What ranks the units: "api", "local" (with BM25) or "bm25" alone."""
         return self.embedder.kind
 
-    def find(self, pair: PairId, units: list[Unit], stored: dict[str, vec.StoredVectors | None], message: str,
-             recent: str = "") -> Found:
-        index = self.index(pair, units, stored)
+    def find(self, pair: PairId, entries: list[LongTermIndex], mids: list[MidTermMemory],
+             stored: dict[str, vec.StoredVectors | None], message: str, recent: str = "") -> Found:
+        """The pair's units ranked for the message (no ranking for an empty one), and all its units
+        newest first."""
+        prepared = self.prepare(pair, entries, mids, stored)
         query = Query(message, recent[-RECENT_CHARS:])
-        if message.strip() and index.matrix is not None:
+        if message.strip() and prepared.index.matrix is not None:
             query = Query(query.message, query.recent, self.embed(query.texts, query=True))
-        return Found(search(index, query) if message.strip() else [], units)
+        return Found(search(prepared.index, query) if message.strip() else [], prepared.newest)
 
-    def index(self, pair: PairId, units: list[Unit], stored: dict[str, vec.StoredVectors | None]) -> UnitIndex:
-        by_parent: dict[str, list[Unit]] = {}
-        for unit in units:
-            by_parent.setdefault(unit.parent_id, []).append(unit)
-        fingerprint = hash((tuple((u.id, u.text, u.created_at) for u in units),
+    def prepare(self, pair: PairId, entries: list[LongTermIndex], mids: list[MidTermMemory],
+                stored: dict[str, vec.StoredVectors | None]) -> Prepared:
+        """The units and their index, from the cache while the pair's memories stay the same."""
+        fingerprint = hash((tuple((e.id, e.created_at, e.time_precision, e.title, tuple(e.key_points)) for e in entries),
+                            tuple((m.id, m.summary, m.extracted_to_long) for m in mids),
                             tuple((p, s.digest, s.model) for p, s in stored.items() if s)))
         key = (f"{pair.account_id}/{pair.ai_user_id}", f"{self.embedder.name}:{fingerprint}")
         with self._lock:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
+        units = units_of(entries, mids)
+        prepared = Prepared(self._index(units, stored), sorted(units, key=lambda u: (-u.created_at, u.id)))
+        with self._lock:
+            self._cache[key] = prepared
+            while len(self._cache) > CACHED_PAIRS:
+                self._cache.popitem(last=False)
+        return prepared
+
+    def _index(self, units: list[Unit], stored: dict[str, vec.StoredVectors | None]) -> UnitIndex:
+        by_parent: dict[str, list[Unit]] = {}
+        for unit in units:
+            by_parent.setdefault(unit.parent_id, []).append(unit)
         vectors: list[np.ndarray | None] = []
         for group in by_parent.values():
             rows = vec.usable(stored.get(group[0].parent_id), self.embedder.name, [u.text for u in group])
             vectors += [rows[i] for i in range(len(group))] if rows is not None else [None] * len(group)
-        ordered = [u for group in by_parent.values() for u in group]
-        index = build_index(ordered, vectors)
-        with self._lock:
-            self._cache[key] = index
-            while len(self._cache) > CACHED_PAIRS:
-                self._cache.popitem(last=False)
-        return index
+        return build_index([u for group in by_parent.values() for u in group], vectors)
 
     def embed(self, texts: Sequence[str], *, query: bool) -> np.ndarray | None:
         """Vectors for the texts, or None when there is no model or it failed (words alone then)."""
