@@ -257,3 +257,20 @@ def test_a_unit_is_one_key_point_with_its_memorys_date_and_title() -> None:
     assert units_of([entry], []) == [
         Unit("long_3#000", "long_3", "去了西湖", entry.created_at, "day", "杭州旅行"),
         Unit("long_3#002", "long_3", "吃了龙井虾仁", entry.created_at, "day", "杭州旅行")]
+
+
+def test_a_match_by_meaning_alone_still_enters_before_recency() -> None:
+    old = index(1, "运动", days=300, points=["每周去游泳三次"])
+    newer = [index(n, f"回忆{n}", days=n / 10, points=[f"第{n}件事" * 3]) for n in range(2, 60)]
+    units = sorted(units_of([old, *newer], []), key=lambda u: -u.created_at)
+    view = view_of([old, *newer], hits=[Hit(units[-1], 0.5, False)], units=units)
+    assert "每周去游泳三次" in section(build(view, budget=200), "long_term")
+
+
+def test_small_talk_gets_the_smaller_budget_and_a_message_about_a_memory_the_larger() -> None:
+    entries = [index(n, f"回忆{n}", days=n, points=[f"第{n}件事" * 4]) for n in range(300)]
+    small_talk = assemble(view_of(entries), "", "哈哈", NOW, SHANGHAI, 800, recent_budget=300)
+    about = assemble(view_of(entries, [f"long_{n}" for n in range(300)]), "", "第9件事", NOW, SHANGHAI, 800,
+                     recent_budget=300)
+    assert 250 < small_talk.memory_tokens <= 300
+    assert 650 < about.memory_tokens <= 800

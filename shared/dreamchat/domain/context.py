@@ -30,6 +30,7 @@ MID_LIMIT = 5
 MID_SUMMARY_TOKENS = 100  # per summary in the context: five long summaries must not crowd the rest
 INDEX_HEADER = "【长期记忆索引】（需要细节时可调用 recall_memory）"
 MEMORY_SECTIONS = ("core", "mid_term", "long_term", "long_term_details")
+UNSURE_HITS = 5  # ranked units shown first when the message shares no rare word with any memory
 
 
 def persona(base_soul: str, self_soul: str) -> str:
@@ -89,19 +90,21 @@ class Plan:
     details: list[LongTermDetail]
 
 
-def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo) -> Plan:
+def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int | None = None) -> Plan:
     """Core first; then the latest summary; then, when the message is about something remembered,
-    the units ranked for it, best first; else (or with budget left) the other recent summaries and
-    the newest units; then detail documents, while they fit."""
+    the units ranked for it, best first, within `budget`; else only the best few (a match by meaning
+    alone) and then the other recent summaries and the newest units within `recent_budget` (small
+    talk needs less); then detail documents, while they fit."""
+    about = any(hit.relevant for hit in view.hits)
+    budget = budget if about or recent_budget is None else min(budget, recent_budget)
     core = clip(render_core(for_context(view.core)), budget // 3)
     left = budget - estimate_tokens(core)
     recent = sorted(view.mids, key=lambda m: (m.created_at, m.id))[::-1][:MID_LIMIT]
     mids = recent[:1] if recent and estimate_tokens(render_mids(recent[:1], tz)) <= left else []
     index = _IndexBudget(left - estimate_tokens(render_mids(mids, tz)), tz)
-    if any(hit.relevant for hit in view.hits):
-        for hit in view.hits:
-            if not index.add(hit.unit):
-                break
+    for hit in view.hits if about else view.hits[:UNSURE_HITS]:
+        if not index.add(hit.unit):
+            break
     for m in recent[1:]:
         cost = estimate_tokens(render_mids([*mids, m], tz)) - estimate_tokens(render_mids(mids, tz))
         if index.take(cost):
@@ -170,10 +173,11 @@ def _fitting(details: list[LongTermDetail], tokens: int) -> list[LongTermDetail]
 
 
 def assemble(view: MemoryView, instructions: str, current: str | None, now: datetime, zone: str,
-             budget: int) -> Context:
-    """The context of one turn; its remembered sections never exceed `budget` tokens."""
+             budget: int, recent_budget: int | None = None) -> Context:
+    """The context of one turn; its remembered sections never exceed `budget` tokens (nor
+    `recent_budget` when the message is about nothing remembered)."""
     tz = ZoneInfo(zone)
-    plan = plan_memory(view, budget, tz)
+    plan = plan_memory(view, budget, tz, recent_budget)
     system_parts = [
         ("system", f"{persona(view.base_soul, view.self_soul)}\n\n{instructions}".strip()),
         ("core", plan.core),

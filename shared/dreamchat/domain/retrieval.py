@@ -101,7 +101,6 @@ def _common_words(query_words: set[str], documents: list[set[str]]) -> set[str]:
 
 Precision = Literal["hour", "day", "month"]
 RRF_K = 60  # reciprocal-rank fusion: a unit's share from one list is weight / (RRF_K + rank)
-SEMANTIC_Z = 2.0  # a unit is "about" the message when its cosine stands this many deviations above the pair's
 CANDIDATES = 200  # each ranked list contributes its best this many
 HITS = 400  # the fused ranking keeps this many (far more than any budget shows)
 SCORED = 1000  # BM25 scores at most this many units per query (those sharing the most words with it)
@@ -185,7 +184,8 @@ def _matrix(vectors: list[np.ndarray | None]) -> np.ndarray | None:
 
 def search(index: UnitIndex, query: Query) -> list[Hit]:
     """Units by fused rank (BM25 and cosine, reciprocal-rank fusion), best first; `relevant` marks
-    the ones the message is really about (a rare shared word, or a cosine far above the pair's)."""
+    the ones the message is really about: they share a rare word with it. (Cosine ranks but does
+    not decide: on LoCoMo, greetings stand further above a pair's cosines than questions do.)"""
     if not index.units:
         return []
     scores = np.zeros(len(index.units))
@@ -231,10 +231,5 @@ def _lexical(index: UnitIndex, query_words: list[str]) -> tuple[np.ndarray, np.n
 
 
 def _semantic(index: UnitIndex, cosines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    present = cosines[index.has_vector]
-    if present.size < 2:
-        return np.flatnonzero(index.has_vector), np.zeros(len(cosines), dtype=bool)
-    z = (cosines - present.mean()) / (present.std() or 1.0)
-    about = index.has_vector & (z >= SEMANTIC_Z)
     order = np.argsort(-cosines, kind="stable")
-    return order[index.has_vector[order]], about
+    return order[index.has_vector[order]], np.zeros(len(cosines), dtype=bool)

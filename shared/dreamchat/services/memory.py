@@ -380,7 +380,7 @@ class MemoryService:
         view = MemoryView(ai_user.base_soul, snapshot.self_soul.self_soul, snapshot.core, snapshot.mids,
                           found.hits, found.units, details, short_term)
         return assemble(view, instructions, current, self._clock.now(), ai_user.timezone,
-                        self._settings.memory_tokens)
+                        self._settings.memory_tokens, self._settings.recent_memory_tokens)
 
     def _details(self, pair: PairId, query: str, hits: list[Hit], entries: list[LongTermIndex]) -> list[LongTermDetail]:
         """Detail documents of the memories the message names outright (at most two)."""
