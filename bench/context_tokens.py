@@ -458,12 +458,13 @@ def main(argv: list[str] | None = None, out=None) -> int:
     parser.add_argument("--sessions", type=int, default=None, help="first N sessions of each")
     parser.add_argument("--memory-tokens", type=int, default=None,
                         help="override DREAMCHAT_MEMORY_TOKENS (default: the setting)")
-    parser.add_argument("--embedding", choices=["auto", "local", "api", "none"], default="auto",
-                        help="DREAMCHAT_EMBEDDING_PROVIDER for the replay (default: auto)")
+    parser.add_argument("--embedding", choices=["auto", "local", "api", "none"], default=None,
+                        help="DREAMCHAT_EMBEDDING_PROVIDER for the replay (default: the environment's, else auto)")
     parser.add_argument("--memories", choices=["scripted", "offline"], default="scripted",
                         help="scripted: LoCoMo's summaries and facts as the models' output (measures retrieval); "
                              "offline: the offline provider's memories (what runs without keys)")
     args = parser.parse_args(argv)
+    args.embedding = args.embedding or Settings(storage="local").embedding_provider
     options = Options(args.memory_tokens, args.embedding, args.memories)
     dialogues = load(args.data, limit=args.limit, sessions=args.sessions)
     budget = args.memory_tokens or Settings(storage="local").memory_tokens
