@@ -4,6 +4,7 @@ turn, and every failure falling back to words without losing anything."""
 from __future__ import annotations
 
 import math
+import time
 
 from dreamchat import keys
 from dreamchat.adapters.embeddings import ApiEmbedder
@@ -106,3 +107,15 @@ def test_an_edited_key_point_gets_new_vectors(runtime, fake_llm, clock) -> None:
     assert services.memory.refresh_vectors(PAIR) == 1
     stored = vec.StoredVectors.from_item(long_items(runtime)[0][vec.FIELD])
     assert vec.usable(stored, f"api:{MODEL}", ["想去山里看日出"]) is not None
+
+
+def test_a_late_embedding_endpoint_does_not_hold_the_turn(runtime, fake_llm, clock) -> None:
+    services = with_embeddings(runtime, fake_llm)
+    remember(services, fake_llm, clock)
+    slow = ApiEmbedder(fake_llm.base_url, "k", MODEL, timeout=0.3)
+    services.memory.retriever.embedder = slow
+    fake_llm.script(MODEL, Reply.slow(5), Reply.slow(5))
+    started = time.monotonic()
+    context = services.memory.context(PAIR, AI, "海边日出", "指令")
+    assert time.monotonic() - started < 3
+    assert "想去海边看日出" in next(s.text for s in context.sections if s.name == "long_term")
