@@ -119,3 +119,15 @@ def test_a_late_embedding_endpoint_does_not_hold_the_turn(runtime, fake_llm, clo
     context = services.memory.context(PAIR, AI, "海边日出", "指令")
     assert time.monotonic() - started < 3
     assert "想去海边看日出" in next(s.text for s in context.sections if s.name == "long_term")
+
+
+def test_a_persons_edit_makes_the_vectors_of_the_new_text_at_once(runtime, fake_llm, clock) -> None:
+    from dreamchat.services.memory_edit import MemoryEditor
+
+    services = with_embeddings(runtime, fake_llm)
+    remember(services, fake_llm, clock)
+    [entry] = long_items(runtime)
+    editor = MemoryEditor(services.memory.repo, clock, services.memory.retriever)
+    editor.long_term(PAIR, entry["id"], False, {"key_points": ["其实想去爬山"]})
+    stored = vec.StoredVectors.from_item(long_items(runtime)[0][vec.FIELD])
+    assert vec.usable(stored, f"api:{MODEL}", ["其实想去爬山"]) is not None

@@ -125,7 +125,7 @@ def edit_memory(user_id: str, memory_type: MemoryType, caller: CurrentCaller, se
     changes = edit.model_dump(exclude={"id", "delete"}, exclude_none=True)
     if not edit.delete and not changes:
         raise Invalid("nothing to change")
-    editor = MemoryEditor(services.memory.repo, services.runtime.clock)
+    editor = MemoryEditor(services.memory.repo, services.runtime.clock, services.memory.retriever)
     result = getattr(editor, memory_type)(pair, edit.id, edit.delete, changes)
     return {"memory_type": memory_type, "deleted": edit.delete, "memory": result}
 
