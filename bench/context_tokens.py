@@ -10,13 +10,15 @@ figures measure the memory system, not a model.
 After each session, the tokens of the context for one turn (a fixed probe message) under:
   (a) whole history: the system prompt + every raw turn so far + the message;
   (b) the spec's layering: system + core + latest 5 mid-term + EVERY long-term index entry + short-term;
-  (c) ours: `MemoryService.context` (index within DREAMCHAT_LONG_INDEX_TOKENS, relevant entries
-      first, detail documents of strong matches).
+  (c) ours: `MemoryService.context` (everything remembered within DREAMCHAT_MEMORY_TOKENS: the
+      key points ranked for the message, dated, then recent summaries; detail documents of strong
+      matches), with the embedding provider named in the output.
 Then, for every question of categories 1-4 asked as the current message, whether its evidence facts
 (the observation facts of its evidence dia_ids) are in the context of (b), of (c), and of
 (b=) the spec's layering cut to the same token count as (c) (newest index entries that fit).
 
-    .venv/bin/python bench/context_tokens.py [--limit N] [--sessions N] [--data PATH] [--index-tokens N]
+    .venv/bin/python bench/context_tokens.py [--limit N] [--sessions N] [--data PATH] [--memory-tokens N]
+        [--embedding auto|local|api|none] [--memories scripted|offline]
 """
 
 from __future__ import annotations
