@@ -10,13 +10,15 @@ figures measure the memory system, not a model.
 After each session, the tokens of the context for one turn (a fixed probe message) under:
   (a) whole history: the system prompt + every raw turn so far + the message;
   (b) the spec's layering: system + core + latest 5 mid-term + EVERY long-term index entry + short-term;
-  (c) ours: `MemoryService.context` (index within DREAMCHAT_LONG_INDEX_TOKENS, relevant entries
-      first, detail documents of strong matches).
+  (c) ours: `MemoryService.context` (everything remembered within DREAMCHAT_MEMORY_TOKENS: the
+      key points ranked for the message, dated, then recent summaries; detail documents of strong
+      matches), with the embedding provider named in the output.
 Then, for every question of categories 1-4 asked as the current message, whether its evidence facts
 (the observation facts of its evidence dia_ids) are in the context of (b), of (c), and of
 (b=) the spec's layering cut to the same token count as (c) (newest index entries that fit).
 
-    .venv/bin/python bench/context_tokens.py [--limit N] [--sessions N] [--data PATH] [--index-tokens N]
+    .venv/bin/python bench/context_tokens.py [--limit N] [--sessions N] [--data PATH] [--memory-tokens N]
+        [--embedding auto|local|api|none] [--memories scripted|offline]
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -41,14 +44,27 @@ from bench.locomo import (  # noqa: E402
     TURN_SECONDS,
     Dialogue,
     Session,
+    answer_present,
     content_words,
+    sentences,
     fact_present,
     load,
     share,
 )
+from dreamchat.adapters.embeddings import build_embedder  # noqa: E402
 from dreamchat.adapters.runtime import ManualClock, SeededRandom  # noqa: E402
 from dreamchat.config import Settings  # noqa: E402
-from dreamchat.domain.context import Context, MemoryView, assemble  # noqa: E402
+from dreamchat.domain.context import (  # noqa: E402
+    MEMORY_SECTIONS,
+    Context,
+    Section,
+    latest_mids,
+    persona,
+    render_core,
+    render_index,
+    render_mids,
+)
+from dreamchat.domain.core_memory import for_context  # noqa: E402
 from dreamchat.domain.models import (  # noqa: E402
     AIUser,
     Conversation,
@@ -58,7 +74,6 @@ from dreamchat.domain.models import (  # noqa: E402
     PairId,
     RelationshipLevel,
 )
-from dreamchat.domain.retrieval import Scored  # noqa: E402
 from dreamchat.domain.tokens import estimate_messages_tokens, estimate_tokens  # noqa: E402
 from dreamchat.llm.chat_prompts import chat_instructions  # noqa: E402
 from dreamchat.llm.contracts import (  # noqa: E402
@@ -69,7 +84,7 @@ from dreamchat.llm.contracts import (  # noqa: E402
     RelationshipJudgment,
     SelfSoulReflection,
 )
-from dreamchat.llm.memory_models import FallbackMemoryModels  # noqa: E402
+from dreamchat.llm.memory_models import FallbackMemoryModels, build_memory_models  # noqa: E402
 from dreamchat.services.container import Services, build_services  # noqa: E402
 from dreamchat.wiring import build_runtime  # noqa: E402
 
@@ -78,7 +93,6 @@ ZONE = "UTC"
 PROBE = "Hey! It's been a few days. What's new with you?"
 TAGS = EmotionTags(basic_emotion="愉悦", scene="闲聊", atmosphere="平和")
 SPEC_BUDGET = 10**9  # the spec loads every index entry
-MEMORY_SECTIONS = ("core", "mid_term", "long_term", "long_term_details", "short_term")
 # words every LoCoMo summary uses: never what a session is about
 SUMMARY_FILLER = frozenset(
     "conversation mentioned talked told shared expressed discussed asked said also went feel felt "
@@ -135,6 +149,13 @@ def summary_of(session: Session) -> str:
     return session.summary.strip() or f"Session {session.number}"
 
 
+@dataclass(frozen=True)
+class Options:
+    memory_tokens: int | None = None
+    embedding: str = "auto"
+    memories: str = "scripted"
+
+
 @dataclass
 class Point:
     """Context tokens for one turn after a session."""
@@ -163,6 +184,7 @@ class Recall:
     tokens: Counter = field(default_factory=Counter)  # policy -> summed context tokens
     by_category: Counter = field(default_factory=Counter)  # (category, policy) -> questions found
     per_category: Counter = field(default_factory=Counter)  # category -> questions
+    answers: Counter = field(default_factory=Counter)  # (category, "ours" | "ceiling") -> answer in context
 
     def add(self, other: Recall) -> None:
         self.questions += other.questions
@@ -170,7 +192,7 @@ class Recall:
         self.facts += other.facts
         for mine, theirs in ((self.found, other.found), (self.facts_found, other.facts_found),
                              (self.tokens, other.tokens), (self.by_category, other.by_category),
-                             (self.per_category, other.per_category)):
+                             (self.per_category, other.per_category), (self.answers, other.answers)):
             mine.update(theirs)
 
 
@@ -185,14 +207,19 @@ class Outcome:
 class Replay:
     """One conversation replayed through the services of a fresh local runtime."""
 
-    def __init__(self, dialogue: Dialogue, data_dir: Path, index_tokens: int | None) -> None:
-        overrides = {"long_index_tokens": index_tokens} if index_tokens else {}
-        settings = Settings(storage="local", data_dir=data_dir, run_scheduler=False, **overrides)
+    def __init__(self, dialogue: Dialogue, data_dir: Path, options: Options) -> None:
+        overrides = {"memory_tokens": options.memory_tokens} if options.memory_tokens else {}
+        settings = Settings(storage="local", data_dir=data_dir, run_scheduler=False,
+                            embedding_provider=options.embedding, **overrides)
         self.dialogue = dialogue
         self.clock = ManualClock(dialogue.sessions[0].started)
         self.runtime = build_runtime(settings, clock=self.clock, random=SeededRandom(9))
-        scripted = ScriptedMemoryModels(dialogue)
-        models = FallbackMemoryModels(scripted, scripted, attempts=1, sleep=lambda _: None)
+        self.offline = options.memories == "offline"
+        if self.offline:  # what runs without keys: extractive compression, keyword extraction
+            models = build_memory_models(settings.model_copy(update={"llm_api_key": None}), None)
+        else:
+            scripted = ScriptedMemoryModels(dialogue)
+            models = FallbackMemoryModels(scripted, scripted, attempts=1, sleep=lambda _: None)
         self.services: Services = build_services(self.runtime, models=models)
         self.memory = self.services.memory
         created = int(dialogue.sessions[0].started.timestamp())
@@ -217,7 +244,7 @@ class Replay:
         self.runtime.bus.drain()  # TopicEnded -> compress, on this thread
         if self.memory.repo.mid_term(PAIR, topic) is None:
             raise RuntimeError(f"session {session.number}: compression stored no mid-term memory")
-        if not self.memory.extract(PAIR, ZONE, force=True).long_term:
+        if not self.memory.extract(PAIR, ZONE, force=True).long_term and not self.offline:
             raise RuntimeError(f"session {session.number}: extraction stored no long-term memory")
 
     def instructions(self) -> str:
@@ -227,23 +254,24 @@ class Replay:
         return self.memory.context(PAIR, self.ai_user, current, self.instructions())
 
     def spec(self, current: str, budget: int = SPEC_BUDGET) -> Context:
-        """The spec's layering: no retrieval, no details, the index newest first within `budget`."""
-        repo = self.memory.repo
-        view = MemoryView(self.ai_user.base_soul, repo.self_soul(PAIR)[0].self_soul, repo.core(PAIR),
-                          repo.mid_terms(PAIR), [Scored(e, 0.0) for e in repo.long_index(PAIR)], [],
-                          repo.short_term(PAIR))
-        return assemble(view, self.instructions(), current, self.clock.now(), ZONE, budget)
+        """The spec's layering: no retrieval, no details, core, the latest 5 summaries, then whole index
+        entries newest first within `budget`."""
+        repo, tz = self.memory.repo, ZoneInfo(ZONE)
+        entries, chosen = sorted(repo.long_index(PAIR), key=lambda e: -e.created_at), []
+        for entry in entries:
+            if estimate_tokens(render_index(sorted([*chosen, entry], key=lambda e: e.created_at))) <= budget:
+                chosen.append(entry)
+        system = f"{persona(self.ai_user.base_soul, repo.self_soul(PAIR)[0].self_soul)}\n\n{self.instructions()}"
+        parts = [("system", system), ("core", render_core(for_context(repo.core(PAIR)))),
+                 ("mid_term", render_mids(latest_mids(repo.mid_terms(PAIR)), tz)),
+                 ("long_term", render_index(sorted(chosen, key=lambda e: e.created_at))), ("long_term_details", ""),
+                 ("short_term", ""), ("current_message", current)]
+        return Context([Section(name, text, estimate_tokens(text)) for name, text in parts], [])
 
     def spec_at(self, current: str, tokens: int) -> Context:
         """The spec's layering with only as many (newest) index entries as fit in `tokens` in all."""
         without_index = self.spec(current, budget=0).tokens
-        budget = max(0, tokens - without_index)
-        for _ in range(3):  # the index header costs a few tokens too
-            context = self.spec(current, budget)
-            if context.tokens <= tokens or budget == 0:
-                return context
-            budget = max(0, budget - (context.tokens - tokens))
-        return context
+        return self.spec(current, max(0, tokens - without_index))
 
     def whole(self, current: str, system_tokens: int) -> int:
         return system_tokens + estimate_messages_tokens(self.history) + estimate_tokens(current)
@@ -252,9 +280,10 @@ class Replay:
         ours, spec = self.ours(PROBE), self.spec(PROBE)
         system = next(s.tokens for s in ours.sections if s.name == "system")
         details = next(s.text for s in ours.sections if s.name == "long_term_details")
+        units = sum(len(e.key_points) for e in self.memory.repo.long_index(PAIR))
         return Point(session.number, session.started.strftime("%Y-%m-%d"), len(self.history),
-                     self.whole(PROBE, system), spec.tokens, ours.tokens, len(ours.index_entries),
-                     len(self.memory.repo.long_index(PAIR)), details.count("《"),
+                     self.whole(PROBE, system), spec.tokens, ours.tokens, len(ours.units), units,
+                     details.count("《"),
                      {s.name: s.tokens for s in ours.sections})
 
     def recall(self) -> Recall:
@@ -270,6 +299,11 @@ class Replay:
             recall.facts += len(facts)
             recall.per_category[question.category] += 1
             ours = self.ours(question.question)
+            turns = self.dialogue.evidence_turns(question)
+            pools = sentences([t.text for t in turns], [self.dialogue.date_of(t.dia_id) for t in turns])
+            evidence = [set().union(*pools)] if pools else []  # the ceiling: all the evidence, as one text
+            recall.answers[(question.category, "ceiling")] += answer_present(question.answer, evidence)
+            recall.answers[(question.category, "ours")] += answer_present(question.answer, sentences(memory_lines(ours)))
             contexts = {"spec": self.spec(question.question), "ours": ours,
                         "spec=": self.spec_at(question.question, ours.tokens)}
             for policy, context in contexts.items():
@@ -289,10 +323,10 @@ def memory_lines(context: Context) -> list[str]:
     return [line for s in context.sections if s.name in MEMORY_SECTIONS for line in s.text.split("\n") if line]
 
 
-def run(dialogue: Dialogue, index_tokens: int | None, out) -> Outcome:
+def run(dialogue: Dialogue, options: Options, out) -> Outcome:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="dreamchat-bench-") as tmp:
-        replay = Replay(dialogue, Path(tmp), index_tokens)
+        replay = Replay(dialogue, Path(tmp), options)
         try:
             print(f"\n## {dialogue.sample_id}: {dialogue.speaker_a} (user) and {dialogue.speaker_b} (assistant), "
                   f"{len(dialogue.sessions)} sessions", file=out)
@@ -390,11 +424,23 @@ def recall_report(outcomes: list[Outcome], out) -> None:
         total.add(o.recall)
     recall_row("all", total, out)
     print("\nBy category (all conversations): share of questions with every evidence fact in the context", file=out)
-    print(f"{'category':>16} {'questions':>9} {'(b) spec':>8} {'(c) ours':>8} {'(b=) spec':>9}", file=out)
-    for category, name in QA_CATEGORIES.items():
-        n = total.per_category[category]
-        cells = [share(total.by_category[(category, p)], n) for p in ("spec", "ours", "spec=")]
-        print(f"{f'{category} {name}':>16} {n:>9} {cells[0]:>8} {cells[1]:>8} {cells[2]:>9}", file=out)
+    print("(b) is 100% by construction: it holds every index entry whole, and the facts are the key points.",
+          file=out)
+    print(f"{'category':>16} {'questions':>9} {'(b) spec':>8} {'(c) ours':>8} {'(b=) spec':>9} {'answer c':>8} "
+          f"{'ceiling':>8}", file=out)
+    for category, name in [*QA_CATEGORIES.items(), (0, "all 1-4")]:
+        n = total.per_category[category] if category else total.questions
+        cells = [share(sum(total.by_category[(c, p)] for c in QA_CATEGORIES if c == category or not category), n)
+                 for p in ("spec", "ours", "spec=")]
+        answers = [share(sum(total.answers[(c, p)] for c in QA_CATEGORIES if c == category or not category), n)
+                   for p in ("ours", "ceiling")]
+        label = f"{category} {name}" if category else name
+        print(f"{label:>16} {n:>9} {cells[0]:>8} {cells[1]:>8} {cells[2]:>9} "
+              f"{answers[0]:>8} {answers[1]:>8}", file=out)
+    print("answer c: the gold answer is in (c) when >= 60% of its distinct content words are in one sentence of "
+          "the remembered sections (a dated line's date belongs to each of its sentences; ISO dates are read as "
+          "'8 May 2023'); ceiling: the same words found anywhere in the raw evidence turns, each with its session's date.",
+          file=out)
 
 
 def recall_row(name: str, r: Recall, out) -> None:
@@ -412,16 +458,27 @@ def main(argv: list[str] | None = None, out=None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo JSON (default: %(default)s)")
     parser.add_argument("--limit", type=int, default=None, help="first N conversations")
     parser.add_argument("--sessions", type=int, default=None, help="first N sessions of each")
-    parser.add_argument("--index-tokens", type=int, default=None,
-                        help="override DREAMCHAT_LONG_INDEX_TOKENS (default: the setting, 800)")
+    parser.add_argument("--memory-tokens", type=int, default=None,
+                        help="override DREAMCHAT_MEMORY_TOKENS (default: the setting)")
+    parser.add_argument("--embedding", choices=["auto", "local", "api", "none"], default=None,
+                        help="DREAMCHAT_EMBEDDING_PROVIDER for the replay (default: the environment's, else auto)")
+    parser.add_argument("--memories", choices=["scripted", "offline"], default="scripted",
+                        help="scripted: LoCoMo's summaries and facts as the models' output (measures retrieval); "
+                             "offline: the offline provider's memories (what runs without keys)")
     args = parser.parse_args(argv)
+    args.embedding = args.embedding or Settings(storage="local").embedding_provider
+    options = Options(args.memory_tokens, args.embedding, args.memories)
     dialogues = load(args.data, limit=args.limit, sessions=args.sessions)
-    budget = args.index_tokens or Settings(storage="local").long_index_tokens
+    budget = args.memory_tokens or Settings(storage="local").memory_tokens
+    embedder = build_embedder(Settings(storage="local", embedding_provider=args.embedding))
     print("# Context tokens per turn (bench/context_tokens.py)", file=out)
-    print(f"data: {args.data.name}, {len(dialogues)} conversations; long-term index budget of (c): {budget} tokens; "
-          f"probe message: {PROBE!r}; tokens by dreamchat.domain.tokens", file=out)
+    print(f"data: {args.data.name}, {len(dialogues)} conversations; memory budget of (c): {budget} tokens "
+          f"(core + mid-term + long-term + details; bounded by construction); probe message: {PROBE!r}; "
+          f"tokens by dreamchat.domain.tokens", file=out)
+    print(f"embedding provider: {embedder.name or 'none'} (retrieval: {embedder.kind}); memories: {args.memories}",
+          file=out)
     started = time.perf_counter()
-    outcomes = [run(d, args.index_tokens, out) for d in dialogues]
+    outcomes = [run(d, options, out) for d in dialogues]
     report(outcomes, out)
     print(f"\nelapsed: {time.perf_counter() - started:.1f} s", file=out)
     return 0

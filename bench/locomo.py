@@ -69,6 +69,7 @@ class Question:
     question: str
     category: int
     evidence: tuple[str, ...]
+    answer: str = ""
 
 
 @dataclass
@@ -79,6 +80,16 @@ class Dialogue:
     sessions: list[Session]
     questions: list[Question]
     facts_by_dia: dict[str, list[Fact]] = field(default_factory=dict)
+    turns_by_dia: dict[str, Turn] = field(default_factory=dict)
+
+    def date_of(self, dia_id: str) -> str:
+        """The ISO date of the session a turn belongs to."""
+        number = int(dia_id[1:].split(":")[0])
+        return next((s.started.strftime("%Y-%m-%d") for s in self.sessions if s.number == number), "")
+
+    def evidence_turns(self, question: Question) -> list[Turn]:
+        """The raw turns the question's evidence names (the ceiling of what any memory could keep)."""
+        return [self.turns_by_dia[d] for d in question.evidence if d in self.turns_by_dia]
 
     def evidence_facts(self, question: Question) -> list[Fact]:
         """The observation facts whose dia_id is among the question's evidence (each once); none when
@@ -112,9 +123,11 @@ def _dialogue(item: dict, max_sessions: int | None) -> Dialogue:
         summary = item["session_summary"].get(f"session_{number}_summary", "")
         facts = _facts(item["observation"].get(f"session_{number}_observation", {}))
         sessions.append(Session(number, started, turns, summary, facts))
-    questions = [Question(q["question"], q["category"], dia_ids(q.get("evidence", []))) for q in item["qa"]]
+    questions = [Question(q["question"], q["category"], dia_ids(q.get("evidence", [])), str(q.get("answer", "")))
+                 for q in item["qa"]]
     dialogue = Dialogue(item["sample_id"], a, b, sessions, questions)
     for session in sessions:
+        dialogue.turns_by_dia.update({t.dia_id: t for t in session.turns})
         for fact in session.facts:
             for dia in fact.dia_ids:
                 dialogue.facts_by_dia.setdefault(dia, []).append(fact)
@@ -158,6 +171,42 @@ def fact_present(fact: str, lines: list[str], line_words: list[set[str]] | None 
         return False
     pools = line_words if line_words is not None else [set(content_words(line)) for line in lines]
     return any(len(wanted & pool) >= WORD_SHARE * len(wanted) for pool in pools)
+
+
+ANSWER_SHARE = 0.6  # an answer is in a text when this share of its content words are in one sentence of it
+_SENTENCE = re.compile(r"[.!?。！？；;\n]+\s*")
+
+
+_ISO_DATE = re.compile(r"(\d{4})-(\d{2})(?:-(\d{2}))?")
+_LINE_DATE = re.compile(r"^- (\d{4}-\d{2}(?:-\d{2})?)")
+
+
+def spelled_dates(text: str) -> str:
+    """ISO dates written as LoCoMo's answers write them ("2023-05-08" -> "8 May 2023"): one date, two spellings."""
+    def spell(match: re.Match[str]) -> str:
+        year, month, day = match.groups()
+        name = datetime(int(year), int(month), 1).strftime("%B")
+        return f"{int(day)} {name} {year}" if day else f"{name} {year}"
+    return _ISO_DATE.sub(spell, text)
+
+
+def sentences(lines: list[str], dates: list[str] | None = None) -> list[set[str]]:
+    """The content words of each sentence of the lines (split at . ! ? ; and their CJK forms); a line's
+    date (its leading `- <date>`, or `dates[i]`) belongs to every sentence of that line."""
+    pools = []
+    for number, line in enumerate(lines):
+        found = _LINE_DATE.match(line)
+        date = dates[number] if dates else (found.group(1) if found else "")
+        date_words = set(content_words(spelled_dates(date)))
+        pools += [date_words | set(content_words(spelled_dates(part))) for part in _SENTENCE.split(line)
+                  if content_words(part)]
+    return pools
+
+
+def answer_present(answer: str, pools: list[set[str]]) -> bool:
+    """The answer-in-context rule: >= 60 % of the gold answer's distinct content words in one sentence."""
+    wanted = set(content_words(answer))
+    return bool(wanted) and any(len(wanted & pool) >= ANSWER_SHARE * len(wanted) for pool in pools)
 
 
 def share(part: int, whole: int) -> str:

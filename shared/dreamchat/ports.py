@@ -149,6 +149,21 @@ class WorkQueue(Protocol):
     def send(self, items: list[dict[str, Any]]) -> None: ...
 
 
+class EmbeddingUnavailable(Exception):
+    """The embedder gave no usable vectors; retrieval falls back to words alone (BM25)."""
+
+
+class Embedder(Protocol):
+    """The `embedding` role. `name` names provider, model and size ("" when there is none)."""
+
+    name: str
+    kind: str  # "api", "local" or "bm25"
+
+    def embed(self, texts: Sequence[str], *, query: bool) -> Any:
+        """One unit-length-or-not float vector per text, as a 2-D numpy array."""
+        ...
+
+
 class Clock(Protocol):
     def now(self) -> datetime:
         """The current time, timezone-aware UTC."""

@@ -13,7 +13,20 @@ def client(tmp_path, **overrides) -> TestClient:
 def test_health_reports_local_storage_and_offline_model(tmp_path) -> None:
     response = client(tmp_path).get("/api/health")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "storage": "local", "llm": "offline"}
+    assert response.json() == {"status": "ok", "storage": "local", "llm": "offline",
+                               "retrieval": "BM25 alone (no embedding model)", "embedding_model": "none"}
+
+
+def test_health_says_the_embeddings_api_ranks_when_a_key_is_set(tmp_path) -> None:
+    found = client(tmp_path, embedding_provider="auto", embedding_api_key="sk-test").get("/api/health").json()
+    assert found["retrieval"] == "hybrid (BM25 + embeddings API)"
+    assert found["embedding_model"] == "text-embedding-v4"
+
+
+def test_health_names_the_local_model_when_it_runs(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr("dreamchat.adapters.embeddings.local_model_installed", lambda: True)
+    found = client(tmp_path, embedding_provider="auto").get("/api/health").json()
+    assert found["retrieval"] == "hybrid (BM25 + local embedding model)"
 
 
 def test_health_reports_a_configured_model(tmp_path) -> None:

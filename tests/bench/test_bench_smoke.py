@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from bench import cold_start, context_tokens, quality
+from bench import cold_start, context_tokens, quality, retrieval_latency
 from bench.locomo import DEFAULT_DATA
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 
@@ -29,6 +29,20 @@ def test_context_tokens_prints_each_policy_after_every_session_and_the_evidence_
     assert "tokens by section: system" in text
     assert "## Evidence recall" in text and "single-hop" in text
     assert "## Targets" in text and "(needs six sessions or more)" in text
+    assert "embedding provider: none (retrieval: bm25)" in text and "answer c" in text and "ceiling" in text
+
+
+@needs_data
+def test_context_tokens_replays_the_offline_providers_memories() -> None:
+    text = run(context_tokens.main, "--limit", "1", "--sessions", "2", "--memories", "offline")
+    assert "memories: offline" in text and "## Evidence recall" in text
+
+
+@needs_data
+def test_retrieval_latency_prints_each_size() -> None:
+    text = run(retrieval_latency.main, "--sizes", "50", "200", "--turns", "3", "--dims", "16")
+    assert re.search(r"^\s+50\s+[\d.]+\s+[\d.]+", text, re.MULTILINE)
+    assert re.search(r"^\s+200\s+[\d.]+\s+[\d.]+", text, re.MULTILINE)
 
 
 @needs_data

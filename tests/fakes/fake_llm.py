@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
+import zlib
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable
@@ -36,6 +38,12 @@ class Reply:
     chunk_delay: float = 0.0
     raw_body: bytes | None = None
     error_fields: tuple[tuple[str, str | None], ...] = ()  # the error object's fields, for a 4xx/5xx
+    vectors: tuple[tuple[float, ...], ...] | None = None  # an /embeddings answer; default: hashed words
+
+    @classmethod
+    def embeddings(cls, *vectors: tuple[float, ...]) -> Reply:
+        """An /embeddings answer with exactly these vectors (one per input, or not: a test's choice)."""
+        return cls(vectors=tuple(vectors))
 
     @classmethod
     def text(cls, content: str, prompt_tokens: int = 10, completion_tokens: int = 5) -> Reply:
@@ -181,7 +189,7 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
 
 class _ChatHandler(BaseHTTPRequestHandler):
     fake: FakeLLMServer
-    paths = ("/v1/chat/completions", "/chat/completions")
+    paths = ("/v1/chat/completions", "/chat/completions", "/v1/embeddings", "/embeddings")
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         """Keep test output clean."""
@@ -207,6 +215,8 @@ class _ChatHandler(BaseHTTPRequestHandler):
             self._send_json(reply.status, error, reply.headers)
         elif reply.raw_body is not None:
             self._send_bytes(200, reply.raw_body, "application/json")
+        elif self.path.endswith("/embeddings"):
+            self._send_json(200, _embeddings(reply, body))
         elif body.get("stream"):
             self._send_stream(reply, body)
         else:
@@ -261,6 +271,26 @@ def _stream_chunks(reply: Reply, body: dict[str, Any]) -> list[dict[str, Any]]:
     if (body.get("stream_options") or {}).get("include_usage"):
         chunks.append({**envelope, "choices": [], "usage": _usage(reply)})
     return chunks
+
+
+EMBEDDING_DIMS = 64
+
+
+def hashed_vector(text: str) -> list[float]:
+    """A deterministic bag-of-words vector: texts sharing words point the same way (a stand-in for meaning)."""
+    vector = [0.0] * EMBEDDING_DIMS
+    for word in re.findall(r"[\u4e00-\u9fff]|[a-z0-9]+", text.casefold()):
+        vector[zlib.crc32(word.encode()) % EMBEDDING_DIMS] += 1.0
+    return vector if any(vector) else [1.0] + [0.0] * (EMBEDDING_DIMS - 1)
+
+
+def _embeddings(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+    inputs = body.get("input", [])
+    inputs = [inputs] if isinstance(inputs, str) else inputs
+    vectors = [list(v) for v in reply.vectors] if reply.vectors is not None else [hashed_vector(t) for t in inputs]
+    return {"object": "list", "model": body.get("model", ""),
+            "data": [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)],
+            "usage": {"prompt_tokens": 1, "total_tokens": 1}}
 
 
 def _tool_call(index: int, name: str, arguments: str) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Context assembly in the spec's order, and the token budget on the long-term index."""
+"""Context assembly in the spec's order, and the one token budget on everything remembered."""
 
 from __future__ import annotations
 
@@ -6,15 +6,12 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from dreamchat.domain.context import (
-    INDEX_HEADER,
     SELF_MARKER,
-    clip,
     Context,
     MemoryView,
     assemble,
+    clip,
     persona,
-    render_index_line,
-    select_index,
 )
 from dreamchat.domain.models import (
     CoreMemory,
@@ -24,7 +21,8 @@ from dreamchat.domain.models import (
     Message,
     MidTermMemory,
 )
-from dreamchat.domain.retrieval import Scored
+from dreamchat.domain.retrieval import Hit, Unit
+from dreamchat.services.recall import units_of
 from dreamchat.domain.tokens import estimate_tokens
 
 SHANGHAI = "Asia/Shanghai"
@@ -56,13 +54,24 @@ def core(content: str, importance: int) -> CoreMemory:
     return CoreMemory(id=f"core_{content}", content=content, importance=importance, created_at=days_ago(30))
 
 
+def view_of(entries: list[LongTermIndex], relevant: list[str] | None = None, **fields) -> MemoryView:
+    """A view whose hits are the units of the named entries, relevant, in that order."""
+    units = sorted(units_of(entries, []), key=lambda u: -u.created_at)  # newest first, as the service gives them
+    hits = [Hit(u, 1.0, True) for name in (relevant or []) for u in units if u.parent_id == name]
+    values = {"base_soul": "小梦", "self_soul": "", "core": [], "mids": [], "hits": hits, "units": units,
+              "details": [], "short_term": []}
+    return MemoryView(**(values | fields))
+
+
 def full_view() -> MemoryView:
+    entries = [index(1, "杭州西湖旅行", 40), index(2, "考研计划", 20)]
     return MemoryView(
         base_soul="你叫小梦，温柔、爱笑。",
         self_soul="最近变得更爱开玩笑了。",
         core=[core("他的妈妈去年去世了", 10), core("他对猫毛过敏", 8)],
         mids=[mid(1, 3), mid(2, 2)],
-        ranked_index=[Scored(index(1, "杭州西湖旅行", 40), 2.5), Scored(index(2, "考研计划", 20), 0.0)],
+        hits=[Hit(u, 1.0, True) for u in units_of(entries[:1], [])],
+        units=sorted(units_of(entries, []), key=lambda u: -u.created_at),
         details=[LongTermDetail(title="杭州西湖旅行", detail_content="去年秋天一起聊过西湖的断桥。", source_mid_ids=["mid_0"])],
         short_term=[message("user", "早上好", 5), message("assistant", "早呀", 4)],
     )
@@ -97,7 +106,7 @@ def test_the_sections_come_in_the_specs_order() -> None:
 
 
 def test_every_section_is_present_even_when_a_tier_is_empty() -> None:
-    empty = MemoryView(base_soul="小梦", self_soul="", core=[], mids=[], ranked_index=[], details=[], short_term=[])
+    empty = view_of([])
     context = build(empty, current=None)
     assert [s.name for s in context.sections] == SPEC_ORDER
     assert [s.tokens for s in context.sections][1:] == [0, 0, 0, 0, 0, 0]
@@ -110,7 +119,7 @@ def test_the_system_message_holds_the_memory_tiers_in_the_specs_order() -> None:
 
 
 def test_empty_tiers_leave_no_gaps_in_the_system_message() -> None:
-    bare = MemoryView(base_soul="小梦", self_soul="", core=[], mids=[], ranked_index=[], details=[], short_term=[])
+    bare = view_of([])
     assert build(bare).messages[0]["content"] == "小梦\n【自我认知】\n\n【系统指令】像朋友一样聊天。"
 
 
@@ -161,30 +170,23 @@ def test_mid_term_memories_show_the_hour_in_the_pairs_time_zone_and_their_tags()
     assert "2026-03-13 12时：第2次聊天的总结（开心/闲聊/轻松）" in text
 
 
-def test_the_long_term_index_shows_titles_and_key_points_only() -> None:
+def test_long_term_key_points_show_their_date_and_their_memorys_title() -> None:
     text = section(build(), "long_term")
-    assert "- 杭州西湖旅行：要点1" in text
+    assert "- 2026-02-03《杭州西湖旅行》要点1" in text
     assert "long_term_details/" not in text
+
+
+def test_dates_are_shown_at_their_stored_precision() -> None:
+    monthly = index(1, "暑假", 40).model_copy(update={"time_precision": "month"})
+    assert "- 2026-02《暑假》" in section(build(view_of([monthly], ["long_1"])), "long_term")
 
 
 def test_detail_documents_enter_with_their_title() -> None:
     assert "《杭州西湖旅行》去年秋天一起聊过西湖的断桥。" in section(build(), "long_term_details")
 
 
-def test_the_index_entries_chosen_are_reported_with_the_context() -> None:
-    assert [e.id for e in build().index_entries] == ["long_1", "long_2"]
-
-
-# --- the long-term index budget -----------------------------------------------------------
-
-
-HEADER = estimate_tokens(INDEX_HEADER)  # the section's heading counts against the budget too
-
-
-def test_the_index_heading_counts_against_the_budget() -> None:
-    entry = index(1, "西湖", days=1)
-    assert select_index([Scored(entry, 1.0)], budget_tokens=cost(entry)) == []
-    assert select_index([Scored(entry, 1.0)], budget_tokens=HEADER + cost(entry)) == [entry]
+def test_the_memories_chosen_are_reported_with_the_context() -> None:
+    assert build().long_term_ids == ["long_1", "long_2"]
 
 
 def test_a_long_mid_term_summary_is_clipped_in_the_context() -> None:
@@ -193,60 +195,82 @@ def test_a_long_mid_term_summary_is_clipped_in_the_context() -> None:
     assert clipped.endswith("…") and estimate_tokens(clipped) <= 100
 
 
-def cost(entry: LongTermIndex) -> int:
-    return estimate_tokens(render_index_line(entry))
+# --- the memory budget ---------------------------------------------------------------------
 
 
-def test_relevant_entries_come_before_recent_ones_within_the_budget() -> None:
-    relevant = index(1, "西湖", days=300)
-    recent, older = index(2, "考研", days=1), index(3, "搬家", days=100)
-    ranked = [Scored(relevant, 3.0), Scored(older, 0.0), Scored(recent, 0.0)]
-    chosen = select_index(ranked, budget_tokens=HEADER + cost(relevant) + cost(recent))
-    assert chosen == [relevant, recent]
+def test_relevant_units_come_first_then_recent_summaries_then_the_newest_units() -> None:
+    old = index(1, "西湖", days=300, points=["去了西湖"])
+    new = index(2, "考研", days=1, points=["在准备考研"])
+    view = view_of([old, new], ["long_1"], mids=[mid(n, days=10 - n) for n in range(1, 6)])
+    tight = build(view, budget=estimate_tokens(section(build(view, budget=1000), "mid_term")) + 40)
+    assert "去了西湖" in section(tight, "long_term") and "第5次" in section(tight, "mid_term")
+    assert "第1次" not in section(tight, "mid_term")  # the older summaries gave way to the relevant unit
 
 
-def test_among_relevant_entries_the_better_match_wins_the_budget() -> None:
-    best, good = index(1, "西湖", days=5), index(2, "断桥", days=1)
-    chosen = select_index([Scored(best, 3.0), Scored(good, 1.0)], budget_tokens=HEADER + cost(best))
-    assert chosen == [best]
+def test_with_nothing_relevant_recent_summaries_and_the_newest_units_fill_the_budget() -> None:
+    entries = [index(n, f"回忆{n}", days=n, points=[f"第{n}件事"]) for n in range(1, 40)]
+    context = build(view_of(entries, mids=[mid(n, days=10 - n) for n in range(1, 8)]), budget=300)
+    assert all(f"第{n}次" in section(context, "mid_term") for n in (3, 4, 5, 6, 7))
+    assert "第1件事" in section(context, "long_term") and "第39件事" not in section(context, "long_term")
 
 
-def test_the_chosen_entries_are_shown_oldest_first() -> None:
+def test_the_better_ranked_unit_wins_the_budget() -> None:
+    best, good = index(1, "西湖", days=5, points=["断桥很美"]), index(2, "灵隐寺", days=1, points=["寺里人很多"])
+    view = view_of([best, good], ["long_1", "long_2"])
+    context = build(view, budget=estimate_tokens(section(build(view_of([best], ["long_1"])), "long_term")) + 8)
+    assert section(context, "long_term").count("- ") == 1 and "断桥很美" in section(context, "long_term")
+
+
+def test_units_are_shown_oldest_memory_first() -> None:
     new, old = index(1, "新", days=1), index(2, "旧", days=50)
-    assert select_index([Scored(new, 2.0), Scored(old, 1.0)], budget_tokens=1000) == [old, new]
+    text = section(build(view_of([new, old], ["long_1", "long_2"])), "long_term")
+    assert text.index("《旧》") < text.index("《新》")
 
 
-def test_an_entry_too_big_for_what_is_left_is_skipped_but_smaller_ones_still_fit() -> None:
-    big = index(1, "很长的标题", days=1, points=["要点" * 40])
-    small = index(2, "短", days=2)
-    chosen = select_index([Scored(big, 0.0), Scored(small, 0.0)], budget_tokens=HEADER + cost(small) + 1)
-    assert chosen == [small]
+def test_a_zero_budget_remembers_nothing() -> None:
+    context = build(full_view(), budget=0)
+    assert context.memory_tokens == 0
 
 
-def test_a_zero_budget_shows_no_index() -> None:
-    assert select_index([Scored(index(1, "西湖", 1), 1.0)], budget_tokens=0) == []
+def test_the_memory_never_exceeds_its_budget_however_much_is_remembered() -> None:
+    entries = [index(n, f"回忆{n}" * 3, days=n / 10, points=[f"第{n}件事，" + "细节" * (n % 17), "又一件"])
+               for n in range(3000)]
+    cores = [core("很重要的事" * 90, 10 - n) for n in range(5)]
+    mids = [mid(n, days=n / 7).model_copy(update={"summary": "长长的总结" * 60}) for n in range(200)]
+    for budget in (100, 400, 1250, 3000):
+        for relevant in ([], [f"long_{n}" for n in range(0, 3000, 7)]):
+            context = build(view_of(entries, relevant, core=cores, mids=mids), budget=budget)
+            assert context.memory_tokens <= budget
 
 
-def test_the_index_section_stays_bounded_however_long_the_relationship_lasts() -> None:
-    def index_tokens(entries: int) -> int:
-        ranked = [Scored(index(n, f"回忆{n}", days=n), 0.0) for n in range(entries)]
-        view = MemoryView(base_soul="小梦", self_soul="", core=[], mids=[], ranked_index=ranked, details=[],
-                          short_term=[])
-        return next(s.tokens for s in build(view, budget=200).sections if s.name == "long_term")
+def test_the_memory_section_stays_flat_however_long_the_relationship_lasts() -> None:
+    def memory_tokens(entries: int) -> int:
+        many = [index(n, f"回忆{n}", days=n, points=[f"要点{n}"]) for n in range(entries)]
+        return build(view_of(many), budget=200).memory_tokens
 
-    header = estimate_tokens("【长期记忆索引】（需要细节时可调用 recall_memory）")
-    assert index_tokens(50) <= 200 + header
-    assert index_tokens(2000) <= 200 + header
-    assert abs(index_tokens(2000) - index_tokens(50)) <= 10
+    assert memory_tokens(2000) <= 200
+    assert abs(memory_tokens(2000) - memory_tokens(50)) <= 10
 
 
-def test_a_relevant_entry_shows_only_the_key_points_the_message_touches() -> None:
-    trip = index(1, "杭州旅行", days=3, points=["去了西湖", "吃了龙井虾仁", "住在湖边民宿"])
-    chosen = select_index([Scored(trip, 2.0)], budget_tokens=1000, query="西湖好玩吗")
-    assert [e.key_points for e in chosen] == [["去了西湖"]]
+def test_a_unit_is_one_key_point_with_its_memorys_date_and_title() -> None:
+    entry = index(3, "杭州旅行", days=3, points=["去了西湖", " ", "吃了龙井虾仁"])
+    assert units_of([entry], []) == [
+        Unit("long_3#000", "long_3", "去了西湖", entry.created_at, "day", "杭州旅行"),
+        Unit("long_3#002", "long_3", "吃了龙井虾仁", entry.created_at, "day", "杭州旅行")]
 
 
-def test_an_entry_matched_by_its_title_alone_keeps_every_key_point() -> None:
-    trip = index(1, "杭州旅行", days=3, points=["去了西湖", "吃了龙井虾仁"])
-    chosen = select_index([Scored(trip, 2.0)], budget_tokens=1000, query="杭州")
-    assert [e.key_points for e in chosen] == [["去了西湖", "吃了龙井虾仁"]]
+def test_a_match_by_meaning_alone_still_enters_before_recency() -> None:
+    old = index(1, "运动", days=300, points=["每周去游泳三次"])
+    newer = [index(n, f"回忆{n}", days=n / 10, points=[f"第{n}件事" * 3]) for n in range(2, 60)]
+    units = sorted(units_of([old, *newer], []), key=lambda u: -u.created_at)
+    view = view_of([old, *newer], hits=[Hit(units[-1], 0.5, False)], units=units)
+    assert "每周去游泳三次" in section(build(view, budget=200), "long_term")
+
+
+def test_small_talk_gets_the_smaller_budget_and_a_message_about_a_memory_the_larger() -> None:
+    entries = [index(n, f"回忆{n}", days=n, points=[f"第{n}件事" * 4]) for n in range(300)]
+    small_talk = assemble(view_of(entries), "", "哈哈", NOW, SHANGHAI, 800, recent_budget=300)
+    about = assemble(view_of(entries, [f"long_{n}" for n in range(300)]), "", "第9件事", NOW, SHANGHAI, 800,
+                     recent_budget=300)
+    assert 250 < small_talk.memory_tokens <= 300
+    assert 650 < about.memory_tokens <= 800

@@ -1,9 +1,11 @@
-"""Context assembly in the spec's order, with a token budget on the long-term index.
+"""Context assembly in the spec's order, with one token budget on everything remembered.
 
 system prompt (base_soul + 【自我认知】 + self_soul + instructions) → core (top 5 by
-importance) → mid-term (latest 5) → long-term index (title + key points, within budget:
-relevant entries first, then recent ones) → detail documents of strong matches → short-term
-(the whole topic) → the current message.
+importance) → mid-term (the latest summaries) → long-term memories (key points, each dated, grouped
+under their memory's title) → detail documents of strong matches → short-term (the whole topic)
+→ the current message. Core, mid-term, long-term and details share the budget: core first, then
+the latest summary, the key points relevant to the message, the other recent summaries, the newest
+key points, details, while they fit (`plan_memory`).
 """
 
 from __future__ import annotations
@@ -20,13 +22,15 @@ from dreamchat.domain.models import (
     Message,
     MidTermMemory,
 )
-from dreamchat.domain.retrieval import Scored, words
+from dreamchat.domain.retrieval import Hit, Unit
 from dreamchat.domain.tokens import estimate_messages_tokens, estimate_tokens
 
 SELF_MARKER = "【自我认知】"
 MID_LIMIT = 5
 MID_SUMMARY_TOKENS = 100  # per summary in the context: five long summaries must not crowd the rest
 INDEX_HEADER = "【长期记忆索引】（需要细节时可调用 recall_memory）"
+MEMORY_SECTIONS = ("core", "mid_term", "long_term", "long_term_details")
+UNSURE_HITS = 5  # ranked units shown first when the message shares no rare word with any memory
 
 
 def persona(base_soul: str, self_soul: str) -> str:
@@ -45,60 +49,141 @@ class Section:
 class Context:
     sections: list[Section]
     messages: list[dict[str, str]]
-    index_entries: list[LongTermIndex] = field(default_factory=list)
+    units: list[Unit] = field(default_factory=list)
 
     @property
     def tokens(self) -> int:
         return sum(section.tokens for section in self.sections)
 
+    @property
+    def memory_tokens(self) -> int:
+        """Tokens of the remembered sections (core, mid-term, long-term, details): what the budget bounds."""
+        return sum(section.tokens for section in self.sections if section.name in MEMORY_SECTIONS)
+
+    @property
+    def long_term_ids(self) -> list[str]:
+        return list(dict.fromkeys(u.parent_id for u in self.units))
+
 
 @dataclass(frozen=True)
 class MemoryView:
-    """What the pair remembers, as loaded for one turn."""
+    """What the pair remembers, as loaded for one turn: `hits` ranked for the message, `units` all of
+    them, newest first."""
 
     base_soul: str
     self_soul: str
     core: list[CoreMemory]
     mids: list[MidTermMemory]
-    ranked_index: list[Scored]
+    hits: list[Hit]
+    units: list[Unit]
     details: list[LongTermDetail]
     short_term: list[Message]
 
 
-def select_index(ranked: list[Scored], budget_tokens: int, query: str = "") -> list[LongTermIndex]:
-    """Relevant entries (best first, each cut to the key points the query touches), then the most
-    recent whole entries, while the budget lasts."""
-    query_words = set(words(query))
-    relevant = [focus(s.entry, query_words) for s in ranked if s.score > 0]
-    rest = sorted((s.entry for s in ranked if s.score <= 0), key=lambda e: -e.created_at)
-    chosen: list[LongTermIndex] = []
-    used = estimate_tokens(INDEX_HEADER)
-    for entry in relevant + rest:
-        cost = estimate_tokens(render_index_line(entry))
-        if used + cost > budget_tokens:
-            continue
-        chosen.append(entry)
-        used += cost
-    return sorted(chosen, key=lambda e: e.created_at)
+@dataclass(frozen=True)
+class Plan:
+    """The remembered part of one context, within its budget."""
+
+    core: str
+    mids: list[MidTermMemory]
+    units: list[Unit]
+    details: list[LongTermDetail]
 
 
-def focus(entry: LongTermIndex, query_words: set[str]) -> LongTermIndex:
-    """The entry with only the key points that share a word with the query (all if none does), so
-    more relevant entries fit the budget."""
-    touched = [point for point in entry.key_points if query_words & set(words(point))]
-    return entry.model_copy(update={"key_points": touched}) if touched else entry
+def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int | None = None) -> Plan:
+    """Core first; then the latest summary; then, when the message is about something remembered,
+    the units ranked for it, best first, within `budget`; else only the best few (a match by meaning
+    alone) and then the other recent summaries and the newest units within `recent_budget` (small
+    talk needs less); then detail documents, while they fit."""
+    about = any(hit.relevant for hit in view.hits)
+    budget = budget if about or recent_budget is None else min(budget, recent_budget)
+    core = clip(render_core(for_context(view.core)), budget // 3)
+    left = budget - estimate_tokens(core)
+    recent = sorted(view.mids, key=lambda m: (m.created_at, m.id))[::-1][:MID_LIMIT]
+    mids = recent[:1] if recent and estimate_tokens(render_mids(recent[:1], tz)) <= left else []
+    index = _IndexBudget(left - estimate_tokens(render_mids(mids, tz)), tz)
+    for hit in view.hits if about else view.hits[:UNSURE_HITS]:
+        if not index.add(hit.unit):
+            break
+    for m in recent[1:]:
+        cost = estimate_tokens(render_mids([*mids, m], tz)) - estimate_tokens(render_mids(mids, tz))
+        if index.take(cost):
+            mids.append(m)
+    for unit in view.units:
+        if not index.add(unit):
+            break
+    units = index.chosen()
+    spent = estimate_tokens(core) + estimate_tokens(render_mids(mids, tz)) + estimate_tokens(render_units(units, tz))
+    details = _fitting(view.details, budget - spent)
+    return Plan(core, sorted(mids, key=lambda m: (m.created_at, m.id)), units, details)
+
+
+class _IndexBudget:
+    """Units chosen for the long-term section while its tokens last (the section is re-rendered
+    to check, so the estimate of a line never lets it run over)."""
+
+    MISSES = 64  # give up filling after this many units in a row did not fit
+
+    def __init__(self, tokens: int, tz: ZoneInfo) -> None:
+        self._tokens = tokens
+        self._left = tokens
+        self._others = 0  # tokens taken by other sections (the summaries that share this budget)
+        self._tz = tz
+        self._units: dict[str, Unit] = {}
+        self._parents: set[str] = set()
+        self._misses = 0
+
+    def take(self, tokens: int, *, other: bool = True) -> bool:
+        if tokens > self._left:
+            return False
+        self._left -= tokens
+        self._others += tokens if other else 0
+        return True
+
+    def add(self, unit: Unit) -> bool:
+        """False once filling should stop (the budget is spent)."""
+        if unit.id in self._units:
+            return True
+        cost = estimate_tokens(unit.text) + 1
+        if unit.parent_id not in self._parents:
+            cost += estimate_tokens(_group_head(unit, self._tz)) + 2
+            cost += 0 if self._units else estimate_tokens(INDEX_HEADER) + 1
+        if self.take(cost, other=False):
+            self._units[unit.id] = unit
+            self._parents.add(unit.parent_id)
+            self._misses = 0
+        else:
+            self._misses += 1
+        return self._misses < self.MISSES and self._left > 0
+
+    def chosen(self) -> list[Unit]:
+        """The units added, the last ones dropped if the rendered section runs over after all."""
+        units = list(self._units.values())
+        limit = self._tokens - self._others
+        while units and estimate_tokens(render_units(units, self._tz)) > limit:
+            units.pop()
+        return units
+
+def _fitting(details: list[LongTermDetail], tokens: int) -> list[LongTermDetail]:
+    chosen: list[LongTermDetail] = []
+    for detail in details:
+        if estimate_tokens(render_details([*chosen, detail])) <= tokens:
+            chosen.append(detail)
+    return chosen
 
 
 def assemble(view: MemoryView, instructions: str, current: str | None, now: datetime, zone: str,
-             index_budget: int) -> Context:
+             budget: int, recent_budget: int | None = None) -> Context:
+    """The context of one turn; its remembered sections never exceed `budget` tokens (nor
+    `recent_budget` when the message is about nothing remembered)."""
     tz = ZoneInfo(zone)
-    index = select_index(view.ranked_index, index_budget, current or "")
+    plan = plan_memory(view, budget, tz, recent_budget)
     system_parts = [
         ("system", f"{persona(view.base_soul, view.self_soul)}\n\n{instructions}".strip()),
-        ("core", render_core(for_context(view.core))),
-        ("mid_term", render_mids(latest_mids(view.mids), tz)),
-        ("long_term", render_index(index)),
-        ("long_term_details", render_details(view.details)),
+        ("core", plan.core),
+        ("mid_term", render_mids(plan.mids, tz)),
+        ("long_term", render_units(plan.units, tz)),
+        ("long_term_details", render_details(plan.details)),
     ]
     sections = [Section(name, text, estimate_tokens(text)) for name, text in system_parts]
     system_text = "\n\n".join(text for _, text in system_parts if text)
@@ -107,7 +192,7 @@ def assemble(view: MemoryView, instructions: str, current: str | None, now: date
     current_messages = [{"role": "user", "content": current}] if current else []
     sections.append(Section("current_message", current or "", estimate_tokens(current or "")))
     messages = [{"role": "system", "content": system_text}, *history, *current_messages]
-    return Context(sections, messages, index)
+    return Context(sections, messages, plan.units)
 
 
 def latest_mids(mids: list[MidTermMemory]) -> list[MidTermMemory]:
@@ -139,6 +224,8 @@ def clip(text: str, max_tokens: int) -> str:
     """The text cut to about `max_tokens` (at a character boundary), marked with … when cut."""
     if estimate_tokens(text) <= max_tokens:
         return text
+    if max_tokens < 2:
+        return ""
     low, high = 0, len(text)
     while low < high:
         middle = (low + high + 1) // 2
@@ -147,6 +234,29 @@ def clip(text: str, max_tokens: int) -> str:
         else:
             high = middle - 1
     return text[:low].rstrip() + "…"
+
+
+def when(moment: int, precision: str, tz: ZoneInfo) -> str:
+    """A date at its stored precision: `2023-05-08 14时`, `2023-05-08` or `2023-05`."""
+    formats = {"hour": "%Y-%m-%d %H时", "day": "%Y-%m-%d", "month": "%Y-%m"}
+    return datetime.fromtimestamp(moment, tz).strftime(formats.get(precision, "%Y-%m-%d"))
+
+
+def _group_head(unit: Unit, tz: ZoneInfo) -> str:
+    date = when(unit.created_at, unit.precision, tz)
+    return f"- {date}《{unit.title}》" if unit.title else f"- {date} "
+
+
+def render_units(units: list[Unit], tz: ZoneInfo) -> str:
+    """One line per memory, oldest first: its date, its title, then its chosen key points."""
+    if not units:
+        return ""
+    groups: dict[str, list[Unit]] = {}
+    for unit in units:
+        groups.setdefault(unit.parent_id, []).append(unit)
+    ordered = sorted(groups.values(), key=lambda g: (g[0].created_at, g[0].parent_id))
+    lines = [_group_head(g[0], tz) + "；".join(u.text for u in sorted(g, key=lambda u: u.id)) for g in ordered]
+    return INDEX_HEADER + "\n" + "\n".join(lines)
 
 
 def render_index_line(entry: LongTermIndex) -> str:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 import jieba
+import numpy as np
 from rank_bm25 import BM25Okapi
 
 from dreamchat.domain.models import LongTermIndex
@@ -37,7 +39,7 @@ def words(text: str) -> list[str]:
     return list(_words(text))
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=65536)
 def _words(text: str) -> tuple[str, ...]:
     # Index entries are cut again on every turn; the cut of a text never changes.
     result: list[str] = []
@@ -93,3 +95,141 @@ def _common_words(query_words: set[str], documents: list[set[str]]) -> set[str]:
     if len(documents) < 4:
         return set()
     return {w for w in query_words if sum(w in d for d in documents) > RARE_SHARE * len(documents)}
+
+
+# Fine-grained retrieval: units (one key point, or one summary) ranked by words and meaning.
+
+Precision = Literal["hour", "day", "month"]
+RRF_K = 60  # reciprocal-rank fusion: a unit's share from one list is weight / (RRF_K + rank)
+CANDIDATES = 200  # each ranked list contributes its best this many
+HITS = 400  # the fused ranking keeps this many (far more than any budget shows)
+SCORED = 1000  # BM25 scores at most this many units per query (those sharing the most words with it)
+CONTEXT_WEIGHT = 0.5  # the recent turns steer the ranking, the message leads it
+_SPLIT = re.compile(r"\s*(?:[,，;；、?？!！]|\band\b|\bor\b|\bas well as\b|和|以及|还有|或者|跟)\s*", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One retrievable memory: a key point of a long-term entry (or a whole summary), with its date
+    and its parent memory."""
+
+    id: str
+    parent_id: str
+    text: str
+    created_at: int
+    precision: Precision = "day"
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class UnitIndex:
+    """The pair's units prepared for ranking; built once per set of units."""
+
+    units: list[Unit]
+    postings: dict[str, np.ndarray]  # word -> the units holding it
+    bm25: BM25Okapi | None
+    matrix: np.ndarray | None  # unit-length rows, zero for a unit without a vector
+    has_vector: np.ndarray  # per unit
+
+
+@dataclass(frozen=True)
+class Query:
+    """What the turn asks: the message, its parts (two named events are two parts), the recent turns;
+    `vectors` holds one row per `texts` entry when an embedding model answered."""
+
+    message: str
+    recent: str = ""
+    vectors: np.ndarray | None = None
+
+    @property
+    def parts(self) -> list[str]:
+        found = [p for p in _SPLIT.split(self.message) if len(words(p)) >= 2]
+        return found if len(found) >= 2 else []
+
+    @property
+    def texts(self) -> list[str]:
+        """The texts to embed, in one call: the message, its parts, then the recent turns with it."""
+        return [self.message, *self.parts, *([f"{self.recent}\n{self.message}"] if self.recent else [])]
+
+
+@dataclass(frozen=True)
+class Hit:
+    unit: Unit
+    score: float
+    relevant: bool
+
+
+def build_index(units: list[Unit], vectors: list[np.ndarray | None]) -> UnitIndex:
+    postings: dict[str, list[int]] = {}
+    for number, unit in enumerate(units):
+        for word in set(words(unit.text)):
+            postings.setdefault(word, []).append(number)
+    bm25 = BM25Okapi([words(u.text) or ["∅"] for u in units]) if units else None
+    matrix = _matrix(vectors)
+    has_vector = np.any(matrix, axis=1) if matrix is not None else np.zeros(len(units), dtype=bool)
+    return UnitIndex(units, {w: np.array(p) for w, p in postings.items()}, bm25, matrix, has_vector)
+
+
+def _matrix(vectors: list[np.ndarray | None]) -> np.ndarray | None:
+    sizes = {v.shape[-1] for v in vectors if v is not None}
+    if len(sizes) != 1:
+        return None
+    size = sizes.pop()
+    matrix = np.zeros((len(vectors), size), dtype=np.float32)
+    for row, vector in enumerate(vectors):
+        if vector is not None:
+            matrix[row] = vector
+    return matrix
+
+
+def search(index: UnitIndex, query: Query) -> list[Hit]:
+    """Units by fused rank (BM25 and cosine, reciprocal-rank fusion), best first; `relevant` marks
+    the ones the message is really about: they share a rare word with it. (Cosine ranks but does
+    not decide: on LoCoMo, greetings stand further above a pair's cosines than questions do.)"""
+    if not index.units:
+        return []
+    scores = np.zeros(len(index.units))
+    relevant = np.zeros(len(index.units), dtype=bool)
+    for weight, ranked, about in _lists(index, query):
+        top = ranked[:CANDIDATES]
+        scores[top] += weight / (RRF_K + np.arange(1, len(top) + 1))
+        relevant[top] |= about[top]
+    order = np.argsort(-scores, kind="stable")[:HITS]
+    return [Hit(index.units[i], float(scores[i]), bool(relevant[i])) for i in order if scores[i] > 0]
+
+
+def _lists(index: UnitIndex, query: Query) -> list[tuple[float, np.ndarray, np.ndarray]]:
+    """(weight, unit order best first, relevant?) for each signal."""
+    found = [(1.0, *_lexical(index, words(query.message)))]
+    if query.recent:
+        found.append((CONTEXT_WEIGHT, *_lexical(index, words(f"{query.recent} {query.message}"))))
+    if query.vectors is not None and index.matrix is not None and query.vectors.shape[-1] == index.matrix.shape[1]:
+        weights = [1.0] * (1 + len(query.parts)) + [CONTEXT_WEIGHT] * bool(query.recent)
+        cosines = index.matrix @ np.asarray(query.vectors, dtype=np.float32).T
+        found += [(w, *_semantic(index, cosines[:, column])) for column, w in enumerate(weights)]
+    return found
+
+
+def _lexical(index: UnitIndex, query_words: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Units sharing a word with the query, by BM25 (scored only where a word is shared); `about`: the
+    ones sharing a rare word (in at most RARE_SHARE of the units)."""
+    about = np.zeros(len(index.units), dtype=bool)
+    found = [index.postings[w] for w in dict.fromkeys(query_words) if w in index.postings]
+    if not found or index.bm25 is None:
+        return np.array([], dtype=int), about
+    limit = RARE_SHARE * len(index.units) if len(index.units) >= 4 else len(index.units)
+    rare = [posting for posting in found if len(posting) <= limit]
+    for posting in rare:
+        about[posting] = True
+    # common words alone do not make a candidate; the units sharing the most words are scored
+    counts = np.bincount(np.concatenate(rare or found), minlength=len(index.units))
+    candidates = np.flatnonzero(counts)
+    if len(candidates) > SCORED:
+        candidates = np.sort(np.argsort(-counts, kind="stable")[:SCORED])
+    scores = np.asarray(index.bm25.get_batch_scores(query_words, candidates.tolist()))
+    return candidates[np.argsort(-scores, kind="stable")], about
+
+
+def _semantic(index: UnitIndex, cosines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    order = np.argsort(-cosines, kind="stable")
+    return order[index.has_vector[order]], np.zeros(len(cosines), dtype=bool)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 # ideographs, kana, hangul and full-width forms: each is about one token in the providers' tokenizers
 _CJK = re.compile(
@@ -16,8 +17,10 @@ MESSAGE_OVERHEAD = 4
 REPLY_OVERHEAD = 3
 
 
+@lru_cache(maxsize=32768)
 def estimate_tokens(text: str) -> int:
-    """About one token per CJK character and one per four characters of any other word (at least one)."""
+    """About one token per CJK character and one per four characters of any other word (at least one).
+    Cached: a pair's memories are measured again on every turn."""
     cjk = len(_CJK.findall(text))
     rest = _CJK.sub(" ", text)
     return cjk + sum(max(1, (len(word) + 2) // CHARS_PER_TOKEN) for word in _WORD.findall(rest))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from dreamchat.adapters.embeddings import build_embedder
 from dreamchat.adapters.events import HEARTBEAT_DUE, MissingQueue
 from dreamchat.adapters.search import HttpSearch, NoSearch
 from dreamchat.config import Settings
@@ -12,7 +13,7 @@ from dreamchat.domain.models import MidTermMemory, PairId
 from dreamchat.errors import NotFound
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.memory_models import FallbackMemoryModels, build_memory_models
-from dreamchat.ports import Event
+from dreamchat.ports import Embedder, Event
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.auth import AuthService
 from dreamchat.services.chat import ChatService
@@ -26,6 +27,7 @@ from dreamchat.services.memory import (
     pair_of,
 )
 from dreamchat.services.memory_repo import MemoryRepository
+from dreamchat.services.recall import Retriever
 from dreamchat.services.soul import SoulService
 from dreamchat.wiring import Runtime
 
@@ -82,13 +84,14 @@ def build_search(settings: Settings) -> HttpSearch | NoSearch:
 
 
 def build_services(runtime: Runtime, *, gateway: OpenAIGateway | None = None,
-                   models: FallbackMemoryModels | None = None) -> Services:
+                   models: FallbackMemoryModels | None = None, embedder: Embedder | None = None) -> Services:
     settings, clock = runtime.settings, runtime.clock
     if gateway is None and settings.llm_configured:
         gateway = OpenAIGateway.from_settings(settings)
     models = models or build_memory_models(settings, gateway)
     repo = MemoryRepository(runtime.store, runtime.blobs)
-    memory = MemoryService(repo, runtime.bus, clock, runtime.random, models, settings)
+    retriever = Retriever(embedder or build_embedder(settings))
+    memory = MemoryService(repo, runtime.bus, clock, runtime.random, models, settings, retriever)
     heartbeats = HeartbeatStates(runtime.store, clock, settings)
     soul = SoulService(repo, models, heartbeats, clock, settings)
     search = build_search(settings)

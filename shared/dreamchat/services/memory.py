@@ -34,7 +34,7 @@ from dreamchat.domain.models import (
     PairId,
     Role,
 )
-from dreamchat.domain.retrieval import rank, strong_matches
+from dreamchat.domain.retrieval import Hit, Scored, strong_matches
 from dreamchat.domain.topics import Placement, TopicState
 from dreamchat.llm.contracts import ExtractedMemory
 from dreamchat.llm.memory_models import FallbackMemoryModels
@@ -56,6 +56,7 @@ from dreamchat.services.memory_repo import (
     item,
     to_model,
 )
+from dreamchat.services.recall import REFRESH_BATCH, Retriever, texts_of
 
 log = logging.getLogger(__name__)
 
@@ -84,8 +85,9 @@ class ExtractResult:
 
 class MemoryService:
     def __init__(self, repo: MemoryRepository, bus: EventBus, clock: Clock, random: RandomSource,
-                 models: FallbackMemoryModels, settings: Settings) -> None:
+                 models: FallbackMemoryModels, settings: Settings, retriever: Retriever) -> None:
         self.repo = repo
+        self.retriever = retriever
         self._bus = bus
         self._clock = clock
         self._random = random
@@ -240,6 +242,7 @@ class MemoryService:
         self.repo.clear_short_term(pair, messages)
         self.repo.pending_done(pair, topic_id)
         log.info("compressed topic", extra={"topic_id": topic_id, "degraded": mid.degraded})
+        self.refresh_vectors(pair)
         return mid
 
     def compress_now(self, pair: PairId) -> list[MidTermMemory]:
@@ -262,6 +265,7 @@ class MemoryService:
         due = datetime.fromtimestamp(mid.created_at, UTC)
         return item(keys.pair_pk(pair), keys.mid_term(mid.topic_id), {
             **mid.model_dump(),
+            **self.retriever.vectors_for(texts_of(mid.model_dump())),
             "version": 1,
             DUE_PK: keys.due_partition(EXTRACT_DUE, keys.shard(pair)),
             DUE_SK: f"{iso(due)}#{keys.pair_pk(pair)}#{mid.id}",
@@ -287,6 +291,7 @@ class MemoryService:
                     result.long_term.append(stored)
             self._mark_extracted(pair, [i for i in pending if i["id"] in by_id])
         result.core = self.judge_core(pair, zone)
+        self.refresh_vectors(pair)
         return result
 
     def _store_long(self, pair: PairId, memory: ExtractedMemory, by_id: dict[str, Item], zone: str,
@@ -307,8 +312,8 @@ class MemoryService:
         index = LongTermIndex(id=long_id, title=memory.title, key_points=memory.key_points,
                               detail_file=blob_key.rsplit("/", 1)[-1], created_at=first,
                               time_precision="month" if last - first > 31 * 86400 else "day", degraded=degraded)
-        operations = [Put(item(keys.pair_pk(pair), keys.long_term(long_id), {**index.model_dump(), "core_judged": False}),
-                          if_absent=True)]
+        fields = {**index.model_dump(), **self.retriever.vectors_for(texts_of(index.model_dump())), "core_judged": False}
+        operations = [Put(item(keys.pair_pk(pair), keys.long_term(long_id), fields), if_absent=True)]
         operations += [Put(_extracted(s), expected_version=s["version"]) for s in sources]
         try:
             self.repo.store.transact(operations)
@@ -368,18 +373,61 @@ class MemoryService:
     def context(self, pair: PairId, ai_user: AIUser, current: str | None, instructions: str,
                 exclude_message: str | None = None, snapshot: PairSnapshot | None = None) -> Context:
         snapshot = snapshot or self.repo.snapshot(pair)
-        ranked = rank(current or "", snapshot.long_index)
-        details = [d for s in strong_matches(current or "", ranked) if (d := self.repo.detail(pair, s.entry.detail_file))]
         short_term = [m for m in self.repo.short_term(pair) if m.id != exclude_message]
+        recent = "\n".join(m.content for m in short_term[-2:])
+        found = self.retriever.find(pair, snapshot.long_index, snapshot.mids, snapshot.vectors, current or "", recent)
+        details = self._details(pair, current or "", found.hits, snapshot.long_index)
         view = MemoryView(ai_user.base_soul, snapshot.self_soul.self_soul, snapshot.core, snapshot.mids,
-                          ranked, details, short_term)
+                          found.hits, found.units, details, short_term)
         return assemble(view, instructions, current, self._clock.now(), ai_user.timezone,
-                        self._settings.long_index_tokens)
+                        self._settings.memory_tokens, self._settings.recent_memory_tokens)
+
+    def _details(self, pair: PairId, query: str, hits: list[Hit], entries: list[LongTermIndex]) -> list[LongTermDetail]:
+        """Detail documents of the memories the message names outright (at most two)."""
+        by_id = {e.id: e for e in entries}
+        best = list(dict.fromkeys(h.unit.parent_id for h in hits[:10] if h.relevant and h.unit.parent_id in by_id))
+        ranked = [Scored(by_id[p], 1.0) for p in best]
+        return [d for s in strong_matches(query, ranked) if (d := self.repo.detail(pair, s.entry.detail_file))]
 
     def recall(self, pair: PairId, query: str, limit: int = 3) -> list[LongTermDetail]:
-        """The detail documents that best match the query (the recall_memory tool)."""
-        ranked = [s for s in rank(query, self.repo.long_index(pair)) if s.score > 0][:limit]
-        return [d for s in ranked if (d := self.repo.detail(pair, s.entry.detail_file))]
+        """The detail documents of the memories that best match the query (the recall_memory tool):
+        the same hybrid search as the context."""
+        snapshot = self.repo.snapshot(pair)
+        by_id = {e.id: e for e in snapshot.long_index}
+        found = self.retriever.find(pair, snapshot.long_index, [], snapshot.vectors, query)
+        best = list(dict.fromkeys(h.unit.parent_id for h in found.hits if h.relevant))[:limit]
+        return [d for p in best if (d := self.repo.detail(pair, by_id[p].detail_file))]
+
+    def refresh_vectors(self, pair: PairId) -> int:
+        """Make the vectors that are missing or stale (a new embedding model, an edited memory), a batch
+        at a time; how many memories got new vectors. A failing embedder changes nothing."""
+        if not self.retriever.embedder.name:
+            return 0
+        stale = [i for i in self.repo.mid_term_items(pair) + self.repo.long_index_items(pair) if self.retriever.stale(i)]
+        done, budget = 0, REFRESH_BATCH
+        for found in stale:
+            texts = texts_of(found)
+            budget -= len(texts)
+            if budget < 0:
+                break
+            fields = self.retriever.vectors_for(texts)
+            if not fields:
+                break  # the embedder is down: the next write tries again
+            done += self._save_vectors(found, fields)
+        return done
+
+    def _save_vectors(self, found: Item, fields: dict) -> int:
+        if "version" in found:  # mid-term items are versioned: a concurrent edit wins
+            try:
+                self.repo.store.put_versioned({**found, **fields}, found["version"])
+            except ConditionFailed:
+                return 0
+            return 1
+        current = self.repo.store.get(found["pk"], found["sk"])
+        if current is None or texts_of(current) != texts_of(found):
+            return 0  # deleted or edited meanwhile
+        self.repo.store.put({**current, **fields})
+        return 1
 
 
 def compression_ratio(summary: str, messages: list[Message]) -> float:

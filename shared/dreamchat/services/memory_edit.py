@@ -18,14 +18,25 @@ from dreamchat.domain.models import (
     PairId,
 )
 from dreamchat.errors import Invalid, NotFound
-from dreamchat.ports import Clock, Delete, Put
+from dreamchat.domain import vectors as vec
+from dreamchat.ports import Clock, Delete, Item, Put
 from dreamchat.services.memory_repo import MemoryRepository, item, to_model
+from dreamchat.services.recall import Retriever, texts_of
 
 
 class MemoryEditor:
-    def __init__(self, repo: MemoryRepository, clock: Clock) -> None:
+    def __init__(self, repo: MemoryRepository, clock: Clock, retriever: Retriever | None = None) -> None:
         self._repo = repo
         self._clock = clock
+        self._retriever = retriever
+
+    def _with_vectors(self, found: Item, merged: Item) -> Item:
+        """The edited item with vectors for its new texts (none when they could not be made: the next
+        compression or extraction of the pair makes them)."""
+        if self._retriever is None or texts_of(merged) == texts_of(found):
+            return merged
+        fresh = {k: v for k, v in merged.items() if k != vec.FIELD}
+        return {**fresh, **self._retriever.vectors_for(texts_of(fresh))}
 
     def short_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> dict | None:
         found = next((m for m in self._repo.short_term(pair) if m.id == entry_id), None)
@@ -49,7 +60,7 @@ class MemoryEditor:
             return None
         if "emotion_tags" in changes:
             changes["emotion_tags"] = EmotionTags.model_validate(changes["emotion_tags"]).model_dump()
-        merged = {**found, **changes}
+        merged = self._with_vectors(found, {**found, **changes})
         memory = to_model(MidTermMemory, merged)
         self._repo.store.put_versioned({**merged, **memory.model_dump()}, found["version"])
         return memory.model_dump()
@@ -63,7 +74,7 @@ class MemoryEditor:
             self._repo.blobs.delete(f"{keys.pair_blob_prefix(pair)}long_term_details/{found['detail_file']}")
             return None
         detail_content = changes.pop("detail_content", None)
-        merged = {**found, **changes}
+        merged = self._with_vectors(found, {**found, **changes})
         entry = to_model(LongTermIndex, merged)
         if detail_content is not None:
             self._rewrite_detail(pair, entry, detail_content)

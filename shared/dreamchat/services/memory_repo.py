@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -19,6 +19,7 @@ from dreamchat.domain.models import (
     Relationship,
     SelfSoul,
 )
+from dreamchat.domain import vectors as vec
 from dreamchat.domain.topics import TopicState
 from dreamchat.ports import (
     DUE_PK,
@@ -33,7 +34,7 @@ from dreamchat.ports import (
 )
 
 M = TypeVar("M", bound=BaseModel)
-_INTERNAL = {"pk", "sk", "version", "expires_at", "core_judged", DUE_PK, DUE_SK}
+_INTERNAL = {"pk", "sk", "version", "expires_at", "core_judged", DUE_PK, DUE_SK, vec.FIELD}
 
 
 def to_model(model: type[M], item: Item) -> M:
@@ -53,6 +54,7 @@ class PairSnapshot:
     mids: list[MidTermMemory]
     long_index: list[LongTermIndex]
     core: list[CoreMemory]
+    vectors: dict[str, vec.StoredVectors | None] = field(default_factory=dict)  # by memory id
 
 
 class MemoryRepository:
@@ -75,6 +77,8 @@ class MemoryRepository:
             mids=[to_model(MidTermMemory, i) for i in items if i["sk"].startswith(keys.MID_PREFIX)],
             long_index=[to_model(LongTermIndex, i) for i in items if i["sk"].startswith(keys.LONG_PREFIX)],
             core=[to_model(CoreMemory, i) for i in items if i["sk"].startswith(keys.CORE_PREFIX)],
+            vectors={i["id"]: vec.StoredVectors.from_item(i.get(vec.FIELD)) for i in items
+                     if i["sk"].startswith((keys.MID_PREFIX, keys.LONG_PREFIX))},
         )
 
     # short-term and the conversation log

@@ -64,7 +64,7 @@ def memory_context(user_id: str, caller: CurrentCaller, services: ServicesDep,
     return {
         "sections": [{"name": s.name, "tokens": s.tokens, "text": s.text} for s in context.sections],
         "total_tokens": context.tokens,
-        "long_term_in_context": [e.id for e in context.index_entries],
+        "long_term_in_context": context.long_term_ids,
         "messages": context.messages,
     }
 
@@ -125,7 +125,7 @@ def edit_memory(user_id: str, memory_type: MemoryType, caller: CurrentCaller, se
     changes = edit.model_dump(exclude={"id", "delete"}, exclude_none=True)
     if not edit.delete and not changes:
         raise Invalid("nothing to change")
-    editor = MemoryEditor(services.memory.repo, services.runtime.clock)
+    editor = MemoryEditor(services.memory.repo, services.runtime.clock, services.memory.retriever)
     result = getattr(editor, memory_type)(pair, edit.id, edit.delete, changes)
     return {"memory_type": memory_type, "deleted": edit.delete, "memory": result}
 

@@ -1,0 +1,129 @@
+"""Retrieval for one pair: its memory units, their vectors, the embedding of a turn's query.
+
+Vectors are made when a memory is written and stored in its item (int8, tagged with the model
+and the texts); a unit whose vectors are missing or stale (another model, edited text) ranks by
+words until `refresh` makes them again. Every embedding failure falls back to words (BM25):
+nothing is lost, the turn goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from threading import Lock
+from typing import Any
+
+import numpy as np
+
+from dreamchat.domain import vectors as vec
+from dreamchat.domain.models import LongTermIndex, MidTermMemory, PairId
+from dreamchat.domain.retrieval import Hit, Query, Unit, UnitIndex, build_index, search
+from dreamchat.ports import Embedder, EmbeddingUnavailable, Item
+
+log = logging.getLogger(__name__)
+
+CACHED_PAIRS = 16  # prepared indexes kept in memory (a warm Lambda or the local server reuses them)
+REFRESH_BATCH = 256  # texts re-embedded per refresh call
+RECENT_CHARS = 300
+
+
+@dataclass(frozen=True)
+class Found:
+    hits: list[Hit]
+    units: list[Unit]  # newest first
+
+
+@dataclass(frozen=True)
+class Prepared:
+    index: UnitIndex
+    newest: list[Unit]
+
+
+def units_of(entries: list[LongTermIndex], mids: list[MidTermMemory]) -> list[Unit]:
+    """Each key point of each long-term entry; each summary not yet extracted."""
+    units = [Unit(f"{e.id}#{n:03d}", e.id, point, e.created_at, e.time_precision, e.title)
+             for e in entries for n, point in enumerate(e.key_points) if point.strip()]
+    units += [Unit(f"{m.id}#000", m.id, m.summary, m.created_at, "hour") for m in mids if not m.extracted_to_long]
+    return units
+
+
+def texts_of(found: Item) -> list[str]:
+    """The texts of a stored long-term or mid-term item that are embedded, in unit order."""
+    if "key_points" in found:
+        return [p for p in found.get("key_points", []) if str(p).strip()]
+    return [found["summary"]] if found.get("summary") else []
+
+
+class Retriever:
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self._cache: OrderedDict[tuple[str, str], Prepared] = OrderedDict()
+        self._lock = Lock()
+
+    @property
+    def kind(self) -> str:
+        """What ranks the units: "api", "local" (with BM25) or "bm25" alone."""
+        return self.embedder.kind
+
+    def find(self, pair: PairId, entries: list[LongTermIndex], mids: list[MidTermMemory],
+             stored: dict[str, vec.StoredVectors | None], message: str, recent: str = "") -> Found:
+        """The pair's units ranked for the message (no ranking for an empty one), and all its units
+        newest first."""
+        prepared = self.prepare(pair, entries, mids, stored)
+        query = Query(message, recent[-RECENT_CHARS:])
+        if message.strip() and prepared.index.matrix is not None:
+            query = Query(query.message, query.recent, self.embed(query.texts, query=True))
+        return Found(search(prepared.index, query) if message.strip() else [], prepared.newest)
+
+    def prepare(self, pair: PairId, entries: list[LongTermIndex], mids: list[MidTermMemory],
+                stored: dict[str, vec.StoredVectors | None]) -> Prepared:
+        """The units and their index, from the cache while the pair's memories stay the same."""
+        fingerprint = hash((tuple((e.id, e.created_at, e.time_precision, e.title, tuple(e.key_points)) for e in entries),
+                            tuple((m.id, m.summary, m.extracted_to_long) for m in mids),
+                            tuple((p, s.digest, s.model) for p, s in stored.items() if s)))
+        key = (f"{pair.account_id}/{pair.ai_user_id}", f"{self.embedder.name}:{fingerprint}")
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        units = units_of(entries, mids)
+        prepared = Prepared(self._index(units, stored), sorted(units, key=lambda u: (-u.created_at, u.id)))
+        with self._lock:
+            self._cache[key] = prepared
+            while len(self._cache) > CACHED_PAIRS:
+                self._cache.popitem(last=False)
+        return prepared
+
+    def _index(self, units: list[Unit], stored: dict[str, vec.StoredVectors | None]) -> UnitIndex:
+        by_parent: dict[str, list[Unit]] = {}
+        for unit in units:
+            by_parent.setdefault(unit.parent_id, []).append(unit)
+        vectors: list[np.ndarray | None] = []
+        for group in by_parent.values():
+            rows = vec.usable(stored.get(group[0].parent_id), self.embedder.name, [u.text for u in group])
+            vectors += [rows[i] for i in range(len(group))] if rows is not None else [None] * len(group)
+        return build_index([u for group in by_parent.values() for u in group], vectors)
+
+    def embed(self, texts: Sequence[str], *, query: bool) -> np.ndarray | None:
+        """Vectors for the texts, or None when there is no model or it failed (words alone then)."""
+        if not texts or not self.embedder.name:
+            return None
+        try:
+            return np.asarray(self.embedder.embed(list(texts), query=query), dtype=np.float32)
+        except EmbeddingUnavailable:
+            log.warning("embedding unavailable; ranking by words alone", extra={"texts": len(texts)})
+            return None
+
+    def vectors_for(self, texts: list[str]) -> dict[str, Any]:
+        """The item field holding the texts' vectors (empty when they could not be made)."""
+        rows = self.embed(texts, query=False) if texts else None
+        return {vec.FIELD: vec.store(self.embedder.name, texts, rows).to_item()} if rows is not None else {}
+
+    def stale(self, found: Item) -> bool:
+        texts = texts_of(found)
+        if not texts or not self.embedder.name:
+            return False
+        stored = vec.StoredVectors.from_item(found.get(vec.FIELD))
+        return vec.usable(stored, self.embedder.name, texts) is None
