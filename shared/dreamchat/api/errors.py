@@ -7,6 +7,7 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dreamchat import errors
@@ -33,11 +34,41 @@ _HTTP_CODES = {
     404: "not_found",
     405: "method_not_allowed",
     409: "conflict",
+    411: "length_required",
     413: "payload_too_large",
     415: "unsupported_media_type",
     422: "validation_error",
     429: "too_many_requests",
 }
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """The body of every error response."""
+
+    error: ErrorDetail
+
+
+_MEANING = {
+    400: "Malformed request: a body that is not JSON, a cursor this API did not issue",
+    401: "Missing, invalid, expired or revoked token",
+    403: "Not allowed for this caller",
+    404: "No such resource, or not visible to the caller",
+    409: "Conflicts with the current state (e.g. a taken username, a reused Idempotency-Key)",
+    413: "Request body or message too large",
+    422: "The request does not match the schema",
+    429: "Too many requests; see Retry-After",
+    503: "Temporarily unavailable; see Retry-After",
+}
+
+
+def documented(*statuses: int) -> dict[int | str, dict]:
+    """OpenAPI `responses` for the error statuses a route can answer, all with the error body."""
+    return {status: {"model": ErrorBody, "description": _MEANING[status]} for status in statuses}
 
 
 def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:

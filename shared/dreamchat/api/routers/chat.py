@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 
 from dreamchat.api.deadline import SCOPE_KEY
 from dreamchat.api.deps import CurrentCaller, ServicesDep
+from dreamchat.api.errors import documented
 from dreamchat.api.schemas import Body
 from dreamchat.budget import Deadline
 from dreamchat.errors import Invalid
@@ -40,7 +41,10 @@ def _events(turn: Iterable[Sent | Done | Failed]) -> Iterator[dict[str, str]]:
                                                         ensure_ascii=False)}
 
 
-@router.post("/{user_id}/chat")
+@router.post("/{user_id}/chat", response_class=EventSourceResponse,
+             responses={200: {"description": "The AI's messages as server-sent events: `message`s, then `done` or `error`",
+                              "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                        **documented(400, 401, 404, 409, 413, 422, 429, 503)})
 def chat(user_id: str, body: ChatMessage, request: Request, caller: CurrentCaller,
          services: ServicesDep) -> EventSourceResponse:
     """Send a message; the AI's messages come back as server-sent events."""
@@ -62,7 +66,8 @@ def chat(user_id: str, body: ChatMessage, request: Request, caller: CurrentCalle
     return EventSourceResponse(stream(), ping=15)
 
 
-@router.post("/{user_id}/save-message", status_code=status.HTTP_201_CREATED)
+@router.post("/{user_id}/save-message", status_code=status.HTTP_201_CREATED,
+             responses=documented(400, 401, 404, 409, 413, 422, 429))
 def save_message(user_id: str, body: ChatMessage, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """Store the person's message without asking for a reply."""
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
@@ -70,10 +75,10 @@ def save_message(user_id: str, body: ChatMessage, caller: CurrentCaller, service
     return {"message": message.model_dump(), "topic_ended": ended}
 
 
-@router.get("/{user_id}/messages")
+@router.get("/{user_id}/messages", responses=documented(400, 401, 404, 422))
 def messages(user_id: str, caller: CurrentCaller, services: ServicesDep,
-             before: str | None = Query(default=None, max_length=64),
-             after: str | None = Query(default=None, max_length=64),
+             before: str | None = Query(default=None, min_length=1, max_length=64),
+             after: str | None = Query(default=None, min_length=1, max_length=64),
              limit: int = Query(default=50, ge=1, le=200)) -> dict[str, Any]:
     """The conversation oldest to newest; `before` pages back, `after` fetches newer messages."""
     pair = services.ai_users.pair(caller.id, user_id)

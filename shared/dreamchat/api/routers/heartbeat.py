@@ -6,13 +6,14 @@ from fastapi import APIRouter
 from pydantic import Field
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
+from dreamchat.api.errors import documented
 from dreamchat.api.schemas import Body
 from dreamchat.domain.heartbeat import Prefs
 from dreamchat.domain.models import PairId
 from dreamchat.services.container import Services
 from dreamchat.services.heartbeat import Work
 
-router = APIRouter(prefix="/api/heartbeat", tags=["heartbeat"])
+router = APIRouter(prefix="/api/heartbeat", tags=["heartbeat"], responses=documented(401))
 
 
 class Configure(Body):
@@ -59,7 +60,7 @@ def status(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     return _status(services, caller.id)
 
 
-@router.post("/configure")
+@router.post("/configure", responses=documented(400, 413, 422))
 def configure(body: Configure, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """Change the caller's heartbeat settings (on/off, night window, caps)."""
     current = services.heartbeats.prefs(caller.id)
@@ -78,7 +79,7 @@ def start(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     return _status(services, caller.id)
 
 
-@router.post("/trigger/{user_id}")
+@router.post("/trigger/{user_id}", responses=documented(404, 422))
 def trigger(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """Run one heartbeat now, whatever its timing, and say what happened."""
     pair = services.ai_users.pair(caller.id, user_id)

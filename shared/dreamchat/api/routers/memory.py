@@ -6,6 +6,7 @@ from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
+from dreamchat.api.errors import documented
 from dreamchat.domain.models import (
     Conversation,
     EmotionTags,
@@ -17,7 +18,7 @@ from dreamchat.errors import Invalid, NotFound
 from dreamchat.llm.chat_prompts import chat_instructions
 from dreamchat.services.memory_edit import MemoryEditor
 
-router = APIRouter(prefix="/api/memory", tags=["memory"])
+router = APIRouter(prefix="/api/memory", tags=["memory"], responses=documented(401, 404, 422))
 
 
 class Edit(BaseModel):
@@ -113,7 +114,7 @@ def memory_detail(user_id: str, detail_file: str, caller: CurrentCaller, service
     return detail.model_dump()
 
 
-@router.put("/{user_id}/{memory_type}")
+@router.put("/{user_id}/{memory_type}", responses=documented(400, 413))
 def edit_memory(user_id: str, memory_type: MemoryType, caller: CurrentCaller, services: ServicesDep,
                 body: dict[str, Any] = Body(...)) -> dict[str, Any]:
     """The person corrects or deletes one memory (or adds a core memory, without an id)."""

@@ -5,8 +5,9 @@ from typing import Any
 from fastapi import APIRouter
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
+from dreamchat.api.errors import documented
 
-router = APIRouter(prefix="/api", tags=["soul"])
+router = APIRouter(prefix="/api", tags=["soul"], responses=documented(401, 404, 422))
 
 
 @router.get("/soul/{user_id}")
