@@ -141,9 +141,8 @@ class Settings(BaseSettings):
             return self.jwt_secret.get_secret_value()
         if self.storage == "aws":
             raise ValueError("no JWT secret: set DREAMCHAT_JWT_SECRET or put jwt_secret in DREAMCHAT_SECRETS_ARN")
-        path = self.data_dir / "jwt_secret"
-        if not path.exists():
-            self.data_dir.mkdir(parents=True, exist_ok=True)
-            path.write_text(secrets.token_urlsafe(48))
-            path.chmod(0o600)
+        from dreamchat.adapters.private import private_dir, write_private
+
+        path = private_dir(self.data_dir) / "jwt_secret"
+        write_private(path, secrets.token_urlsafe(48))  # 0600 before the secret is in it
         return path.read_text().strip()

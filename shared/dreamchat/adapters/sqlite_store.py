@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from dreamchat.adapters import cursor as cursors
+from dreamchat.adapters.private import FILE_MODE, private_dir, private_file
 from dreamchat.ports import (
     DUE_PK,
     DUE_SK,
@@ -43,7 +44,11 @@ _HIGHEST = "\U0010ffff"
 
 class SqliteItemStore:
     def __init__(self, path: Path, clock: Clock) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        # SQLite gives the -wal and -shm files the database file's mode, so all three are 0600.
+        private_file(private_dir(path.parent) / path.name)
+        for companion in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            if companion.exists():
+                companion.chmod(FILE_MODE)
         self._clock = clock
         self._lock = threading.RLock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)

@@ -9,6 +9,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from dreamchat import errors
 from dreamchat.logsafe import failure
@@ -79,7 +80,9 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(errors.DreamChatError, _domain_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
-    app.add_exception_handler(Exception, _unexpected_error)
+    # Not an exception handler for Exception: Starlette re-raises after calling one, and the
+    # server then logs the error a second time, with its message.
+    app.add_middleware(UnhandledErrors)
 
 
 async def _domain_error(request: Request, exc: Exception) -> JSONResponse:
@@ -107,6 +110,26 @@ def _describe(problem: dict) -> str:
     return f"{where}: {problem.get('msg', 'invalid')}" if where else str(problem.get("msg", "invalid"))
 
 
-async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
-    log.error("unhandled error: %s", failure(exc), extra={"path": request.url.path, "method": request.method})
-    return error_response(500, "internal_error", "something went wrong on our side")
+class UnhandledErrors:
+    """A 500 for any error nothing else handled, logged once with ids and never its message."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception as error:  # noqa: BLE001 - the last line of defence, logged below
+            log.error("unhandled error: %s", failure(error), extra={"path": scope["path"], "method": scope["method"]})
+            if not started:
+                await error_response(500, "internal_error", "something went wrong on our side")(scope, receive, send)
