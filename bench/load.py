@@ -62,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with FakeLLMServer(default=lambda body: Reply.text("收到\n你呢？")) as llm, tempfile.TemporaryDirectory() as data:
         env = {"DREAMCHAT_DATA_DIR": data, "DREAMCHAT_LLM_BASE_URL": llm.base_url, "DREAMCHAT_LLM_API_KEY": "load",
-               "DREAMCHAT_LLM_MAX_RETRIES": "0", "DREAMCHAT_MESSAGES_PER_MINUTE": "100000"}
+               "DREAMCHAT_LLM_MAX_RETRIES": "0", "DREAMCHAT_MESSAGES_PER_MINUTE": "100000",
+               "DREAMCHAT_AUTH_REQUESTS_PER_MINUTE": "100000"}
         with running_server(env) as base:
             people = [sign_up(base, i) for i in range(args.people)]
             started = time.perf_counter()

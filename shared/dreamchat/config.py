@@ -59,6 +59,9 @@ class Settings(BaseSettings):
     refresh_token_days: int = Field(default=30, ge=1)
     login_attempts: int = Field(default=5, ge=1)
     login_window_minutes: int = Field(default=15, ge=1)
+    auth_requests_per_minute: int = Field(default=20, ge=1)
+    password_hash_workers: int = Field(default=2, ge=1)
+    trusted_proxies: WordList = Field(default_factory=list)
 
     # language models: defaults for every key, then per-key overrides
     llm_base_url: str | None = None

@@ -27,10 +27,6 @@ def token_family(account_id: str, family: str) -> tuple[str, str]:
     return f"ACCOUNT#{account_id}", f"TOKEN#{family}"
 
 
-def login_attempts(name: str, client: str) -> tuple[str, str]:
-    return f"LOGIN#{name.casefold()}#{client}", "ATTEMPTS"
-
-
 def ai_user(ai_user_id: str) -> tuple[str, str]:
     return f"AIUSER#{ai_user_id}", "PROFILE"
 
@@ -154,3 +150,13 @@ def rate_window(scope: str, window_start: int) -> tuple[str, str]:
 
 def message_limit_scope(account_id: str) -> str:
     return f"MSG#{account_id}"
+
+
+def login_limit_scope(name: str) -> str:
+    """Login attempts on one username, from any address."""
+    return f"LOGIN#{name.casefold()}"
+
+
+def client_limit_scope(client: str) -> str:
+    """Register and login requests from one client address."""
+    return f"AUTH#{client}"

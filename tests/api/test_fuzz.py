@@ -54,7 +54,7 @@ class World:
 def fuzz_app(tmp_path, clock, rng) -> FastAPI:
     # Limits high enough that the fuzzer is not simply told "429" for most of the run.
     settings = Settings(data_dir=tmp_path / "data", run_scheduler=False, messages_per_minute=10_000,
-                        access_token_minutes=60 * 24)
+                        auth_requests_per_minute=10_000, access_token_minutes=60 * 24)
     return create_app(settings, build_runtime(settings, clock=clock, random=rng))
 
 

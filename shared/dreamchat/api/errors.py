@@ -88,7 +88,8 @@ def install_error_handlers(app: FastAPI) -> None:
 async def _domain_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, errors.DreamChatError)
     status = next((s for kind, s in STATUS.items() if isinstance(exc, kind)), 500)
-    headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, errors.TooManyRequests) else None
+    retry_after = getattr(exc, "retry_after", None)
+    headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
     return error_response(status, exc.code, exc.message, headers)
 
 

@@ -17,10 +17,13 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8000)
     args = parser.parse_args()
     configure_local_logging()
+    settings = Settings()
+    # Forwarded headers are believed only from the proxies named in DREAMCHAT_TRUSTED_PROXIES.
+    proxies = ",".join(settings.trusted_proxies)
     # No access log: query strings can carry what a person typed (e.g. a retrieval preview).
     # log_config=None: uvicorn logs through our one handler instead of configuring its own.
-    uvicorn.run(create_app(Settings()), host=args.host, port=args.port, log_config=None, log_level="info",
-                access_log=False)
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_config=None, log_level="info",
+                access_log=False, proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None)
 
 
 if __name__ == "__main__":

@@ -27,19 +27,24 @@ def _tokens_view(tokens: Tokens) -> dict[str, Any]:
     }
 
 
-@router.post("/register", status_code=status.HTTP_201_CREATED, responses=documented(400, 403, 409, 413, 422, 429))
-def register(body: Credentials, services: ServicesDep) -> dict[str, Any]:
+@router.post("/register", status_code=status.HTTP_201_CREATED, responses=documented(400, 403, 409, 413, 422, 429, 503))
+def register(body: Credentials, request: Request, services: ServicesDep) -> dict[str, Any]:
     """Create an account and log it in."""
-    account, tokens = services.auth.register(body.username, body.password)
+    account, tokens = services.auth.register(body.username, body.password, _client(request))
     return {"user": _account_view(account), **_tokens_view(tokens)}
 
 
-@router.post("/login", responses=documented(400, 401, 413, 422, 429))
+@router.post("/login", responses=documented(400, 401, 413, 422, 429, 503))
 def login(body: Credentials, request: Request, services: ServicesDep) -> dict[str, Any]:
     """Exchange username and password for an access and a refresh token."""
-    client = request.client.host if request.client else "unknown"
-    account, tokens = services.auth.login(body.username, body.password, client)
+    account, tokens = services.auth.login(body.username, body.password, _client(request))
     return {"user": _account_view(account), **_tokens_view(tokens)}
+
+
+def _client(request: Request) -> str:
+    """The caller's address: the socket's, or one a configured proxy vouched for (uvicorn's
+    forwarded_allow_ips); in AWS, API Gateway's sourceIp (Mangum puts it here)."""
+    return request.client.host if request.client else "unknown"
 
 
 @router.post("/refresh", responses=documented(400, 401, 413, 422))
