@@ -109,6 +109,7 @@ class Settings(BaseSettings):
     tool_rounds: int = Field(default=4, ge=1)
     chat_turn_seconds: float = Field(default=25.0, gt=0)
     chat_reserve_seconds: float = Field(default=3.0, ge=0)
+    model_concurrency: int = Field(default=64, ge=1)
     search_url: str | None = None
     search_api_key: SecretStr | None = None
     self_soul_min_hours: float = Field(default=6.0, ge=0)

@@ -8,15 +8,17 @@ from typing import Any
 from fastapi import APIRouter, Query, Request, status
 from pydantic import Field
 from sse_starlette import EventSourceResponse
-from starlette.concurrency import run_in_threadpool
 
 from dreamchat.api.deadline import SCOPE_KEY
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
+from dreamchat.api.model_work import ModelPoolDep
 from dreamchat.api.schemas import Body
 from dreamchat.budget import Deadline
+from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.errors import Invalid
 from dreamchat.services.chat import Done, Failed, Sent
+from dreamchat.services.container import Services
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api/ai-users", tags=["chat"])
@@ -41,25 +43,37 @@ def _events(turn: Iterable[Sent | Done | Failed]) -> Iterator[dict[str, str]]:
                                                         ensure_ascii=False)}
 
 
+def _turn(services: Services, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline) -> list:
+    try:
+        return list(services.chat.respond(pair, ai_user, person, deadline))
+    except Exception as error:  # noqa: BLE001 - logged; the stream must still end with an event
+        log.error("chat turn failed", extra={"ai_user_id": ai_user.id, "error": type(error).__name__})
+        return [Failed("internal_error", "这次没能回复，你的消息已经保存。")]
+
+
 @router.post("/{user_id}/chat", response_class=EventSourceResponse,
              responses={200: {"description": "The AI's messages as server-sent events: `message`s, then `done` or `error`",
                               "content": {"text/event-stream": {"schema": {"type": "string"}}}},
                         **documented(400, 401, 404, 409, 413, 422, 429, 503)})
-def chat(user_id: str, body: ChatMessage, request: Request, caller: CurrentCaller,
-         services: ServicesDep) -> EventSourceResponse:
+def chat(user_id: str, body: ChatMessage, request: Request, caller: CurrentCaller, services: ServicesDep,
+         models: ModelPoolDep) -> EventSourceResponse:
     """Send a message; the AI's messages come back as server-sent events."""
     deadline: Deadline = request.scope[SCOPE_KEY]  # set by RequestDeadline
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
-    person = services.chat.accept(pair, ai_user, body.content)
+    models.reserve()  # before the message is stored: a 503 means "send it again", nothing half-done
+    try:
+        person = services.chat.accept(pair, ai_user, body.content)
+    except BaseException:
+        models.release()
+        raise
 
     async def stream() -> AsyncIterator[dict[str, str]]:
-        # The whole turn runs before the first event: a client that hangs up cannot cut it short
-        # (a worker thread is not cancelled; the events are then sent to no one).
+        # The whole turn runs, on the model pool, before the first event: a client that hangs up
+        # cannot cut it short (a worker thread is not cancelled; the events then reach no one).
         try:
-            turn = await run_in_threadpool(services.chat.respond, pair, ai_user, person, deadline)
-        except Exception as error:  # noqa: BLE001 - logged; the stream must still end with an event
-            log.error("chat turn failed", extra={"ai_user_id": ai_user.id, "error": type(error).__name__})
-            turn = [Failed("internal_error", "这次没能回复，你的消息已经保存。")]
+            turn = await models.run(_turn, services, pair, ai_user, person, deadline)
+        finally:
+            models.release()
         for event in _events(turn):
             yield event
 

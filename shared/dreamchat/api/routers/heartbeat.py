@@ -7,6 +7,7 @@ from pydantic import Field
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
+from dreamchat.api.model_work import ModelPoolDep
 from dreamchat.api.schemas import Body
 from dreamchat.domain.heartbeat import Prefs
 from dreamchat.domain.models import PairId
@@ -79,10 +80,14 @@ def start(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     return _status(services, caller.id)
 
 
-@router.post("/trigger/{user_id}", responses=documented(404, 422))
-def trigger(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+@router.post("/trigger/{user_id}", responses=documented(404, 422, 503))
+async def trigger(user_id: str, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep) -> dict[str, Any]:
     """Run one heartbeat now, whatever its timing, and say what happened."""
-    pair = services.ai_users.pair(caller.id, user_id)
+    return await models.call(_trigger, services, caller.id, user_id)
+
+
+def _trigger(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
+    pair = services.ai_users.pair(account_id, user_id)
     now = int(services.runtime.clock.now().timestamp())
     outcome = services.heartbeat.run(Work(pair.account_id, pair.ai_user_id, now), force=True)
     return {"status": outcome.status, "reason": outcome.reason,

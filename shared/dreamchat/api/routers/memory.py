@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
+from dreamchat.api.model_work import ModelPoolDep
 from dreamchat.domain.models import (
     Conversation,
     EmotionTags,
@@ -16,6 +17,7 @@ from dreamchat.domain.models import (
 )
 from dreamchat.errors import Invalid, NotFound
 from dreamchat.llm.chat_prompts import chat_instructions
+from dreamchat.services.container import Services
 from dreamchat.services.memory_edit import MemoryEditor
 
 router = APIRouter(prefix="/api/memory", tags=["memory"], responses=documented(401, 404, 422))
@@ -131,18 +133,28 @@ def edit_memory(user_id: str, memory_type: MemoryType, caller: CurrentCaller, se
     return {"memory_type": memory_type, "deleted": edit.delete, "memory": result}
 
 
-@router.post("/{user_id}/compress")
-def compress_now(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+@router.post("/{user_id}/compress", responses=documented(503))
+async def compress_now(user_id: str, caller: CurrentCaller, services: ServicesDep,
+                       models: ModelPoolDep) -> dict[str, Any]:
     """End the current topic and compress short-term memory into mid-term now."""
-    pair = services.ai_users.pair(caller.id, user_id)
+    return await models.call(_compress_now, services, caller.id, user_id)
+
+
+def _compress_now(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
+    pair = services.ai_users.pair(account_id, user_id)
     produced = services.memory.compress_now(pair)
     return {"mid_term": [m.model_dump() for m in produced]}
 
 
-@router.post("/{user_id}/extract")
-def extract_now(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+@router.post("/{user_id}/extract", responses=documented(503))
+async def extract_now(user_id: str, caller: CurrentCaller, services: ServicesDep,
+                      models: ModelPoolDep) -> dict[str, Any]:
     """Distil every un-extracted mid-term memory into long-term memory now, then judge core memory."""
-    pair, ai_user = services.ai_users.companion(caller.id, user_id)
+    return await models.call(_extract_now, services, caller.id, user_id)
+
+
+def _extract_now(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
+    pair, ai_user = services.ai_users.companion(account_id, user_id)
     result = services.memory.extract(pair, ai_user.timezone, force=True)
     return {
         "long_term": [e.model_dump() for e in result.long_term],
