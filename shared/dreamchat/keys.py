@@ -6,6 +6,7 @@ carry the account id, so one account's keys can never name another's data.
 
 from __future__ import annotations
 
+import hashlib
 import zlib
 
 from dreamchat.domain.models import PairId
@@ -25,6 +26,11 @@ def username(name: str) -> tuple[str, str]:
 
 def token_family(account_id: str, family: str) -> tuple[str, str]:
     return f"ACCOUNT#{account_id}", f"TOKEN#{family}"
+
+
+def idempotency(account_id: str, key: str) -> tuple[str, str]:
+    """A request's Idempotency-Key, hashed (any characters), in the account's partition."""
+    return f"ACCOUNT#{account_id}", f"IDEMPOTENCY#{hashlib.sha256(key.encode()).hexdigest()[:40]}"
 
 
 def ai_user(ai_user_id: str) -> tuple[str, str]:

@@ -3,9 +3,9 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator, Iterable, Iterator
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request, status
+from fastapi import APIRouter, Header, Query, Request, status
 from pydantic import Field
 from sse_starlette import EventSourceResponse
 
@@ -19,6 +19,7 @@ from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.errors import Invalid
 from dreamchat.services.chat import Done, Failed, Sent
 from dreamchat.services.container import Services
+from dreamchat.services.idempotency import Claim, Idempotency, fingerprint
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api/ai-users", tags=["chat"])
@@ -43,9 +44,38 @@ def _events(turn: Iterable[Sent | Done | Failed]) -> Iterator[dict[str, str]]:
                                                         ensure_ascii=False)}
 
 
-def _turn(services: Services, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline) -> list:
+IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", min_length=1, max_length=255,
+                                             description="Retries with the same key store and answer once (24 h)")]
+
+
+def _keys(services: Services) -> Idempotency:
+    return Idempotency(services.runtime.store, services.runtime.clock)
+
+
+def _claim(services: Services, account_id: str, key: str | None, *request: str) -> Claim | None:
+    return _keys(services).claim(account_id, key, fingerprint(*request)) if key is not None else None
+
+
+def _abandon(services: Services, claim: Claim | None) -> None:
+    if claim is not None and claim.replay is None:
+        _keys(services).abandon(claim)
+
+
+def _turn(services: Services, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline,
+          claim: Claim | None) -> list[dict[str, str]]:
+    """The whole AI side of a turn as SSE events, kept for the Idempotency-Key's retries."""
+    events = list(_events(_respond(services, pair, ai_user, person, deadline)))
+    if claim is not None:
+        _keys(services).finish(claim, events)
+    return events
+
+
+def _respond(services: Services, pair: PairId, ai_user: AIUser, person: Message,
+             deadline: Deadline) -> list[Sent | Done | Failed]:
     try:
         return list(services.chat.respond(pair, ai_user, person, deadline))
+    except Gone:  # the account or the pair was deleted while the AI was answering
+        return [Failed("gone", "this conversation was deleted")]
     except Exception as error:  # noqa: BLE001 - logged; the stream must still end with an event
         log.error("chat turn failed", extra={"ai_user_id": ai_user.id, "error": type(error).__name__})
         return [Failed("internal_error", "这次没能回复，你的消息已经保存。")]
@@ -56,25 +86,31 @@ def _turn(services: Services, pair: PairId, ai_user: AIUser, person: Message, de
                               "content": {"text/event-stream": {"schema": {"type": "string"}}}},
                         **documented(400, 401, 404, 409, 413, 422, 429, 503)})
 def chat(user_id: str, body: ChatMessage, request: Request, caller: CurrentCaller, services: ServicesDep,
-         models: ModelPoolDep) -> EventSourceResponse:
+         models: ModelPoolDep, idempotency_key: IdempotencyKey = None) -> EventSourceResponse:
     """Send a message; the AI's messages come back as server-sent events."""
     deadline: Deadline = request.scope[SCOPE_KEY]  # set by RequestDeadline
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
     models.reserve()  # before the message is stored: a 503 means "send it again", nothing half-done
+    claim = None
     try:
+        claim = _claim(services, caller.id, idempotency_key, "chat", user_id, body.content)
+        if claim is not None and claim.replay is not None:
+            models.release()
+            return EventSourceResponse(iter(claim.replay))
         person = services.chat.accept(pair, ai_user, body.content)
     except BaseException:
         models.release()
+        _abandon(services, claim)
         raise
 
     async def stream() -> AsyncIterator[dict[str, str]]:
         # The whole turn runs, on the model pool, before the first event: a client that hangs up
         # cannot cut it short (a worker thread is not cancelled; the events then reach no one).
         try:
-            turn = await models.run(_turn, services, pair, ai_user, person, deadline)
+            events = await models.run(_turn, services, pair, ai_user, person, deadline, claim)
         finally:
             models.release()
-        for event in _events(turn):
+        for event in events:
             yield event
 
     return EventSourceResponse(stream(), ping=15)
@@ -82,11 +118,22 @@ def chat(user_id: str, body: ChatMessage, request: Request, caller: CurrentCalle
 
 @router.post("/{user_id}/save-message", status_code=status.HTTP_201_CREATED,
              responses=documented(400, 401, 404, 409, 413, 422, 429))
-def save_message(user_id: str, body: ChatMessage, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+def save_message(user_id: str, body: ChatMessage, caller: CurrentCaller, services: ServicesDep,
+                 idempotency_key: IdempotencyKey = None) -> dict[str, Any]:
     """Store the person's message without asking for a reply."""
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
-    message, ended = services.chat.save(pair, ai_user, body.content)
-    return {"message": message.model_dump(), "topic_ended": ended}
+    claim = _claim(services, caller.id, idempotency_key, "save-message", user_id, body.content)
+    if claim is not None and claim.replay is not None:
+        return claim.replay
+    try:
+        message, ended = services.chat.save(pair, ai_user, body.content)
+    except BaseException:
+        _abandon(services, claim)
+        raise
+    result = {"message": message.model_dump(), "topic_ended": ended}
+    if claim is not None:
+        _keys(services).finish(claim, result)
+    return result
 
 
 @router.get("/{user_id}/messages", responses=documented(400, 401, 404, 422))
