@@ -149,6 +149,26 @@ def heartbeat_run(pair: PairId, due: str) -> tuple[str, str]:
     return f"{pair_pk(pair)}#HBRUN", due
 
 
+TOMBSTONE_SK = "TOMBSTONE"
+ERASE_DUE = "ERASE"
+_OWNER_PREFIXES = ("PAIR#", "ACCOUNT#", "AIUSER#")
+
+
+def owner_pk(pk: str) -> str | None:
+    """The partition that owns an item's data and can be erased: a pair's, an account's or an
+    AI user's (a pair's extra partitions `#MSG`, `#SHORT`, ... belong to the pair)."""
+    if pk.startswith("PAIR#"):
+        return pair_pk(pair_from_pk(pk))
+    if pk.startswith(_OWNER_PREFIXES[1:]):
+        return "#".join(pk.split("#")[:2])
+    return None
+
+
+def tombstone(owner: str) -> tuple[str, str]:
+    """Left by an erasure: later writes of the owner's partitions check that it is absent."""
+    return f"TOMBSTONE#{owner}", TOMBSTONE_SK
+
+
 def rate_window(scope: str, window_start: int) -> tuple[str, str]:
     """One fixed window of a request limit, e.g. scope `MSG#<account id>`."""
     return f"LIMIT#{scope}", f"W#{window_start}"

@@ -15,11 +15,13 @@ from dreamchat.ports import (
     DUE_PK,
     DUE_SK,
     TTL_ATTRIBUTE,
+    Check,
     Clock,
     ConditionFailed,
     Delete,
     Item,
     KeyRange,
+    Operation,
     Page,
     Put,
     check_transaction,
@@ -85,7 +87,7 @@ class SqliteItemStore:
     def delete(self, pk: str, sk: str) -> None:
         self.transact([Delete(pk, sk)])
 
-    def transact(self, operations: Sequence[Put | Delete]) -> None:
+    def transact(self, operations: Sequence[Operation]) -> None:
         check_transaction(operations)
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
@@ -138,7 +140,11 @@ class SqliteItemStore:
         with self._lock:
             return self._db.execute(sql, params).fetchall()
 
-    def _apply(self, operation: Put | Delete) -> None:
+    def _apply(self, operation: Operation) -> None:
+        if isinstance(operation, Check):
+            if self._exists(operation.pk, operation.sk):
+                raise ConditionFailed("checked item exists")
+            return
         if isinstance(operation, Delete):
             self._db.execute("DELETE FROM items WHERE pk = ? AND sk = ?", (operation.pk, operation.sk))
             return
@@ -158,6 +164,10 @@ class SqliteItemStore:
                 item.get(DUE_SK),
             ),
         )
+
+    def _exists(self, pk: str, sk: str) -> bool:
+        row = self._db.execute("SELECT 1 FROM items WHERE pk = ? AND sk = ? AND " + self._alive(), (pk, sk, self._now()))
+        return row.fetchone() is not None
 
     def _check_condition(self, operation: Put) -> None:
         row = self._db.execute(
