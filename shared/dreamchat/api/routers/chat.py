@@ -20,6 +20,7 @@ from dreamchat.errors import Invalid
 from dreamchat.services.chat import Done, Failed, Sent
 from dreamchat.services.container import Services
 from dreamchat.services.idempotency import Claim, Idempotency, fingerprint
+from dreamchat.services.tombstones import Gone
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api/ai-users", tags=["chat"])
