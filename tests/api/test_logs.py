@@ -18,6 +18,7 @@ def capture(logger: logging.Logger) -> io.StringIO:
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     handler.setFormatter(SafeFormatter("%(levelname)s %(name)s %(message)s"))
+    handler.setLevel(logging.WARNING)  # errors only: other tests may leave INFO logging of HTTP clients on
     logger.addHandler(handler)
     return stream
 
