@@ -102,7 +102,9 @@ def run(args: argparse.Namespace, delay: float) -> bool:
     with FakeLLMServer(default=reply) as llm, tempfile.TemporaryDirectory() as data:
         env = {"DREAMCHAT_DATA_DIR": data, "DREAMCHAT_LLM_BASE_URL": llm.base_url, "DREAMCHAT_LLM_API_KEY": "load",
                "DREAMCHAT_LLM_MAX_RETRIES": "0", "DREAMCHAT_MESSAGES_PER_MINUTE": "100000",
-               "DREAMCHAT_AUTH_REQUESTS_PER_MINUTE": "100000", "DREAMCHAT_MAX_DELAY_SECONDS": "0"}
+               "DREAMCHAT_AUTH_REQUESTS_PER_MINUTE": "100000", "DREAMCHAT_MAX_DELAY_SECONDS": "0",
+               # topics end under load (every ~7 turns) so that compression runs beside the chats
+               "DREAMCHAT_TOPIC_MAX_MESSAGES": str(args.topic_messages)}
         with running_server(env) as base:
             people = [sign_up(base, i) for i in range(args.people)]
             stop, health = threading.Event(), []
@@ -114,7 +116,7 @@ def run(args: argparse.Namespace, delay: float) -> bool:
             elapsed = time.perf_counter() - started
             stop.set()
             prober.join()
-            time.sleep(1)  # let the last compressions finish
+            time.sleep(3)  # let the last compressions finish
             counts = [stored(base, person) for person in people]
             mids = [count for person in people for count in mid_terms(base, person)]
     return report(args, delay, people, counts, mids, health, elapsed)
@@ -146,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=None, help="turns per person instead of --seconds")
     parser.add_argument("--concurrency", type=int, default=None, help="people chatting at once (default: all)")
     parser.add_argument("--delays", default="0,6", help="model answer times to run, in seconds")
+    parser.add_argument("--topic-messages", type=int, default=20, help="DREAMCHAT_TOPIC_MAX_MESSAGES of the server")
     args = parser.parse_args(argv)
     results = [run(args, float(delay)) for delay in args.delays.split(",")]
     return 0 if all(results) else 1

@@ -35,7 +35,11 @@ def running_server(env: dict[str, str]) -> Iterator[str]:
             yield base
         finally:
             process.terminate()
-            process.wait(timeout=10)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:  # background work still draining: stop it
+                process.kill()
+                process.wait(timeout=10)
 
 
 def _wait_until_up(base: str, process: subprocess.Popen[bytes], log: IO[bytes]) -> None:
