@@ -59,6 +59,9 @@ class Settings(BaseSettings):
     refresh_token_days: int = Field(default=30, ge=1)
     login_attempts: int = Field(default=5, ge=1)
     login_window_minutes: int = Field(default=15, ge=1)
+    auth_requests_per_minute: int = Field(default=20, ge=1)
+    password_hash_workers: int = Field(default=2, ge=1)
+    trusted_proxies: WordList = Field(default_factory=list)
 
     # language models: defaults for every key, then per-key overrides
     llm_base_url: str | None = None
@@ -106,6 +109,7 @@ class Settings(BaseSettings):
     tool_rounds: int = Field(default=4, ge=1)
     chat_turn_seconds: float = Field(default=25.0, gt=0)
     chat_reserve_seconds: float = Field(default=3.0, ge=0)
+    model_concurrency: int = Field(default=64, ge=1)
     search_url: str | None = None
     search_api_key: SecretStr | None = None
     self_soul_min_hours: float = Field(default=6.0, ge=0)
@@ -141,9 +145,8 @@ class Settings(BaseSettings):
             return self.jwt_secret.get_secret_value()
         if self.storage == "aws":
             raise ValueError("no JWT secret: set DREAMCHAT_JWT_SECRET or put jwt_secret in DREAMCHAT_SECRETS_ARN")
-        path = self.data_dir / "jwt_secret"
-        if not path.exists():
-            self.data_dir.mkdir(parents=True, exist_ok=True)
-            path.write_text(secrets.token_urlsafe(48))
-            path.chmod(0o600)
+        from dreamchat.adapters.private import private_dir, write_private
+
+        path = private_dir(self.data_dir) / "jwt_secret"
+        write_private(path, secrets.token_urlsafe(48))  # 0600 before the secret is in it
         return path.read_text().strip()

@@ -49,3 +49,7 @@ class TooManyRequests(DreamChatError):
 
 class Unavailable(DreamChatError):
     code = "unavailable"
+
+    def __init__(self, message: str, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

@@ -6,6 +6,7 @@ carry the account id, so one account's keys can never name another's data.
 
 from __future__ import annotations
 
+import hashlib
 import zlib
 
 from dreamchat.domain.models import PairId
@@ -27,8 +28,9 @@ def token_family(account_id: str, family: str) -> tuple[str, str]:
     return f"ACCOUNT#{account_id}", f"TOKEN#{family}"
 
 
-def login_attempts(name: str, client: str) -> tuple[str, str]:
-    return f"LOGIN#{name.casefold()}#{client}", "ATTEMPTS"
+def idempotency(account_id: str, key: str) -> tuple[str, str]:
+    """A request's Idempotency-Key, hashed (any characters), in the account's partition."""
+    return f"ACCOUNT#{account_id}", f"IDEMPOTENCY#{hashlib.sha256(key.encode()).hexdigest()[:40]}"
 
 
 def ai_user(ai_user_id: str) -> tuple[str, str]:
@@ -147,6 +149,26 @@ def heartbeat_run(pair: PairId, due: str) -> tuple[str, str]:
     return f"{pair_pk(pair)}#HBRUN", due
 
 
+TOMBSTONE_SK = "TOMBSTONE"
+ERASE_DUE = "ERASE"
+_OWNER_PREFIXES = ("PAIR#", "ACCOUNT#", "AIUSER#")
+
+
+def owner_pk(pk: str) -> str | None:
+    """The partition that owns an item's data and can be erased: a pair's, an account's or an
+    AI user's (a pair's extra partitions `#MSG`, `#SHORT`, ... belong to the pair)."""
+    if pk.startswith("PAIR#"):
+        return pair_pk(pair_from_pk(pk))
+    if pk.startswith(_OWNER_PREFIXES[1:]):
+        return "#".join(pk.split("#")[:2])
+    return None
+
+
+def tombstone(owner: str) -> tuple[str, str]:
+    """Left by an erasure: later writes of the owner's partitions check that it is absent."""
+    return f"TOMBSTONE#{owner}", TOMBSTONE_SK
+
+
 def rate_window(scope: str, window_start: int) -> tuple[str, str]:
     """One fixed window of a request limit, e.g. scope `MSG#<account id>`."""
     return f"LIMIT#{scope}", f"W#{window_start}"
@@ -154,3 +176,13 @@ def rate_window(scope: str, window_start: int) -> tuple[str, str]:
 
 def message_limit_scope(account_id: str) -> str:
     return f"MSG#{account_id}"
+
+
+def login_limit_scope(name: str) -> str:
+    """Login attempts on one username, from any address."""
+    return f"LOGIN#{name.casefold()}"
+
+
+def client_limit_scope(client: str) -> str:
+    """Register and login requests from one client address."""
+    return f"AUTH#{client}"

@@ -47,6 +47,17 @@ class Delete:
 
 
 @dataclass(frozen=True)
+class Check:
+    """A transaction condition on another item: it must be absent (or expired). Writes nothing."""
+
+    pk: str
+    sk: str
+
+
+MAX_TRANSACTION_CHECKS = 75  # DynamoDB takes 100 items in all
+
+
+@dataclass(frozen=True)
 class Page:
     items: list[Item]
     cursor: str | None = None
@@ -61,10 +72,14 @@ class KeyRange:
     end: str | None = None
 
 
-def check_transaction(operations: Sequence[Put | Delete]) -> None:
-    """The limits both adapters enforce: 1 to 25 operations, each item touched once."""
-    if not 0 < len(operations) <= MAX_TRANSACTION_ITEMS:
-        raise ValueError(f"a transaction takes 1 to {MAX_TRANSACTION_ITEMS} operations")
+Operation = Put | Delete | Check
+
+
+def check_transaction(operations: Sequence[Operation]) -> None:
+    """The limits both adapters enforce: 1 to 25 writes (and up to 75 checks), each item touched once."""
+    writes = [op for op in operations if not isinstance(op, Check)]
+    if not 0 < len(writes) <= MAX_TRANSACTION_ITEMS or len(operations) - len(writes) > MAX_TRANSACTION_CHECKS:
+        raise ValueError(f"a transaction takes 1 to {MAX_TRANSACTION_ITEMS} writes")
     keys = [(op.item["pk"], op.item["sk"]) if isinstance(op, Put) else (op.pk, op.sk) for op in operations]
     if len(set(keys)) != len(keys):
         raise ValueError("a transaction may touch each item once")
@@ -88,8 +103,8 @@ class ItemStore(Protocol):
 
     def delete(self, pk: str, sk: str) -> None: ...
 
-    def transact(self, operations: Sequence[Put | Delete]) -> None:
-        """All-or-nothing write of up to 25 operations; ConditionFailed writes nothing."""
+    def transact(self, operations: Sequence[Operation]) -> None:
+        """All-or-nothing write of up to 25 operations (plus checks); ConditionFailed writes nothing."""
         ...
 
     def query(

@@ -100,7 +100,9 @@ class Serverless:
         idle = self.services.memory.close_idle_topics()
         leftovers = self.services.memory.compress_leftovers(has_time)
         results = self.services.extract_sweep(has_time)
+        erased = self.services.erase_again()
         figures = {
+            "ErasedAgain": erased,
             "IdleTopicsEnded": idle,
             "LeftoverCompressions": leftovers,
             "ExtractionPairs": len(results),

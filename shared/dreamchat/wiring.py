@@ -27,6 +27,12 @@ class Runtime:
     queue: WorkQueue | None = None
     closers: list[Any] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        from dreamchat.services.tombstones import TombstoneGuard
+
+        if not isinstance(self.store, TombstoneGuard):  # erased data stays erased, whoever writes
+            self.store = TombstoneGuard(self.store)
+
     def close(self) -> None:
         for close in reversed(self.closers):
             close()

@@ -172,3 +172,27 @@ def test_another_accounts_refresh_token_cannot_be_logged_out_by_the_caller(clien
     assert alice.post("/api/auth/logout", json={"refresh_token": bob.refresh_token}).status_code == 401
     assert bob.get("/api/auth/user").status_code == 200
     assert alice.get("/api/auth/user").status_code == 200
+
+
+def test_a_new_x_forwarded_for_per_try_does_not_reset_the_limit(client, alice) -> None:
+    for n in range(5):
+        response = client.post("/api/auth/login", json={"username": "alice", "password": "wrong-password"},
+                               headers={"X-Forwarded-For": f"203.0.113.{n}"})
+        assert response.status_code == 401
+    response = client.post("/api/auth/login", json={"username": "alice", "password": "correct-horse-battery"},
+                           headers={"X-Forwarded-For": "203.0.113.99"})
+    assert response.status_code == 429
+
+
+def test_the_local_server_trusts_forwarded_headers_only_from_configured_proxies(monkeypatch, tmp_path) -> None:
+    from dreamchat.api import server
+
+    runs: list[dict] = []
+    monkeypatch.setattr(server.uvicorn, "run", lambda app, **options: runs.append(options))
+    monkeypatch.setattr("sys.argv", ["server"])
+    monkeypatch.setenv("DREAMCHAT_DATA_DIR", str(tmp_path))
+    server.main()
+    monkeypatch.setenv("DREAMCHAT_TRUSTED_PROXIES", "10.0.0.5,10.0.0.6")
+    server.main()
+    assert runs[0]["proxy_headers"] is False
+    assert (runs[1]["proxy_headers"], runs[1]["forwarded_allow_ips"]) == (True, "10.0.0.5,10.0.0.6")

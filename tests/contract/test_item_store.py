@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from dreamchat.adapters.cursor import BadCursor
-from dreamchat.ports import ConditionFailed, Delete, ItemStore, KeyRange, Put
+from dreamchat.ports import Check, ConditionFailed, Delete, ItemStore, KeyRange, Put
 
 
 def test_put_then_get_returns_the_same_dict(store: ItemStore) -> None:
@@ -247,3 +247,23 @@ def test_racing_versioned_updates_have_one_winner_per_version(store: ItemStore) 
         results = list(pool.map(bump, range(6)))
     assert results.count(True) == 1
     assert store.get("P", "S")["version"] == 2
+
+
+def test_a_check_lets_the_transaction_write_while_the_checked_item_is_absent(store) -> None:
+    store.transact([Put({"pk": "p", "sk": "1"}), Check("guard", "G")])
+    assert store.get("p", "1") == {"pk": "p", "sk": "1"}
+    assert store.get("guard", "G") is None
+
+
+def test_a_check_on_a_present_item_fails_the_whole_transaction(store) -> None:
+    store.put({"pk": "guard", "sk": "G"})
+    with pytest.raises(ConditionFailed):
+        store.transact([Put({"pk": "p", "sk": "1"}), Delete("p", "0"), Check("guard", "G")])
+    assert store.get("p", "1") is None
+
+
+def test_a_check_on_an_expired_item_passes(store, clock) -> None:
+    store.put({"pk": "guard", "sk": "G", "expires_at": int(clock.now().timestamp()) + 10})
+    clock.advance(seconds=11)
+    store.transact([Put({"pk": "p", "sk": "1"}), Check("guard", "G")])
+    assert store.get("p", "1") is not None

@@ -6,9 +6,11 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import IO
 
 import httpx
 
@@ -23,22 +25,29 @@ def free_port() -> int:
 def running_server(env: dict[str, str]) -> Iterator[str]:
     """`python -m dreamchat.api.server` on a free port with `env` added; yields its base URL."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "dreamchat.api.server", "--port", str(port)],
-                               env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_up(base, process)
-        yield base
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    # The log goes to a file: a pipe nobody reads would block the server once it filled up.
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen([sys.executable, "-m", "dreamchat.api.server", "--port", str(port)],
+                                   env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=log)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            _wait_until_up(base, process, log)
+            yield base
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:  # background work still draining: stop it
+                process.kill()
+                process.wait(timeout=10)
 
 
-def _wait_until_up(base: str, process: subprocess.Popen[bytes]) -> None:
+def _wait_until_up(base: str, process: subprocess.Popen[bytes], log: IO[bytes]) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"server exited: {process.stderr.read().decode()[-2000:] if process.stderr else ''}")
+            log.seek(0)
+            raise RuntimeError(f"server exited: {log.read().decode()[-2000:]}")
         try:
             httpx.get(f"{base}/api/health", timeout=1)
             return

@@ -9,6 +9,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from dreamchat.adapters.private import DIR_MODE, private_dir
+
 
 def check_key(key: str) -> str:
     """Refuse keys that could escape the store's root (absolute, `..`, empty parts)."""
@@ -22,13 +24,13 @@ def check_key(key: str) -> str:
 
 class DirectoryBlobStore:
     def __init__(self, root: Path) -> None:
-        self._root = root
-        root.mkdir(parents=True, exist_ok=True)
+        self._root = private_dir(root)
 
     def put(self, key: str, data: bytes, content_type: str = "application/json") -> None:
         path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # Write then rename so a reader never sees half a document.
+        for folder in reversed(path.relative_to(self._root).parents[:-1]):
+            (self._root / folder).mkdir(exist_ok=True, mode=DIR_MODE)
+        # mkstemp creates the file 0600. Write then rename so a reader never sees half a document.
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
         with os.fdopen(handle, "wb") as file:
             file.write(data)

@@ -6,11 +6,12 @@ import base64
 import binascii
 import json
 
+from dreamchat.errors import BadRequest
 from dreamchat.ports import StoreError
 
 
-class BadCursor(StoreError, ValueError):
-    """The cursor was not produced by this store."""
+class BadCursor(StoreError, BadRequest):
+    """The cursor was not produced by this store: the caller's mistake, so a 400."""
 
 
 def encode(position: dict[str, str]) -> str:
@@ -24,6 +25,6 @@ def decode(cursor: str, fields: tuple[str, ...]) -> dict[str, str]:
         position = json.loads(base64.urlsafe_b64decode(padded.encode()))
     except (binascii.Error, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise BadCursor("invalid cursor") from error
-    if not isinstance(position, dict) or any(not isinstance(position.get(f), str) for f in fields):
+    if not isinstance(position, dict) or any(not isinstance(position.get(f), str) or not position[f] for f in fields):
         raise BadCursor("invalid cursor")
     return {f: position[f] for f in fields}

@@ -20,11 +20,13 @@ from dreamchat.ports import (
     DUE_PK,
     DUE_SK,
     TTL_ATTRIBUTE,
+    Check,
     Clock,
     ConditionFailed,
     Delete,
     Item,
     KeyRange,
+    Operation,
     Page,
     Put,
     StoreError,
@@ -100,7 +102,7 @@ class DynamoItemStore:
     def delete(self, pk: str, sk: str) -> None:
         self._client.delete_item(TableName=self._table, Key=_key(pk, sk))
 
-    def transact(self, operations: Sequence[Put | Delete]) -> None:
+    def transact(self, operations: Sequence[Operation]) -> None:
         check_transaction(operations)
         request = [self._transact_item(operation) for operation in operations]
         for attempt in range(_CONFLICT_RETRIES):
@@ -169,7 +171,10 @@ class DynamoItemStore:
                 return items
             request["ExclusiveStartKey"] = last
 
-    def _transact_item(self, operation: Put | Delete) -> dict[str, Any]:
+    def _transact_item(self, operation: Operation) -> dict[str, Any]:
+        if isinstance(operation, Check):
+            key = _key(operation.pk, operation.sk)
+            return {"ConditionCheck": {"TableName": self._table, "Key": key, **self._absent_condition()}}
         if isinstance(operation, Delete):
             return {"Delete": {"TableName": self._table, "Key": _key(operation.pk, operation.sk)}}
         return {"Put": {"TableName": self._table, "Item": _encode(operation.item), **self._condition(operation)}}

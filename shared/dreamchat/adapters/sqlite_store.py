@@ -10,15 +10,18 @@ from pathlib import Path
 from typing import Any
 
 from dreamchat.adapters import cursor as cursors
+from dreamchat.adapters.private import FILE_MODE, private_dir, private_file
 from dreamchat.ports import (
     DUE_PK,
     DUE_SK,
     TTL_ATTRIBUTE,
+    Check,
     Clock,
     ConditionFailed,
     Delete,
     Item,
     KeyRange,
+    Operation,
     Page,
     Put,
     check_transaction,
@@ -43,7 +46,11 @@ _HIGHEST = "\U0010ffff"
 
 class SqliteItemStore:
     def __init__(self, path: Path, clock: Clock) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        # SQLite gives the -wal and -shm files the database file's mode, so all three are 0600.
+        private_file(private_dir(path.parent) / path.name)
+        for companion in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            if companion.exists():
+                companion.chmod(FILE_MODE)
         self._clock = clock
         self._lock = threading.RLock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
@@ -80,7 +87,7 @@ class SqliteItemStore:
     def delete(self, pk: str, sk: str) -> None:
         self.transact([Delete(pk, sk)])
 
-    def transact(self, operations: Sequence[Put | Delete]) -> None:
+    def transact(self, operations: Sequence[Operation]) -> None:
         check_transaction(operations)
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
@@ -133,7 +140,11 @@ class SqliteItemStore:
         with self._lock:
             return self._db.execute(sql, params).fetchall()
 
-    def _apply(self, operation: Put | Delete) -> None:
+    def _apply(self, operation: Operation) -> None:
+        if isinstance(operation, Check):
+            if self._exists(operation.pk, operation.sk):
+                raise ConditionFailed("checked item exists")
+            return
         if isinstance(operation, Delete):
             self._db.execute("DELETE FROM items WHERE pk = ? AND sk = ?", (operation.pk, operation.sk))
             return
@@ -153,6 +164,10 @@ class SqliteItemStore:
                 item.get(DUE_SK),
             ),
         )
+
+    def _exists(self, pk: str, sk: str) -> bool:
+        row = self._db.execute("SELECT 1 FROM items WHERE pk = ? AND sk = ? AND " + self._alive(), (pk, sk, self._now()))
+        return row.fetchone() is not None
 
     def _check_condition(self, operation: Put) -> None:
         row = self._db.execute(

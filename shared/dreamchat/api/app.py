@@ -13,6 +13,7 @@ from dreamchat.adapters.scheduler import Job, LocalScheduler
 from dreamchat.api.deadline import RequestDeadline
 from dreamchat.api.errors import install_error_handlers
 from dreamchat.api.limits import BodySizeLimit
+from dreamchat.api.model_work import ModelPool
 from dreamchat.api.routers import (
     ai_users,
     auth,
@@ -41,12 +42,14 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         yield
         for part in reversed(background):
             part.stop()
+        app.state.model_pool.close()
         runtime.close()
 
     app = FastAPI(title="DreamChat Cloud", version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
     app.state.runtime = runtime
     app.state.services = build_services(runtime)
+    app.state.model_pool = ModelPool(settings.model_concurrency)
     install_error_handlers(app)
     for router in (health.router, auth.router, ai_users.router, chat.router, friends.router, memory.router, soul.router,
                    heartbeat.router, web.router):
@@ -69,5 +72,6 @@ def _background(services: Services) -> list[Any]:
     jobs = [Job("heartbeat-sweep", 60, services.heartbeat.sweep),
             Job("idle-topics", 600, services.memory.close_idle_topics),
             Job("compress-leftovers", 600, services.memory.compress_leftovers),
-            Job("extract-sweep", 3600, services.extract_sweep)]
+            Job("extract-sweep", 3600, services.extract_sweep),
+            Job("erase-again", 600, services.erase_again)]
     return [services.runtime.bus, LocalScheduler(jobs)]

@@ -7,7 +7,9 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from dreamchat import errors
 from dreamchat.logsafe import failure
@@ -33,11 +35,41 @@ _HTTP_CODES = {
     404: "not_found",
     405: "method_not_allowed",
     409: "conflict",
+    411: "length_required",
     413: "payload_too_large",
     415: "unsupported_media_type",
     422: "validation_error",
     429: "too_many_requests",
 }
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """The body of every error response."""
+
+    error: ErrorDetail
+
+
+_MEANING = {
+    400: "Malformed request: a body that is not JSON, a cursor this API did not issue",
+    401: "Missing, invalid, expired or revoked token",
+    403: "Not allowed for this caller",
+    404: "No such resource, or not visible to the caller",
+    409: "Conflicts with the current state (e.g. a taken username, a reused Idempotency-Key)",
+    413: "Request body or message too large",
+    422: "The request does not match the schema",
+    429: "Too many requests; see Retry-After",
+    503: "Temporarily unavailable; see Retry-After",
+}
+
+
+def documented(*statuses: int) -> dict[int | str, dict]:
+    """OpenAPI `responses` for the error statuses a route can answer, all with the error body."""
+    return {status: {"model": ErrorBody, "description": _MEANING[status]} for status in statuses}
 
 
 def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -48,13 +80,16 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(errors.DreamChatError, _domain_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
-    app.add_exception_handler(Exception, _unexpected_error)
+    # Not an exception handler for Exception: Starlette re-raises after calling one, and the
+    # server then logs the error a second time, with its message.
+    app.add_middleware(UnhandledErrors)
 
 
 async def _domain_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, errors.DreamChatError)
     status = next((s for kind, s in STATUS.items() if isinstance(exc, kind)), 500)
-    headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, errors.TooManyRequests) else None
+    retry_after = getattr(exc, "retry_after", None)
+    headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
     return error_response(status, exc.code, exc.message, headers)
 
 
@@ -76,6 +111,26 @@ def _describe(problem: dict) -> str:
     return f"{where}: {problem.get('msg', 'invalid')}" if where else str(problem.get("msg", "invalid"))
 
 
-async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
-    log.error("unhandled error: %s", failure(exc), extra={"path": request.url.path, "method": request.method})
-    return error_response(500, "internal_error", "something went wrong on our side")
+class UnhandledErrors:
+    """A 500 for any error nothing else handled, logged once with ids and never its message."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception as error:  # noqa: BLE001 - the last line of defence, logged below
+            log.error("unhandled error: %s", failure(error), extra={"path": scope["path"], "method": scope["method"]})
+            if not started:
+                await error_response(500, "internal_error", "something went wrong on our side")(scope, receive, send)

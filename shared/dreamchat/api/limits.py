@@ -1,4 +1,9 @@
-"""Refuses request bodies over a size limit with 413 before the app reads them."""
+"""Refuses request bodies over a size limit with 413 before the app reads them.
+
+A body without a Content-Length (chunked) is read here first, up to the limit, then handed to
+the app: counting while the app reads would let the app's own body parser turn the refusal
+into a 400. Our bodies are small JSON documents, so holding one in memory costs nothing.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,6 @@ import json
 from typing import Any
 
 MAX_BODY_BYTES = 64 * 1024
-
-
-class _TooLarge(Exception):
-    pass
 
 
 class BodySizeLimit:
@@ -22,39 +23,52 @@ class BodySizeLimit:
             await self.app(scope, receive, send)
             return
         declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await _refuse(send)
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
+            await _refuse(send, 413 if declared.isdigit() else 400)
             return
-        received = 0
-        started = False
+        messages = await self._read(receive)
+        if messages is None:
+            await _refuse(send, 413)
+            return
+        await self.app(scope, _replay(messages, receive), send)
 
-        async def counting_receive() -> dict:
-            nonlocal received
+    async def _read(self, receive: Any) -> list[dict] | None:
+        """Every message of the request body, or None once it grows past the limit."""
+        messages, size = [], 0
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    raise _TooLarge
-            return message
-
-        async def tracking_send(message: dict) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, counting_receive, tracking_send)
-        except _TooLarge:
-            if not started:
-                await _refuse(send)
+            messages.append(message)
+            if message["type"] != "http.request":
+                return messages
+            size += len(message.get("body", b""))
+            if size > self.max_bytes:
+                return None
+            if not message.get("more_body", False):
+                return messages
 
 
-async def _refuse(send: Any) -> None:
-    body = json.dumps({"error": {"code": "payload_too_large", "message": "request body is over 64 KiB"}}).encode()
+def _replay(messages: list[dict], receive: Any) -> Any:
+    pending = list(messages)
+
+    async def replayed() -> dict:
+        return pending.pop(0) if pending else await receive()
+
+    return replayed
+
+
+_REFUSALS = {
+    413: ("payload_too_large", f"request body is over {MAX_BODY_BYTES // 1024} KiB"),
+    400: ("bad_request", "invalid Content-Length"),
+}
+
+
+async def _refuse(send: Any, status: int) -> None:
+    code, message = _REFUSALS[status]
+    body = json.dumps({"error": {"code": code, "message": message}}).encode()
     await send(
         {
             "type": "http.response.start",
-            "status": 413,
+            "status": status,
             "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
         }
     )

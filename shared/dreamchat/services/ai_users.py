@@ -22,6 +22,7 @@ from dreamchat.ports import (
     query_all,
 )
 from dreamchat.services.pairs import NOTHING, Erased, erase_pair
+from dreamchat.services.tombstones import Erasures
 
 _NOT_FOUND = "AI user not found"
 _INTERNAL = ("pk", "sk", "version", "expires_at")
@@ -32,6 +33,7 @@ class AIUserService:
         self._store = store
         self._blobs = blobs
         self._clock = clock
+        self._erasures = Erasures(store, blobs, clock)
 
     def create(self, owner_id: str, fields: dict[str, Any]) -> AIUser:
         now = self._epoch()
@@ -87,6 +89,7 @@ class AIUserService:
     def befriend(self, account_id: str, ai_user_id: str) -> AIUser:
         ai_user = self.visible(account_id, ai_user_id)
         if self._store.get(*keys.friend(account_id, ai_user_id)) is None:
+            self._erasures.lift_pair(PairId(account_id=account_id, ai_user_id=ai_user_id))
             self._store.transact(self._friendship(account_id, ai_user_id, self._epoch()))
         return ai_user
 
@@ -95,6 +98,7 @@ class AIUserService:
         self._store.delete(*keys.friend(account_id, ai_user_id))
         if not forget:
             return NOTHING
+        self._erasures.mark_pair(pair)
         erased = erase_pair(self._store, self._blobs, pair)
         self._store.delete(*keys.pair_member(ai_user_id, account_id))
         return erased
@@ -126,20 +130,26 @@ class AIUserService:
         return PairId(account_id=account_id, ai_user_id=ai_user_id), ai_user
 
     def erase_account(self, account_id: str) -> Erased:
-        """An account's AI users (with all their pairs) and its own pairs with others' AI users."""
+        """An account's AI users (with all their pairs) and its own pairs with others' AI users.
+
+        Tombstones first: from then on nothing in flight can write to what is being erased."""
+        self._erasures.mark(keys.account_pk(account_id))
         erased = NOTHING
         for item in self._all(keys.account_pk(account_id), keys.OWNS_PREFIX):
             erased += self._delete(item["ai_user_id"], account_id)
         for item in self._all(keys.account_pk(account_id), keys.FRIEND_PREFIX):
             pair = PairId(account_id=account_id, ai_user_id=item["ai_user_id"])
+            self._erasures.mark_pair(pair)
             erased += erase_pair(self._store, self._blobs, pair)
             self._store.transact([Delete(item["pk"], item["sk"]), Delete(*keys.pair_member(item["ai_user_id"], account_id))])
         return erased
 
     def _delete(self, ai_user_id: str, owner_id: str) -> Erased:
+        self._erasures.mark(keys.ai_user_pk(ai_user_id))
         erased = NOTHING
         for member in self._all(keys.ai_user_pk(ai_user_id), keys.PAIR_MEMBER_PREFIX):
             pair = PairId(account_id=member["account_id"], ai_user_id=ai_user_id)
+            self._erasures.mark_pair(pair)
             erased += erase_pair(self._store, self._blobs, pair)
             self._store.transact([Delete(*keys.friend(pair.account_id, ai_user_id)), Delete(member["pk"], member["sk"])])
         self._store.transact(

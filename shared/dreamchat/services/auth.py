@@ -8,7 +8,10 @@ so logging out ends them too.
 
 from __future__ import annotations
 
+import threading
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import cache
@@ -21,11 +24,13 @@ from dreamchat import keys
 from dreamchat.config import Settings
 from dreamchat.domain.accounts import password_problem, username_problem
 from dreamchat.domain.models import Account
-from dreamchat.errors import Conflict, Forbidden, Invalid, TooManyRequests, Unauthorized
+from dreamchat.errors import Conflict, Forbidden, Invalid, Unauthorized, Unavailable
 from dreamchat.ports import Clock, ConditionFailed, ItemStore, Put, query_all
+from dreamchat.services.limits import RateLimit
 
 _ALGORITHM = "HS256"
 _BAD_LOGIN = "invalid username or password"
+_HASH_WAIT_SECONDS = 10
 _hasher = PasswordHasher()
 
 
@@ -33,6 +38,34 @@ _hasher = PasswordHasher()
 def _dummy_hash() -> str:
     """Verified against when the username is unknown, so both failures take the same time."""
     return _hasher.hash("dreamchat-dummy-password")
+
+
+class HashingPool:
+    """Argon2 is slow on purpose; at most `workers` hashes run at once, so a flood of logins
+    cannot take every core from the other requests. A caller waits its turn, briefly."""
+
+    def __init__(self, workers: int) -> None:
+        self._slots = threading.BoundedSemaphore(workers)
+
+    def hash(self, password: str) -> str:
+        with self._slot():
+            return _hasher.hash(password)
+
+    def verify(self, password_hash: str, password: str) -> bool:
+        with self._slot():
+            try:
+                return _hasher.verify(password_hash, password)
+            except (VerificationError, InvalidHashError):
+                return False
+
+    @contextmanager
+    def _slot(self) -> Iterator[None]:
+        if not self._slots.acquire(timeout=_HASH_WAIT_SECONDS):
+            raise Unavailable("the server is busy; try again shortly", retry_after=5)
+        try:
+            yield
+        finally:
+            self._slots.release()
 
 
 @dataclass(frozen=True)
@@ -48,17 +81,20 @@ class AuthService:
         self._clock = clock
         self._settings = settings
         self._secret = settings.signing_secret()
+        self._limit = RateLimit(store, clock)
+        self._hashing = HashingPool(settings.password_hash_workers)
 
-    def register(self, username: str, password: str) -> tuple[Account, Tokens]:
+    def register(self, username: str, password: str, client: str) -> tuple[Account, Tokens]:
         if not self._settings.allow_registration:
             raise Forbidden("registration is closed")
+        self._count_client(client)
         for problem in (username_problem(username), password_problem(password)):
             if problem:
                 raise Invalid(problem)
         account = Account(
             id=uuid.uuid4().hex,
             username=username,
-            password_hash=_hasher.hash(password),
+            password_hash=self._hashing.hash(password),
             created_at=self._epoch(),
         )
         name_pk, name_sk = keys.username(username)
@@ -75,16 +111,16 @@ class AuthService:
         return account, self._start_family(account.id)
 
     def login(self, username: str, password: str, client: str) -> tuple[Account, Tokens]:
-        self._check_attempts(username, client)
+        """Every attempt is counted before the password is checked: per client address, and per
+        username whatever the address (a new X-Forwarded-For does not reset it)."""
+        self._count_client(client)
+        window = self._settings.login_window_minutes * 60
+        self._limit.hit(keys.login_limit_scope(username), self._settings.login_attempts, window,
+                        "too many failed logins; try again later")
         account = self._find(username)
-        try:
-            _hasher.verify(account.password_hash if account else _dummy_hash(), password)
-        except (VerificationError, InvalidHashError):
-            account = None
-        if account is None:
-            self._count_failure(username, client)
+        if not self._hashing.verify(account.password_hash if account else _dummy_hash(), password) or account is None:
             raise Unauthorized(_BAD_LOGIN)
-        self._store.delete(*keys.login_attempts(username, client))
+        self._limit.reset(keys.login_limit_scope(username), window)
         return account, self._start_family(account.id)
 
     def refresh(self, refresh_token: str) -> Tokens:
@@ -183,25 +219,9 @@ class AuthService:
             raise Unauthorized("token has expired")
         return claims
 
-    def _check_attempts(self, username: str, client: str) -> None:
-        record = self._store.get(*keys.login_attempts(username, client))
-        if record and record["count"] >= self._settings.login_attempts:
-            retry_after = max(1, record["expires_at"] - self._epoch())
-            raise TooManyRequests("too many failed logins; try again later", retry_after)
-
-    def _count_failure(self, username: str, client: str) -> None:
-        pk, sk = keys.login_attempts(username, client)
-        window = self._settings.login_window_minutes * 60
-        for _ in range(5):
-            record = self._store.get(pk, sk)
-            item = {"pk": pk, "sk": sk, "count": 1, "expires_at": self._epoch() + window}
-            if record:
-                item = {**record, "count": record["count"] + 1}
-            try:
-                self._store.put_versioned(item, record["version"] if record else None)
-                return
-            except ConditionFailed:
-                continue
+    def _count_client(self, client: str) -> None:
+        self._limit.hit(keys.client_limit_scope(client), self._settings.auth_requests_per_minute, 60,
+                        "too many sign-in requests from this address; wait a moment")
 
     def _refresh_expiry(self) -> int:
         return self._epoch() + self._settings.refresh_token_days * 86400

@@ -21,6 +21,7 @@ from dreamchat.config import Settings
 from dreamchat.domain import reply as replies
 from dreamchat.domain.heartbeat import person_wrote
 from dreamchat.domain.models import MAX_MESSAGE_CHARS, AIUser, Message, PairId
+from dreamchat.domain.text import is_blank
 from dreamchat.domain.topics import read_markers, says_farewell
 from dreamchat.errors import Invalid, TooLarge
 from dreamchat.llm.chat_prompts import chat_instructions
@@ -61,7 +62,7 @@ class Failed:
 def check_content(content: str) -> str:
     if len(content) > MAX_MESSAGE_CHARS:
         raise TooLarge(f"a message may have at most {MAX_MESSAGE_CHARS} characters")
-    if not content.strip():
+    if is_blank(content):
         raise Invalid("the message is empty")
     return content
 

@@ -29,6 +29,7 @@ from dreamchat.services.memory import (
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.recall import Retriever
 from dreamchat.services.soul import SoulService
+from dreamchat.services.tombstones import Erasures, Gone
 from dreamchat.wiring import Runtime
 
 
@@ -44,6 +45,7 @@ class Services:
     heartbeat: HeartbeatService
     gateway: OpenAIGateway | None
     models: FallbackMemoryModels
+    erasures: Erasures
 
     def on_topic_ended(self, event: Event) -> None:
         pair, topic_id = pair_of(event)
@@ -51,7 +53,10 @@ class Services:
 
     def compress_topic(self, pair: PairId, topic_id: str) -> MidTermMemory | None:
         """Compress an ended topic; every few topics the AI also reflects on itself."""
-        mid = self.memory.compress(pair, topic_id)
+        try:
+            mid = self.memory.compress(pair, topic_id)
+        except Gone:  # the pair was erased meanwhile: nothing to keep
+            return None
         every = self.runtime.settings.reflect_every_topics
         if mid is not None and every and len(self.memory.repo.mid_terms(pair)) % every == 0:
             try:
@@ -63,6 +68,10 @@ class Services:
 
     def on_heartbeat_due(self, event: Event) -> None:
         self.heartbeat.run(Work.parse(event.detail))
+
+    def erase_again(self) -> int:
+        """The second erasure of what was deleted a while ago (after in-flight work ended)."""
+        return self.erasures.erase_again().items
 
     def extract_sweep(self, has_time: Callable[[], bool] = lambda: True) -> list[ExtractResult]:
         """Extract every pair that has mid-term memories past the threshold, one result each, while
@@ -110,6 +119,7 @@ def build_services(runtime: Runtime, *, gateway: OpenAIGateway | None = None,
         heartbeat=heartbeat,
         gateway=gateway,
         models=models,
+        erasures=Erasures(runtime.store, runtime.blobs, clock),
     )
     subscribe = getattr(runtime.bus, "subscribe", None)
     if subscribe is not None:  # the local bus; in AWS, EventBridge invokes the compress function

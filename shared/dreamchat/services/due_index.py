@@ -10,9 +10,9 @@ from dreamchat.ports import ItemStore, Page
 PAGE = 100
 
 
-def due_pages(store: ItemStore, kind: str, until: str) -> Iterator[Page]:
+def due_pages(store: ItemStore, kind: str, until: str, *, shards: int = keys.DUE_SHARDS) -> Iterator[Page]:
     """Every page of items of `kind` due by `until`, shard after shard (one query per page)."""
-    for shard in range(keys.DUE_SHARDS):
+    for shard in range(shards):
         cursor = None
         while True:
             page = store.query_due(keys.due_partition(kind, shard), until, limit=PAGE, cursor=cursor)

@@ -15,7 +15,10 @@ class RateLimit:
         self._clock = clock
 
     def hit(self, key: str, limit: int, window_seconds: int, message: str) -> None:
-        """Count one request under `key`; TooManyRequests once `limit` were made in the window."""
+        """Count one request under `key`; TooManyRequests once `limit` were made in the window.
+
+        The count is written (conditionally on the one read) before the caller does the work,
+        so of many parallel requests at most `limit` get through, on either store."""
         now = int(self._clock.now().timestamp())
         window = now - now % window_seconds
         pk, sk = keys.rate_window(key, window)
@@ -31,3 +34,8 @@ class RateLimit:
             except ConditionFailed:
                 continue
         raise TooManyRequests(message, retry_after=1)
+
+    def reset(self, key: str, window_seconds: int) -> None:
+        """Forget the requests counted under `key` in the current window."""
+        now = int(self._clock.now().timestamp())
+        self._store.delete(*keys.rate_window(key, now - now % window_seconds))

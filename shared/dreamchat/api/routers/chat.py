@@ -3,19 +3,24 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator, Iterable, Iterator
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request, status
+from fastapi import APIRouter, Header, Query, Request, status
 from pydantic import Field
 from sse_starlette import EventSourceResponse
-from starlette.concurrency import run_in_threadpool
 
 from dreamchat.api.deadline import SCOPE_KEY
 from dreamchat.api.deps import CurrentCaller, ServicesDep
+from dreamchat.api.errors import documented
+from dreamchat.api.model_work import ModelPoolDep
 from dreamchat.api.schemas import Body
 from dreamchat.budget import Deadline
+from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.errors import Invalid
 from dreamchat.services.chat import Done, Failed, Sent
+from dreamchat.services.container import Services
+from dreamchat.services.idempotency import Claim, Idempotency, fingerprint
+from dreamchat.services.tombstones import Gone
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api/ai-users", tags=["chat"])
@@ -40,40 +45,102 @@ def _events(turn: Iterable[Sent | Done | Failed]) -> Iterator[dict[str, str]]:
                                                         ensure_ascii=False)}
 
 
-@router.post("/{user_id}/chat")
-def chat(user_id: str, body: ChatMessage, request: Request, caller: CurrentCaller,
-         services: ServicesDep) -> EventSourceResponse:
+IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", min_length=1, max_length=255,
+                                             description="Retries with the same key store and answer once (24 h)")]
+
+
+def _keys(services: Services) -> Idempotency:
+    return Idempotency(services.runtime.store, services.runtime.clock)
+
+
+def _claim(services: Services, account_id: str, key: str | None, *request: str) -> Claim | None:
+    return _keys(services).claim(account_id, key, fingerprint(*request)) if key is not None else None
+
+
+def _abandon(services: Services, claim: Claim | None) -> None:
+    if claim is not None and claim.replay is None:
+        _keys(services).abandon(claim)
+
+
+def _turn(services: Services, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline,
+          claim: Claim | None) -> list[dict[str, str]]:
+    """The whole AI side of a turn as SSE events, kept for the Idempotency-Key's retries."""
+    events = list(_events(_respond(services, pair, ai_user, person, deadline)))
+    if claim is not None:
+        _keys(services).finish(claim, events)
+    return events
+
+
+def _respond(services: Services, pair: PairId, ai_user: AIUser, person: Message,
+             deadline: Deadline) -> list[Sent | Done | Failed]:
+    try:
+        return list(services.chat.respond(pair, ai_user, person, deadline))
+    except Gone:  # the account or the pair was deleted while the AI was answering
+        return [Failed("gone", "this conversation was deleted")]
+    except Exception as error:  # noqa: BLE001 - logged; the stream must still end with an event
+        log.error("chat turn failed", extra={"ai_user_id": ai_user.id, "error": type(error).__name__})
+        return [Failed("internal_error", "这次没能回复，你的消息已经保存。")]
+
+
+@router.post("/{user_id}/chat", response_class=EventSourceResponse,
+             responses={200: {"description": "The AI's messages as server-sent events: `message`s, then `done` or `error`",
+                              "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                        **documented(400, 401, 404, 409, 413, 422, 429, 503)})
+def chat(user_id: str, body: ChatMessage, request: Request, caller: CurrentCaller, services: ServicesDep,
+         models: ModelPoolDep, idempotency_key: IdempotencyKey = None) -> EventSourceResponse:
     """Send a message; the AI's messages come back as server-sent events."""
     deadline: Deadline = request.scope[SCOPE_KEY]  # set by RequestDeadline
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
-    person = services.chat.accept(pair, ai_user, body.content)
+    models.reserve()  # before the message is stored: a 503 means "send it again", nothing half-done
+    claim = None
+    try:
+        claim = _claim(services, caller.id, idempotency_key, "chat", user_id, body.content)
+        if claim is not None and claim.replay is not None:
+            models.release()
+            return EventSourceResponse(iter(claim.replay))
+        person = services.chat.accept(pair, ai_user, body.content)
+    except BaseException:
+        models.release()
+        _abandon(services, claim)
+        raise
 
     async def stream() -> AsyncIterator[dict[str, str]]:
-        # The whole turn runs before the first event: a client that hangs up cannot cut it short
-        # (a worker thread is not cancelled; the events are then sent to no one).
+        # The whole turn runs, on the model pool, before the first event: a client that hangs up
+        # cannot cut it short (a worker thread is not cancelled; the events then reach no one).
         try:
-            turn = await run_in_threadpool(services.chat.respond, pair, ai_user, person, deadline)
-        except Exception as error:  # noqa: BLE001 - logged; the stream must still end with an event
-            log.error("chat turn failed", extra={"ai_user_id": ai_user.id, "error": type(error).__name__})
-            turn = [Failed("internal_error", "这次没能回复，你的消息已经保存。")]
-        for event in _events(turn):
+            events = await models.run(_turn, services, pair, ai_user, person, deadline, claim)
+        finally:
+            models.release()
+        for event in events:
             yield event
 
     return EventSourceResponse(stream(), ping=15)
 
 
-@router.post("/{user_id}/save-message", status_code=status.HTTP_201_CREATED)
-def save_message(user_id: str, body: ChatMessage, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+@router.post("/{user_id}/save-message", status_code=status.HTTP_201_CREATED,
+             responses=documented(400, 401, 404, 409, 413, 422, 429))
+def save_message(user_id: str, body: ChatMessage, caller: CurrentCaller, services: ServicesDep,
+                 idempotency_key: IdempotencyKey = None) -> dict[str, Any]:
     """Store the person's message without asking for a reply."""
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
-    message, ended = services.chat.save(pair, ai_user, body.content)
-    return {"message": message.model_dump(), "topic_ended": ended}
+    claim = _claim(services, caller.id, idempotency_key, "save-message", user_id, body.content)
+    if claim is not None and claim.replay is not None:
+        return claim.replay
+    try:
+        message, ended = services.chat.save(pair, ai_user, body.content)
+    except BaseException:
+        _abandon(services, claim)
+        raise
+    result = {"message": message.model_dump(), "topic_ended": ended}
+    if claim is not None:
+        _keys(services).finish(claim, result)
+    return result
 
 
-@router.get("/{user_id}/messages")
+@router.get("/{user_id}/messages", responses=documented(400, 401, 404, 422))
 def messages(user_id: str, caller: CurrentCaller, services: ServicesDep,
-             before: str | None = Query(default=None, max_length=64),
-             after: str | None = Query(default=None, max_length=64),
+             before: str | None = Query(default=None, min_length=1, max_length=64),
+             after: str | None = Query(default=None, min_length=1, max_length=64),
              limit: int = Query(default=50, ge=1, le=200)) -> dict[str, Any]:
     """The conversation oldest to newest; `before` pages back, `after` fetches newer messages."""
     pair = services.ai_users.pair(caller.id, user_id)

@@ -5,13 +5,14 @@ from typing import Any
 from fastapi import APIRouter, Response, status
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
+from dreamchat.api.errors import documented
 from dreamchat.api.schemas import ai_user_view
 from dreamchat.domain.models import AIUser, PairId
 
 router = APIRouter(prefix="/api/friends", tags=["friends"])
 
 
-@router.get("")
+@router.get("", responses=documented(401))
 def list_friends(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """The AI users the caller is friends with."""
     friends = services.ai_users.friends(caller.id)
@@ -31,7 +32,7 @@ def _friend_view(services: ServicesDep, account_id: str, ai_user: AIUser, friend
     }
 
 
-@router.post("/{user_id}")
+@router.post("/{user_id}", status_code=status.HTTP_201_CREATED, responses={200: {"description": "Already friends"}, **documented(401, 404, 422)})
 def add_friend(user_id: str, caller: CurrentCaller, services: ServicesDep, response: Response) -> dict[str, Any]:
     """Befriend one's own or a public AI user; a new pair starts with fresh memories."""
     already = any(a.id == user_id for a, _ in services.ai_users.friends(caller.id))
@@ -40,7 +41,7 @@ def add_friend(user_id: str, caller: CurrentCaller, services: ServicesDep, respo
     return {"friend": ai_user_view(ai_user, caller.id), "created": not already}
 
 
-@router.delete("/{user_id}")
+@router.delete("/{user_id}", responses=documented(401, 404, 422))
 def remove_friend(user_id: str, caller: CurrentCaller, services: ServicesDep, forget: bool = False) -> dict[str, Any]:
     """Remove from the friends list; `forget=true` also erases the pair's memories."""
     erased = services.ai_users.unfriend(caller.id, user_id, forget=forget)

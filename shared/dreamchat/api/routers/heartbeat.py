@@ -6,13 +6,15 @@ from fastapi import APIRouter
 from pydantic import Field
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
+from dreamchat.api.errors import documented
+from dreamchat.api.model_work import ModelPoolDep
 from dreamchat.api.schemas import Body
 from dreamchat.domain.heartbeat import Prefs
 from dreamchat.domain.models import PairId
 from dreamchat.services.container import Services
 from dreamchat.services.heartbeat import Work
 
-router = APIRouter(prefix="/api/heartbeat", tags=["heartbeat"])
+router = APIRouter(prefix="/api/heartbeat", tags=["heartbeat"], responses=documented(401))
 
 
 class Configure(Body):
@@ -59,7 +61,7 @@ def status(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     return _status(services, caller.id)
 
 
-@router.post("/configure")
+@router.post("/configure", responses=documented(400, 413, 422))
 def configure(body: Configure, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """Change the caller's heartbeat settings (on/off, night window, caps)."""
     current = services.heartbeats.prefs(caller.id)
@@ -78,10 +80,14 @@ def start(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     return _status(services, caller.id)
 
 
-@router.post("/trigger/{user_id}")
-def trigger(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+@router.post("/trigger/{user_id}", responses=documented(404, 422, 503))
+async def trigger(user_id: str, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep) -> dict[str, Any]:
     """Run one heartbeat now, whatever its timing, and say what happened."""
-    pair = services.ai_users.pair(caller.id, user_id)
+    return await models.call(_trigger, services, caller.id, user_id)
+
+
+def _trigger(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
+    pair = services.ai_users.pair(account_id, user_id)
     now = int(services.runtime.clock.now().timestamp())
     outcome = services.heartbeat.run(Work(pair.account_id, pair.ai_user_id, now), force=True)
     return {"status": outcome.status, "reason": outcome.reason,

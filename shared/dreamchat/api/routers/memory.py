@@ -6,6 +6,8 @@ from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
+from dreamchat.api.errors import documented
+from dreamchat.api.model_work import ModelPoolDep
 from dreamchat.domain.models import (
     Conversation,
     EmotionTags,
@@ -15,9 +17,10 @@ from dreamchat.domain.models import (
 )
 from dreamchat.errors import Invalid, NotFound
 from dreamchat.llm.chat_prompts import chat_instructions
+from dreamchat.services.container import Services
 from dreamchat.services.memory_edit import MemoryEditor
 
-router = APIRouter(prefix="/api/memory", tags=["memory"])
+router = APIRouter(prefix="/api/memory", tags=["memory"], responses=documented(401, 404, 422))
 
 
 class Edit(BaseModel):
@@ -113,7 +116,7 @@ def memory_detail(user_id: str, detail_file: str, caller: CurrentCaller, service
     return detail.model_dump()
 
 
-@router.put("/{user_id}/{memory_type}")
+@router.put("/{user_id}/{memory_type}", responses=documented(400, 413))
 def edit_memory(user_id: str, memory_type: MemoryType, caller: CurrentCaller, services: ServicesDep,
                 body: dict[str, Any] = Body(...)) -> dict[str, Any]:
     """The person corrects or deletes one memory (or adds a core memory, without an id)."""
@@ -130,18 +133,28 @@ def edit_memory(user_id: str, memory_type: MemoryType, caller: CurrentCaller, se
     return {"memory_type": memory_type, "deleted": edit.delete, "memory": result}
 
 
-@router.post("/{user_id}/compress")
-def compress_now(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+@router.post("/{user_id}/compress", responses=documented(503))
+async def compress_now(user_id: str, caller: CurrentCaller, services: ServicesDep,
+                       models: ModelPoolDep) -> dict[str, Any]:
     """End the current topic and compress short-term memory into mid-term now."""
-    pair = services.ai_users.pair(caller.id, user_id)
+    return await models.call(_compress_now, services, caller.id, user_id)
+
+
+def _compress_now(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
+    pair = services.ai_users.pair(account_id, user_id)
     produced = services.memory.compress_now(pair)
     return {"mid_term": [m.model_dump() for m in produced]}
 
 
-@router.post("/{user_id}/extract")
-def extract_now(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+@router.post("/{user_id}/extract", responses=documented(503))
+async def extract_now(user_id: str, caller: CurrentCaller, services: ServicesDep,
+                      models: ModelPoolDep) -> dict[str, Any]:
     """Distil every un-extracted mid-term memory into long-term memory now, then judge core memory."""
-    pair, ai_user = services.ai_users.companion(caller.id, user_id)
+    return await models.call(_extract_now, services, caller.id, user_id)
+
+
+def _extract_now(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
+    pair, ai_user = services.ai_users.companion(account_id, user_id)
     result = services.memory.extract(pair, ai_user.timezone, force=True)
     return {
         "long_term": [e.model_dump() for e in result.long_term],

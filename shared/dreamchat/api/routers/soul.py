@@ -5,8 +5,11 @@ from typing import Any
 from fastapi import APIRouter
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
+from dreamchat.api.errors import documented
+from dreamchat.api.model_work import ModelPoolDep
+from dreamchat.services.container import Services
 
-router = APIRouter(prefix="/api", tags=["soul"])
+router = APIRouter(prefix="/api", tags=["soul"], responses=documented(401, 404, 422))
 
 
 @router.get("/soul/{user_id}")
@@ -15,17 +18,26 @@ def get_soul(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict
     return services.soul.view(*services.ai_users.companion(caller.id, user_id))
 
 
-@router.post("/soul/{user_id}/update")
-def reflect(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+@router.post("/soul/{user_id}/update", responses=documented(503))
+async def reflect(user_id: str, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep) -> dict[str, Any]:
     """Let the AI reflect on recent conversations and update its self-image if it really changed."""
-    result = services.soul.reflect(*services.ai_users.companion(caller.id, user_id))
+    return await models.call(_reflect, services, caller.id, user_id)
+
+
+def _reflect(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
+    result = services.soul.reflect(*services.ai_users.companion(account_id, user_id))
     return {"changed": result.changed, "self_soul": result.self_soul, "degraded": result.degraded,
             "refused": result.refused}
 
 
-@router.post("/relationship/{user_id}/judge")
-def judge_relationship(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+@router.post("/relationship/{user_id}/judge", responses=documented(503))
+async def judge_relationship(user_id: str, caller: CurrentCaller, services: ServicesDep,
+                             models: ModelPoolDep) -> dict[str, Any]:
     """Let the AI judge the relationship level from recent conversations."""
+    return await models.call(_judge, services, caller.id, user_id)
+
+
+def _judge(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
     relationship, changed, degraded = services.soul.judge_relationship(
-        *services.ai_users.companion(caller.id, user_id))
+        *services.ai_users.companion(account_id, user_id))
     return {"relationship": relationship.model_dump(), "changed": changed, "degraded": degraded}
