@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -13,6 +14,20 @@ from aws_cdk import aws_logs as logs
 ContextGetter = Callable[[str], Any]
 SECRET_SUFFIXES = ("_API_KEY", "_SECRET")
 
+# How much background work a pair makes, and what one item costs a worker (docs/deploy.md):
+HEARTBEATS_PER_PAIR_PER_DAY = 5  # the default daily cap: the most one pair can be due
+EXTRACTIONS_PER_PAIR_PER_DAY = 1  # one sweep round per pair and day once it has new mid-term memories
+HEARTBEAT_SECONDS = 4  # one heartbeat, nearly all of it the model's answer
+EXTRACTION_SECONDS = 10  # one pair: extraction and the core-memory judgment
+PEAK_FACTOR = 3  # the busiest hour against the day's average (people chat in the evening)
+MIN_CONCURRENCY, MAX_CONCURRENCY = 2, 1000  # what an SQS event source's MaximumConcurrency allows
+
+
+def worker_concurrency(active_pairs: int, per_pair_per_day: float, seconds_each: float) -> int:
+    """Little's law at the peak: busy workers = items due per second × seconds per item."""
+    per_second = active_pairs * per_pair_per_day / 86400 * PEAK_FACTOR
+    return max(MIN_CONCURRENCY, min(MAX_CONCURRENCY, math.ceil(per_second * seconds_each)))
+
 
 @dataclass(frozen=True)
 class EnvironmentSettings:
@@ -22,11 +37,20 @@ class EnvironmentSettings:
     throttle_burst: int
     log_retention: logs.RetentionDays
     retain_data: bool  # tables, buckets, secret and logs outlive the stack
-    heartbeat_concurrency: int  # worker invocations at once: protects the model's rate limits
+    active_pairs: int  # expected (person, AI user) pairs in use: sizes the background workers
     timezone: str = "Asia/Shanghai"
     alarm_email: str | None = None
     # Extra non-secret DREAMCHAT_* variables, e.g. DREAMCHAT_LLM_BASE_URL or a model name.
     function_environment: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def heartbeat_concurrency(self) -> int:
+        """Heartbeat worker invocations at once: enough for the peak, and a cap that protects the model."""
+        return worker_concurrency(self.active_pairs, HEARTBEATS_PER_PAIR_PER_DAY, HEARTBEAT_SECONDS)
+
+    @property
+    def extract_concurrency(self) -> int:
+        return worker_concurrency(self.active_pairs, EXTRACTIONS_PER_PAIR_PER_DAY, EXTRACTION_SECONDS)
 
     @property
     def prefix(self) -> str:
@@ -45,7 +69,7 @@ DEFAULTS = {
         throttle_burst=40,
         log_retention=logs.RetentionDays.TWO_WEEKS,
         retain_data=False,
-        heartbeat_concurrency=2,
+        active_pairs=1_000,
     ),
     "prod": EnvironmentSettings(
         name="prod",
@@ -54,7 +78,7 @@ DEFAULTS = {
         throttle_burst=400,
         log_retention=logs.RetentionDays.THREE_MONTHS,
         retain_data=True,
-        heartbeat_concurrency=10,
+        active_pairs=100_000,
     ),
 }
 
@@ -77,6 +101,7 @@ def _overrides(get: ContextGetter) -> dict[str, Any]:
         "throttleBurst": ("throttle_burst", int),
         "timezone": ("timezone", str),
         "alarmEmail": ("alarm_email", str),
+        "activePairs": ("active_pairs", int),
         "functionEnvironment": ("function_environment", _function_environment),
     }
     given = {key: get(key) for key in readers}

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-_adapter: Any = None
+_function: Any = None
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    global _adapter
-    if _adapter is None:  # built on the first call, then reused by the warm container
-        from mangum import Mangum
+    global _function
+    if _function is None:  # built on the first call, then reused by the warm container
+        from dreamchat.serverless import ChatFunction
 
-        from dreamchat.api.app import create_app
-        from dreamchat.serverless import load_settings
-
-        _adapter = Mangum(create_app(load_settings()), lifespan="off")
-    return _adapter(event, context)
+        _function = ChatFunction()
+    return _function(event, context)

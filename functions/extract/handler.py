@@ -1,4 +1,5 @@
-"""Extract Lambda: hourly schedule -> mid-term to long-term extraction, then core judgment."""
+"""Extract Lambdas: `sweep` (hourly: idle topics, lost compressions, one queue message per due
+pair) and `worker` (queue -> one pair's mid-term to long-term extraction, then core judgment)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,18 @@ from typing import Any
 _app: Any = None
 
 
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+def _serverless() -> Any:
     global _app
     if _app is None:  # built on the first call, then reused by the warm container
         from dreamchat.serverless import Serverless
 
         _app = Serverless()
-    return _app.extract(event, context)
+    return _app
+
+
+def sweep(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return _serverless().extract(event, context)
+
+
+def worker(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return _serverless().extract_work(event, context)

@@ -25,16 +25,18 @@ class Access:
         data: Data,
         bus: events.IEventBus,
         heartbeat_queue: sqs.IQueue,
+        extract_queue: sqs.IQueue,
         secret: secretsmanager.ISecret,
     ) -> None:
-        self.data, self.bus, self.heartbeat_queue, self.secret = data, bus, heartbeat_queue, secret
+        self.data, self.bus, self.secret = data, bus, secret
         self._grants: dict[str, Callable[[lambda_.Function], object]] = {
             "table": self._table,
             "documents": self._documents,
             "documents-read": self._documents_read,
             "idempotency": lambda fn: self.data.idempotency_table.grant_read_write_data(fn),
             "events": lambda fn: self.bus.grant_put_events_to(fn),
-            "heartbeat-queue": lambda fn: self.heartbeat_queue.grant_send_messages(fn),
+            "heartbeat-queue": lambda fn: heartbeat_queue.grant_send_messages(fn),
+            "extract-queue": lambda fn: extract_queue.grant_send_messages(fn),
         }
 
     def grant(self, function: lambda_.Function, uses: tuple[str, ...]) -> None:

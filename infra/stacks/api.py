@@ -42,6 +42,7 @@ class Api(Construct):
         self, scope: Construct, id: str, *, settings: EnvironmentSettings, handler: lambda_.IFunction
     ) -> None:
         super().__init__(scope, id)
+        self.access_logs = _access_log_group(self, settings)
         self.http_api = apigwv2.HttpApi(
             self,
             "HttpApi",
@@ -63,7 +64,7 @@ class Api(Construct):
             throttle=apigwv2.ThrottleSettings(
                 rate_limit=settings.throttle_rate, burst_limit=settings.throttle_burst
             ),
-            access_log_settings=AccessLogs(_access_log_group(self, settings)),
+            access_log_settings=AccessLogs(self.access_logs),
         )
         acknowledge(
             self.http_api,

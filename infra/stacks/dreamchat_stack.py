@@ -12,7 +12,7 @@ from infra.settings import EnvironmentSettings
 from infra.stacks.access import Access
 from infra.stacks.api import Api
 from infra.stacks.data import Data
-from infra.stacks.functions import HEARTBEAT_WORKER, SPECS, Functions
+from infra.stacks.functions import EXTRACT_WORKER, HEARTBEAT_WORKER, SPECS, Functions
 from infra.stacks.messaging import Messaging
 from infra.stacks.monitoring import Monitoring
 from infra.stacks.secrets import app_secret
@@ -35,23 +35,18 @@ class DreamChatStack(Stack):
         Tags.of(self).add("environment", settings.name)
         data = Data(self, "Data", settings=settings)
         secret = app_secret(self, settings)
-        messaging = Messaging(self, "Messaging", settings=settings, worker_timeout=HEARTBEAT_WORKER.timeout)
+        messaging = Messaging(self, "Messaging", settings=settings, worker_timeout=HEARTBEAT_WORKER.timeout,
+                              extract_worker_timeout=EXTRACT_WORKER.timeout)
         environment = runtime_environment(settings, data, messaging, secret.secret_arn)
         functions = Functions(self, "Functions", settings=settings, code=code, environment=environment)
-        access = Access(
-            data=data, bus=messaging.bus, heartbeat_queue=messaging.heartbeat_queue, secret=secret
-        )
+        access = Access(data=data, bus=messaging.bus, heartbeat_queue=messaging.heartbeat_queue,
+                        extract_queue=messaging.extract_queue, secret=secret)
         for spec in SPECS:
             access.grant(functions[spec.key], spec.uses)
         api = Api(self, "Api", settings=settings, handler=functions["chat"])
         Triggers(self, "Triggers", settings=settings, functions=functions, messaging=messaging)
-        Monitoring(
-            self,
-            "Monitoring",
-            settings=settings,
-            functions=functions.by_key,
-            dead_letter_queues=messaging.dead_letter_queues,
-        )
+        Monitoring(self, "Monitoring", settings=settings, functions=functions.by_key, api=api, data=data,
+                   messaging=messaging)
         self._outputs(api.url, data, secret.secret_arn)
 
     def _outputs(self, api_url: str, data: Data, secret_arn: str) -> None:
@@ -73,6 +68,7 @@ def runtime_environment(
         "DREAMCHAT_IDEMPOTENCY_TABLE": data.idempotency_table.table_name,
         "DREAMCHAT_EVENT_BUS": messaging.bus.event_bus_name,
         "DREAMCHAT_HEARTBEAT_QUEUE_URL": messaging.heartbeat_queue.queue_url,
+        "DREAMCHAT_EXTRACT_QUEUE_URL": messaging.extract_queue.queue_url,
         "DREAMCHAT_SECRETS_ARN": secret_arn,
         "DREAMCHAT_CORS_ORIGINS": json.dumps(list(settings.frontend_origins)),
         "DREAMCHAT_TIMEZONE": settings.timezone,
@@ -80,6 +76,7 @@ def runtime_environment(
         "POWERTOOLS_METRICS_NAMESPACE": "DreamChat",
         "POWERTOOLS_LOGGER_LOG_EVENT": "false",  # events carry message content: never log them
         "POWERTOOLS_PARAMETERS_MAX_AGE": PARAMETER_CACHE_SECONDS,
+        "DREAMCHAT_SECRETS_MAX_AGE_SECONDS": PARAMETER_CACHE_SECONDS,
     }
     clashes = sorted(owned.keys() & settings.function_environment.keys())
     if clashes:

@@ -1,4 +1,4 @@
-"""The five Lambda functions, their shared dependency layer, log groups and roles."""
+"""The six Lambda functions, their shared dependency layer, log groups and roles."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ class FunctionSpec:
     memory_mb: int
     uses: tuple[str, ...]  # data it may touch: see infra.stacks.access.Access
     environment: tuple[tuple[str, str], ...] = ()  # settings of this function only
+    reserved_concurrency: int | None = None  # 1: a sweep never runs beside another of its kind
 
     @property
     def construct_id(self) -> str:
@@ -53,11 +54,19 @@ SPECS = (
                      ("DREAMCHAT_BACKGROUND_ATTEMPTS", "2")),
     ),
     FunctionSpec(
-        key="extract", folder="extract", entry="handler",
-        description="Hourly: mid-term summaries become long-term and core memories",
+        key="extract", folder="extract", entry="sweep",
+        description="Hourly: idle topics end, lost compressions run, one extraction queue message per due pair",
         timeout=Duration.minutes(15), memory_mb=1024,
-        uses=("table", "documents", "idempotency", "events"),
-        # one pair (extraction + core judgment) at worst 364 s; a pair starts only if that fits
+        uses=("table", "documents", "idempotency", "events", "extract-queue"), reserved_concurrency=1,
+        # leftover compressions: a summary, 2 attempts of a call and its correction, 84 s at worst each
+        environment=(("DREAMCHAT_LLM_TIMEOUT_SECONDS", "10"), ("DREAMCHAT_LLM_MAX_RETRIES", "0"),
+                     ("DREAMCHAT_BACKGROUND_ATTEMPTS", "2")),
+    ),
+    FunctionSpec(
+        key="extract-worker", folder="extract", entry="worker",
+        description="Extraction queue: one pair's mid-term summaries become long-term and core memories",
+        timeout=Duration.minutes(7), memory_mb=1024, uses=("table", "documents", "idempotency"),
+        # one pair (extraction + core judgment) at worst 364 s: inside the 7 minutes
         environment=(("DREAMCHAT_LLM_TIMEOUT_SECONDS", "45"), ("DREAMCHAT_LLM_MAX_RETRIES", "0"),
                      ("DREAMCHAT_BACKGROUND_ATTEMPTS", "2")),
     ),
@@ -65,6 +74,7 @@ SPECS = (
         key="heartbeat-sweep", folder="heartbeat", entry="sweep",
         description="Every minute: one heartbeat queue message per due pair",
         timeout=Duration.minutes(1), memory_mb=512, uses=("table", "heartbeat-queue", "events"),
+        reserved_concurrency=1,
     ),
     FunctionSpec(
         key="heartbeat-worker", folder="heartbeat", entry="worker",
@@ -77,6 +87,7 @@ SPECS = (
     ),
 )  # fmt: skip
 HEARTBEAT_WORKER = next(spec for spec in SPECS if spec.key == "heartbeat-worker")
+EXTRACT_WORKER = next(spec for spec in SPECS if spec.key == "extract-worker")
 
 
 class Functions(Construct):
@@ -127,6 +138,7 @@ class Functions(Construct):
             log_group=log_group,
             timeout=spec.timeout,
             memory_size=spec.memory_mb,
+            reserved_concurrent_executions=spec.reserved_concurrency,
             tracing=lambda_.Tracing.ACTIVE,
             environment={**self._environment, **dict(spec.environment),
                          "POWERTOOLS_SERVICE_NAME": f"dreamchat-{spec.key}"},

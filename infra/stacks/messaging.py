@@ -1,4 +1,4 @@
-"""The event bus, the heartbeat work queue and the dead-letter queues."""
+"""The event bus, the two work queues (heartbeats, extraction) and the dead-letter queues."""
 
 from __future__ import annotations
 
@@ -10,12 +10,18 @@ from constructs import Construct
 from infra.settings import EnvironmentSettings
 from infra.stacks.nag import acknowledge
 
-HEARTBEAT_MAX_RECEIVES = 3  # a pair that fails three times in a row goes to the DLQ
+MAX_RECEIVES = 3  # a work item that fails three times in a row goes to its DLQ
 
 
 class Messaging(Construct):
     def __init__(
-        self, scope: Construct, id: str, *, settings: EnvironmentSettings, worker_timeout: Duration
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        settings: EnvironmentSettings,
+        worker_timeout: Duration,
+        extract_worker_timeout: Duration,
     ) -> None:
         super().__init__(scope, id)
         self.bus = events.EventBus(self, "Bus", description=f"{settings.prefix}: TopicEnded and friends")
@@ -27,22 +33,31 @@ class Messaging(Construct):
             "not deliver or that the compress function failed on after its retries.",
         )
         self.heartbeat_dlq = _dead_letter_queue(self, "HeartbeatDlq")
-        self.heartbeat_queue = sqs.Queue(
-            self,
-            "HeartbeatQueue",
-            # AWS's advice for Lambda sources: six times the function timeout, so a message
-            # is never redelivered while a throttled or retried batch is still being worked on.
-            visibility_timeout=Duration.seconds(worker_timeout.to_seconds() * 6),
-            dead_letter_queue=sqs.DeadLetterQueue(
-                max_receive_count=HEARTBEAT_MAX_RECEIVES, queue=self.heartbeat_dlq
-            ),
-            encryption=sqs.QueueEncryption.SQS_MANAGED,
-            enforce_ssl=True,
-        )
+        self.heartbeat_queue = _work_queue(self, "HeartbeatQueue", worker_timeout, self.heartbeat_dlq)
+        self.extract_dlq = _dead_letter_queue(self, "ExtractDlq")
+        self.extract_queue = _work_queue(self, "ExtractQueue", extract_worker_timeout, self.extract_dlq)
 
     @property
     def dead_letter_queues(self) -> dict[str, sqs.Queue]:
-        return {"topic-ended-dlq": self.topic_ended_dlq, "heartbeat-dlq": self.heartbeat_dlq}
+        return {"topic-ended-dlq": self.topic_ended_dlq, "heartbeat-dlq": self.heartbeat_dlq,
+                "extract-dlq": self.extract_dlq}
+
+    @property
+    def work_queues(self) -> dict[str, sqs.Queue]:
+        return {"heartbeat-queue": self.heartbeat_queue, "extract-queue": self.extract_queue}
+
+
+def _work_queue(scope: Construct, id: str, worker_timeout: Duration, dlq: sqs.Queue) -> sqs.Queue:
+    return sqs.Queue(
+        scope,
+        id,
+        # AWS's advice for Lambda sources: six times the function timeout, so a message
+        # is never redelivered while a throttled or retried batch is still being worked on.
+        visibility_timeout=Duration.seconds(worker_timeout.to_seconds() * 6),
+        dead_letter_queue=sqs.DeadLetterQueue(max_receive_count=MAX_RECEIVES, queue=dlq),
+        encryption=sqs.QueueEncryption.SQS_MANAGED,
+        enforce_ssl=True,
+    )
 
 
 def _dead_letter_queue(scope: Construct, id: str) -> sqs.Queue:

@@ -18,6 +18,7 @@ TOPIC_ENDED = events.EventPattern(source=["dreamchat"], detail_type=["TopicEnded
 DELIVERY_RETRIES = 8  # EventBridge -> Lambda delivery (throttling, service errors)
 COMPRESS_RETRIES = 2  # Lambda's own retries when compress raises
 HEARTBEAT_BATCH_SIZE = 5
+EXTRACT_BATCH_SIZE = 1  # one pair takes a worker up to minutes: a batch would wait behind it
 
 
 class Triggers(Construct):
@@ -35,14 +36,14 @@ class Triggers(Construct):
         # The heartbeat sweep is never retried: the next minute's run does the same work.
         self._schedule("HeartbeatSweep", Duration.minutes(1), functions["heartbeat-sweep"], retries=0)
         self._schedule("ExtractSweep", Duration.hours(1), functions["extract"], retries=2)
-        functions["heartbeat-worker"].add_event_source(
-            SqsEventSource(
-                messaging.heartbeat_queue,
-                batch_size=HEARTBEAT_BATCH_SIZE,
-                report_batch_item_failures=True,
-                max_concurrency=settings.heartbeat_concurrency,
+        for key, queue, batch, concurrency in (
+            ("heartbeat-worker", messaging.heartbeat_queue, HEARTBEAT_BATCH_SIZE, settings.heartbeat_concurrency),
+            ("extract-worker", messaging.extract_queue, EXTRACT_BATCH_SIZE, settings.extract_concurrency),
+        ):
+            functions[key].add_event_source(
+                SqsEventSource(queue, batch_size=batch, report_batch_item_failures=True,
+                               max_concurrency=concurrency)
             )
-        )
 
     def _topic_ended(self, compress: lambda_.Function, messaging: Messaging) -> None:
         """Both failure paths end in one DLQ: undeliverable events and events compress failed on."""

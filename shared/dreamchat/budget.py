@@ -84,8 +84,9 @@ def structured_seconds(settings: Settings) -> float:
 
 
 # Model tasks one invocation runs at worst before its time checks: compress = the summary and a
-# self-soul reflection; extract = extraction and core judgment of one pair (then it checks the time).
-FUNCTION_TASKS = {"compress": 2, "extract": 2}
+# self-soul reflection; extract (the sweep) = one leftover compression (then it checks the time);
+# extract-worker = extraction and core judgment of one pair (it checks the time before each record).
+FUNCTION_TASKS = {"compress": 2, "extract": 1, "extract-worker": 2}
 
 
 def worst_case_seconds(function: str, settings: Settings) -> float:

@@ -44,9 +44,11 @@ class Settings(BaseSettings):
     bucket: str = "dreamchat"
     event_bus: str = "dreamchat"
     heartbeat_queue_url: str | None = None
+    extract_queue_url: str | None = None
     aws_endpoint_url: str | None = None
     aws_region: str = "us-east-1"
     secrets_arn: str | None = None
+    secrets_max_age_seconds: int = Field(default=300, ge=0)
     idempotency_table: str | None = None
     timezone: str = "Asia/Shanghai"
     cors_origins: WordList = Field(default_factory=list)
@@ -54,6 +56,9 @@ class Settings(BaseSettings):
 
     # accounts
     jwt_secret: SecretStr | None = None
+    jwt_previous_secret: SecretStr | None = None
+    jwt_rotated_at: int | None = None
+    jwt_rotation_minutes: float = Field(default=60.0, ge=0)
     allow_registration: bool = True
     access_token_minutes: int = Field(default=15, ge=1)
     refresh_token_days: int = Field(default=30, ge=1)
@@ -102,6 +107,8 @@ class Settings(BaseSettings):
     recent_memory_tokens: int = Field(default=1250, ge=100)
     background_attempts: int = Field(default=3, ge=1)
     heartbeat_turn_seconds: float = Field(default=60.0, gt=0)
+    lease_seconds: int = Field(default=900, ge=1)
+    lease_attempts: int = Field(default=3, ge=1)
 
     # chat
     max_delay_seconds: float = Field(default=30.0, ge=0)

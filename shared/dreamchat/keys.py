@@ -79,7 +79,7 @@ def short_term_pk(pair: PairId) -> str:
 
 def pair_partitions(pair: PairId) -> list[str]:
     """Every partition that holds the pair's data."""
-    return [pair_pk(pair), messages_pk(pair), short_term_pk(pair), f"{pair_pk(pair)}#HBRUN"]
+    return [pair_pk(pair), messages_pk(pair), short_term_pk(pair), f"{pair_pk(pair)}#HBRUN", f"{pair_pk(pair)}#EXRUN"]
 
 
 def pair_blob_prefix(pair: PairId) -> str:
@@ -167,6 +167,11 @@ def owner_pk(pk: str) -> str | None:
 def tombstone(owner: str) -> tuple[str, str]:
     """Left by an erasure: later writes of the owner's partitions check that it is absent."""
     return f"TOMBSTONE#{owner}", TOMBSTONE_SK
+
+
+def extraction_run(pair: PairId, lease: str) -> tuple[str, str]:
+    """The lease of one round of a pair's extraction (`lease`: when the sweep's lease ends)."""
+    return f"{pair_pk(pair)}#EXRUN", lease
 
 
 def rate_window(scope: str, window_start: int) -> tuple[str, str]:

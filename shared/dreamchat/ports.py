@@ -115,19 +115,24 @@ class ItemStore(Protocol):
         limit: int | None = None,
         descending: bool = False,
         cursor: str | None = None,
-    ) -> Page: ...
+        consistent: bool = True,
+    ) -> Page:
+        """Items of one partition in sort-key order; `consistent=False` may miss writes of the last
+        second or so, at half the read cost on DynamoDB (for reads where freshness does not matter)."""
+        ...
 
     def query_due(self, due_pk: str, until: str, *, limit: int | None = None, cursor: str | None = None) -> Page:
         """Items of the sparse due index in `due_pk` whose `due_sk` <= until, in due order."""
         ...
 
 
-def query_all(store: ItemStore, pk: str, key: KeyRange = KeyRange(), *, page_size: int = 100) -> list[Item]:
+def query_all(store: ItemStore, pk: str, key: KeyRange = KeyRange(), *, page_size: int = 100,
+              consistent: bool = True) -> list[Item]:
     """Every live item of a partition (within the key range), in sort-key order."""
     items: list[Item] = []
     cursor = None
     while True:
-        page = store.query(pk, key, limit=page_size, cursor=cursor)
+        page = store.query(pk, key, limit=page_size, cursor=cursor, consistent=consistent)
         items += page.items
         if (cursor := page.cursor) is None:
             return items

@@ -30,11 +30,14 @@ from dreamchat.config import MODEL_KEYS, Settings
 from dreamchat.llm.gateway import CallRecord, OpenAIGateway
 from dreamchat.ports import Event
 from dreamchat.services.container import Services, build_services
+from dreamchat.services.extraction import ExtractWork
 from dreamchat.services.heartbeat import Work
 from dreamchat.services.memory import pair_of
 from dreamchat.wiring import aws_client, build_runtime
 
-SECRET_FIELDS = ("jwt_secret", "llm_api_key", "search_api_key", *(f"{key}_api_key" for key in MODEL_KEYS))
+SECRET_FIELDS = ("jwt_secret", "jwt_previous_secret", "llm_api_key", "search_api_key",
+                 *(f"{key}_api_key" for key in MODEL_KEYS))
+PLAIN_SECRET_FIELDS = ("jwt_rotated_at",)  # rotation bookkeeping kept beside the secrets
 
 
 class NoTimeLeft(Exception):
@@ -47,36 +50,87 @@ def seconds_left(context: Any) -> float:
     return remaining() / 1000 if remaining is not None else float("inf")
 
 
-def load_settings(settings: Settings | None = None) -> Settings:
-    """Settings from the environment, with the JWT secret and model keys from Secrets Manager."""
-    base = settings or Settings()
-    if not base.secrets_arn:
-        return base
-    provider = parameters.SecretsProvider(boto3_client=aws_client(base, "secretsmanager"))
-    secret = provider.get(base.secrets_arn, transform="json", max_age=300)
-    if not isinstance(secret, dict):
-        raise ValueError("the secret at DREAMCHAT_SECRETS_ARN must be a JSON object")
-    loaded = base.model_copy(update={name: SecretStr(str(secret[name])) for name in SECRET_FIELDS if secret.get(name)})
+HEARTBEAT_METRICS = {"sent": "HeartbeatsSent", "failed": "HeartbeatsFailed", "abandoned": "HeartbeatsAbandoned",
+                     "leased": "HeartbeatsInFlight"}
+
+
+class NotFinished(Exception):
+    """A work item must come again (the model failed, or another run holds its lease)."""
+
+
+def _sqs_batch() -> BatchProcessor:
+    """Failed records come back alone, even when all of a batch failed: a record whose lease another
+    run holds is no error of the function; records that keep failing reach the DLQ, which alarms."""
+    return BatchProcessor(EventType.SQS, raise_on_entire_batch_failure=False)
+
+
+class SecretSettings:
+    """Settings from the environment, with the JWT secret and model keys from Secrets Manager,
+    read through Powertools Parameters and re-read once the cached value is older than
+    DREAMCHAT_SECRETS_MAX_AGE_SECONDS: a rotated secret reaches warm containers."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self._base = settings or Settings()
+        self._provider = None
+        if self._base.secrets_arn:
+            self._provider = parameters.SecretsProvider(boto3_client=aws_client(self._base, "secretsmanager"))
+        self._secret: dict[str, Any] | None = None
+        self._settings = self._base
+
+    def current(self) -> Settings:
+        """The settings now; the same object until the secret's value changes."""
+        if self._provider is None:
+            return self._base
+        secret = self._provider.get(self._base.secrets_arn, transform="json",  # type: ignore[arg-type]
+                                    max_age=self._base.secrets_max_age_seconds)
+        if not isinstance(secret, dict):
+            raise ValueError("the secret at DREAMCHAT_SECRETS_ARN must be a JSON object")
+        if secret != self._secret:
+            self._settings, self._secret = _with_secret(self._base, secret), dict(secret)
+        return self._settings
+
+
+def _with_secret(base: Settings, secret: dict[str, Any]) -> Settings:
+    update: dict[str, Any] = {name: SecretStr(str(secret[name])) for name in SECRET_FIELDS if secret.get(name)}
+    update |= {name: int(secret[name]) for name in PLAIN_SECRET_FIELDS if secret.get(name)}
+    loaded = base.model_copy(update=update)
     if loaded.jwt_secret is None:
         raise ValueError("the secret at DREAMCHAT_SECRETS_ARN has no jwt_secret")
     return loaded
 
 
+def load_settings(settings: Settings | None = None) -> Settings:
+    """Settings from the environment, with the JWT secret and model keys from Secrets Manager."""
+    return SecretSettings(settings).current()
+
+
 class Serverless:
     def __init__(self, settings: Settings | None = None) -> None:
-        self.settings = load_settings(settings)
+        self._secrets = SecretSettings(settings)
         self.logger = Logger(service="dreamchat")
         # The library logs through `logging`; give its loggers the JSON format and correlation id.
         copy_config_to_registered_loggers(source_logger=self.logger, include={"dreamchat"})
         self._idempotency_config = IdempotencyConfig(expires_after_seconds=86400)
         self.metrics = Metrics(namespace="DreamChat", service="dreamchat")
         self.tracer = Tracer(service="dreamchat")
-        configured = self.settings.llm_configured
-        gateway = OpenAIGateway.from_settings(self.settings, on_call=self._model_call) if configured else None
-        self.services: Services = build_services(build_runtime(self.settings), gateway=gateway)
-        self._idempotency = self._idempotency_layer()
+        self._build(self._secrets.current())
         self._compress = self.tracer.capture_method(self._compress)  # type: ignore[method-assign]
         self._run = self.tracer.capture_method(self._run)  # type: ignore[method-assign]
+
+    def _build(self, settings: Settings) -> None:
+        """The services for these settings: model clients with the current keys."""
+        self.settings = settings
+        configured = settings.llm_configured
+        gateway = OpenAIGateway.from_settings(settings, on_call=self._model_call) if configured else None
+        self.services: Services = build_services(build_runtime(settings), gateway=gateway)
+        self._idempotency = self._idempotency_layer()
+
+    def _refresh(self) -> None:
+        """Rebuild when a rotated secret arrives (checked on every invocation; read after max age)."""
+        settings = self._secrets.current()
+        if settings is not self.settings:
+            self.logger.info("the app secret changed: rebuilding the model clients")
+            self._build(settings)
 
     # one entry per function
 
@@ -90,30 +144,30 @@ class Serverless:
 
     def extract(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         """Schedule → idle topics ended (then compressed), ended topics whose event was lost
-        compressed, and extraction of every pair with mid-term memories past the threshold."""
+        compressed, and one extraction queue message per pair with mid-term memories past the threshold."""
         self._start(context)
         needed = worst_case_seconds("extract", self.settings) + FINISH_MARGIN_SECONDS
 
-        def has_time() -> bool:  # checked before each pair: a pair not started waits for the next hour
+        def has_time() -> bool:  # checked before each leftover: one not started waits for the next hour
             return seconds_left(context) >= needed
 
         idle = self.services.memory.close_idle_topics()
         leftovers = self.services.memory.compress_leftovers(has_time)
-        results = self.services.extract_sweep(has_time)
+        swept = self.services.extraction.sweep()
         erased = self.services.erase_again()
-        figures = {
-            "ErasedAgain": erased,
-            "IdleTopicsEnded": idle,
-            "LeftoverCompressions": leftovers,
-            "ExtractionPairs": len(results),
-            "Extractions": sum(len(r.long_term) for r in results),
-            "CoreMemoriesCreated": sum(len(r.core) for r in results),
-            "DegradedResults": sum(r.degraded for r in results),
-        }
+        figures = {"ErasedAgain": erased, "IdleTopicsEnded": idle, "LeftoverCompressions": leftovers,
+                   "ExtractionsDue": swept.pairs}
         for name, value in figures.items():
             self.metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
         self._flush()
-        return {"pairs": len(results), "long_term": figures["Extractions"], "core": figures["CoreMemoriesCreated"]}
+        return {"pairs": swept.pairs, "reads": swept.reads}
+
+    def extract_work(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        """SQS batch of pairs → one extraction each; failed records are retried alone."""
+        self._start(context)
+        response = process_partial_response(event, self._extract_record, _sqs_batch(), context)
+        self._flush()
+        return dict(response)
 
     def sweep(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         """Schedule (every minute) → one queue message per due pair."""
@@ -126,8 +180,7 @@ class Serverless:
     def work(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         """SQS batch of due pairs → one heartbeat run each; failed records are retried alone."""
         self._start(context)
-        processor = BatchProcessor(EventType.SQS, raise_on_entire_batch_failure=False)  # each record retried alone
-        response = process_partial_response(event, self._heartbeat_record, processor, context)
+        response = process_partial_response(event, self._heartbeat_record, _sqs_batch(), context)
         self._flush()
         return dict(response)
 
@@ -154,9 +207,31 @@ class Serverless:
 
     def _run(self, work: Work) -> dict[str, Any]:
         outcome = self.services.heartbeat.run(work)
-        name = {"sent": "HeartbeatsSent", "failed": "HeartbeatsFailed"}.get(outcome.status, "HeartbeatsSkipped")
-        self.metrics.add_metric(name=name, unit=MetricUnit.Count, value=1)
+        self.metrics.add_metric(name=HEARTBEAT_METRICS.get(outcome.status, "HeartbeatsSkipped"),
+                                unit=MetricUnit.Count, value=1)
+        if not outcome.finished:  # raised, so the idempotency record is not completed and the queue retries
+            raise NotFinished(f"heartbeat {outcome.status}")
         return {"status": outcome.status, "messages": len(outcome.messages)}
+
+    def _extract_record(self, record: Any, lambda_context: Any = None) -> dict[str, Any]:
+        if seconds_left(lambda_context) < worst_case_seconds("extract-worker", self.settings) + FINISH_MARGIN_SECONDS:
+            raise NoTimeLeft("too little time left in this invocation for another pair's extraction")
+        work = ExtractWork.parse(json.loads(record.body))
+        self.logger.append_keys(ai_user_id=work.ai_user_id)
+        return self._once("extract", work.as_dict(), lambda: self._extract_pair(work))
+
+    def _extract_pair(self, work: ExtractWork) -> dict[str, Any]:
+        outcome = self.services.extraction.run(work)
+        if not outcome.finished:
+            raise NotFinished(f"extraction {outcome.status}")
+        result = outcome.result
+        figures = {"Extractions": len(result.long_term) if result else 0,
+                   "CoreMemoriesCreated": len(result.core) if result else 0,
+                   "DegradedResults": int(bool(result and result.degraded)),
+                   "ExtractionsAbandoned": int(outcome.status == "abandoned")}
+        for name, value in figures.items():
+            self.metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+        return {"status": outcome.status, "long_term": figures["Extractions"], "core": figures["CoreMemoriesCreated"]}
 
     def _once(self, name: str, key: dict[str, Any], step: Any) -> dict[str, Any]:
         """Run a step at most once per key when an idempotency table is configured."""
@@ -185,6 +260,7 @@ class Serverless:
                 metric.add_dimension(name="ModelKey", value=record.key)
 
     def _start(self, context: Any) -> None:
+        self._refresh()
         if hasattr(context, "get_remaining_time_in_millis"):
             self._idempotency_config.register_lambda_context(context)
         request_id = getattr(context, "aws_request_id", None)
@@ -193,3 +269,34 @@ class Serverless:
 
     def _flush(self) -> None:
         self.metrics.flush_metrics(raise_on_empty_metrics=False)
+
+
+class ChatFunction:
+    """The chat function: the FastAPI app through Mangum, rebuilt when the app secret changes.
+
+    Mangum turns an exception into a 500 answer, so Lambda never sees an error: every 5xx
+    answer is counted here as the `ChatServerErrors` metric, which the alarms watch.
+    """
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self._secrets = SecretSettings(settings)
+        self._settings: Settings | None = None
+        self._adapter: Any = None
+
+    def __call__(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        settings = self._secrets.current()
+        if settings is not self._settings:
+            self._adapter, self._settings = self._app(settings), settings
+        response = self._adapter(event, context)
+        if int(response.get("statusCode", 200)) >= 500:
+            with single_metric(name="ChatServerErrors", unit=MetricUnit.Count, value=1, namespace="DreamChat"):
+                pass
+        return response
+
+    @staticmethod
+    def _app(settings: Settings) -> Any:
+        from mangum import Mangum
+
+        from dreamchat.api.app import create_app
+
+        return Mangum(create_app(settings), lifespan="off")

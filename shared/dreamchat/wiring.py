@@ -24,7 +24,8 @@ class Runtime:
     bus: EventBus
     clock: Clock
     random: RandomSource
-    queue: WorkQueue | None = None
+    queue: WorkQueue | None = None  # heartbeat work
+    extract_queue: WorkQueue | None = None  # extraction work; the local bus when None locally
     closers: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -78,6 +79,7 @@ def _aws_runtime(settings: Settings, clock: Clock, random: RandomSource) -> Runt
     store = DynamoItemStore(aws_client(settings, "dynamodb"), settings.table, clock)
     blobs = S3BlobStore(aws_client(settings, "s3"), settings.bucket)
     bus = EventBridgeBus(aws_client(settings, "events"), settings.event_bus)
-    queue_url = settings.heartbeat_queue_url
-    queue = SqsWorkQueue(aws_client(settings, "sqs"), queue_url) if queue_url else None
-    return Runtime(settings, store, blobs, bus, clock, random, queue)
+    sqs = aws_client(settings, "sqs")
+    queue, extract_queue = (SqsWorkQueue(sqs, url) if url else None
+                            for url in (settings.heartbeat_queue_url, settings.extract_queue_url))
+    return Runtime(settings, store, blobs, bus, clock, random, queue, extract_queue)

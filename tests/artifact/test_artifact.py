@@ -168,7 +168,12 @@ def test_the_background_functions_answer_their_events(
     fake_model.script("doubao-pro-32k", Reply.json({"memories": [memory]}))
     fake_model.script("deepseek-chat", Reply.json(NO_CORE))
     with container(functions["extract"], cloud, fake_model, DREAMCHAT_EXTRACT_AFTER_HOURS="0") as extract:
-        assert extract.call("handler", scheduled_event()) == {"pairs": 1, "long_term": 1, "core": 0}
+        assert extract.call("sweep", scheduled_event())["pairs"] == 1
+    extract_queue = cloud.resolve(functions["extract"].environment["DREAMCHAT_EXTRACT_QUEUE_URL"])
+    pairs = [message["body"] for message in cloud.receive(extract_queue)]
+    with container(functions["extract-worker"], cloud, fake_model, DREAMCHAT_EXTRACT_AFTER_HOURS="0") as worker:
+        assert worker.call("worker", sqs_batch(pairs, queue="extract")) == {"batchItemFailures": []}
+    assert len(fake_model.requests_for("doubao-pro-32k")) == 1  # the pair was extracted by the model
 
     time.sleep(2)  # the heartbeat the AI asked for (0.0003 h) is due
     with container(functions["heartbeat-sweep"], cloud, fake_model, **quiet) as sweep:

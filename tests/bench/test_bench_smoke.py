@@ -89,9 +89,8 @@ def test_cold_start_times_the_chat_handler_and_reports_missing_ones(monkeypatch)
 
 def test_load_runs_and_loses_nothing(capsys) -> None:
     import importlib.util
-    from pathlib import Path
-
     import sys
+    from pathlib import Path
 
     spec = importlib.util.spec_from_file_location("bench_load", Path(__file__).parents[2] / "bench" / "load.py")
     load = importlib.util.module_from_spec(spec)
@@ -100,3 +99,25 @@ def test_load_runs_and_loses_nothing(capsys) -> None:
     assert load.main(["--people", "2", "--turns", "2", "--delays", "0.2"]) == 0
     out = capsys.readouterr().out
     assert "lost 0" in out and "/api/health while chatting" in out
+
+    assert load.main(["--people", "2", "--turns", "2", "--concurrency", "2"]) == 0
+    assert "lost 0" in capsys.readouterr().out
+
+
+def test_heartbeat_sweep_reads_only_due_pairs_and_leases_each_once(capsys) -> None:
+    from bench import heartbeat_sweep
+
+    assert heartbeat_sweep.main(["--pairs", "3000", "--due", "200", "--worker-runs", "3"]) == 0
+    row = next(line.split() for line in capsys.readouterr().out.splitlines() if line.strip().startswith("3000"))
+    pairs, due, queries, items, _, leases, _, enqueued, _ = row
+    assert (pairs, due, items, leases, enqueued) == ("3000", "200", "200", "200", "200")
+    assert int(queries) >= 16
+
+
+def test_capacity_units_meters_every_step(capsys) -> None:
+    from bench import capacity_units
+
+    assert capacity_units.main(["--turns", "2"]) == 0
+    out = capsys.readouterr().out
+    for step in ("chat turn", "compression", "extraction worker", "heartbeat worker"):
+        assert re.search(rf"^{step}.*\s\d+\.\d\s+\d+\.\d\s", out, re.MULTILINE), step

@@ -1,5 +1,5 @@
 """The AWS side under moto: table, idempotency table, bucket, bus (+ a capture queue for its
-TopicEnded rule), heartbeat queue and the secret; the handlers configured as the CDK stack does."""
+TopicEnded rule), heartbeat and extract queues and the secret; the handlers configured as the CDK stack does."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ HANDLERS = ("functions.chat.handler", "functions.compress.handler", "functions.e
 class Cloud:
     topic_ended_queue: str
     heartbeat_queue: str
+    extract_queue: str
     sqs: object
     dynamodb: object
     s3: object
@@ -45,6 +46,7 @@ def _aws_resources() -> Cloud:
     sqs = boto3.client("sqs", region_name=REGION)
     capture = sqs.create_queue(QueueName="topic-ended-capture")["QueueUrl"]
     heartbeat = sqs.create_queue(QueueName="dreamchat-heartbeat")["QueueUrl"]
+    extract = sqs.create_queue(QueueName="dreamchat-extract")["QueueUrl"]
     capture_arn = sqs.get_queue_attributes(QueueUrl=capture, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
     events = boto3.client("events", region_name=REGION)
     events.create_event_bus(Name="dreamchat-test-bus")
@@ -52,7 +54,7 @@ def _aws_resources() -> Cloud:
                     EventPattern=json.dumps({"source": ["dreamchat"], "detail-type": ["TopicEnded"]}))
     events.put_targets(Rule="topic-ended", EventBusName="dreamchat-test-bus",
                        Targets=[{"Id": "compress", "Arn": capture_arn}])
-    return Cloud(capture, heartbeat, sqs, dynamodb, s3)
+    return Cloud(capture, heartbeat, extract, sqs, dynamodb, s3)
 
 
 @pytest.fixture
@@ -68,6 +70,7 @@ def cloud(monkeypatch, fake_llm: FakeLLMServer) -> Iterator[Cloud]:  # noqa: F81
             "DREAMCHAT_BUCKET": "dreamchat-test-docs",
             "DREAMCHAT_EVENT_BUS": "dreamchat-test-bus",
             "DREAMCHAT_HEARTBEAT_QUEUE_URL": resources.heartbeat_queue,
+            "DREAMCHAT_EXTRACT_QUEUE_URL": resources.extract_queue,
             "DREAMCHAT_SECRETS_ARN": secret["ARN"],
             "DREAMCHAT_LLM_BASE_URL": fake_llm.base_url,
             "DREAMCHAT_LLM_TIMEOUT_SECONDS": "2",

@@ -52,7 +52,11 @@ def test_the_whole_path_runs_on_the_aws_adapters(cloud, fake_llm, capsys) -> Non
         {"title": "海边之约", "key_points": ["周末去海边"], "detail_content": "约好周末去海边",
          "source_mid_ids": [first["mid_term_id"]]}]}))
     fake_llm.script("deepseek-chat", Reply.json({"create": False, "content": "", "importance": 2, "category": "其他"}))
-    assert extract.handler(scheduled_event(), LambdaContext()) == {"pairs": 1, "long_term": 1, "core": 0}
+    assert extract.sweep(scheduled_event(), LambdaContext())["pairs"] == 1
+    assert extract.sweep(scheduled_event(), LambdaContext())["pairs"] == 0  # leased: in flight once
+    pairs = sqs_batch(cloud.receive(cloud.extract_queue), queue="dreamchat-extract")
+    assert extract.worker(pairs, LambdaContext()) == {"batchItemFailures": []}
+    assert extract.worker(pairs, LambdaContext()) == {"batchItemFailures": []}  # a redelivered batch
     files = json.loads(call("GET", f"/api/memory/{ai_id}/files", token=token)["body"])
     assert [m["extracted_to_long"] for m in files["mid_term"]] == [True]
     assert [e["title"] for e in files["long_term"]] == ["海边之约"]

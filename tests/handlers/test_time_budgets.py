@@ -108,10 +108,14 @@ def test_extraction_starts_no_pair_its_worst_case_would_not_fit(cloud, fake_llm:
     call("POST", f"/api/ai-users/{ai_id}/chat", {"content": "我睡了，晚安"}, token)
     [published] = cloud.receive(cloud.topic_ended_queue)
     compress.handler(json.loads(published), LambdaContext())
-    timeout = configure_as_cdk_does(monkeypatch, "extract")
-    importlib.reload(extract)  # a new container, with the extract function's settings
-    assert extract.handler(scheduled_event(), CountdownContext(300))["pairs"] == 0  # under 364 s + margin
+    assert extract.sweep(scheduled_event(), LambdaContext())["pairs"] == 1
+    pairs = sqs_batch(cloud.receive(cloud.extract_queue), queue="dreamchat-extract")
+    timeout = configure_as_cdk_does(monkeypatch, "extract-worker")
+    importlib.reload(extract)  # a new container, with the extract worker's settings
+    failed = extract.worker(pairs, CountdownContext(300))  # under 364 s + margin: not started, left to SQS
+    assert failed == {"batchItemFailures": [{"itemIdentifier": "msg-0"}]}
     assert fake_llm.requests_for("doubao-pro-32k") == []
     fake_llm.default = lambda body: Reply.json({"memories": [{"title": "晚安", "key_points": ["早睡"],
                                                               "detail_content": "早睡", "source_mid_ids": []}]})
-    assert extract.handler(scheduled_event(), CountdownContext(timeout))["pairs"] == 1
+    assert extract.worker(pairs, CountdownContext(timeout)) == {"batchItemFailures": []}
+    assert len(fake_llm.requests_for("doubao-pro-32k")) == 1

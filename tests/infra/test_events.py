@@ -1,9 +1,11 @@
-"""TopicEnded -> compress, the two schedules, and the heartbeat work queue."""
+"""TopicEnded -> compress, the two schedules, the two work queues and their workers."""
 
 from __future__ import annotations
 
+import pytest
 from aws_cdk.assertions import Match
 
+from infra.settings import settings_from_context
 from tests.infra.synth import Synth
 
 
@@ -115,7 +117,7 @@ def test_the_worker_reads_the_queue_and_reports_failed_items(each: Synth) -> Non
 
 def test_every_queue_is_encrypted_and_tls_only(each: Synth) -> None:
     queues = each.resources("AWS::SQS::Queue")
-    assert len(queues) == 3
+    assert len(queues) == 5  # topic-ended DLQ; heartbeat and extract queues, each with its DLQ
     for queue in queues.values():
         assert queue["Properties"]["SqsManagedSseEnabled"] is True
     policies = each.resources("AWS::SQS::QueuePolicy").values()
@@ -146,3 +148,53 @@ def test_the_heartbeat_sweep_is_never_retried_late(each: Synth) -> None:
             ],
         },
     )
+
+
+def test_the_extract_queue_redrives_to_its_dlq_and_outlasts_its_worker(each: Synth) -> None:
+    each.template.has_resource_properties(
+        "AWS::SQS::Queue",
+        {
+            "RedrivePolicy": {
+                "deadLetterTargetArn": {"Fn::GetAtt": [queue_id(each, "ExtractDlq"), "Arn"]},
+                "maxReceiveCount": 3,
+            }
+        },
+    )
+    _, worker = each.function("extract-worker")
+    queue = each.resources("AWS::SQS::Queue")[queue_id(each, "ExtractQueue")]
+    assert queue["Properties"]["VisibilityTimeout"] == 6 * worker["Properties"]["Timeout"]
+
+
+@pytest.mark.parametrize(("key", "queue", "batch"), [("heartbeat-worker", "HeartbeatQueue", 5),
+                                                     ("extract-worker", "ExtractQueue", 1)])
+def test_each_worker_reads_its_queue_at_the_concurrency_sized_for_the_environment(
+        each: Synth, key: str, queue: str, batch: int) -> None:
+    settings = settings_from_context(each.stack.node.try_get_context)
+    concurrency = settings.heartbeat_concurrency if key == "heartbeat-worker" else settings.extract_concurrency
+    worker_id, _ = each.function(key)
+    each.template.has_resource_properties(
+        "AWS::Lambda::EventSourceMapping",
+        {
+            "EventSourceArn": {"Fn::GetAtt": [queue_id(each, queue), "Arn"]},
+            "FunctionName": {"Ref": worker_id},
+            "BatchSize": batch,
+            "FunctionResponseTypes": ["ReportBatchItemFailures"],
+            "ScalingConfig": {"MaximumConcurrency": concurrency},
+        },
+    )
+
+
+def test_prod_workers_are_sized_for_its_expected_pairs(prod: Synth) -> None:
+    mappings = prod.resources("AWS::Lambda::EventSourceMapping").values()
+    assert sorted(m["Properties"]["ScalingConfig"]["MaximumConcurrency"] for m in mappings) == [35, 70]
+
+
+@pytest.mark.parametrize("key", ["heartbeat-sweep", "extract"])
+def test_a_sweep_runs_one_at_a_time(each: Synth, key: str) -> None:
+    _, sweep = each.function(key)
+    assert sweep["Properties"]["ReservedConcurrentExecutions"] == 1
+
+
+def test_workers_have_no_reserved_concurrency(each: Synth) -> None:
+    for key in ("heartbeat-worker", "extract-worker", "chat"):
+        assert "ReservedConcurrentExecutions" not in each.function(key)[1]["Properties"]

@@ -1,4 +1,4 @@
-"""The five functions: runtime, handlers, tracing, logs and the environment they read."""
+"""The six functions: runtime, handlers, tracing, logs and the environment they read."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from tests.infra.synth import CDK_JSON_CONTEXT, Synth
 HANDLERS = {
     "chat": "handler.handler",
     "compress": "handler.handler",
-    "extract": "handler.handler",
+    "extract": "handler.sweep",
+    "extract-worker": "handler.worker",
     "heartbeat-sweep": "handler.sweep",
     "heartbeat-worker": "handler.worker",
 }
@@ -26,6 +27,8 @@ ENVIRONMENT_NAMES = {
     "DREAMCHAT_IDEMPOTENCY_TABLE",
     "DREAMCHAT_EVENT_BUS",
     "DREAMCHAT_HEARTBEAT_QUEUE_URL",
+    "DREAMCHAT_EXTRACT_QUEUE_URL",
+    "DREAMCHAT_SECRETS_MAX_AGE_SECONDS",
     "DREAMCHAT_SECRETS_ARN",
     "DREAMCHAT_CORS_ORIGINS",
     "DREAMCHAT_TIMEZONE",
@@ -40,6 +43,7 @@ OWN_NAMES = {  # each function's time budget (see tests/infra/test_budgets.py)
     "chat": MODEL_BUDGET | {"DREAMCHAT_CHAT_TURN_SECONDS"},
     "compress": MODEL_BUDGET | {"DREAMCHAT_BACKGROUND_ATTEMPTS"},
     "extract": MODEL_BUDGET | {"DREAMCHAT_BACKGROUND_ATTEMPTS"},
+    "extract-worker": MODEL_BUDGET | {"DREAMCHAT_BACKGROUND_ATTEMPTS"},
     "heartbeat-sweep": set(),
     "heartbeat-worker": MODEL_BUDGET | {"DREAMCHAT_HEARTBEAT_TURN_SECONDS"},
 }

@@ -90,6 +90,7 @@ RESOURCE_PREFIXES = (
     "DataDocuments",
     "MessagingBus",
     "MessagingHeartbeatQueue",
+    "MessagingExtractQueue",
     "MessagingTopicEndedDlq",
     "AppSecret",
 )
@@ -106,7 +107,13 @@ EXPECTED_ACCESS = {
     "extract": {
         "dynamodb": {"DataTable", "DataIdempotencyTable"},
         "s3": {"DataDocuments"},
+        "sqs": {"MessagingExtractQueue"},
         "events": {"MessagingBus"},
+    },
+    "extract-worker": {
+        "dynamodb": {"DataTable", "DataIdempotencyTable"},
+        "s3": {"DataDocuments"},
+        "sqs": {"MessagingExtractQueue"},
     },
     "heartbeat-sweep": {
         "dynamodb": {"DataTable"},

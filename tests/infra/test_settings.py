@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from aws_cdk import RemovalPolicy
 
-from infra.settings import ContextGetter, settings_from_context
+from infra.settings import ContextGetter, settings_from_context, worker_concurrency
 
 
 def context(**values: Any) -> ContextGetter:
@@ -72,3 +72,19 @@ def test_extra_function_variables_come_as_json_or_as_a_mapping() -> None:
 def test_extra_variables_are_dreamchat_settings_and_never_secrets(variables: dict[str, str]) -> None:
     with pytest.raises(ValueError):
         settings_from_context(context(functionEnvironment=variables))
+
+
+def test_worker_concurrency_follows_the_expected_pairs() -> None:
+    dev = settings_from_context(context())
+    prod = settings_from_context(context(env="prod", frontendOrigin="https://chat.example.com"))
+    million = settings_from_context(context(env="prod", frontendOrigin="https://chat.example.com",
+                                            activePairs="1000000"))
+    assert (dev.heartbeat_concurrency, dev.extract_concurrency) == (2, 2)  # the floor
+    assert (prod.heartbeat_concurrency, prod.extract_concurrency) == (70, 35)
+    # 1 M pairs × 5 heartbeats a day × 3 (peak) / 86,400 s × 4 s each = 695 busy workers
+    assert (million.heartbeat_concurrency, million.extract_concurrency) == (695, 348)
+
+
+def test_worker_concurrency_stays_within_what_sqs_allows() -> None:
+    assert worker_concurrency(0, 5, 4) == 2
+    assert worker_concurrency(10_000_000, 5, 4) == 1000

@@ -101,17 +101,19 @@ class LocalEventBus:
 
 
 HEARTBEAT_DUE = "HeartbeatDue"
+EXTRACTION_DUE = "ExtractionDue"
 
 
 class LocalWorkQueue:
     """Work items become events on the local bus, delivered by its worker thread."""
 
-    def __init__(self, bus: LocalEventBus) -> None:
+    def __init__(self, bus: LocalEventBus, detail_type: str = HEARTBEAT_DUE) -> None:
         self._bus = bus
+        self._detail_type = detail_type
 
     def send(self, items: list[dict[str, Any]]) -> None:
         for item in items:
-            self._bus.publish(Event(HEARTBEAT_DUE, item))
+            self._bus.publish(Event(self._detail_type, item))
 
 
 class SqsWorkQueue:
@@ -125,11 +127,14 @@ class SqsWorkQueue:
             entries = [{"Id": str(i), "MessageBody": json.dumps(item)} for i, item in enumerate(batch)]
             response = self._client.send_message_batch(QueueUrl=self._url, Entries=entries)
             if response.get("Failed"):
-                raise StoreError(f"SQS refused {len(response['Failed'])} heartbeat work items")
+                raise StoreError(f"SQS refused {len(response['Failed'])} work items")
 
 
 class MissingQueue:
-    """Stands in when no heartbeat queue is configured: sending says so."""
+    """Stands in when a work queue is not configured: sending says so."""
+
+    def __init__(self, setting: str = "DREAMCHAT_HEARTBEAT_QUEUE_URL") -> None:
+        self._setting = setting
 
     def send(self, items: list[dict[str, Any]]) -> None:
-        raise StoreError("DREAMCHAT_HEARTBEAT_QUEUE_URL is not set; heartbeats cannot fan out")
+        raise StoreError(f"{self._setting} is not set; this work cannot fan out")

@@ -107,6 +107,7 @@ class SqliteItemStore:
         limit: int | None = None,
         descending: bool = False,
         cursor: str | None = None,
+        consistent: bool = True,  # one SQLite file is always consistent
     ) -> Page:
         low, high = _bounds(key)
         sql = "SELECT sk, body FROM items WHERE pk = ? AND sk >= ? AND sk <= ? AND " + self._alive()

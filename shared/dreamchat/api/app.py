@@ -72,6 +72,6 @@ def _background(services: Services) -> list[Any]:
     jobs = [Job("heartbeat-sweep", 60, services.heartbeat.sweep),
             Job("idle-topics", 600, services.memory.close_idle_topics),
             Job("compress-leftovers", 600, services.memory.compress_leftovers),
-            Job("extract-sweep", 3600, services.extract_sweep),
+            Job("extract-sweep", 3600, services.extraction.sweep),
             Job("erase-again", 600, services.erase_again)]
     return [services.runtime.bus, LocalScheduler(jobs)]

@@ -65,6 +65,7 @@ class HeartbeatState(BaseModel):
     last_run_due: int | None = None
     next_due: int | None = None
     next_kind: Literal["timed", "scheduled"] | None = None
+    lease_until: int | None = None  # the sweep enqueued the due heartbeat; in flight until then
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,14 @@ def next_heartbeat(state: HeartbeatState, interval: timedelta, prefs: Prefs, nig
         return None
     due = min(candidates, key=lambda d: d.at.timestamp())
     return Due(_after_cap(due.at, state, prefs, night_window(night_owl, prefs), zone), due.kind, due.scheduled)
+
+
+def indexed_at(due: datetime, state: HeartbeatState, now: datetime) -> datetime:
+    """Where the due index holds a heartbeat: at its due time, or after the lease of a run in flight,
+    so no sweep enqueues it twice."""
+    if state.lease_until is not None and state.lease_until > now.timestamp():
+        return max(due, datetime.fromtimestamp(state.lease_until, due.tzinfo))
+    return due
 
 
 def paused(state: HeartbeatState, prefs: Prefs, now: datetime) -> bool:

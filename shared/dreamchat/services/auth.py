@@ -83,6 +83,8 @@ class AuthService:
         self._secret = settings.signing_secret()
         self._limit = RateLimit(store, clock)
         self._hashing = HashingPool(settings.password_hash_workers)
+        previous = settings.jwt_previous_secret
+        self._previous = previous.get_secret_value() if previous is not None else None
 
     def register(self, username: str, password: str, client: str) -> tuple[Account, Tokens]:
         if not self._settings.allow_registration:
@@ -203,16 +205,7 @@ class AuthService:
         return Tokens(access, refresh, int(access_life.total_seconds()))
 
     def _decode(self, token: str, kind: str) -> dict:
-        try:
-            claims = jwt.decode(
-                token,
-                self._secret,
-                algorithms=[_ALGORITHM],
-                # Expiry is checked against our clock below, so tests can move time.
-                options={"require": ["exp", "sub", "typ", "fam"], "verify_exp": False, "verify_iat": False},
-            )
-        except jwt.PyJWTError as error:
-            raise Unauthorized("invalid token") from error
+        claims = self._verified(token)
         if claims.get("typ") != kind:
             raise Unauthorized(f"this is not a {kind} token")
         if claims["exp"] <= self._clock.now().timestamp():
@@ -222,6 +215,31 @@ class AuthService:
     def _count_client(self, client: str) -> None:
         self._limit.hit(keys.client_limit_scope(client), self._settings.auth_requests_per_minute, 60,
                         "too many sign-in requests from this address; wait a moment")
+
+    def _verified(self, token: str) -> dict:
+        """The claims of a token signed with the current secret, or with the previous one while
+        the rotation window lasts (tokens are only ever signed with the current one)."""
+        for secret in self._verifying_secrets():
+            try:
+                return jwt.decode(
+                    token,
+                    secret,
+                    algorithms=[_ALGORITHM],
+                    # Expiry is checked against our clock, so tests can move time.
+                    options={"require": ["exp", "sub", "typ", "fam"], "verify_exp": False, "verify_iat": False},
+                )
+            except jwt.InvalidSignatureError:
+                continue
+            except jwt.PyJWTError as error:
+                raise Unauthorized("invalid token") from error
+        raise Unauthorized("invalid token")
+
+    def _verifying_secrets(self) -> list[str]:
+        rotated_at = self._settings.jwt_rotated_at
+        window = self._settings.jwt_rotation_minutes * 60
+        if self._previous is None or rotated_at is None or self._epoch() >= rotated_at + window:
+            return [self._secret]
+        return [self._secret, self._previous]
 
     def _refresh_expiry(self) -> int:
         return self._epoch() + self._settings.refresh_token_days * 86400

@@ -2,30 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from dreamchat.adapters.embeddings import build_embedder
-from dreamchat.adapters.events import HEARTBEAT_DUE, MissingQueue
+from dreamchat.adapters.events import EXTRACTION_DUE, HEARTBEAT_DUE, LocalWorkQueue, MissingQueue
 from dreamchat.adapters.search import HttpSearch, NoSearch
 from dreamchat.config import Settings
 from dreamchat.domain.models import MidTermMemory, PairId
 from dreamchat.errors import NotFound
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.memory_models import FallbackMemoryModels, build_memory_models
-from dreamchat.ports import Embedder, Event
+from dreamchat.ports import Embedder, Event, WorkQueue
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.auth import AuthService
 from dreamchat.services.chat import ChatService
+from dreamchat.services.extraction import ExtractionService, ExtractWork
 from dreamchat.services.heartbeat import HeartbeatService, Work
 from dreamchat.services.heartbeat_state import HeartbeatStates
-from dreamchat.services.memory import (
-    TOPIC_ENDED,
-    ExtractResult,
-    MemoryService,
-    extraction_due,
-    pair_of,
-)
+from dreamchat.services.leases import Leases
+from dreamchat.services.memory import TOPIC_ENDED, MemoryService, pair_of
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.recall import Retriever
 from dreamchat.services.soul import SoulService
@@ -43,6 +38,7 @@ class Services:
     heartbeats: HeartbeatStates
     chat: ChatService
     heartbeat: HeartbeatService
+    extraction: ExtractionService
     gateway: OpenAIGateway | None
     models: FallbackMemoryModels
     erasures: Erasures
@@ -73,16 +69,8 @@ class Services:
         """The second erasure of what was deleted a while ago (after in-flight work ended)."""
         return self.erasures.erase_again().items
 
-    def extract_sweep(self, has_time: Callable[[], bool] = lambda: True) -> list[ExtractResult]:
-        """Extract every pair that has mid-term memories past the threshold, one result each, while
-        `has_time()` says another pair fits; the rest wait for the next sweep."""
-        results = []
-        for pair in extraction_due(self.runtime.store, self.runtime.clock, self.runtime.settings):
-            if not has_time():
-                break
-            zone = self.memory.repo.zone_of(pair, self.runtime.settings.timezone)
-            results.append(self.memory.extract(pair, zone))
-        return results
+    def on_extraction_due(self, event: Event) -> None:
+        self.extraction.run(ExtractWork.parse(event.detail))
 
 
 def build_search(settings: Settings) -> HttpSearch | NoSearch:
@@ -106,8 +94,10 @@ def build_services(runtime: Runtime, *, gateway: OpenAIGateway | None = None,
     search = build_search(settings)
     chat = ChatService(memory, soul, heartbeats, gateway, search, clock, runtime.random, settings)
     ai_users = AIUserService(runtime.store, runtime.blobs, clock)
+    leases = Leases(runtime.store, clock, settings.lease_seconds, settings.lease_attempts)
     heartbeat = HeartbeatService(runtime.store, heartbeats, ai_users, memory, soul, gateway, search,
-                                 runtime.queue or MissingQueue(), clock, runtime.random, settings)
+                                 runtime.queue or MissingQueue(), leases, clock, runtime.random, settings)
+    extraction = ExtractionService(runtime.store, memory, leases, _extract_queue(runtime), clock, settings)
     services = Services(
         runtime=runtime,
         auth=AuthService(runtime.store, clock, settings),
@@ -117,6 +107,7 @@ def build_services(runtime: Runtime, *, gateway: OpenAIGateway | None = None,
         heartbeats=heartbeats,
         chat=chat,
         heartbeat=heartbeat,
+        extraction=extraction,
         gateway=gateway,
         models=models,
         erasures=Erasures(runtime.store, runtime.blobs, clock),
@@ -125,4 +116,14 @@ def build_services(runtime: Runtime, *, gateway: OpenAIGateway | None = None,
     if subscribe is not None:  # the local bus; in AWS, EventBridge invokes the compress function
         subscribe(TOPIC_ENDED, services.on_topic_ended)
         subscribe(HEARTBEAT_DUE, services.on_heartbeat_due)
+        subscribe(EXTRACTION_DUE, services.on_extraction_due)
     return services
+
+
+def _extract_queue(runtime: Runtime) -> WorkQueue:
+    """SQS in AWS; locally the bus's worker thread, like heartbeats."""
+    if runtime.extract_queue is not None:
+        return runtime.extract_queue
+    if hasattr(runtime.bus, "subscribe"):
+        return LocalWorkQueue(runtime.bus, EXTRACTION_DUE)  # type: ignore[arg-type]
+    return MissingQueue("DREAMCHAT_EXTRACT_QUEUE_URL")

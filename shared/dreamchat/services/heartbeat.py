@@ -18,7 +18,7 @@ from dreamchat.budget import Deadline
 from dreamchat.config import Settings
 from dreamchat.domain import heartbeat as hb
 from dreamchat.domain import reply as replies
-from dreamchat.domain.models import AIUser, Message, PairId
+from dreamchat.domain.models import AIUser, Message, PairId, Relationship
 from dreamchat.domain.relationship import heartbeat_interval
 from dreamchat.domain.topics import read_markers
 from dreamchat.errors import NotFound
@@ -27,15 +27,15 @@ from dreamchat.llm.errors import LLMError
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.ports import Clock, ItemStore, RandomSource, WorkQueue
 from dreamchat.services.ai_users import AIUserService
-from dreamchat.services.due_index import due_pages
+from dreamchat.services.due_index import due_pages, leased
 from dreamchat.services.heartbeat_state import HEARTBEAT_DUE, HeartbeatStates, due_key
+from dreamchat.services.leases import Claim, Leases
 from dreamchat.services.memory import MemoryService
 from dreamchat.services.soul import SoulService
 from dreamchat.services.tools import ToolBox, tool_schemas
 
 log = logging.getLogger(__name__)
 
-CLAIM_DAYS = 7
 _SLACK = timedelta(seconds=60)
 
 
@@ -65,16 +65,21 @@ class SweepResult:
 
 @dataclass
 class Outcome:
-    status: str  # sent | skipped | not_due | duplicate | gone | failed
+    status: str  # sent | skipped | not_due | duplicate | gone | abandoned, or not finished: failed | leased
     reason: str = ""
     messages: list[Message] = field(default_factory=list)
     moved_hours: float | None = None
 
+    @property
+    def finished(self) -> bool:
+        """False when the work must come again (the model failed, or another run holds it)."""
+        return self.status not in ("failed", "leased")
+
 
 class HeartbeatService:
     def __init__(self, store: ItemStore, states: HeartbeatStates, ai_users: AIUserService, memory: MemoryService,
-                 soul: SoulService, gateway: OpenAIGateway | None, search: object, queue: WorkQueue, clock: Clock,
-                 random: RandomSource, settings: Settings) -> None:
+                 soul: SoulService, gateway: OpenAIGateway | None, search: object, queue: WorkQueue, leases: Leases,
+                 clock: Clock, random: RandomSource, settings: Settings) -> None:
         self._store = store
         self._states = states
         self._ai_users = ai_users
@@ -83,16 +88,20 @@ class HeartbeatService:
         self._gateway = gateway
         self._search = search
         self._queue = queue
+        self._leases = leases
         self._clock = clock
         self._random = random
         self._settings = settings
 
     def sweep(self) -> SweepResult:
-        """Enqueue every pair whose heartbeat is due; reads only the due index."""
+        """Enqueue every pair whose heartbeat is due, leased so that it is in flight once (later
+        sweeps skip it until the run ends or the lease lapses); reads only the due index."""
         result = SweepResult()
-        for page in due_pages(self._store, HEARTBEAT_DUE, due_key(self._clock.now()) + "~"):
+        until = self._leases.until()
+        pages = due_pages(self._store, HEARTBEAT_DUE, due_key(self._clock.now()) + "~")
+        for items in leased(pages, lambda found: self._states.lease(found, until)):
             result.reads += 1
-            work = [self._work(item) for item in page.items]
+            work = [self._work(item) for item in items]
             if work:
                 self._queue.send([w.as_dict() for w in work])
             result.due += len(work)
@@ -103,7 +112,8 @@ class HeartbeatService:
         return Work(pair.account_id, pair.ai_user_id, int(item["next_due"]))
 
     def run(self, work: Work, *, force: bool = False) -> Outcome:
-        """Run one pair's heartbeat; the same (pair, due time) runs at most once."""
+        """Run one pair's heartbeat under a lease: the same (pair, due time) sends at most once, a
+        run that died is retried once its lease lapses, and after the last attempt it moves on."""
         pair = work.pair
         ai_user = self._ai_user(pair)
         if ai_user is None:
@@ -116,22 +126,48 @@ class HeartbeatService:
         due = hb.next_heartbeat(state, heartbeat_interval(relationship), prefs, ai_user.night_owl,
                                 ai_user.timezone, now)
         if not force and (due is None or due.at > now + _SLACK):
-            self._states.change(pair, ai_user, relationship, lambda s: s)
+            self._states.change(pair, ai_user, relationship, _unleased)
             return Outcome("not_due", "the person wrote or the plan changed since the sweep")
-        if not force and not self._claim(pair, work.due):
-            return Outcome("duplicate", "this heartbeat already ran")
+        claim = None if force else self._leases.claim(*keys.heartbeat_run(pair, str(work.due)))
         due_at = due.at if due else now
+        if claim is not None and claim.status != "won":
+            return self._not_claimed(claim, pair, ai_user, relationship, due_at)
         kind = due.kind if due else "timed"
         outcome = self._decide(pair, ai_user, state, prefs, kind, due, now)
+        if claim is not None and outcome.status == "failed":
+            if claim.attempt < self._leases.max_attempts:
+                self._leases.release(claim)  # not finished: the queue delivers it again
+                return outcome
+            outcome = Outcome("abandoned", outcome.reason)
+        self._record(pair, ai_user, relationship, due_at, outcome)
+        if claim is not None:
+            self._leases.finish(claim)
+        log.info("heartbeat ran", extra={"ai_user_id": pair.ai_user_id, "status": outcome.status, "kind": kind})
+        return outcome
+
+    def _not_claimed(self, claim: Claim, pair: PairId, ai_user: AIUser, relationship: Relationship,
+                     due_at: datetime) -> Outcome:
+        if claim.status == "done":
+            return Outcome("duplicate", "this heartbeat already ran")
+        if claim.status == "held":
+            return Outcome("leased", "another run holds this heartbeat")
+        # Every attempt died (crashed or timed out): move on to the next heartbeat.
+        self._record(pair, ai_user, relationship, due_at, Outcome("abandoned"))
+        self._leases.finish(claim)
+        log.warning("heartbeat abandoned", extra={"ai_user_id": pair.ai_user_id, "attempts": claim.attempt})
+        return Outcome("abandoned", f"{claim.attempt} attempts did not finish")
+
+    def _record(self, pair: PairId, ai_user: AIUser, relationship: Relationship, due_at: datetime,
+                outcome: Outcome) -> None:
+        """The run is over: the due time moves on, what was sent counts, the lease ends."""
+        now = self._clock.now()
         sent_texts = [m.content for m in outcome.messages]
 
         def finish(s: hb.HeartbeatState) -> hb.HeartbeatState:
-            ran = hb.record_run(s, due_at, now, outcome.moved_hours)
+            ran = _unleased(hb.record_run(s, due_at, now, outcome.moved_hours))
             return hb.record_sent(ran, sent_texts, now, ai_user.timezone) if sent_texts else ran
 
         self._states.change(pair, ai_user, relationship, finish)
-        log.info("heartbeat ran", extra={"ai_user_id": pair.ai_user_id, "status": outcome.status, "kind": kind})
-        return outcome
 
     def _decide(self, pair: PairId, ai_user: AIUser, state: hb.HeartbeatState, prefs: hb.Prefs, kind: str,
                 due: hb.Due | None, now: datetime) -> Outcome:
@@ -178,11 +214,6 @@ class HeartbeatService:
             sent.append(message)
         return sent
 
-    def _claim(self, pair: PairId, due: int) -> bool:
-        pk, sk = keys.heartbeat_run(pair, str(due))
-        expires = int((self._clock.now() + timedelta(days=CLAIM_DAYS)).timestamp())
-        return self._store.put_if_absent({"pk": pk, "sk": sk, "expires_at": expires})
-
     def _ai_user(self, pair: PairId) -> AIUser | None:
         try:
             return self._ai_users.companion(pair.account_id, pair.ai_user_id)[1]
@@ -193,3 +224,7 @@ class HeartbeatService:
     def _key(ai_user: AIUser) -> str:
         return "deepseek_reasoner" if ai_user.model == "reasoner" else "deepseek_chat"
 
+
+
+def _unleased(state: hb.HeartbeatState) -> hb.HeartbeatState:
+    return state.model_copy(update={"lease_until": None})

@@ -12,10 +12,10 @@ from datetime import UTC, datetime
 
 from dreamchat import keys
 from dreamchat.config import Settings
-from dreamchat.domain.heartbeat import Due, HeartbeatState, Prefs, next_heartbeat
+from dreamchat.domain.heartbeat import Due, HeartbeatState, Prefs, indexed_at, next_heartbeat
 from dreamchat.domain.models import AIUser, PairId, Relationship
 from dreamchat.domain.relationship import heartbeat_interval
-from dreamchat.ports import DUE_PK, DUE_SK, Clock, ConditionFailed, ItemStore
+from dreamchat.ports import DUE_PK, DUE_SK, Clock, ConditionFailed, Item, ItemStore
 from dreamchat.services.memory_repo import item
 
 HEARTBEAT_DUE = "HB"
@@ -72,6 +72,18 @@ class HeartbeatStates:
                 continue
         raise ConditionFailed("heartbeat state kept changing")
 
+    def lease(self, found: Item, until: int) -> bool:
+        """Mark a due heartbeat (an item read from the due index) in flight until `until`: its index
+        entry moves there, so later sweeps skip it. False if the state changed since it was read."""
+        pair = keys.pair_from_pk(found["pk"])
+        at = datetime.fromtimestamp(until, UTC)
+        leased = {**found, "lease_until": until, DUE_SK: f"{due_key(at)}#{keys.pair_pk(pair)}"}
+        try:
+            self._store.put_versioned(leased, found["version"])
+        except ConditionFailed:
+            return False
+        return True
+
     def next_due(self, pair: PairId, ai_user: AIUser, relationship: Relationship) -> Due | None:
         state, _ = self.get(pair)
         return next_heartbeat(state, heartbeat_interval(relationship), self.prefs(pair.account_id),
@@ -81,5 +93,5 @@ class HeartbeatStates:
         fields = state.model_dump()
         if due is not None:
             fields[DUE_PK] = keys.due_partition(HEARTBEAT_DUE, keys.shard(pair))
-            fields[DUE_SK] = f"{due_key(due.at)}#{keys.pair_pk(pair)}"
+            fields[DUE_SK] = f"{due_key(indexed_at(due.at, state, self._clock.now()))}#{keys.pair_pk(pair)}"
         return item(keys.pair_pk(pair), keys.HEARTBEAT_SK, fields)

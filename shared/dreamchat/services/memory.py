@@ -450,13 +450,3 @@ def pair_of(event: Event) -> tuple[PairId, str]:
     """The pair and topic a `TopicEnded` event names."""
     detail = event.detail
     return PairId(account_id=detail["account_id"], ai_user_id=detail["ai_user_id"]), detail["topic_id"]
-
-
-def extraction_due(store, clock: Clock, settings: Settings) -> list[PairId]:  # noqa: ANN001 - an ItemStore
-    """Pairs with un-extracted mid-term memories older than the threshold, from the due index."""
-    until = iso(clock.now() - timedelta(hours=settings.extract_after_hours)) + "~"
-    pairs: dict[str, PairId] = {}
-    for page in due_pages(store, EXTRACT_DUE, until):
-        for found in page.items:
-            pairs.setdefault(found["pk"], keys.pair_from_pk(found["pk"]))
-    return list(pairs.values())

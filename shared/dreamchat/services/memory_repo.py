@@ -68,7 +68,9 @@ class MemoryRepository:
         return str(found.get("timezone") or default) if found else default
 
     def snapshot(self, pair: PairId) -> PairSnapshot:
-        items = query_all(self.store, keys.pair_pk(pair), page_size=500)
+        """What the context is built from. Eventually consistent (half the read units): memories
+        are written by background steps, and a change of the last second may wait a turn."""
+        items = query_all(self.store, keys.pair_pk(pair), page_size=500, consistent=False)
         by_sk = {i["sk"]: i for i in items}
         soul, relationship = by_sk.get(keys.SELF_SOUL_SK), by_sk.get(keys.RELATIONSHIP_SK)
         return PairSnapshot(
@@ -152,9 +154,10 @@ class MemoryRepository:
         return sorted({m.topic_id for m in self.short_term(pair)})
 
     def clear_short_term(self, pair: PairId, messages: list[Message]) -> None:
-        deletes = [Delete(keys.short_term_pk(pair), keys.short_term_sk(m.topic_id, m.id)) for m in messages]
-        for start in range(0, len(deletes), 25):
-            self.store.transact(deletes[start : start + 25])
+        """One plain delete each (half a transaction's write units): compression is idempotent, so
+        a run that stops halfway clears the rest when it runs again."""
+        for m in messages:
+            self.store.delete(keys.short_term_pk(pair), keys.short_term_sk(m.topic_id, m.id))
 
     def replace_message(self, pair: PairId, old: Message, new: Message) -> list[Put | Delete]:
         """Operations moving a message to another topic (a semantic switch)."""

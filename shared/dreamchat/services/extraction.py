@@ -1,0 +1,118 @@
+"""Extraction fans out like heartbeats: the sweep leases every pair whose mid-term memories
+are past the threshold and sends one work item per pair; a worker extracts one pair under a
+lease, so the work scales with workers, not with one function's 15 minutes.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from dreamchat import keys
+from dreamchat.config import Settings
+from dreamchat.domain.models import PairId
+from dreamchat.ports import DUE_SK, Clock, ConditionFailed, Item, ItemStore, WorkQueue
+from dreamchat.services.due_index import due_pages, leased
+from dreamchat.services.leases import Leases
+from dreamchat.services.memory import EXTRACT_DUE, ExtractResult, MemoryService, iso
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ExtractWork:
+    account_id: str
+    ai_user_id: str
+    lease: int  # when the sweep's lease ends: names this round of the pair's extraction
+
+    @property
+    def pair(self) -> PairId:
+        return PairId(account_id=self.account_id, ai_user_id=self.ai_user_id)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"account_id": self.account_id, "ai_user_id": self.ai_user_id, "lease": self.lease}
+
+    @classmethod
+    def parse(cls, data: dict[str, Any]) -> ExtractWork:
+        return cls(str(data["account_id"]), str(data["ai_user_id"]), int(data["lease"]))
+
+
+@dataclass
+class ExtractSweep:
+    pairs: int = 0
+    reads: int = 0
+
+
+@dataclass
+class ExtractOutcome:
+    status: str  # extracted | duplicate | abandoned, or not finished: leased
+    result: ExtractResult | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.status != "leased"
+
+
+class ExtractionService:
+    def __init__(self, store: ItemStore, memory: MemoryService, leases: Leases, queue: WorkQueue, clock: Clock,
+                 settings: Settings) -> None:
+        self._store = store
+        self._memory = memory
+        self._leases = leases
+        self._queue = queue
+        self._clock = clock
+        self._settings = settings
+
+    def sweep(self) -> ExtractSweep:
+        """One work item per pair with mid-term memories past the threshold; reads only the due index.
+        Each due entry is leased (moved on), so the next sweeps skip the pair while it is in flight."""
+        result = ExtractSweep()
+        until = self._leases.until()
+        threshold = timedelta(hours=self._settings.extract_after_hours)
+        sent: set[str] = set()
+        pages = due_pages(self._store, EXTRACT_DUE, iso(self._clock.now() - threshold) + "~")
+        for items in leased(pages, lambda found: self._lease(found, until, threshold)):
+            result.reads += 1
+            fresh = [pk for pk in dict.fromkeys(found["pk"] for found in items) if pk not in sent]
+            if fresh:
+                self._queue.send([self._work(pk, until).as_dict() for pk in fresh])
+            sent.update(fresh)
+        result.pairs = len(sent)
+        return result
+
+    def run(self, work: ExtractWork) -> ExtractOutcome:
+        """Extract one pair once per sweep round; a run that died is retried after its lease."""
+        pair = work.pair
+        claim = self._leases.claim(*keys.extraction_run(pair, str(work.lease)))
+        if claim.status == "done":
+            return ExtractOutcome("duplicate")
+        if claim.status == "held":
+            return ExtractOutcome("leased")
+        if claim.status == "exhausted":  # the memories stay due: a later sweep starts a new round
+            self._leases.finish(claim)
+            log.warning("extraction abandoned", extra={"ai_user_id": pair.ai_user_id, "attempts": claim.attempt})
+            return ExtractOutcome("abandoned")
+        try:
+            result = self._memory.extract(pair, self._memory.repo.zone_of(pair, self._settings.timezone))
+        except Exception:
+            self._leases.release(claim)  # not finished: the queue delivers it again
+            raise
+        self._leases.finish(claim)
+        return ExtractOutcome("extracted", result)
+
+    def _lease(self, found: Item, until: int, threshold: timedelta) -> bool:
+        """Move a mid-term memory's due entry to when the lease ends; False if it changed meanwhile."""
+        again = datetime.fromtimestamp(until, UTC) - threshold
+        moved = {**found, DUE_SK: f"{iso(again)}#{found['pk']}#{found['id']}"}
+        try:
+            self._store.put_versioned(moved, found["version"])
+        except ConditionFailed:
+            return False
+        return True
+
+    @staticmethod
+    def _work(pk: str, until: int) -> ExtractWork:
+        pair = keys.pair_from_pk(pk)
+        return ExtractWork(pair.account_id, pair.ai_user_id, until)

@@ -1,0 +1,151 @@
+"""Extraction through the work queue: the sweep leases what it enqueues, and two racing workers
+fed every work item twice (SQS delivers at least once) extract each pair once.
+
+On DynamoDB + S3 under moto with 60 pairs by default and on SQLite with 500: moto spends about
+0.3 s per pair on a busy 2-CPU machine (every TransactWriteItems deep-copies the table), so the
+500-pair run on moto is opt-in: `FANOUT_PAIRS=500 pytest tests/services/test_extraction_fanout.py`.
+The queue is in memory here because moto's SQS receive is quadratic in the queue's length; the
+SQS adapter itself is exercised by tests/handlers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+
+import pytest
+from moto import mock_aws
+
+from dreamchat.adapters.blobs import DirectoryBlobStore
+from dreamchat.adapters.dynamo_store import DynamoItemStore
+from dreamchat.adapters.events import LocalEventBus
+from dreamchat.adapters.sqlite_store import SqliteItemStore
+from dreamchat.config import Settings
+from dreamchat.domain.models import EmotionTags, MidTermMemory, PairId
+from dreamchat.llm.memory_models import FallbackMemoryModels
+from dreamchat.llm.offline import OfflineMemoryModels
+from dreamchat.services.container import Services, build_services
+from dreamchat.services.extraction import ExtractWork
+from dreamchat.wiring import Runtime
+from tests.conftest import make_dynamo, make_s3
+
+MOTO_PAIRS = int(os.environ.get("FANOUT_PAIRS", "60"))
+TAGS = EmotionTags(basic_emotion="开心", scene="闲聊", atmosphere="轻松")
+
+
+class CountingModels(OfflineMemoryModels):
+    """The offline models, counting which mid-term memories each extraction was given."""
+
+    def __init__(self) -> None:
+        self.extracted: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def extract(self, mids: list[MidTermMemory], now: datetime):  # noqa: ANN201 - as the parent
+        with self._lock:
+            self.extracted.update(m.id for m in mids)
+        return super().extract(mids, now)
+
+
+class DuplicatingQueue:
+    """SQS delivers at least once: every work item arrives twice, to whichever worker asks first."""
+
+    def __init__(self) -> None:
+        self.items: queue.Queue[str] = queue.Queue()
+        self.outcomes: list[str] = []
+
+    def send(self, items: list[dict]) -> None:
+        for item in items:  # the two copies side by side, so the two workers take them at once
+            self.items.put(json.dumps(item))
+            self.items.put(json.dumps(item))
+
+
+@pytest.fixture(params=["dynamodb", "sqlite"])
+def cloud(request, tmp_path, clock, rng) -> Iterator[tuple[Services, CountingModels, DuplicatingQueue]]:
+    with mock_aws():
+        work = DuplicatingQueue()
+        settings = Settings(data_dir=tmp_path, run_scheduler=False)
+        if request.param == "dynamodb":
+            store, blobs = make_dynamo(clock, serialized=True), make_s3()
+        else:
+            store, blobs = SqliteItemStore(tmp_path / "items.db", clock), DirectoryBlobStore(tmp_path / "blobs")
+        runtime = Runtime(settings, store, blobs, LocalEventBus(), clock, rng, extract_queue=work)
+        models = CountingModels()
+        services = build_services(runtime, models=FallbackMemoryModels(models, models, attempts=1,
+                                                                       sleep=lambda _: None))
+        yield services, models, work
+
+
+def due_pairs(services: Services, count: int) -> list[PairId]:
+    """`count` pairs, each with one mid-term memory two days old (past the 24 h threshold)."""
+    created = int((services.runtime.clock.now() - timedelta(days=2)).timestamp())
+    pairs = []
+    for i in range(count):
+        pair = PairId(account_id=f"acct{i:04d}", ai_user_id="ai_x")
+        mid = MidTermMemory(id=f"mid_{i:04d}", topic_id=f"topic_{i:04d}", summary=f"第{i}次聊到去海边看日出",
+                            emotion_tags=TAGS, message_count=4, created_at=created, compression_ratio=0.7)
+        services.runtime.store.put(services.memory._mid_item(pair, mid))
+        pairs.append(pair)
+    return pairs
+
+
+def work_the_queue(services: Services, work: DuplicatingQueue) -> None:
+    """One worker: take, run, and put back what did not finish (another run held it)."""
+    while True:
+        try:
+            body = work.items.get_nowait()
+        except queue.Empty:
+            return
+        outcome = services.extraction.run(ExtractWork.parse(json.loads(body)))
+        work.outcomes.append(outcome.status)
+        if not outcome.finished:
+            work.items.put(body)
+
+
+def test_due_pairs_through_the_queue_with_two_racing_workers_are_each_extracted_once(cloud) -> None:
+    services, models, work = cloud
+    count = MOTO_PAIRS if isinstance(services.runtime.store, DynamoItemStore) else 500
+    pairs = due_pairs(services, count)
+    assert services.extraction.sweep().pairs == count
+    assert services.extraction.sweep().pairs == 0  # leased: the second sweep enqueues nothing
+    assert work.items.qsize() == 2 * count
+    workers = [threading.Thread(target=work_the_queue, args=(services, work)) for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=600)
+    assert work.items.empty()
+    assert Counter(work.outcomes)["extracted"] == count and Counter(work.outcomes)["duplicate"] >= 1
+    assert models.extracted == Counter({f"mid_{i:04d}": 1 for i in range(count)})
+    for pair in pairs:
+        assert len(services.memory.repo.long_index(pair)) == 1
+        assert [m.extracted_to_long for m in services.memory.repo.mid_terms(pair)] == [True]
+    services.runtime.clock.advance(seconds=services.runtime.settings.lease_seconds + 1)
+    assert services.extraction.sweep().pairs == 0  # nothing left due once the leases lapse
+
+
+def test_an_extraction_killed_mid_run_is_redone_after_its_lease(cloud, monkeypatch) -> None:
+    services, models, queued = cloud
+    [pair] = due_pairs(services, 1)
+    services.extraction.sweep()
+    work = ExtractWork.parse(json.loads(queued.items.get_nowait()))
+
+    class Killed(BaseException):
+        pass
+
+    with monkeypatch.context() as patch:
+        patch.setattr(services.memory, "extract", lambda *a, **k: (_ for _ in ()).throw(Killed()))
+        with pytest.raises(Killed):
+            services.extraction.run(work)
+    assert services.extraction.run(work).status == "leased"
+    assert services.extraction.sweep().pairs == 0
+    services.runtime.clock.advance(seconds=services.runtime.settings.lease_seconds + 1)
+    assert services.extraction.run(work).status == "extracted"  # the redelivery after the lease
+    assert services.extraction.run(work).status == "duplicate"
+    assert len(services.memory.repo.long_index(pair)) == 1
+    assert services.extraction.sweep().pairs == 0
+    assert models.extracted == Counter({"mid_0000": 1})
