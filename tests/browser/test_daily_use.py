@@ -9,7 +9,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import DESKTOP, PHONE, Stack, bearer, screenshot
+from tests.browser.conftest import DESKTOP, HEARTBEAT_TEXT, PHONE, Stack, bearer, screenshot
 from tests.browser.test_web_client import open_logged_in, send
 from tests.fakes.fake_llm import Reply
 
@@ -47,12 +47,23 @@ def test_replies_watched_arrive_in_the_open_chat_are_not_counted_unread(stack: S
     friend = page.locator(".friend", has_text="阿青")
     expect(friend).to_be_visible()
     expect(friend.locator(".unread")).to_have_count(0)
+    # the chat list previews the last message and its time
+    expect(friend.locator(".friend-preview")).to_have_text("第二条回复")
+    expect(friend.locator(".friend-time")).to_have_text(re.compile(r"^\d\d:\d\d$"))
+    if size is PHONE:
+        screenshot(page, "chat-list-phone")
 
     # a message the person has not seen is still counted
     outcome = httpx.post(f"{stack.base}/api/heartbeat/trigger/{ai_user['id']}", headers=bearer(account)).json()
     assert outcome["status"] == "sent", outcome
     page.reload()
     expect(friend.locator(".unread")).to_have_text("1")
+    expect(friend.locator(".friend-preview")).to_have_text(HEARTBEAT_TEXT)
+    friend.click()
+    expect(page.locator(".msg-heartbeat .bubble")).to_have_text(HEARTBEAT_TEXT)
+    page.goto(f"{stack.base}/#/")
+    expect(page.locator(".friend", has_text="阿青").locator(".unread")).to_have_count(0)
+    assert unread(stack, account, ai_user["id"]) == 0
 
 
 def test_marking_read_needs_a_message_of_the_conversation(stack: Stack) -> None:
