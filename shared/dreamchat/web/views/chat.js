@@ -407,7 +407,11 @@ export function renderChat(main, ctx, id) {
   });
   ui.removeFriend = () => removeFriend(ctx, id, state.aiUser);
   ui.triggerHeartbeat = triggerHeartbeat;
-  const onVisible = () => document.visibilityState === "visible" && poll();
+  const onVisible = () => {
+    if (document.visibilityState !== "visible") return;
+    markSeen();  // what arrived while the tab was hidden is seen now
+    poll();
+  };
   const onOnline = () => {
     hideNotice("offline");
     poll();
