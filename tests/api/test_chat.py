@@ -210,6 +210,22 @@ def test_unread_counts_ai_messages_until_the_person_looks(person, ai, fake_llm) 
     assert friend["unread"] == 0 and friend["relationship"] == "一般"
 
 
+def test_replies_seen_over_the_stream_are_marked_read_up_to_a_message(person, ai, fake_llm) -> None:
+    fake_llm.script(CHAT_MODEL, Reply.text("一\n二"))
+    messages = [data for event, data in send(person, ai, "你好") if event == "message"]
+    read = f"/api/ai-users/{ai['id']}/read"
+    assert person.post(read, json={"message_id": messages[0]["message_id"]}).json() == {
+        "read_up_to": messages[0]["message_id"]}
+    friend = person.get("/api/friends").json()["friends"][0]
+    assert friend["unread"] == 1
+    assert friend["last_message"]["content"] == "二" and friend["last_message"]["role"] == "assistant"
+    person.post(read, json={"message_id": messages[1]["message_id"]})
+    person.post(read, json={"message_id": messages[0]["message_id"]})  # never moves back
+    assert person.get("/api/friends").json()["friends"][0]["unread"] == 0
+    assert person.post(read, json={"message_id": "msg_not_here"}).status_code == 404
+    assert person.post(read, json={"message_id": ""}).status_code == 422
+
+
 def test_a_topic_that_grows_too_long_ends(tmp_path, clock, rng, fake_llm) -> None:  # noqa: F811
     settings = Settings(data_dir=tmp_path / "long", run_scheduler=False, llm_base_url=fake_llm.base_url,
                         llm_api_key="test-key", topic_max_messages=6)

@@ -274,3 +274,11 @@ def test_small_talk_gets_the_smaller_budget_and_a_message_about_a_memory_the_lar
                      recent_budget=300)
     assert 250 < small_talk.memory_tokens <= 300
     assert 650 < about.memory_tokens <= 800
+
+
+def test_a_core_memory_the_person_wrote_in_the_first_person_is_quoted_as_theirs() -> None:
+    theirs = core("我对芒果过敏", 9).model_copy(update={"source": "person"})
+    text = section(build(replace(full_view(), core=[theirs, core("他喜欢大海", 8)])), "core")
+    assert "- 对方亲口告诉你（其中的“我”指对方）：「我对芒果过敏」" in text
+    assert "\n- 我对芒果过敏" not in text
+    assert "- 他喜欢大海" in text

@@ -202,11 +202,19 @@ def latest_mids(mids: list[MidTermMemory]) -> list[MidTermMemory]:
 def render_core(memories: list[CoreMemory]) -> str:
     if not memories:
         return ""
-    lines = "\n".join(f"- {m.content}" for m in memories)
+    lines = "\n".join(_core_line(m) for m in memories)
     return (
         "【潜意识】以下是你内心深处关于对方、刻骨铭心的认知。让它们自然地影响你的语气和选择，"
         f"不要直接复述或提起它们：\n{lines}"
     )
+
+
+def _core_line(memory: CoreMemory) -> str:
+    # The person writes their own memories in the first person ("我对芒果过敏"): said as written,
+    # under "你内心深处", that "我" would read as the AI, so it is quoted as the person's words.
+    if memory.source == "person":
+        return f"- 对方亲口告诉你（其中的“我”指对方）：「{memory.content}」"
+    return f"- {memory.content}"
 
 
 def render_mids(mids: list[MidTermMemory], tz: ZoneInfo) -> str:

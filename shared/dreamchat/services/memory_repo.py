@@ -139,6 +139,9 @@ class MemoryRepository:
         window = [to_model(Message, i) for i in found[:limit]]
         return (window if after is not None else window[::-1]), more
 
+    def has_message(self, pair: PairId, message_id: str) -> bool:
+        return self.store.get(keys.messages_pk(pair), message_id) is not None
+
     def unread(self, pair: PairId, last_read: str | None, limit: int = 99) -> int:
         """AI messages after the last one the person saw (counted up to `limit`)."""
         key = KeyRange(start=last_read + "~") if last_read else KeyRange()

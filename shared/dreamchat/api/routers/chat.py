@@ -16,7 +16,7 @@ from dreamchat.api.model_work import ModelPoolDep
 from dreamchat.api.schemas import Body
 from dreamchat.budget import Deadline
 from dreamchat.domain.models import AIUser, Message, PairId
-from dreamchat.errors import Invalid
+from dreamchat.errors import Invalid, NotFound
 from dreamchat.services.chat import Done, Failed, Sent
 from dreamchat.services.container import Services
 from dreamchat.services.idempotency import Claim, Idempotency, fingerprint
@@ -24,6 +24,10 @@ from dreamchat.services.tombstones import Gone
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api/ai-users", tags=["chat"])
+
+
+class ReadUpTo(Body):
+    message_id: str = Field(min_length=1, max_length=64)
 
 
 class ChatMessage(Body):
@@ -153,3 +157,13 @@ def messages(user_id: str, caller: CurrentCaller, services: ServicesDep,
     if more and window:
         cursor = window[-1].id if after is not None else window[0].id
     return {"messages": [m.model_dump() for m in window], "next_cursor": cursor}
+
+
+@router.post("/{user_id}/read", responses=documented(400, 401, 404, 422))
+def mark_read(user_id: str, body: ReadUpTo, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+    """The person has seen the conversation up to this message (replies shown from the stream, heartbeats)."""
+    pair = services.ai_users.pair(caller.id, user_id)
+    if not services.memory.repo.has_message(pair, body.message_id):
+        raise NotFound("no such message in this conversation")
+    services.ai_users.mark_read(caller.id, user_id, body.message_id)
+    return {"read_up_to": body.message_id}

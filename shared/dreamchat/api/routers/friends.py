@@ -23,12 +23,15 @@ def _friend_view(services: ServicesDep, account_id: str, ai_user: AIUser, friend
     pair = PairId(account_id=account_id, ai_user_id=ai_user.id)
     relationship, _ = services.memory.repo.relationship(pair)
     state, _ = services.heartbeats.get(pair)
+    last = services.memory.repo.last_message(pair)
     return {
         **ai_user_view(ai_user, account_id),
         "since": friendship["since"],
         "relationship": relationship.level,
         "unread": services.memory.repo.unread(pair, friendship["last_read"]),
         "next_heartbeat": state.next_due,
+        "last_message": {"role": last.role, "content": last.content, "timestamp": last.timestamp,
+                         "kind": last.kind} if last else None,
     }
 
 

@@ -26,6 +26,16 @@ export function chatStamp(ts, now = new Date()) {
   return `${d.getFullYear()}年${d.getMonth() + 1}月${d.getDate()}日 ${clock(ts)}`;
 }
 
+// The chat list's time of the last message: "14:05", "昨天", "3月15日", "2025/3/15"
+export function listStamp(ts, now = new Date()) {
+  const d = new Date(ts * 1000);
+  const days = Math.round((dayStart(now) - dayStart(d)) / 86400000);
+  if (days <= 0) return clock(ts);
+  if (days === 1) return "昨天";
+  if (d.getFullYear() === now.getFullYear()) return `${d.getMonth() + 1}月${d.getDate()}日`;
+  return `${d.getFullYear()}/${d.getMonth() + 1}/${d.getDate()}`;
+}
+
 // Mid-term memory keeps hour precision, long-term day or month: show no more than is kept.
 export function hourPrecision(ts) {
   const d = new Date(ts * 1000);

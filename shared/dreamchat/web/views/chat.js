@@ -24,7 +24,7 @@ export function renderChat(main, ctx, id) {
   const account = ctx.account();
   const state = {
     alive: true, items: [], hasMore: true, loadingOlder: false, loaded: false, unsent: [],
-    queue: [], showing: false, active: 0, sends: 0, polling: false, seq: 0, aiUser: ctx.friends()?.find(id) || null,
+    queue: [], showing: false, active: 0, sends: 0, polling: false, seq: 0, waiting: [], readUpTo: null, aiUser: ctx.friends()?.find(id) || null,
   };
 
   const ui = buildUi(ctx, id, state);
@@ -61,7 +61,9 @@ export function renderChat(main, ctx, id) {
     state.typing = on;
     ui.typing.hidden = !on;
     const level = ctx.friends()?.find(id)?.relationship || state.aiUser?.relationship;
-    clear(ui.status, on ? h("span", { class: "typing-text", text: "对方正在输入…" }) : levelBadge(level));
+    // from sending until the first message (or 已读) the AI is thinking: a slow model must not look like nothing
+    const text = on ? "对方正在输入…" : state.thinking ? "对方正在思考…" : "";
+    clear(ui.status, text ? h("span", { class: "typing-text", text }) : levelBadge(level));
     if (on) stick();
   }
 
@@ -78,7 +80,9 @@ export function renderChat(main, ctx, id) {
   function render({ toBottom = false, keepOffset = false } = {}) {
     const wasNear = nearBottom();
     const fromBottom = ui.log.scrollHeight - ui.log.scrollTop;
-    clear(ui.list, rows(state.items, state.aiUser));
+    // messages held back until the AI's turn ends stay last, where they will be stored
+    const ordered = [...state.items.filter((item) => !item.queued), ...state.items.filter((item) => item.queued)];
+    clear(ui.list, rows(ordered, state.aiUser));
     ui.empty.hidden = !state.loaded || state.items.length > 0;
     if (keepOffset) ui.log.scrollTop = ui.log.scrollHeight - fromBottom;
     else if (toBottom || wasNear) stick();
@@ -186,7 +190,7 @@ export function renderChat(main, ctx, id) {
       if (!state.alive || state.sends !== sendsBefore || state.active || state.showing) return;
       if (merge(body.messages || [])) {
         render();
-        ctx.friends()?.markRead(id);
+        markSeen();
       }
     } catch (error) {
       // never hide a message about a failed send behind this one
@@ -195,6 +199,17 @@ export function renderChat(main, ctx, id) {
     } finally {
       state.polling = false;
     }
+  }
+
+  // The person has seen what the open chat shows: tell the server, so the chat list counts no unread.
+  function markSeen() {
+    ctx.friends()?.markRead(id);
+    const last = [...state.items].reverse().find((item) => !item.local && !item.divider && item.id);
+    if (!last || document.visibilityState !== "visible" || (state.readUpTo && state.readUpTo >= last.id)) return;
+    state.readUpTo = last.id;
+    post(`/api/ai-users/${id}/read`, { message_id: last.id }).catch(() => {
+      state.readUpTo = null;  // told again with the next message or poll
+    });
   }
 
   // ---- sending ----
@@ -223,12 +238,34 @@ export function renderChat(main, ctx, id) {
     state.items.push(local);
     state.unsent.push(text);
     state.sends += 1;
-    state.active += 1;
     ui.textarea.value = "";
     autosize(ui.textarea);
     showCount();
     persistDraft();
+    // While the AI is answering, a new message waits for the turn to end: it is stored, and shown, after the replies.
+    if (state.active || state.showing || state.waiting.length) {
+      local.queued = true;
+      state.waiting.push({ local, text });
+      render({ toBottom: true });
+      return;
+    }
+    await deliver(local, text);
+  }
+
+  function sendWaiting() {
+    if (!state.alive || state.active || state.showing || !state.waiting.length) return;
+    const { local, text } = state.waiting.shift();
+    state.items.splice(state.items.indexOf(local), 1);
+    state.items.push(local);
+    local.queued = false;
+    deliver(local, text);
+  }
+
+  async function deliver(local, text) {
+    state.active += 1;
+    state.thinking = true;
     render({ toBottom: true });
+    setTyping(false);
     let response;
     try {
       response = await raw("POST", `/api/ai-users/${id}/chat`, { content: text }, { accept: "text/event-stream" });
@@ -253,14 +290,21 @@ export function renderChat(main, ctx, id) {
     } finally {
       state.active -= 1;
       if (!ended) enqueue({ event: "broken" }, local);
+      sendWaiting();
     }
   }
 
+  // The message, and any waiting behind it, go back to the composer in the order they were typed.
   function failed(local, text, error) {
-    state.items.splice(state.items.indexOf(local), 1);
-    state.unsent.splice(state.unsent.indexOf(text), 1);
+    state.thinking = false;
+    setTyping(false);
+    const back = [{ local, text }, ...state.waiting.splice(0)];
+    for (const entry of back) {
+      state.items.splice(state.items.indexOf(entry.local), 1);
+      state.unsent.splice(state.unsent.indexOf(entry.text), 1);
+    }
     const typed = ui.textarea.value;
-    ui.textarea.value = typed.trim() ? `${text}\n${typed}` : text;
+    ui.textarea.value = [...back.map((entry) => entry.text), typed].filter((t) => t.trim()).join("\n");
     autosize(ui.textarea);
     showCount();
     persistDraft();
@@ -281,7 +325,8 @@ export function renderChat(main, ctx, id) {
       await present(event, local);
     }
     state.showing = false;
-    if (state.alive && !state.active) poll();
+    if (state.alive && !state.active && state.waiting.length) sendWaiting();
+    else if (state.alive && !state.active) poll();
   }
 
   async function present(event, local) {
@@ -291,7 +336,10 @@ export function renderChat(main, ctx, id) {
     } catch {
       // a malformed event is shown as a broken connection below
     }
-    if (event.event === "message") {
+    if (event.event !== "thinking") state.thinking = false;
+    if (event.event === "thinking") {
+      setTyping(state.typing);
+    } else if (event.event === "message") {
       setTyping(true);
       await sleep(Math.min(Math.max(Number(data.delay_ms) || 0, 0), MAX_TYPING_MS));
       setTyping(false);
@@ -301,14 +349,18 @@ export function renderChat(main, ctx, id) {
         });
       }
       render({ toBottom: true });
+      markSeen();
     } else if (event.event === "done") {
       local.read = data.replied === false;
       if (data.topic_ended) state.items.push({ id: `divider-${++state.seq}`, divider: "这个话题聊完了，TA 会把它整理进记忆" });
+      setTyping(false);
       render();
       ctx.friends()?.refresh();
     } else if (event.event === "error") {
+      setTyping(false);
       showNotice("TA 暂时没法回复（模型服务出了问题）。你的消息已经保存，过一会儿再聊吧。");
     } else if (event.event === "broken") {
+      setTyping(false);
       showNotice("连接中断了，TA 的回复可能稍后才出现。", "offline");
     }
   }
@@ -344,8 +396,8 @@ export function renderChat(main, ctx, id) {
     persistDraft();
   });
   ui.textarea.addEventListener("keydown", (event) => {
-    const touch = matchMedia("(pointer: coarse)").matches;
-    if (event.key === "Enter" && !event.shiftKey && !event.isComposing && !touch) {
+    // the key reads 发送 on touch keyboards too (enterkeyhint), so Enter sends everywhere; Shift+Enter is a new line
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
       send();
     }
@@ -355,7 +407,11 @@ export function renderChat(main, ctx, id) {
   });
   ui.removeFriend = () => removeFriend(ctx, id, state.aiUser);
   ui.triggerHeartbeat = triggerHeartbeat;
-  const onVisible = () => document.visibilityState === "visible" && poll();
+  const onVisible = () => {
+    if (document.visibilityState !== "visible") return;
+    markSeen();  // what arrived while the tab was hidden is seen now
+    poll();
+  };
   const onOnline = () => {
     hideNotice("offline");
     poll();

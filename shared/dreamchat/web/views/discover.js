@@ -7,6 +7,11 @@ export function renderDiscover(main, ctx) {
   let alive = true;
   let cursor = null;
   const list = h("ul", { class: "discover-list" });
+  // one's own AI users stay reachable here after being removed from the friends list (private ones are not listed below)
+  const mineList = h("ul", { class: "discover-list", "aria-label": "我创建的" });
+  const mine = h("section", { class: "discover-mine", hidden: true },
+    h("h3", { class: "discover-heading", text: "我创建的" }), mineList,
+    h("h3", { class: "discover-heading", text: "公开的 AI" }));
   const status = h("p", { class: "muted center", text: "正在寻找公开的 AI…" });
   const more = h("button", { type: "button", class: "btn btn-soft", hidden: true, text: "加载更多", onclick: () => load() });
 
@@ -15,7 +20,7 @@ export function renderDiscover(main, ctx) {
       h("header", { class: "bar" },
         h("button", { type: "button", class: "icon-btn back-btn", title: "返回", onclick: () => ctx.go("/") }, icon("back", "返回")),
         h("div", { class: "bar-title" }, h("b", { text: "发现" }), h("small", { text: "公开的 AI 朋友" }))),
-      h("div", { class: "page-body" }, list, status, h("div", { class: "center" }, more))),
+      h("div", { class: "page-body" }, mine, list, status, h("div", { class: "center" }, more))),
   );
 
   async function load() {
@@ -38,6 +43,20 @@ export function renderDiscover(main, ctx) {
     }
   }
 
+  async function loadMine() {
+    try {
+      const [body, friends] = await Promise.all([get("/api/ai-users?scope=mine"), ctx.friends()?.refresh()]);
+      if (!alive) return;
+      const known = new Set((friends || []).map((friend) => friend.id));
+      const owned = body.ai_users.filter((aiUser) => aiUser.is_owner);
+      clear(mineList, owned.map((aiUser) => card(ctx, aiUser, known.has(aiUser.id))));
+      mine.hidden = owned.length === 0;
+    } catch (error) {
+      if (alive) toast(describe(error), "error");
+    }
+  }
+
+  loadMine();
   load();
   return () => {
     alive = false;

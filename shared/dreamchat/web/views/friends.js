@@ -2,7 +2,7 @@
 
 import { describe, get } from "../lib/api.js";
 import { avatar, clear, h, icon } from "../lib/dom.js";
-import { fromNow } from "../lib/time.js";
+import { fromNow, listStamp } from "../lib/time.js";
 
 const REFRESH_MS = 15000;
 
@@ -69,7 +69,8 @@ export class FriendsList {
   async refresh() {
     try {
       const body = await get("/api/friends");
-      this.items = body.friends || [];
+      // like a messenger's chat list: the latest conversation first
+      this.items = (body.friends || []).sort((a, b) => latest(b) - latest(a));
       this.loaded = true;
       if (this.active) this.markReadLocally(this.active);
       this.render();
@@ -105,13 +106,23 @@ export class FriendsList {
       h("div", { class: "friend-main" },
         h("div", { class: "friend-top" },
           h("span", { class: "friend-name", text: friend.name }),
-          levelBadge(friend.relationship)),
+          levelBadge(friend.relationship),
+          friend.last_message ? h("time", { class: "friend-time", text: listStamp(friend.last_message.timestamp) }) : null),
         h("div", { class: "friend-sub" }, subline(friend))),
       unread));
   }
 }
 
+function latest(friend) {
+  return friend.last_message?.timestamp || friend.since || 0;
+}
+
 function subline(friend) {
+  const last = friend.last_message;
+  if (last) {
+    const who = last.role === "user" ? "我：" : "";
+    return h("span", { class: "friend-preview", text: `${who}${last.content.replace(/\s+/g, " ")}` });
+  }
   if (friend.next_heartbeat) {
     return [icon("heart"), h("span", { text: `下次心跳 ${fromNow(friend.next_heartbeat)}` })];
   }

@@ -254,7 +254,7 @@ export function renderMemory(main, ctx, id) {
 
   function coreFields(core) {
     return [
-      textField("content", "内容", core.content, 500, 3),
+      textField("content", "内容", core.content, 500, 3, core.id ? "" : "写下关于你的事，比如「我对芒果过敏」，AI 会记住"),
       h("div", { class: "field-grid" },
         inputField("importance", "重要性（1-10）", String(core.importance), 2, "number"),
         inputField("category", "类别", core.category, 40)),
@@ -287,7 +287,9 @@ export function renderMemory(main, ctx, id) {
       h("button", {
         type: "button", class: "link-btn", onclick: () => openEditor(card, type, memoryId, fields, toBody),
       }, icon("edit"), "修改"),
-      confirmButton("删除", "确认删除？", () => save(type, { id: memoryId, delete: true }, "已删除"), "link-btn danger"));
+      // a short-term line is the chat message itself: deleting it removes it from the chat history too
+      confirmButton("删除", type === "short_term" ? "聊天记录里的这条消息也会删除，确认？" : "确认删除？",
+        () => save(type, { id: memoryId, delete: true }, "已删除"), "link-btn danger"));
   }
 
   async function openEditor(card, type, memoryId, fields, toBody) {
@@ -363,9 +365,9 @@ function inputField(name, label, value, max, type = "text") {
   return h("label", { class: "field" }, h("span", { text: label }), h("input", { name, type, value, required: true, ...attrs }));
 }
 
-function textField(name, label, value, max, rows) {
+function textField(name, label, value, max, rows, placeholder = "") {
   return h("label", { class: "field" }, h("span", { text: label }),
-    h("textarea", { name, rows: String(rows), maxlength: String(max), value }));
+    h("textarea", { name, rows: String(rows), maxlength: String(max), value, placeholder }));
 }
 
 function selectField(name, label, options, current) {
