@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from dreamchat.adapters.embeddings import build_embedder
 from dreamchat.adapters.events import EXTRACTION_DUE, HEARTBEAT_DUE, LocalWorkQueue, MissingQueue
-from dreamchat.adapters.search import HttpSearch, NoSearch
+from dreamchat.adapters.search import NoSearch, WebSearch, bocha, searxng, tavily
 from dreamchat.config import Settings
 from dreamchat.domain.models import MidTermMemory, PairId
 from dreamchat.errors import NotFound
@@ -73,11 +73,14 @@ class Services:
         self.extraction.run(ExtractWork.parse(event.detail))
 
 
-def build_search(settings: Settings) -> HttpSearch | NoSearch:
-    if settings.search_url is None:
-        return NoSearch()
+def build_search(settings: Settings) -> WebSearch | NoSearch:
+    """The configured provider: SearXNG needs its instance's URL, Bocha and Tavily an API key."""
     key = settings.search_api_key.get_secret_value() if settings.search_api_key else None
-    return HttpSearch(settings.search_url, key)
+    if settings.search_provider == "searxng":
+        return searxng(settings.search_url, key) if settings.search_url else NoSearch()
+    if key is None:
+        return NoSearch()
+    return (bocha if settings.search_provider == "bocha" else tavily)(key, settings.search_url)
 
 
 def build_services(runtime: Runtime, *, gateway: OpenAIGateway | None = None,

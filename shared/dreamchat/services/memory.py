@@ -97,7 +97,7 @@ class MemoryService:
     # short-term
 
     def record(self, pair: PairId, role: Role, content: str, *, kind: MessageKind = "chat", after: str | None = None,
-               delay_ms: int = 0) -> Message:
+               delay_ms: int = 0, reasoning: str = "") -> Message:
         """Store one message durably in the log and its topic; opens or closes topics as needed."""
         for _ in range(_APPEND_ATTEMPTS):
             now = self._clock.now()
@@ -109,7 +109,7 @@ class MemoryService:
             previous = max(filter(None, [after, last.id if last else None]), default=None)
             message = Message(id=message_id(now, self._random.random(), previous), role=role, content=content,
                               timestamp=int(now.timestamp()), topic_id=placement.topic_id, kind=kind,
-                              delay_ms=delay_ms)
+                              delay_ms=delay_ms, reasoning=reasoning)
             operations: list = self.repo.message_puts(pair, message)
             if placement.opens_topic:
                 opened = TopicState(fresh, int(now.timestamp()))
