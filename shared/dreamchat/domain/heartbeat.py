@@ -3,11 +3,12 @@
 Timed heartbeat: due when the person has been silent longer than the relationship's
 interval. Night slow-down: during the night window (23:00-07:00, or 02:00-10:00 for a night
 owl) silence counts one third, so the interval stretches ×3 over the night part of it;
-scheduled heartbeats are never slowed. Beyond the spec, against spam: no heartbeat while the
-person was active in the last few minutes (a scheduled one landing mid-conversation is
-skipped), a daily cap, back-off after unanswered heartbeats (the interval doubles per
-unanswered one, up to a cap), a pause after several silent days (lifted when the person
-writes), and never the same text twice within 24 hours.
+scheduled heartbeats are never slowed. While the person answers, the spec's interval is the
+cadence. Beyond the spec, against spam, only for heartbeats that go unanswered: back-off (the
+interval doubles per unanswered one, up to a cap), a daily cap on unanswered heartbeats, a
+pause after several silent days (each lifted when the person writes); and always: no timed
+heartbeat while the person was active in the last few minutes (a scheduled one landing
+mid-conversation is skipped), never the same text twice within 24 hours.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class HeartbeatState(BaseModel):
     last_sent_at: int | None = None
     unanswered: int = 0
     sent_day: str = ""
-    sent_today: int = 0
+    sent_today: int = 0  # heartbeats sent on sent_day since the person last wrote (the unanswered ones)
     recent: list[SentText] = Field(default_factory=list)
     moved_to: int | None = None
     last_run_at: int | None = None
@@ -187,7 +188,8 @@ def _scheduled(state: HeartbeatState, zone: str, now: datetime) -> Due | None:
 
 
 def _after_cap(at: datetime, state: HeartbeatState, prefs: Prefs, night: Night, zone: str) -> datetime:
-    """With today's cap reached, nothing more until the next local day's morning (the night's end)."""
+    """With today's cap of unanswered heartbeats reached, nothing more until the next local day's
+    morning (the night's end)."""
     local = at.astimezone(ZoneInfo(zone))
     if _sent_on(state, local.date().isoformat()) >= prefs.daily_cap:
         return _local(local.date() + timedelta(days=1), night.end, ZoneInfo(zone))
@@ -204,8 +206,10 @@ def person_active(state: HeartbeatState, prefs: Prefs, now: datetime) -> bool:
 
 
 def person_wrote(state: HeartbeatState, now: datetime) -> HeartbeatState:
-    """The person wrote: heartbeats count from now, unanswered ones are forgiven, a pause ends."""
-    return state.model_copy(update={"last_person_at": int(now.timestamp()), "unanswered": 0, "moved_to": None})
+    """The person wrote: heartbeats count from now, and every heartbeat sent so far is answered:
+    the back-off, the pause and the day's cap start again from nothing."""
+    return state.model_copy(update={"last_person_at": int(now.timestamp()), "unanswered": 0, "sent_today": 0,
+                                    "moved_to": None})
 
 
 def read_heartbeat_reply(text: str) -> tuple[str, float | None]:
