@@ -65,7 +65,9 @@ class SelfSoulReflection(Contract):
 
 
 class RelationshipJudgment(Contract):
-    """The relationship level after recent conversations, and why."""
+    """The relationship level after recent conversations, why, and whether a major event (the only
+    thing that may move it more than one level at once) happened."""
 
     level: RelationshipLevel
     reason: str = ""
+    major_event: bool = False

@@ -142,10 +142,11 @@ def relationship_prompt(current_level: RelationshipLevel, recent: Sequence[Conve
 2. 关系变化要循序渐进：通常保持当前等级或只变化一级；只有发生重大事件（如严重的伤害、背叛，或特别温暖的经历）才可以跨级。
 3. 没有明显变化时，保持当前等级。
 4. reason 用一句话说明判断依据。
-5. {MATERIAL_ONLY}
+5. major_event：只有发生了上面说的重大事件时才为 true，否则为 false。
+6. {MATERIAL_ONLY}
 
 {JSON_ONLY}
-{{"level": "特别关心、关系较好、一般、关系冷淡、决裂 之一", "reason": "……"}}"""
+{{"level": "特别关心、关系较好、一般、关系冷淡、决裂 之一", "reason": "……", "major_event": false}}"""
     user = f"""当前时间：{_clock(now)}
 当前关系等级：{current_level}
 最近的对话：

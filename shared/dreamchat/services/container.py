@@ -9,6 +9,7 @@ from dreamchat.adapters.events import EXTRACTION_DUE, HEARTBEAT_DUE, LocalWorkQu
 from dreamchat.adapters.search import NoSearch, WebSearch, bocha, searxng, tavily
 from dreamchat.config import Settings
 from dreamchat.domain.models import MidTermMemory, PairId
+from dreamchat.domain.relationship import judgment_due
 from dreamchat.errors import NotFound
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.memory_models import FallbackMemoryModels, build_memory_models
@@ -48,18 +49,28 @@ class Services:
         self.compress_topic(pair, topic_id)
 
     def compress_topic(self, pair: PairId, topic_id: str) -> MidTermMemory | None:
-        """Compress an ended topic; every few topics the AI also reflects on itself."""
+        """Compress an ended topic; every few topics the AI also reflects on itself, and judges the
+        relationship every few topics and after a topic with strong emotion."""
+        again = self.memory.repo.mid_term(pair, topic_id) is not None  # a repeated delivery: reflected, judged
         try:
             mid = self.memory.compress(pair, topic_id)
         except Gone:  # the pair was erased meanwhile: nothing to keep
             return None
-        every = self.runtime.settings.reflect_every_topics
-        if mid is not None and every and len(self.memory.repo.mid_terms(pair)) % every == 0:
-            try:
-                ai_user = self.ai_users.visible(pair.account_id, pair.ai_user_id)
-            except NotFound:
-                return mid
+        if mid is None or again:
+            return mid
+        settings, topics = self.runtime.settings, len(self.memory.repo.mid_terms(pair))
+        reflect = bool(settings.reflect_every_topics) and topics % settings.reflect_every_topics == 0
+        judge = judgment_due(topics, settings.judge_relationship_every_topics, mid.emotion_tags)
+        if not (reflect or judge):
+            return mid
+        try:
+            ai_user = self.ai_users.visible(pair.account_id, pair.ai_user_id)
+        except NotFound:
+            return mid
+        if reflect:
             self.soul.reflect(pair, ai_user)
+        if judge:
+            self.soul.judge_relationship(pair, ai_user)
         return mid
 
     def on_heartbeat_due(self, event: Event) -> None:
