@@ -71,3 +71,10 @@ class RelationshipJudgment(Contract):
     level: RelationshipLevel
     reason: str = ""
     major_event: bool = False
+
+
+class QualityScore(Contract):
+    """A judge's score (0-100) of one compression's completeness or one extraction's accuracy."""
+
+    score: int = Field(ge=0, le=100)
+    reason: str = ""

@@ -154,6 +154,37 @@ def relationship_prompt(current_level: RelationshipLevel, recent: Sequence[Conve
     return _messages(system, user)
 
 
+def completeness_prompt(conversations: Sequence[Conversation], summary: str, now: datetime) -> Messages:
+    """Quality check of a compression: how much of what mattered the summary kept (信息完整性)."""
+    system = f"""你负责检查一段对话摘要的信息完整性。
+对照原始对话，判断摘要保留了多少重要信息（人物、事件、时间、决定、情绪、约定），给出 0-100 的分数：
+100 表示重要信息全部保留，0 表示几乎都丢了。闲聊的寒暄客套不算重要信息。reason 用一句话说明。
+{MATERIAL_ONLY}
+
+{JSON_ONLY}
+{{"score": 0, "reason": "……"}}"""
+    user = f"""【原始对话】
+{transcript(conversations, now.tzinfo)}
+
+【摘要】
+{summary}"""
+    return _messages(system, user)
+
+
+def accuracy_prompt(summaries: Sequence[str], memories: Sequence[tuple[str, Sequence[str]]]) -> Messages:
+    """Quality check of an extraction: how many extracted key points are right (核心要点提取准确率)."""
+    system = f"""你负责检查从对话摘要中提炼出的长期记忆是否准确。
+逐条对照摘要检查每个要点：与摘要相符的算准确，编造、歪曲或张冠李戴的算错误。
+给出 0-100 的分数（准确要点所占的比例），reason 用一句话说明。
+{MATERIAL_ONLY}
+
+{JSON_ONLY}
+{{"score": 0, "reason": "……"}}"""
+    lines = "\n".join(f"《{title}》" + "；".join(points) for title, points in memories)
+    sources = "\n".join(f"- {summary}" for summary in summaries)
+    return _messages(system, f"【对话摘要】\n{sources}\n\n【提炼出的长期记忆】\n{lines}")
+
+
 def transcript(
     conversations: Sequence[Conversation], tz: tzinfo | None, *, user_label: str = "用户", ai_label: str = "AI"
 ) -> str:

@@ -81,6 +81,8 @@ class ExtractResult:
     long_term: list[LongTermIndex] = field(default_factory=list)
     core: list[CoreMemory] = field(default_factory=list)
     degraded: bool = False
+    considered: int = 0  # mid-term memories this run looked at
+    extracted: int = 0  # of them, those that went into a long-term memory (the spec's 提炼率)
 
 
 class MemoryService:
@@ -289,6 +291,7 @@ class MemoryService:
                 stored = self._store_long(pair, memory, by_id, zone, output.degraded)
                 if stored is not None:
                     result.long_term.append(stored)
+            result.considered, result.extracted = len(pending), len(pending) - len(by_id)
             self._mark_extracted(pair, [i for i in pending if i["id"] in by_id])
         result.core = self.judge_core(pair, zone)
         self.refresh_vectors(pair)
