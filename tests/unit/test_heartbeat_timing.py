@@ -511,10 +511,14 @@ NIGHT_EXAMPLES = [
     (timedelta(minutes=20), local(16, 6, 50), local(16, 7, 16, 40)),
     (hours(24), local(16, 9), local(17, 14, 20)),
     (hours(24), local(16, 22, 50), local(18, 9, 30)),
+    (hours(24), local(16, 23), local(18, 9, 40)),
     (hours(24), local(16, 3), local(17, 11)),
+    (hours(24), local(16, 6, 50), local(17, 12, 16, 40)),
     (hours(72), local(16, 9), local(20, 5)),
+    (hours(72), local(16, 22, 50), local(20, 20, 10)),
     (hours(72), local(16, 23), local(20, 20, 20)),
     (hours(72), local(16, 3), local(19, 21, 40)),
+    (hours(72), local(16, 6, 50), local(19, 22, 56, 40)),
 ]
 
 
