@@ -129,8 +129,8 @@ class ChatService:
         if markers.switched:
             person = self.memory.switch_topic(pair, person)
         reasoning = reply.reasoning[:MAX_REASONING_CHARS]
-        sent: list[Thinking | Sent | Done | Failed] = list(
-            self._send(pair, person, replies.split_messages(markers.text), typed=reply.typed, reasoning=reasoning))
+        sent = list(self._send(pair, person, replies.split_messages(markers.text), typed=reply.typed,
+                               reasoning=reasoning))
         if not sent:  # 已读不回: the history shows it, not only the live turn
             self.memory.repo.store.transact(self.memory.repo.message_puts(
                 pair, person.model_copy(update={"read_no_reply": True, "reasoning": reasoning})))
@@ -138,7 +138,7 @@ class ChatService:
         too_long = len(self.memory.repo.short_term(pair, person.topic_id)) >= self._settings.topic_max_messages
         ended = (markers.ended or too_long) and self.memory.end_topic(pair, person.topic_id)
         ended = self._end_on_farewell(pair, person) or ended
-        thinking: list[Thinking | Sent | Done | Failed] = [Thinking(reasoning)] if reasoning else []
+        thinking = [Thinking(reasoning)] if reasoning else []
         return [*thinking, *sent, Done(bool(sent), ended, len(sent))]
 
     def _generate(self, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline) -> Reply:
