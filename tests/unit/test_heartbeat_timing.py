@@ -525,3 +525,17 @@ NIGHT_EXAMPLES = [
 @pytest.mark.parametrize("interval, start, expected", NIGHT_EXAMPLES)
 def test_the_night_rule_matches_the_readme_examples(interval, start, expected) -> None:
     assert same_instant(stretched_due(start, interval, NIGHT, SHANGHAI), expected)
+
+
+@pytest.mark.parametrize("zone", [SHANGHAI, BERLIN])
+def test_a_long_interval_is_the_same_as_its_parts_added_up(zone) -> None:
+    """Skipping whole weeks (决裂's 999 days) changes nothing: stretching is additive, also across
+    the clock changes of a zone with summer time."""
+    start = local(15, 21, 30, zone=zone, month=1)
+    whole = stretched_due(start, timedelta(days=999), NIGHT, zone)
+    halves = stretched_due(stretched_due(start, timedelta(days=500), NIGHT, zone), timedelta(days=499), NIGHT, zone)
+    step = start
+    for _ in range(90):  # day by day, never long enough to skip a week; across the March clock change
+        step = stretched_due(step, timedelta(days=1), NIGHT, zone)
+    assert same_instant(whole, halves)
+    assert same_instant(stretched_due(start, timedelta(days=90), NIGHT, zone), step)
