@@ -80,7 +80,7 @@ def test_reply_rates_per_level_match_the_spec_table(tmp_path, clock) -> None:
     assert model.asked == round(sum(measured.values()) * TURNS)  # a declined turn never asks the model
 
 
-@pytest.mark.parametrize("level", ["决裂"])  # the example: it answered 20 of 20
+@pytest.mark.parametrize("level", ["决裂", "关系冷淡"])  # 决裂 is the example (it answered 20 of 20)
 def test_through_the_api_a_model_that_always_answers_still_keeps_the_rate(tmp_path, clock, fake_llm, level) -> None:  # noqa: F811
     settings = settings_for(tmp_path, llm_base_url=fake_llm.base_url, llm_api_key="test-key", llm_max_retries=0)
     app = create_app(settings, build_runtime(settings, clock=clock, random=SeededRandom(17)))
