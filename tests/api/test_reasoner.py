@@ -29,7 +29,7 @@ def thinking_llm() -> Iterator[FakeLLMServer]:
 @pytest.fixture
 def person(tmp_path, clock, rng, thinking_llm) -> Iterator[Person]:
     settings = Settings(data_dir=tmp_path / "data", run_scheduler=False, llm_base_url=thinking_llm.base_url,
-                        llm_api_key="test-key", llm_timeout_seconds=2, llm_max_retries=0,
+                        llm_api_key="test-key", llm_timeout_seconds=10, llm_max_retries=0,  # slack for a loaded machine
                         access_token_minutes=60 * 24 * 365)
     with TestClient(create_app(settings, build_runtime(settings, clock=clock, random=rng))) as client:
         yield register(client, "alice")

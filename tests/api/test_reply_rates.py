@@ -67,7 +67,7 @@ def test_reply_rates_per_level_match_the_spec_table(tmp_path, clock) -> None:
     model = AlwaysAnswers()
     settings = settings_for(tmp_path)
     services = build_services(build_runtime(settings, clock=clock, random=SeededRandom(2026)), gateway=model)
-    account, _ = services.auth.register("rates", "correct-horse-battery")
+    account, _ = services.auth.register("rates", "correct-horse-battery", "127.0.0.1")
 
     def turn(ai_id: str, content: str) -> bool:
         pair, ai_user = services.ai_users.companion(account.id, ai_id)

@@ -78,7 +78,7 @@ def _turn(services: Services, pair: PairId, ai_user: AIUser, person: Message, de
 
 
 def _respond(services: Services, pair: PairId, ai_user: AIUser, person: Message,
-             deadline: Deadline) -> list[Sent | Done | Failed]:
+             deadline: Deadline) -> list[Thinking | Sent | Done | Failed]:
     try:
         return list(services.chat.respond(pair, ai_user, person, deadline))
     except Gone:  # the account or the pair was deleted while the AI was answering
@@ -89,7 +89,7 @@ def _respond(services: Services, pair: PairId, ai_user: AIUser, person: Message,
 
 
 @router.post("/{user_id}/chat", response_class=EventSourceResponse,
-             responses={200: {"description": "The AI's messages as server-sent events: `message`s, then `done` or `error`",
+             responses={200: {"description": "The AI's messages as server-sent events: a reasoner's `thinking`, `message`s, then `done` or `error`",
                               "content": {"text/event-stream": {"schema": {"type": "string"}}}},
                         **documented(400, 401, 404, 409, 413, 422, 429, 503)})
 def chat(user_id: str, body: ChatMessage, request: Request, caller: CurrentCaller, services: ServicesDep,
