@@ -7,7 +7,7 @@ import json
 from functions.compress import handler as compress
 from functions.extract import handler as extract
 from tests.fakes.fake_llm import Reply
-from tests.handlers.events import LambdaContext, scheduled_event
+from tests.handlers.events import LambdaContext, scheduled_event, sqs_batch
 from tests.handlers.test_serverless_flow import SUMMARY, call, signed_up
 
 
@@ -41,7 +41,8 @@ def test_sampled_compressions_and_extractions_emit_the_four_quality_figures(clou
         {"title": "海边之约", "key_points": ["周末去海边"], "detail_content": "约好周末去海边", "source_mid_ids": [mid_id]}]}))
     fake_llm.script("deepseek-chat", Reply.json({"create": False, "content": "", "importance": 2, "category": "其他"}),
                     Reply.json({"score": 95, "reason": "准确"}))
-    extract.handler(scheduled_event(), LambdaContext())
+    extract.sweep(scheduled_event(), LambdaContext())
+    extract.worker(sqs_batch(cloud.receive(cloud.extract_queue), queue="dreamchat-extract"), LambdaContext())
     emitted = capsys.readouterr().out
     assert metric_values(emitted, "InformationCompleteness") == [85.0]
     assert metric_values(emitted, "KeyPointAccuracy") == [95.0]
