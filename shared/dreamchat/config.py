@@ -111,16 +111,21 @@ class Settings(BaseSettings):
     lease_attempts: int = Field(default=3, ge=1)
 
     # chat
-    max_delay_seconds: float = Field(default=30.0, ge=0)
+    reply_decision: Literal["draw", "model"] = "draw"
+    max_delay_seconds: float = Field(default=2400.0, ge=0)
     messages_per_minute: int = Field(default=30, ge=1)
     tool_rounds: int = Field(default=4, ge=1)
     chat_turn_seconds: float = Field(default=25.0, gt=0)
     chat_reserve_seconds: float = Field(default=3.0, ge=0)
     model_concurrency: int = Field(default=64, ge=1)
+    search_provider: Literal["searxng", "bocha", "tavily"] = "searxng"
     search_url: str | None = None
     search_api_key: SecretStr | None = None
+    search_results: int = Field(default=5, ge=1, le=10)
     self_soul_min_hours: float = Field(default=6.0, ge=0)
     reflect_every_topics: int = Field(default=5, ge=0)
+    judge_relationship_every_topics: int = Field(default=3, ge=0)
+    quality_sample_share: float = Field(default=0.02, ge=0, le=1)
 
     # heartbeat (defaults of every account; each account may change its own)
     heartbeat_daily_cap: int = Field(default=5, ge=0)

@@ -35,6 +35,7 @@ from dreamchat.services.heartbeat import Work
 from dreamchat.services.memory import pair_of
 from dreamchat.wiring import aws_client, build_runtime
 
+COMPRESS_FIGURES = ("CompressionRatio", "InformationCompleteness")
 SECRET_FIELDS = ("jwt_secret", "jwt_previous_secret", "llm_api_key", "search_api_key",
                  *(f"{key}_api_key" for key in MODEL_KEYS))
 PLAIN_SECRET_FIELDS = ("jwt_rotated_at",)  # rotation bookkeeping kept beside the secrets
@@ -122,7 +123,8 @@ class Serverless:
         self.settings = settings
         configured = settings.llm_configured
         gateway = OpenAIGateway.from_settings(settings, on_call=self._model_call) if configured else None
-        self.services: Services = build_services(build_runtime(settings), gateway=gateway)
+        self.services: Services = build_services(build_runtime(settings), gateway=gateway,
+                                                 on_quality=self._quality_figure)
         self._idempotency = self._idempotency_layer()
 
     def _refresh(self) -> None:
@@ -221,7 +223,7 @@ class Serverless:
         return self._once("extract", work.as_dict(), lambda: self._extract_pair(work))
 
     def _extract_pair(self, work: ExtractWork) -> dict[str, Any]:
-        outcome = self.services.extraction.run(work)
+        outcome = self.services.extract_work(work)
         if not outcome.finished:
             raise NotFinished(f"extraction {outcome.status}")
         result = outcome.result
@@ -258,6 +260,11 @@ class Serverless:
         for name, unit, value in figures:
             with single_metric(name=name, unit=unit, value=value, namespace="DreamChat") as metric:
                 metric.add_dimension(name="ModelKey", value=record.key)
+
+    def _quality_figure(self, name: str, value: float) -> None:
+        """A compression-quality figure (a share, 0-1) as a percentage; the spec's targets are on them."""
+        with single_metric(name=name, unit=MetricUnit.Percent, value=value * 100, namespace="DreamChat") as metric:
+            metric.add_dimension(name="Stage", value="compress" if name in COMPRESS_FIGURES else "extract")
 
     def _start(self, context: Any) -> None:
         self._refresh()

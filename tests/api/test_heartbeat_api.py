@@ -45,3 +45,25 @@ def test_trigger_respects_heartbeat_ok(person, ai, fake_llm) -> None:
 
 def test_trigger_on_someone_elses_ai_user_is_404(person, fake_llm, app) -> None:
     assert person.post("/api/heartbeat/trigger/ai_unknown").status_code == 404
+
+
+def test_a_person_who_answers_each_heartbeat_gets_one_every_twenty_minutes(app, person, ai, fake_llm, clock) -> None:
+    """特别关心 is 20 minutes in the spec: no daily cap or back-off gets in the way while the person answers."""
+    services = app.state.services
+    pair, ai_user = services.ai_users.companion(person.id, ai["id"])
+    services.soul.set_relationship(pair, ai_user, "特别关心", None, "测试")
+    texts = iter(f"第{n}次想你了" for n in range(100))
+    fake_llm.default = lambda body: Reply.text(next(texts))
+    person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "我在呢"})  # 20:00 in Shanghai
+    sent_at = []
+    for _ in range(170):  # until 22:50, before the night window
+        clock.advance(minutes=1)
+        services.heartbeat.sweep()
+        app.state.runtime.bus.drain()
+        latest = history(person, ai)[-1]
+        if latest["kind"] == "heartbeat" and latest["timestamp"] not in sent_at:
+            sent_at.append(latest["timestamp"])
+            clock.advance(minutes=1)
+            person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "收到啦"})
+    gaps = [(b - a) // 60 for a, b in zip(sent_at, sent_at[1:])]
+    assert len(sent_at) == 8 and gaps == [21] * 7  # 20 minutes after each answer; more than the cap of 5

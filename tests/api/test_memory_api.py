@@ -151,3 +151,32 @@ def test_unfriending_with_forget_erases_the_pair_but_keeps_the_character(app, pe
     assert person.get(f"/api/ai-users/{ai['id']}").status_code == 200
     person.post(f"/api/friends/{ai['id']}")
     assert person.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"] == []
+
+
+def test_the_context_view_shows_the_pairs_quality_figures_against_the_spec_targets(tmp_path, clock, rng) -> None:
+    from fastapi.testclient import TestClient
+
+    from dreamchat.api.app import create_app
+    from dreamchat.config import Settings
+    from dreamchat.wiring import build_runtime
+    from tests.api.conftest import register
+    from tests.fakes.fake_llm import FakeLLMServer, Reply
+
+    with FakeLLMServer() as llm:
+        settings = Settings(data_dir=tmp_path / "q", run_scheduler=False, llm_base_url=llm.base_url,
+                            llm_api_key="k", llm_max_retries=0, quality_sample_share=1.0)
+        app = create_app(settings, build_runtime(settings, clock=clock, random=rng))
+        with TestClient(app) as client:
+            person = register(client, "quinn")
+            ai = person.create_ai_user()
+            empty = person.get(f"/api/memory/{ai['id']}").json()["quality"]
+            person.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "我们周末去海边吧，拜拜"})
+            llm.script("qwen-plus", Reply.json({"summary": "约好周末去海边", "emotion_tags": {
+                "basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}}))
+            llm.script("deepseek-chat", Reply.json({"score": 70, "reason": "漏了时间"}))
+            app.state.runtime.bus.drain()
+            quality = person.get(f"/api/memory/{ai['id']}").json()["quality"]
+    assert empty["completeness"] == {"value": None, "runs": 0, "target": 0.8}
+    assert quality["completeness"] == {"value": 0.7, "runs": 1, "target": 0.8}
+    assert quality["compression_ratio"]["runs"] == 1 and quality["compression_ratio"]["target"] == 0.7
+    assert quality["key_point_accuracy"]["value"] is None and quality["extraction_rate"]["runs"] == 0

@@ -1,7 +1,9 @@
 """A real OpenAI-compatible HTTP server on 127.0.0.1 that the openai SDK talks to in tests.
 
 Replies are scripted per model name (a queue each), with a default responder for the rest;
-every request is recorded; faults (500, 429, slow, malformed JSON) are just scripted replies:
+every request is recorded; faults (500, 429, slow, malformed JSON) are just scripted replies.
+A reply may carry `reasoning_content` (DeepSeek's thinking mode); a model named in `thinking`
+answers 400, as DeepSeek does, when a tool call of its comes back without its reasoning:
 
     with FakeLLMServer() as server:
         server.script("qwen-plus", Reply.error(500), Reply.text('{"summary": "..."}'))
@@ -39,6 +41,7 @@ class Reply:
     raw_body: bytes | None = None
     error_fields: tuple[tuple[str, str | None], ...] = ()  # the error object's fields, for a 4xx/5xx
     vectors: tuple[tuple[float, ...], ...] | None = None  # an /embeddings answer; default: hashed words
+    reasoning: str | None = None  # `reasoning_content` beside the answer
 
     @classmethod
     def embeddings(cls, *vectors: tuple[float, ...]) -> Reply:
@@ -46,9 +49,11 @@ class Reply:
         return cls(vectors=tuple(vectors))
 
     @classmethod
-    def text(cls, content: str, prompt_tokens: int = 10, completion_tokens: int = 5) -> Reply:
-        """A plain assistant message."""
-        return cls(content=content, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+    def text(cls, content: str, prompt_tokens: int = 10, completion_tokens: int = 5,
+             reasoning: str | None = None) -> Reply:
+        """A plain assistant message (with a chain of thought, as a reasoning model answers)."""
+        return cls(content=content, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                   reasoning=reasoning)
 
     @classmethod
     def json(cls, value: dict[str, Any]) -> Reply:
@@ -56,12 +61,12 @@ class Reply:
         return cls(content=json.dumps(value, ensure_ascii=False))
 
     @classmethod
-    def tools(cls, *calls: tuple[str, dict[str, Any] | str]) -> Reply:
+    def tools(cls, *calls: tuple[str, dict[str, Any] | str], reasoning: str | None = None) -> Reply:
         """Tool calls (name, arguments); string arguments are sent as they are, even if not JSON."""
         encoded = tuple(
             (name, args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)) for name, args in calls
         )
-        return cls(content=None, tool_calls=encoded)
+        return cls(content=None, tool_calls=encoded, reasoning=reasoning)
 
     @classmethod
     def error(cls, status: int = 500) -> Reply:
@@ -113,6 +118,11 @@ class RecordedRequest:
         """The chat messages sent."""
         return list(self.body.get("messages", []))
 
+    @property
+    def reasoning_sent_back(self) -> list[str]:
+        """The `reasoning_content` of every assistant message the client sent back."""
+        return [m["reasoning_content"] for m in self.messages if m.get("role") == "assistant" and "reasoning_content" in m]
+
 
 Responder = Callable[[dict[str, Any]], Reply]
 
@@ -128,8 +138,9 @@ class _Script:
 class FakeLLMServer:
     """Loopback OpenAI-compatible server; use as a context manager."""
 
-    def __init__(self, default: Responder | None = None) -> None:
+    def __init__(self, default: Responder | None = None, thinking: tuple[str, ...] = ()) -> None:
         self.default: Responder = default or (lambda _body: Reply.text("ok"))
+        self.thinking = frozenset(thinking)
         self._script = _Script()
         self._http = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._http.daemon_threads = True
@@ -203,6 +214,8 @@ class _ChatHandler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(length) or b"{}")
         request = RecordedRequest(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
         reply = self.fake._next_reply(request)
+        if request.model in self.fake.thinking and _lost_reasoning(request):
+            reply = Reply.bad_request("The reasoning_content in the thinking mode must be passed back to the API.")
         if reply.delay and self.fake._script.stopping.wait(reply.delay):
             return
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up (its timeout)
@@ -248,8 +261,16 @@ class _ChatHandler(BaseHTTPRequestHandler):
         self.wfile.write(b"data: [DONE]\n\n")
 
 
+def _lost_reasoning(request: RecordedRequest) -> bool:
+    """An assistant tool call sent back without its reasoning (DeepSeek answers 400)."""
+    return any(m.get("role") == "assistant" and m.get("tool_calls") and not m.get("reasoning_content")
+               for m in request.messages)
+
+
 def _completion(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.reasoning is not None:
+        message["reasoning_content"] = reply.reasoning
     if reply.tool_calls:
         message["tool_calls"] = [_tool_call(index, name, args) for index, (name, args) in enumerate(reply.tool_calls)]
     return {
@@ -264,7 +285,8 @@ def _completion(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
 def _stream_chunks(reply: Reply, body: dict[str, Any]) -> list[dict[str, Any]]:
     text = reply.content or ""
     pieces = [text[i : i + 3] for i in range(0, len(text), 3)]
-    deltas = [{"role": "assistant", "content": ""}] + [{"content": piece} for piece in pieces]
+    thought = [{"reasoning_content": reply.reasoning}] if reply.reasoning else []
+    deltas = [{"role": "assistant", "content": ""}, *thought] + [{"content": piece} for piece in pieces]
     envelope = _envelope(body, "chat.completion.chunk")
     chunks = [{**envelope, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
     chunks.append({**envelope, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})

@@ -477,3 +477,65 @@ def test_when_the_person_writes_the_ais_move_is_dropped() -> None:
     moved = wrote_at(local(15, 9), moved_to=epoch(local(15, 18)))
     resumed = person_wrote(moved, local(15, 10))
     assert due_of(resumed, local(15, 10, 1), timedelta(minutes=20)) == local(15, 10, 20)
+
+
+# --- the spec's cadence while the person answers ------------------------------------------
+
+
+def test_a_person_who_answers_every_heartbeat_gets_the_spec_interval_all_day() -> None:
+    from dreamchat.domain.heartbeat import record_sent
+
+    state, answered_at, sent = wrote_at(local(15, 9)), local(15, 9), []
+    for _ in range(12):  # more than the daily cap of 5, all answered a minute later
+        due = due_of(state, answered_at, timedelta(minutes=20))
+        sent.append(due)
+        state = record_sent(record_run(state, due, due, None), ["在吗"], due, SHANGHAI)
+        answered_at = due + timedelta(minutes=1)
+        state = person_wrote(state, answered_at)
+    assert [b - a for a, b in zip(sent, sent[1:])] == [timedelta(minutes=21)] * 11
+    assert sent[0] == local(15, 9, 20) and sent[-1] == local(15, 13, 11)
+
+
+def test_answering_forgives_the_days_cap() -> None:
+    state = person_wrote(capped_today(5), local(15, 9, 30))
+    assert not cap_reached(state, DEFAULTS, local(15, 9, 31), SHANGHAI)
+    assert due_of(state, local(15, 9, 31), timedelta(minutes=20)) == local(15, 9, 50)
+
+
+# The night rule's worked examples, as README's table shows them: (interval, last word, due).
+NIGHT_EXAMPLES = [
+    (timedelta(minutes=20), local(16, 9), local(16, 9, 20)),
+    (timedelta(minutes=20), local(16, 22, 50), local(16, 23, 30)),
+    (timedelta(minutes=20), local(16, 23), local(17, 0)),
+    (timedelta(minutes=20), local(16, 3), local(16, 4)),
+    (timedelta(minutes=20), local(16, 6, 50), local(16, 7, 16, 40)),
+    (hours(24), local(16, 9), local(17, 14, 20)),
+    (hours(24), local(16, 22, 50), local(18, 9, 30)),
+    (hours(24), local(16, 23), local(18, 9, 40)),
+    (hours(24), local(16, 3), local(17, 11)),
+    (hours(24), local(16, 6, 50), local(17, 12, 16, 40)),
+    (hours(72), local(16, 9), local(20, 5)),
+    (hours(72), local(16, 22, 50), local(20, 20, 10)),
+    (hours(72), local(16, 23), local(20, 20, 20)),
+    (hours(72), local(16, 3), local(19, 21, 40)),
+    (hours(72), local(16, 6, 50), local(19, 22, 56, 40)),
+]
+
+
+@pytest.mark.parametrize("interval, start, expected", NIGHT_EXAMPLES)
+def test_the_night_rule_matches_the_readme_examples(interval, start, expected) -> None:
+    assert same_instant(stretched_due(start, interval, NIGHT, SHANGHAI), expected)
+
+
+@pytest.mark.parametrize("zone", [SHANGHAI, BERLIN])
+def test_a_long_interval_is_the_same_as_its_parts_added_up(zone) -> None:
+    """Skipping whole weeks (决裂's 999 days) changes nothing: stretching is additive, also across
+    the clock changes of a zone with summer time."""
+    start = local(15, 21, 30, zone=zone, month=1)
+    whole = stretched_due(start, timedelta(days=999), NIGHT, zone)
+    halves = stretched_due(stretched_due(start, timedelta(days=500), NIGHT, zone), timedelta(days=499), NIGHT, zone)
+    step = start
+    for _ in range(90):  # day by day, never long enough to skip a week; across the March clock change
+        step = stretched_due(step, timedelta(days=1), NIGHT, zone)
+    assert same_instant(whole, halves)
+    assert same_instant(stretched_due(start, timedelta(days=90), NIGHT, zone), step)

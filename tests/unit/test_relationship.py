@@ -49,3 +49,24 @@ def test_hours_set_through_update_relationship_override_the_level_interval() -> 
 def test_the_override_does_not_change_the_reply_rate() -> None:
     relationship = Relationship(level="关系冷淡", heartbeat_hours=1)
     assert reply_rate(relationship.level) == 0.30
+
+
+def test_a_judgment_moves_at_most_one_level_unless_a_major_event() -> None:
+    from dreamchat.domain.relationship import judged_level
+
+    assert judged_level("一般", "决裂", False) == "关系冷淡"
+    assert judged_level("一般", "特别关心", False) == "关系较好"
+    assert judged_level("一般", "关系较好", False) == "关系较好"
+    assert judged_level("一般", "一般", False) == "一般"
+    assert judged_level("特别关心", "决裂", True) == "决裂"
+
+
+def test_a_judgment_is_due_every_few_topics_and_after_strong_emotion() -> None:
+    from dreamchat.domain.models import EmotionTags
+    from dreamchat.domain.relationship import judgment_due
+
+    calm = EmotionTags(basic_emotion="愉悦", scene="闲聊", atmosphere="轻松")
+    assert [judgment_due(n, 3, calm) for n in range(1, 7)] == [False, False, True, False, False, True]
+    assert not judgment_due(3, 0, calm)
+    assert judgment_due(1, 0, calm.model_copy(update={"atmosphere": "热烈"}))
+    assert judgment_due(1, 3, calm.model_copy(update={"basic_emotion": "失落"}))

@@ -206,3 +206,26 @@ def test_a_message_without_a_sentence_end_in_its_second_half_is_cut_at_the_limit
 def test_every_split_message_is_within_the_limit() -> None:
     lines = split_messages(("很长的一句话。" * 1000 + "\n") * 8, max_chars=2000)
     assert len(lines) == 5 and all(len(line) <= 2000 and line.endswith("。") for line in lines)
+
+
+def test_by_default_the_delay_is_the_spec_formula_up_to_its_maximum_for_the_longest_message() -> None:
+    from dreamchat.config import Settings
+    from dreamchat.domain.models import MAX_MESSAGE_CHARS
+
+    cap = Settings().max_delay_seconds
+    assert cap == 1.2 * MAX_MESSAGE_CHARS  # (0.5 + 1 × 0.7) × 2,000 characters: never cut short
+    assert typing_delay("字" * 50, 0.0, cap) == 25 and typing_delay("字" * 50, 1.0, cap) == pytest.approx(60)
+
+
+def test_mood_and_late_night_nudge_the_reply_probability() -> None:
+    ordinary = "好想去海边"
+    assert reply_probability("一般", ordinary, None, 14) == pytest.approx(0.60)
+    assert reply_probability("一般", ordinary, "失落", 14) == pytest.approx(0.50)
+    assert reply_probability("一般", ordinary, "好奇", 14) == pytest.approx(0.65)
+    assert reply_probability("一般", ordinary, None, 2) == pytest.approx(0.50)
+    assert reply_probability("决裂", "嗯", "失落", 2) == pytest.approx(0.02)
+
+
+def test_the_draw_decides_and_the_same_number_decides_the_same() -> None:
+    assert decide_reply("一般", None, 14, "好想去海边", 0.59).inclined
+    assert not decide_reply("一般", None, 14, "好想去海边", 0.60).inclined

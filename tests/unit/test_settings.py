@@ -55,3 +55,8 @@ def test_lists_may_be_comma_separated(monkeypatch) -> None:
     settings = Settings()
     assert settings.farewell_keywords == ["再见", "拜拜", "see you"]
     assert settings.cors_origins == ["https://a.example.com"]
+
+
+def test_the_reply_draw_is_on_by_default(monkeypatch) -> None:
+    monkeypatch.delenv("DREAMCHAT_REPLY_DECISION", raising=False)  # tests/conftest.py turns it off for the rest
+    assert Settings().reply_decision == "draw"

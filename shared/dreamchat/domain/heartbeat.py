@@ -3,11 +3,12 @@
 Timed heartbeat: due when the person has been silent longer than the relationship's
 interval. Night slow-down: during the night window (23:00-07:00, or 02:00-10:00 for a night
 owl) silence counts one third, so the interval stretches ×3 over the night part of it;
-scheduled heartbeats are never slowed. Beyond the spec, against spam: no heartbeat while the
-person was active in the last few minutes (a scheduled one landing mid-conversation is
-skipped), a daily cap, back-off after unanswered heartbeats (the interval doubles per
-unanswered one, up to a cap), a pause after several silent days (lifted when the person
-writes), and never the same text twice within 24 hours.
+scheduled heartbeats are never slowed. While the person answers, the spec's interval is the
+cadence. Beyond the spec, against spam, only for heartbeats that go unanswered: back-off (the
+interval doubles per unanswered one, up to a cap), a daily cap on unanswered heartbeats, a
+pause after several silent days (each lifted when the person writes); and always: no timed
+heartbeat while the person was active in the last few minutes (a scheduled one landing
+mid-conversation is skipped), never the same text twice within 24 hours.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class HeartbeatState(BaseModel):
     last_sent_at: int | None = None
     unanswered: int = 0
     sent_day: str = ""
-    sent_today: int = 0
+    sent_today: int = 0  # heartbeats sent on sent_day since the person last wrote (the unanswered ones)
     recent: list[SentText] = Field(default_factory=list)
     moved_to: int | None = None
     last_run_at: int | None = None
@@ -90,8 +91,7 @@ def night_window(night_owl: bool, prefs: Prefs) -> Night:
 def stretched_due(start: datetime, interval: timedelta, night: Night, zone: str) -> datetime:
     """When `interval` of silence has passed since `start`, counting night time one third."""
     tz = ZoneInfo(zone)
-    moment = start.astimezone(tz)
-    remaining = interval.total_seconds()
+    moment, remaining = _whole_weeks_skipped(start.astimezone(tz), interval.total_seconds(), night, tz)
     while True:
         boundary = _next_boundary(moment, night, tz)
         weight = NIGHT_WEIGHT if night.contains(moment) else 1.0
@@ -101,6 +101,19 @@ def stretched_due(start: datetime, interval: timedelta, night: Night, zone: str)
             return datetime.fromtimestamp(moment.timestamp() + remaining / weight, tz)
         remaining -= span * weight
         moment = datetime.fromtimestamp(boundary.timestamp(), tz)
+
+
+def _whole_weeks_skipped(moment: datetime, remaining: float, night: Night, tz: ZoneInfo) -> tuple[datetime, float]:
+    """Whole weeks with no clock change, skipped at once: each weighs the same, so a 999-day
+    interval (决裂) costs a few steps instead of two per day."""
+    night_seconds = ((night.end - night.start) % 24) * 3600
+    week = 7 * (86400 - night_seconds + night_seconds * NIGHT_WEIGHT)
+    while remaining > week:
+        later = datetime.fromtimestamp(moment.timestamp() + 7 * 86400, tz)
+        if later.utcoffset() != moment.utcoffset():
+            break  # a clock change within the week: walked step by step below
+        moment, remaining = later, remaining - week
+    return moment, remaining
 
 
 def _next_boundary(moment: datetime, night: Night, tz: ZoneInfo) -> datetime:
@@ -187,7 +200,8 @@ def _scheduled(state: HeartbeatState, zone: str, now: datetime) -> Due | None:
 
 
 def _after_cap(at: datetime, state: HeartbeatState, prefs: Prefs, night: Night, zone: str) -> datetime:
-    """With today's cap reached, nothing more until the next local day's morning (the night's end)."""
+    """With today's cap of unanswered heartbeats reached, nothing more until the next local day's
+    morning (the night's end)."""
     local = at.astimezone(ZoneInfo(zone))
     if _sent_on(state, local.date().isoformat()) >= prefs.daily_cap:
         return _local(local.date() + timedelta(days=1), night.end, ZoneInfo(zone))
@@ -204,8 +218,10 @@ def person_active(state: HeartbeatState, prefs: Prefs, now: datetime) -> bool:
 
 
 def person_wrote(state: HeartbeatState, now: datetime) -> HeartbeatState:
-    """The person wrote: heartbeats count from now, unanswered ones are forgiven, a pause ends."""
-    return state.model_copy(update={"last_person_at": int(now.timestamp()), "unanswered": 0, "moved_to": None})
+    """The person wrote: heartbeats count from now, and every heartbeat sent so far is answered:
+    the back-off, the pause and the day's cap start again from nothing."""
+    return state.model_copy(update={"last_person_at": int(now.timestamp()), "unanswered": 0, "sent_today": 0,
+                                    "moved_to": None})
 
 
 def read_heartbeat_reply(text: str) -> tuple[str, float | None]:

@@ -17,6 +17,7 @@ MemoryType = Literal["short_term", "mid_term", "long_term", "core"]
 MessageKind = Literal["chat", "heartbeat"]
 
 MAX_MESSAGE_CHARS = 2000
+MAX_REASONING_CHARS = 20_000  # a reasoning model's chain of thought, as kept beside the AI's message
 
 
 class Entity(BaseModel):
@@ -69,6 +70,7 @@ class Message(Entity):
     kind: MessageKind = "chat"
     delay_ms: int = 0
     read_no_reply: bool = False  # the AI read this message and chose not to answer (已读不回)
+    reasoning: str = ""  # the reasoning model's chain of thought behind this reply; never in a context
 
 
 class Conversation(Entity):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from dreamchat.domain.models import Relationship, RelationshipLevel
+from dreamchat.domain.models import EmotionTags, Relationship, RelationshipLevel
 
 
 @dataclass(frozen=True)
@@ -38,3 +38,25 @@ def heartbeat_interval(relationship: Relationship) -> timedelta:
 
 def reply_rate(level: RelationshipLevel) -> float:
     return LEVELS[level].reply_rate
+
+
+# worst to best: a judgment moves along this line
+ORDER: tuple[RelationshipLevel, ...] = ("决裂", "关系冷淡", "一般", "关系较好", "特别关心")
+
+
+def judged_level(current: RelationshipLevel, proposed: RelationshipLevel, major_event: bool) -> RelationshipLevel:
+    """The level a judgment leads to: at most one step toward the proposal, unless a major event."""
+    here, there = ORDER.index(current), ORDER.index(proposed)
+    if major_event or abs(there - here) <= 1:
+        return proposed
+    return ORDER[here + (1 if there > here else -1)]
+
+
+def strong_emotion(tags: EmotionTags) -> bool:
+    """A topic that may have moved the relationship: a heated one, or one that left the AI low."""
+    return tags.atmosphere == "热烈" or tags.basic_emotion == "失落"
+
+
+def judgment_due(topics: int, every: int, tags: EmotionTags) -> bool:
+    """After a compression: every `every` topics (0: never on a count) and after strong emotion."""
+    return strong_emotion(tags) or (every > 0 and topics % every == 0)

@@ -1,9 +1,11 @@
 """How the AI answers: the reply decision, one message per line (at most five, 2,000 characters
 each), typing delays.
 
-The decision does not decide for the model: it combines the relationship's reply rate, the
-current mood, the time of day and the message itself into guidance the model reads, and the
-model may still answer nothing (已读不回). Given the same random number it is the same.
+The decision is a draw against the relationship's reply rate (the spec's 95/80/60/30/5 %),
+nudged by the current mood, the time of day and the message itself (urgent, a question,
+boring). When the draw says no, the turn is 已读不回 and the model is not asked; when it says
+yes, the model reads guidance and may still answer nothing. Given the same random number it
+is the same.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ _BORING = re.compile(r"^(嗯+|哦+|噢+|额+|呃+|好+|行|ok|okay|k|哈+|呵呵
 _QUESTION = re.compile(r"[?？吗呢]\s*$|为什么|怎么|什么|能不能|可不可以|好不好")
 _URGENT = re.compile(r"救命|难过|伤心|想哭|崩溃|害怕|生病|不舒服|分手|去世|想你|在吗")
 NIGHT_START, NIGHT_END = 23, 7
+LATE_NIGHT_NUDGE = 0.1  # deep in the night the AI is a little less likely to pick up the phone
+# a low mood makes answering a little less likely, curiosity and care a little more
+_MOOD_NUDGE: dict[str, float] = {"失落": -0.1, "严肃": -0.05, "关心": 0.05, "好奇": 0.05}
 # a sentence ends at 。！？!?… (with closing quotes or brackets), or at . ! ? followed by a space
 _SENTENCE_END = re.compile(r"(?:[。！？!?…~～]+|[.!?]+(?=\s))[”’」』）)\]\"']*")
 
@@ -41,7 +46,8 @@ class ReplyDecision:
 
 def decide_reply(level: RelationshipLevel, mood: BasicEmotion | None, local_hour: int, message: str,
                  random: float) -> ReplyDecision:
-    probability = reply_probability(level, message)
+    """Whether the AI answers (`inclined`: `random` fell under the probability) and the guidance for it."""
+    probability = reply_probability(level, message, mood, local_hour)
     inclined = random < probability
     parts = ["【回复决策】"]
     if inclined:
@@ -57,16 +63,20 @@ def decide_reply(level: RelationshipLevel, mood: BasicEmotion | None, local_hour
     return ReplyDecision(inclined, probability, "".join(parts))
 
 
-def reply_probability(level: RelationshipLevel, message: str) -> float:
-    """The level's reply rate, nudged by what the message is."""
+def reply_probability(level: RelationshipLevel, message: str, mood: BasicEmotion | None = None,
+                      local_hour: int = 12) -> float:
+    """The level's reply rate, nudged by what the message is, the AI's mood and the hour.
+    An ordinary message in daytime with no particular mood gets the level's rate exactly."""
     text = message.strip()
-    rate = reply_rate(level)
+    rate = reply_rate(level) + _MOOD_NUDGE.get(mood or "", 0.0)
     if _URGENT.search(text):
         rate += 0.3
     elif _QUESTION.search(text):
         rate += 0.15
     if _BORING.fullmatch(text):
         rate -= 0.25
+    if is_late_night(local_hour):
+        rate -= LATE_NIGHT_NUDGE
     return min(max(rate, 0.02), 0.99)
 
 

@@ -65,7 +65,16 @@ class SelfSoulReflection(Contract):
 
 
 class RelationshipJudgment(Contract):
-    """The relationship level after recent conversations, and why."""
+    """The relationship level after recent conversations, why, and whether a major event (the only
+    thing that may move it more than one level at once) happened."""
 
     level: RelationshipLevel
+    reason: str = ""
+    major_event: bool = False
+
+
+class QualityScore(Contract):
+    """A judge's score (0-100) of one compression's completeness or one extraction's accuracy."""
+
+    score: int = Field(ge=0, le=100)
     reason: str = ""

@@ -78,11 +78,13 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class Completion:
-    """The final text of a completion, its summed usage and the tool calls made on the way."""
+    """The final text of a completion, its summed usage, the tool calls made on the way and the
+    model's chain of thought (`reasoning_content` of every round, for a reasoning model)."""
 
     text: str
     usage: TokenUsage
     tool_calls: tuple[ToolCall, ...] = ()
+    reasoning: str = ""
 
 
 @dataclass(frozen=True)
@@ -212,7 +214,7 @@ class OpenAIGateway:
                   run_tool: ToolRunner | None, rounds: int, deadline: Deadline | None) -> Completion:
         if not tools or run_tool is None or self.refuses("tools", key):
             message, usage = self._chat(key, messages, deadline=deadline)
-            return Completion(message.content or "", usage)
+            return Completion(message.content or "", usage, reasoning=reasoning_of(message))
         try:
             return self._tool_loop(key, list(messages), list(tools), run_tool, rounds, deadline)
         except LLMUnavailable as error:
@@ -223,7 +225,7 @@ class OpenAIGateway:
                 self._remember_refusal("tools", key)
             logger.warning("llm rejected a request with tools key=%s kind=%s; calling without them", key, kind)
             message, usage = self._chat(key, messages, deadline=deadline)
-            return Completion(message.content or "", usage)
+            return Completion(message.content or "", usage, reasoning=reasoning_of(message))
 
     def refuses(self, feature: str, key: str) -> bool:
         """True while `key`'s provider is remembered to refuse `feature` ("tools" or "json_mode")."""
@@ -241,8 +243,10 @@ class OpenAIGateway:
     def _tool_loop(self, key: str, conversation: list[Message], tools: list[Any], run_tool: ToolRunner, rounds: int,
                    deadline: Deadline | None) -> Completion:
         """Model turns with tools, each answered with tool results, then one turn that must answer in text.
-        With a deadline, a round starts only if the answer can still follow it."""
-        usage, calls, slowest = TokenUsage(), list[ToolCall](), 0.0
+        With a deadline, a round starts only if the answer can still follow it. A reasoning model's
+        `reasoning_content` goes back with its tool calls (DeepSeek's thinking mode requires it) and
+        is collected for the caller; it never leaves this loop otherwise."""
+        usage, calls, slowest, thoughts = TokenUsage(), list[ToolCall](), 0.0, list[str]()
         for _ in range(rounds):
             if deadline is not None and deadline.remaining() < 2 * slowest + MIN_CALL_SECONDS:
                 break  # another round would leave no time for the answer
@@ -256,15 +260,17 @@ class OpenAIGateway:
                 break  # the round used up its share: answer with what is known
             slowest = max(slowest, self._monotonic() - started)
             usage += round_usage
+            thoughts.append(reasoning_of(message))
             if not message.tool_calls:
-                return Completion(message.content or "", usage, tuple(calls))
+                return Completion(message.content or "", usage, tuple(calls), _joined(thoughts))
             conversation.append(_assistant_turn(message))
             for call in message.tool_calls:
                 calls.append(_run_tool(run_tool, call, deadline))
                 conversation.append({"role": "tool", "tool_call_id": call.id, "content": calls[-1].result})
         # tools stay declared but disabled: some providers reject tool messages without `tools`
         message, round_usage = self._chat(key, conversation, deadline=deadline, tools=tools, tool_choice="none")
-        return Completion(message.content or "", usage + round_usage, tuple(calls))
+        thoughts.append(reasoning_of(message))
+        return Completion(message.content or "", usage + round_usage, tuple(calls), _joined(thoughts))
 
     def stream(self, key: str, messages: Sequence[Message]) -> Iterator[str]:
         """Text deltas as the model produces them; only the opening request is retried."""
@@ -398,12 +404,26 @@ class OpenAIGateway:
 
 
 def _assistant_turn(message: Any) -> Message:
-    """The assistant's tool-calling turn, rebuilt so provider-only fields are not sent back."""
+    """The assistant's tool-calling turn, rebuilt so provider-only fields are not sent back, except
+    `reasoning_content`: a thinking model must see its own reasoning for the calls it made."""
     calls = [
         {"id": c.id, "type": "function", "function": {"name": c.function.name, "arguments": c.function.arguments}}
         for c in message.tool_calls
     ]
-    return {"role": "assistant", "content": message.content or "", "tool_calls": calls}
+    turn: Message = {"role": "assistant", "content": message.content or "", "tool_calls": calls}
+    if reasoning := reasoning_of(message):
+        turn["reasoning_content"] = reasoning
+    return turn
+
+
+def reasoning_of(message: Any) -> str:
+    """The chain of thought a reasoning model returned beside its answer (`reasoning_content`), or ""."""
+    value = getattr(message, "reasoning_content", None)
+    return value if isinstance(value, str) else ""
+
+
+def _joined(thoughts: list[str]) -> str:
+    return "\n\n".join(t.strip() for t in thoughts if t.strip())
 
 
 def _run_tool(run_tool: ToolRunner, call: Any, deadline: Deadline | None = None) -> ToolCall:

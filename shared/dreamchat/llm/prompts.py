@@ -142,15 +142,47 @@ def relationship_prompt(current_level: RelationshipLevel, recent: Sequence[Conve
 2. 关系变化要循序渐进：通常保持当前等级或只变化一级；只有发生重大事件（如严重的伤害、背叛，或特别温暖的经历）才可以跨级。
 3. 没有明显变化时，保持当前等级。
 4. reason 用一句话说明判断依据。
-5. {MATERIAL_ONLY}
+5. major_event：只有发生了上面说的重大事件时才为 true，否则为 false。
+6. {MATERIAL_ONLY}
 
 {JSON_ONLY}
-{{"level": "特别关心、关系较好、一般、关系冷淡、决裂 之一", "reason": "……"}}"""
+{{"level": "特别关心、关系较好、一般、关系冷淡、决裂 之一", "reason": "……", "major_event": false}}"""
     user = f"""当前时间：{_clock(now)}
 当前关系等级：{current_level}
 最近的对话：
 {transcript(recent, now.tzinfo) or "（暂无）"}"""
     return _messages(system, user)
+
+
+def completeness_prompt(conversations: Sequence[Conversation], summary: str, now: datetime) -> Messages:
+    """Quality check of a compression: how much of what mattered the summary kept (信息完整性)."""
+    system = f"""你负责检查一段对话摘要的信息完整性。
+对照原始对话，判断摘要保留了多少重要信息（人物、事件、时间、决定、情绪、约定），给出 0-100 的分数：
+100 表示重要信息全部保留，0 表示几乎都丢了。闲聊的寒暄客套不算重要信息。reason 用一句话说明。
+{MATERIAL_ONLY}
+
+{JSON_ONLY}
+{{"score": 0, "reason": "……"}}"""
+    user = f"""【原始对话】
+{transcript(conversations, now.tzinfo)}
+
+【摘要】
+{summary}"""
+    return _messages(system, user)
+
+
+def accuracy_prompt(summaries: Sequence[str], memories: Sequence[tuple[str, Sequence[str]]]) -> Messages:
+    """Quality check of an extraction: how many extracted key points are right (核心要点提取准确率)."""
+    system = f"""你负责检查从对话摘要中提炼出的长期记忆是否准确。
+逐条对照摘要检查每个要点：与摘要相符的算准确，编造、歪曲或张冠李戴的算错误。
+给出 0-100 的分数（准确要点所占的比例），reason 用一句话说明。
+{MATERIAL_ONLY}
+
+{JSON_ONLY}
+{{"score": 0, "reason": "……"}}"""
+    lines = "\n".join(f"《{title}》" + "；".join(points) for title, points in memories)
+    sources = "\n".join(f"- {summary}" for summary in summaries)
+    return _messages(system, f"【对话摘要】\n{sources}\n\n【提炼出的长期记忆】\n{lines}")
 
 
 def transcript(

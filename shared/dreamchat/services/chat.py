@@ -20,7 +20,7 @@ from dreamchat.budget import Deadline
 from dreamchat.config import Settings
 from dreamchat.domain import reply as replies
 from dreamchat.domain.heartbeat import person_wrote
-from dreamchat.domain.models import MAX_MESSAGE_CHARS, AIUser, Message, PairId
+from dreamchat.domain.models import MAX_MESSAGE_CHARS, MAX_REASONING_CHARS, AIUser, Message, PairId
 from dreamchat.domain.text import is_blank
 from dreamchat.domain.topics import read_markers, says_farewell
 from dreamchat.errors import Invalid, TooLarge
@@ -37,6 +37,22 @@ from dreamchat.services.soul import SoulService
 from dreamchat.services.tools import ToolBox, tool_schemas
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Thinking:
+    """The reasoning model's chain of thought for this turn (sent before the messages)."""
+
+    content: str
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the AI produced: its text, whether someone "typed" it, and its chain of thought."""
+
+    text: str
+    typed: bool = True
+    reasoning: str = ""
 
 
 @dataclass(frozen=True)
@@ -100,55 +116,66 @@ class ChatService:
         return message, ended
 
     def respond(self, pair: PairId, ai_user: AIUser, person: Message,
-                deadline: Deadline | None = None) -> list[Sent | Done | Failed]:
+                deadline: Deadline | None = None) -> list[Thinking | Sent | Done | Failed]:
         """The AI's side of the turn, all of it done: the events to send, ending with Done or Failed."""
         deadline = deadline or Deadline.after(self._settings.chat_turn_seconds)
         try:
-            text, typed = self._generate(pair, ai_user, person, deadline.sooner(self._settings.chat_reserve_seconds))
+            reply = self._generate(pair, ai_user, person, deadline.sooner(self._settings.chat_reserve_seconds))
         except LLMError as error:
             log.warning("chat model failed", extra={"ai_user_id": ai_user.id, "error": type(error).__name__})
             self._end_on_farewell(pair, person)
             return [Failed("model_unavailable", "对方暂时无法回复，你的消息已经保存。")]
-        markers = read_markers(text)
+        markers = read_markers(reply.text)
         if markers.switched:
             person = self.memory.switch_topic(pair, person)
-        sent: list[Sent | Done | Failed] = list(self._send(pair, person, replies.split_messages(markers.text),
-                                                           typed=typed))
+        reasoning = reply.reasoning[:MAX_REASONING_CHARS]
+        sent = list(self._send(pair, person, replies.split_messages(markers.text), typed=reply.typed,
+                               reasoning=reasoning))
         if not sent:  # 已读不回: the history shows it, not only the live turn
-            self.memory.repo.store.transact(
-                self.memory.repo.message_puts(pair, person.model_copy(update={"read_no_reply": True})))
+            self.memory.repo.store.transact(self.memory.repo.message_puts(
+                pair, person.model_copy(update={"read_no_reply": True, "reasoning": reasoning})))
         # A topic that grows past the limit ends too, so short-term memory stays bounded.
         too_long = len(self.memory.repo.short_term(pair, person.topic_id)) >= self._settings.topic_max_messages
         ended = (markers.ended or too_long) and self.memory.end_topic(pair, person.topic_id)
         ended = self._end_on_farewell(pair, person) or ended
-        return [*sent, Done(bool(sent), ended, len(sent))]
+        thinking = [Thinking(reasoning)] if reasoning else []
+        return [*thinking, *sent, Done(bool(sent), ended, len(sent))]
 
-    def _generate(self, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline) -> tuple[str, bool]:
-        """The reply text, and whether someone "typed" it (the offline notice comes at once)."""
+    def _generate(self, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline) -> Reply:
+        """The AI's reply (the offline notice comes at once, untyped). When the draw says no, the
+        model is not asked: the turn is 已读不回."""
         key = "deepseek_reasoner" if ai_user.model == "reasoner" else "deepseek_chat"
         if self._gateway is None or not self._gateway.configured(key):
-            return offline_reply(ai_user.name), False
+            return Reply(offline_reply(ai_user.name), typed=False)
         snapshot = self.memory.repo.snapshot(pair)
-        context = self.memory.context(pair, ai_user, person.content, self._instructions(snapshot, ai_user, person),
-                                      exclude_message=person.id, snapshot=snapshot)
-        tools = ToolBox(pair, ai_user, self.memory, self._soul, self._heartbeats, self._search, self._clock)
+        decision = self._decide(snapshot, ai_user, person)
+        if not decision.inclined and self._settings.reply_decision == "draw":
+            log.info("read without replying", extra={"ai_user_id": ai_user.id, "probability": decision.probability})
+            return Reply("")
+        instructions = chat_instructions(ai_user.name, self._clock.now(), ai_user.timezone,
+                                         snapshot.relationship.level, decision.guidance)
+        context = self.memory.context(pair, ai_user, person.content, instructions, exclude_message=person.id,
+                                      snapshot=snapshot)
+        tools = ToolBox(pair, ai_user, self.memory, self._soul, self._heartbeats, self._search, self._clock,
+                        self._settings.search_results)
         completion = self._gateway.complete(key, context.messages, tools=tool_schemas(), run_tool=tools.run,
                                             max_tool_rounds=self._settings.tool_rounds, deadline=deadline)
-        return completion.text or "", True
+        return Reply(completion.text or "", reasoning=completion.reasoning)
 
-    def _instructions(self, snapshot: PairSnapshot, ai_user: AIUser, person: Message) -> str:
-        now = self._clock.now()
-        relationship, mids = snapshot.relationship, snapshot.mids
+    def _decide(self, snapshot: PairSnapshot, ai_user: AIUser, person: Message) -> replies.ReplyDecision:
+        mids = snapshot.mids
         mood = max(mids, key=lambda m: m.created_at).emotion_tags.basic_emotion if mids else None
-        hour = now.astimezone(ZoneInfo(ai_user.timezone)).hour
-        decision = replies.decide_reply(relationship.level, mood, hour, person.content, self._random.random())
-        return chat_instructions(ai_user.name, now, ai_user.timezone, relationship.level, decision.guidance)
+        hour = self._clock.now().astimezone(ZoneInfo(ai_user.timezone)).hour
+        return replies.decide_reply(snapshot.relationship.level, mood, hour, person.content, self._random.random())
 
-    def _send(self, pair: PairId, after: Message, lines: list[str], *, typed: bool = True) -> Iterator[Sent]:
+    def _send(self, pair: PairId, after: Message, lines: list[str], *, typed: bool = True,
+              reasoning: str = "") -> Iterator[Sent]:
+        """Store and yield the AI's messages; the chain of thought is kept with the first one."""
         previous = after.id
         for index, line in enumerate(lines):
             delay = replies.typing_delay(line, self._random.random(), self._settings.max_delay_seconds) if typed else 0
-            message = self.memory.record(pair, "assistant", line, after=previous, delay_ms=int(delay * 1000))
+            message = self.memory.record(pair, "assistant", line, after=previous, delay_ms=int(delay * 1000),
+                                         reasoning=reasoning if index == 0 else "")
             previous = message.id
             yield Sent(message, message.delay_ms, index)
 

@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 from dreamchat.adapters.embeddings import build_embedder
 from dreamchat.adapters.events import EXTRACTION_DUE, HEARTBEAT_DUE, LocalWorkQueue, MissingQueue
-from dreamchat.adapters.search import HttpSearch, NoSearch
+from dreamchat.adapters.search import NoSearch, WebSearch, bocha, searxng, tavily
 from dreamchat.config import Settings
 from dreamchat.domain.models import MidTermMemory, PairId
+from dreamchat.domain.relationship import judgment_due
 from dreamchat.errors import NotFound
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.memory_models import FallbackMemoryModels, build_memory_models
@@ -16,12 +17,13 @@ from dreamchat.ports import Embedder, Event, WorkQueue
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.auth import AuthService
 from dreamchat.services.chat import ChatService
-from dreamchat.services.extraction import ExtractionService, ExtractWork
+from dreamchat.services.extraction import ExtractionService, ExtractOutcome, ExtractWork
 from dreamchat.services.heartbeat import HeartbeatService, Work
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.leases import Leases
-from dreamchat.services.memory import TOPIC_ENDED, MemoryService, pair_of
+from dreamchat.services.memory import TOPIC_ENDED, ExtractResult, MemoryService, pair_of
 from dreamchat.services.memory_repo import MemoryRepository
+from dreamchat.services.quality import OnFigure, QualityService
 from dreamchat.services.recall import Retriever
 from dreamchat.services.soul import SoulService
 from dreamchat.services.tombstones import Erasures, Gone
@@ -42,24 +44,37 @@ class Services:
     gateway: OpenAIGateway | None
     models: FallbackMemoryModels
     erasures: Erasures
+    quality: QualityService
 
     def on_topic_ended(self, event: Event) -> None:
         pair, topic_id = pair_of(event)
         self.compress_topic(pair, topic_id)
 
     def compress_topic(self, pair: PairId, topic_id: str) -> MidTermMemory | None:
-        """Compress an ended topic; every few topics the AI also reflects on itself."""
+        """Compress an ended topic; every few topics the AI also reflects on itself, and judges the
+        relationship every few topics and after a topic with strong emotion."""
+        again = self.memory.repo.mid_term(pair, topic_id) is not None  # a repeated delivery: reflected, judged
+        judged = self.memory.repo.short_term(pair, topic_id) if not again and self.quality.sample() else None
         try:
             mid = self.memory.compress(pair, topic_id)
         except Gone:  # the pair was erased meanwhile: nothing to keep
             return None
-        every = self.runtime.settings.reflect_every_topics
-        if mid is not None and every and len(self.memory.repo.mid_terms(pair)) % every == 0:
-            try:
-                ai_user = self.ai_users.visible(pair.account_id, pair.ai_user_id)
-            except NotFound:
-                return mid
+        if mid is None or again:
+            return mid
+        self.quality.after_compression(pair, mid, judged)
+        settings, topics = self.runtime.settings, len(self.memory.repo.mid_terms(pair))
+        reflect = bool(settings.reflect_every_topics) and topics % settings.reflect_every_topics == 0
+        judge = judgment_due(topics, settings.judge_relationship_every_topics, mid.emotion_tags)
+        if not (reflect or judge):
+            return mid
+        try:
+            ai_user = self.ai_users.visible(pair.account_id, pair.ai_user_id)
+        except NotFound:
+            return mid
+        if reflect:
             self.soul.reflect(pair, ai_user)
+        if judge:
+            self.soul.judge_relationship(pair, ai_user)
         return mid
 
     def on_heartbeat_due(self, event: Event) -> None:
@@ -70,18 +85,36 @@ class Services:
         return self.erasures.erase_again().items
 
     def on_extraction_due(self, event: Event) -> None:
-        self.extraction.run(ExtractWork.parse(event.detail))
+        self.extract_work(ExtractWork.parse(event.detail))
+
+    def extract_work(self, work: ExtractWork) -> ExtractOutcome:
+        """One queued pair's extraction, its quality figures recorded."""
+        outcome = self.extraction.run(work)
+        if outcome.result is not None:
+            result = outcome.result
+            self.quality.after_extraction(work.pair, result.considered, result.extracted, result.long_term)
+        return outcome
+
+    def extract(self, pair: PairId, zone: str, *, force: bool = False) -> ExtractResult:
+        """One pair's extraction, its quality figures recorded."""
+        result = self.memory.extract(pair, zone, force=force)
+        self.quality.after_extraction(pair, result.considered, result.extracted, result.long_term)
+        return result
 
 
-def build_search(settings: Settings) -> HttpSearch | NoSearch:
-    if settings.search_url is None:
-        return NoSearch()
+def build_search(settings: Settings) -> WebSearch | NoSearch:
+    """The configured provider: SearXNG needs its instance's URL, Bocha and Tavily an API key."""
     key = settings.search_api_key.get_secret_value() if settings.search_api_key else None
-    return HttpSearch(settings.search_url, key)
+    if settings.search_provider == "searxng":
+        return searxng(settings.search_url, key) if settings.search_url else NoSearch()
+    if key is None:
+        return NoSearch()
+    return (bocha if settings.search_provider == "bocha" else tavily)(key, settings.search_url)
 
 
 def build_services(runtime: Runtime, *, gateway: OpenAIGateway | None = None,
-                   models: FallbackMemoryModels | None = None, embedder: Embedder | None = None) -> Services:
+                   models: FallbackMemoryModels | None = None, embedder: Embedder | None = None,
+                   on_quality: OnFigure | None = None) -> Services:
     settings, clock = runtime.settings, runtime.clock
     if gateway is None and settings.llm_configured:
         gateway = OpenAIGateway.from_settings(settings)
@@ -111,6 +144,7 @@ def build_services(runtime: Runtime, *, gateway: OpenAIGateway | None = None,
         gateway=gateway,
         models=models,
         erasures=Erasures(runtime.store, runtime.blobs, clock),
+        quality=QualityService(repo, gateway, clock, runtime.random, settings, on_quality),
     )
     subscribe = getattr(runtime.bus, "subscribe", None)
     if subscribe is not None:  # the local bus; in AWS, EventBridge invokes the compress function

@@ -81,6 +81,8 @@ class ExtractResult:
     long_term: list[LongTermIndex] = field(default_factory=list)
     core: list[CoreMemory] = field(default_factory=list)
     degraded: bool = False
+    considered: int = 0  # mid-term memories this run looked at
+    extracted: int = 0  # of them, those that went into a long-term memory (the spec's 提炼率)
 
 
 class MemoryService:
@@ -97,7 +99,7 @@ class MemoryService:
     # short-term
 
     def record(self, pair: PairId, role: Role, content: str, *, kind: MessageKind = "chat", after: str | None = None,
-               delay_ms: int = 0) -> Message:
+               delay_ms: int = 0, reasoning: str = "") -> Message:
         """Store one message durably in the log and its topic; opens or closes topics as needed."""
         for _ in range(_APPEND_ATTEMPTS):
             now = self._clock.now()
@@ -109,7 +111,7 @@ class MemoryService:
             previous = max(filter(None, [after, last.id if last else None]), default=None)
             message = Message(id=message_id(now, self._random.random(), previous), role=role, content=content,
                               timestamp=int(now.timestamp()), topic_id=placement.topic_id, kind=kind,
-                              delay_ms=delay_ms)
+                              delay_ms=delay_ms, reasoning=reasoning)
             operations: list = self.repo.message_puts(pair, message)
             if placement.opens_topic:
                 opened = TopicState(fresh, int(now.timestamp()))
@@ -289,6 +291,7 @@ class MemoryService:
                 stored = self._store_long(pair, memory, by_id, zone, output.degraded)
                 if stored is not None:
                     result.long_term.append(stored)
+            result.considered, result.extracted = len(pending), len(pending) - len(by_id)
             self._mark_extracted(pair, [i for i in pending if i["id"] in by_id])
         result.core = self.judge_core(pair, zone)
         self.refresh_vectors(pair)

@@ -24,6 +24,7 @@ from dreamchat.domain.models import (
     RelationshipLevel,
     SelfSoul,
 )
+from dreamchat.domain.relationship import judged_level
 from dreamchat.domain.soul import self_soul_problem
 from dreamchat.errors import Conflict
 from dreamchat.llm.memory_models import FallbackMemoryModels
@@ -106,13 +107,15 @@ class SoulService:
         raise Conflict("the relationship kept changing; try again")
 
     def judge_relationship(self, pair: PairId, ai_user: AIUser) -> tuple[Relationship, bool, bool]:
-        """Let the model judge the level from recent conversations: (relationship, changed, degraded)."""
+        """Let the model judge the level from recent conversations, at most one level at a time unless
+        it names a major event: (relationship, changed, degraded)."""
         current, _ = self._repo.relationship(pair)
         now = self._clock.now().astimezone(ZoneInfo(ai_user.timezone))
         result = self._models.judge_relationship(current.level, self.recent(pair), now)
-        if result.value.level == current.level:
+        level = judged_level(current.level, result.value.level, result.value.major_event)
+        if level == current.level:
             return current, False, result.degraded
-        updated = self.set_relationship(pair, ai_user, result.value.level, None, result.value.reason)
+        updated = self.set_relationship(pair, ai_user, level, None, result.value.reason)
         return updated, True, result.degraded
 
     def _change_record(self, old: RelationshipLevel, new: RelationshipLevel, reason: str) -> CoreMemory:

@@ -110,6 +110,7 @@ class ToolBox:
     heartbeats: HeartbeatStates
     search: Any
     clock: Clock
+    results: int = 5
 
     def run(self, name: str, arguments: dict[str, Any]) -> str:
         if name not in TOOLS:
@@ -162,10 +163,14 @@ class ToolBox:
 
     def _search_web(self, args: SearchWeb) -> str:
         try:
-            results = self.search.search(args.query)
+            results = self.search.search(args.query, self.results)
         except SearchUnavailable as error:
             return _answer(error=str(error))
-        return _answer(results=[{"title": r.title, "url": r.url, "snippet": r.snippet} for r in results])
+        if not results:
+            return _answer(results=[], note="没有搜到相关结果")
+        return _answer(results=[{"source": n, "title": r.title, "url": r.url, "snippet": r.snippet}
+                                for n, r in enumerate(results, 1)],
+                       note="用到搜索结果时，像朋友聊天一样自然地说出消息来源（网站名或链接）")
 
     def _recall_memory(self, args: RecallMemory) -> str:
         found = self.memory.recall(self.pair, args.query)

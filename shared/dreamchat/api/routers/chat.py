@@ -17,7 +17,7 @@ from dreamchat.api.schemas import Body
 from dreamchat.budget import Deadline
 from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.errors import Invalid, NotFound
-from dreamchat.services.chat import Done, Failed, Sent
+from dreamchat.services.chat import Done, Failed, Sent, Thinking
 from dreamchat.services.container import Services
 from dreamchat.services.idempotency import Claim, Idempotency, fingerprint
 from dreamchat.services.tombstones import Gone
@@ -35,9 +35,11 @@ class ChatMessage(Body):
     content: str = Field(max_length=20_000)
 
 
-def _events(turn: Iterable[Sent | Done | Failed]) -> Iterator[dict[str, str]]:
+def _events(turn: Iterable[Thinking | Sent | Done | Failed]) -> Iterator[dict[str, str]]:
     for event in turn:
-        if isinstance(event, Sent):
+        if isinstance(event, Thinking):  # a reasoning model's chain of thought, for clients that show it
+            yield {"event": "thinking", "data": json.dumps({"content": event.content}, ensure_ascii=False)}
+        elif isinstance(event, Sent):
             data = {"message_id": event.message.id, "content": event.message.content, "delay_ms": event.delay_ms,
                     "index": event.index, "timestamp": event.message.timestamp}
             yield {"event": "message", "data": json.dumps(data, ensure_ascii=False)}
@@ -76,7 +78,7 @@ def _turn(services: Services, pair: PairId, ai_user: AIUser, person: Message, de
 
 
 def _respond(services: Services, pair: PairId, ai_user: AIUser, person: Message,
-             deadline: Deadline) -> list[Sent | Done | Failed]:
+             deadline: Deadline) -> list[Thinking | Sent | Done | Failed]:
     try:
         return list(services.chat.respond(pair, ai_user, person, deadline))
     except Gone:  # the account or the pair was deleted while the AI was answering
@@ -87,7 +89,7 @@ def _respond(services: Services, pair: PairId, ai_user: AIUser, person: Message,
 
 
 @router.post("/{user_id}/chat", response_class=EventSourceResponse,
-             responses={200: {"description": "The AI's messages as server-sent events: `message`s, then `done` or `error`",
+             responses={200: {"description": "The AI's messages as server-sent events: a reasoner's `thinking`, `message`s, then `done` or `error`",
                               "content": {"text/event-stream": {"schema": {"type": "string"}}}},
                         **documented(400, 401, 404, 409, 413, 422, 429, 503)})
 def chat(user_id: str, body: ChatMessage, request: Request, caller: CurrentCaller, services: ServicesDep,

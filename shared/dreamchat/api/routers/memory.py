@@ -69,6 +69,7 @@ def memory_context(user_id: str, caller: CurrentCaller, services: ServicesDep,
         "total_tokens": context.tokens,
         "long_term_in_context": context.long_term_ids,
         "messages": context.messages,
+        "quality": services.quality.figures(pair).report(),
     }
 
 
@@ -155,7 +156,7 @@ async def extract_now(user_id: str, caller: CurrentCaller, services: ServicesDep
 
 def _extract_now(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
     pair, ai_user = services.ai_users.companion(account_id, user_id)
-    result = services.memory.extract(pair, ai_user.timezone, force=True)
+    result = services.extract(pair, ai_user.timezone, force=True)
     return {
         "long_term": [e.model_dump() for e in result.long_term],
         "core": [c.model_dump() for c in result.core],

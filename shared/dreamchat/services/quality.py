@@ -1,0 +1,98 @@
+"""The spec's compression quality figures per pair: the ratio and the extraction rate of every
+run, and, on a sampled share of runs (DREAMCHAT_QUALITY_SAMPLE_SHARE), completeness and key-point
+accuracy judged by the core-memory model. Each figure is also handed to `on_figure` (the Lambdas
+emit it as a Powertools metric). A failing judge loses a sample, never a compression."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from dreamchat import keys
+from dreamchat.config import Settings
+from dreamchat.domain.models import Conversation, LongTermIndex, Message, MidTermMemory, PairId
+from dreamchat.domain.quality import QualityFigures, extraction_rate, sampled
+from dreamchat.llm.contracts import QualityScore
+from dreamchat.llm.errors import LLMError
+from dreamchat.llm.gateway import OpenAIGateway
+from dreamchat.llm.prompts import accuracy_prompt, completeness_prompt
+from dreamchat.ports import Clock, ConditionFailed, RandomSource
+from dreamchat.services.memory_repo import MemoryRepository, item
+
+log = logging.getLogger(__name__)
+
+JUDGE_KEY = "deepseek_core_memory"
+OnFigure = Callable[[str, float], None]
+
+
+class QualityService:
+    def __init__(self, repo: MemoryRepository, gateway: OpenAIGateway | None, clock: Clock, random: RandomSource,
+                 settings: Settings, on_figure: OnFigure | None = None) -> None:
+        self._repo = repo
+        self._gateway = gateway
+        self._clock = clock
+        self._random = random
+        self._settings = settings
+        self._on_figure = on_figure or (lambda name, value: None)
+
+    def sample(self) -> bool:
+        """Whether this run is judged (never without a configured judge)."""
+        if self._gateway is None or not self._gateway.configured(JUDGE_KEY):
+            return False
+        return sampled(self._random.random(), self._settings.quality_sample_share)
+
+    def figures(self, pair: PairId) -> QualityFigures:
+        found = self._repo.store.get(keys.pair_pk(pair), keys.QUALITY_SK)
+        return QualityFigures.model_validate(found) if found else QualityFigures()
+
+    def after_compression(self, pair: PairId, mid: MidTermMemory, judged: list[Message] | None) -> None:
+        """Record a compression; `judged` (the topic's messages) when this one was sampled."""
+        completeness = self._completeness(mid, judged) if judged else None
+        self._emit("CompressionRatio", mid.compression_ratio)
+        if completeness is not None:
+            self._emit("InformationCompleteness", completeness)
+        self._update(pair, lambda f: f.with_compression(mid.compression_ratio, completeness))
+
+    def after_extraction(self, pair: PairId, considered: int, extracted: int, memories: list[LongTermIndex]) -> None:
+        """Record an extraction run; a sampled one with memories has its key points judged."""
+        if not considered:
+            return
+        accuracy = self._accuracy(pair, memories) if memories and self.sample() else None
+        self._emit("ExtractionRate", extraction_rate(considered, extracted) or 0.0)
+        if accuracy is not None:
+            self._emit("KeyPointAccuracy", accuracy)
+        self._update(pair, lambda f: f.with_extraction(considered, extracted, accuracy))
+
+    def _completeness(self, mid: MidTermMemory, messages: list[Message]) -> float | None:
+        conversations = [Conversation(role=m.role, content=m.content, timestamp=m.timestamp) for m in messages]
+        return self._score(completeness_prompt(conversations, mid.summary, self._clock.now()))
+
+    def _accuracy(self, pair: PairId, memories: list[LongTermIndex]) -> float | None:
+        details = [d for m in memories if (d := self._repo.detail(pair, m.detail_file))]
+        sources = {s for d in details for s in d.source_mid_ids}
+        summaries = [m.summary for m in self._repo.mid_terms(pair) if m.id in sources]
+        return self._score(accuracy_prompt(summaries, [(m.title, m.key_points) for m in memories]))
+
+    def _score(self, messages: list) -> float | None:
+        assert self._gateway is not None
+        try:
+            return self._gateway.structured(JUDGE_KEY, messages, QualityScore).score / 100
+        except LLMError as error:
+            log.warning("quality judgment failed", extra={"error": type(error).__name__})
+            return None
+
+    def _emit(self, name: str, value: float) -> None:
+        self._on_figure(name, value)
+
+    def _update(self, pair: PairId, change: Callable[[QualityFigures], QualityFigures]) -> None:
+        for _ in range(10):
+            found = self._repo.store.get(keys.pair_pk(pair), keys.QUALITY_SK)
+            current = QualityFigures.model_validate(found) if found else QualityFigures()
+            version = found["version"] if found else None
+            fields = {**change(current).model_dump(), "version": (version or 0) + 1}
+            try:
+                self._repo.store.put_versioned(item(keys.pair_pk(pair), keys.QUALITY_SK, fields), version)
+                return
+            except ConditionFailed:
+                continue
+        log.warning("quality figures kept changing; this run is not counted", extra={"ai_user_id": pair.ai_user_id})
