@@ -32,6 +32,11 @@ really lot lots thing things get got like
 TITLE_SHARE = 0.5
 SHARED_WORDS = 2
 RARE_SHARE = 0.25
+# Greeting and catching-up words: they rank, but never make a message "about" a memory, so
+# "what's new with you?" gets the small-talk budget however many memories say "new".
+SMALL_TALK = frozenset("""
+hey hi hello hiya howdy yo new news 你好 您好 嗨 哈喽 哈啰 早上好 晚上好 好久不见 怎么样 新鲜事
+""".split())
 
 
 def words(text: str) -> list[str]:
@@ -218,9 +223,11 @@ def _lexical(index: UnitIndex, query_words: list[str]) -> tuple[np.ndarray, np.n
     if not found or index.bm25 is None:
         return np.array([], dtype=int), about
     limit = RARE_SHARE * len(index.units) if len(index.units) >= 4 else len(index.units)
-    rare = [posting for posting in found if len(posting) <= limit]
-    for posting in rare:
-        about[posting] = True
+    shared = [(w, index.postings[w]) for w in dict.fromkeys(query_words) if w in index.postings]
+    rare = [posting for _, posting in shared if len(posting) <= limit]
+    for word, posting in shared:
+        if len(posting) <= limit and word not in SMALL_TALK:
+            about[posting] = True
     # common words alone do not make a candidate; the units sharing the most words are scored
     counts = np.bincount(np.concatenate(rare or found), minlength=len(index.units))
     candidates = np.flatnonzero(counts)
