@@ -217,19 +217,17 @@ def _lists(index: UnitIndex, query: Query) -> list[tuple[float, np.ndarray, np.n
 
 def _lexical(index: UnitIndex, query_words: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Units sharing a word with the query, by BM25 (scored only where a word is shared); `about`: the
-    ones sharing a rare word (in at most RARE_SHARE of the units)."""
+    ones sharing a rare word (in at most RARE_SHARE of the units) that is not a greeting's."""
     about = np.zeros(len(index.units), dtype=bool)
-    found = [index.postings[w] for w in dict.fromkeys(query_words) if w in index.postings]
+    found = {w: index.postings[w] for w in dict.fromkeys(query_words) if w in index.postings}
     if not found or index.bm25 is None:
         return np.array([], dtype=int), about
     limit = RARE_SHARE * len(index.units) if len(index.units) >= 4 else len(index.units)
-    shared = [(w, index.postings[w]) for w in dict.fromkeys(query_words) if w in index.postings]
-    rare = [posting for _, posting in shared if len(posting) <= limit]
-    for word, posting in shared:
-        if len(posting) <= limit and word not in SMALL_TALK:
-            about[posting] = True
+    rare = {w: posting for w, posting in found.items() if len(posting) <= limit}
+    for word, posting in rare.items():
+        about[posting] |= word not in SMALL_TALK
     # common words alone do not make a candidate; the units sharing the most words are scored
-    counts = np.bincount(np.concatenate(rare or found), minlength=len(index.units))
+    counts = np.bincount(np.concatenate(list((rare or found).values())), minlength=len(index.units))
     candidates = np.flatnonzero(counts)
     if len(candidates) > SCORED:
         candidates = np.sort(np.argsort(-counts, kind="stable")[:SCORED])
