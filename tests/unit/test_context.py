@@ -221,16 +221,6 @@ def test_the_better_ranked_unit_wins_the_budget() -> None:
     assert section(context, "long_term").count("- ") == 1 and "断桥很美" in section(context, "long_term")
 
 
-def test_relevant_units_cover_several_memories_before_one_memorys_every_point() -> None:
-    many = index(1, "西湖", days=5, points=[f"西湖第{n}景" for n in range(8)])
-    other = index(2, "灵隐寺", days=1, points=["寺里人很多"])
-    units = sorted(units_of([many, other], []), key=lambda u: -u.created_at)
-    ranked = [u for u in units if u.parent_id == "long_1"] + [u for u in units if u.parent_id == "long_2"]
-    hits = [Hit(u, 1.0 - n / 100, True) for n, u in enumerate(ranked)]
-    context = build(view_of([many, other], hits=hits, units=units), budget=70)
-    assert "寺里人很多" in section(context, "long_term") and "西湖第0景" in section(context, "long_term")
-
-
 def test_units_are_shown_oldest_memory_first() -> None:
     new, old = index(1, "新", days=1), index(2, "旧", days=50)
     text = section(build(view_of([new, old], ["long_1", "long_2"])), "long_term")

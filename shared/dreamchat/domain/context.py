@@ -31,9 +31,6 @@ MID_SUMMARY_TOKENS = 100  # per summary in the context: five long summaries must
 INDEX_HEADER = "【长期记忆索引】（需要细节时可调用 recall_memory）"
 MEMORY_SECTIONS = ("core", "mid_term", "long_term", "long_term_details")
 UNSURE_HITS = 5  # ranked units shown first when the message shares no rare word with any memory
-# Each further unit of one memory weighs this share of the one before it, so the relevant units
-# cover several memories (a question about two events needs both) before one memory's every point.
-PARENT_DECAY = 0.7
 
 
 def persona(base_soul: str, self_soul: str) -> str:
@@ -105,7 +102,7 @@ def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int 
     recent = sorted(view.mids, key=lambda m: (m.created_at, m.id))[::-1][:MID_LIMIT]
     mids = recent[:1] if recent and estimate_tokens(render_mids(recent[:1], tz)) <= left else []
     index = _IndexBudget(left - estimate_tokens(render_mids(mids, tz)), tz)
-    for hit in diverse(view.hits) if about else view.hits[:UNSURE_HITS]:
+    for hit in view.hits if about else view.hits[:UNSURE_HITS]:
         if not index.add(hit.unit):
             break
     for m in recent[1:]:
@@ -119,17 +116,6 @@ def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int 
     spent = estimate_tokens(core) + estimate_tokens(render_mids(mids, tz)) + estimate_tokens(render_units(units, tz))
     details = _fitting(view.details, budget - spent)
     return Plan(core, sorted(mids, key=lambda m: (m.created_at, m.id)), units, details)
-
-
-def diverse(hits: list[Hit]) -> list[Hit]:
-    """The hits reordered so that a memory's second unit must outscore other memories' first."""
-    seen: dict[str, int] = {}
-    keyed = []
-    for number, hit in enumerate(hits):
-        earlier = seen.get(hit.unit.parent_id, 0)
-        seen[hit.unit.parent_id] = earlier + 1
-        keyed.append((-hit.score * PARENT_DECAY**earlier, number))
-    return [hits[number] for _, number in sorted(keyed)]
 
 
 class _IndexBudget:
