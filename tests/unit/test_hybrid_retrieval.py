@@ -87,7 +87,7 @@ def test_garbage_stored_vectors_are_ignored() -> None:
 
 
 def test_a_greeting_is_small_talk_even_when_a_memory_shares_its_words() -> None:
-    units = [SWIM, BANK, CAT, PIANO, Unit("long_5#000", "long_5", "换了 new job", 500, "day", "工作")]
+    units = [SWIM, BANK, CAT, PIANO, Unit("long_5#000", "long_5", "换了 new job, three days off", 500, "day", "工作")]
     index = build_index(units, [None] * 5)
-    assert not any(hit.relevant for hit in search(index, Query("Hey! What's new with you?")))
+    assert not any(hit.relevant for hit in search(index, Query("Hey! It's been a few days. What's new with you?")))
     assert any(hit.relevant for hit in search(index, Query("How is the new job?")))

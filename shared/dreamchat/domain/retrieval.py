@@ -32,10 +32,13 @@ really lot lots thing things get got like
 TITLE_SHARE = 0.5
 SHARED_WORDS = 2
 RARE_SHARE = 0.25
-# Greeting and catching-up words: they rank, but never make a message "about" a memory, so
-# "what's new with you?" gets the small-talk budget however many memories say "new".
+# Greeting, catching-up and time-passing words: they rank, but never make a message "about" a
+# memory (they name no topic), so "It's been a few days. What's new with you?" gets the
+# small-talk budget however many memories say "days" or "new".
 SMALL_TALK = frozenset("""
-hey hi hello hiya howdy yo new news 你好 您好 嗨 哈喽 哈啰 早上好 晚上好 好久不见 怎么样 新鲜事
+hey hi hello hiya howdy yo new news day days week weeks month months year years today yesterday
+lately recently recent ago while
+你好 您好 嗨 哈喽 哈啰 早上好 晚上好 好久不见 怎么样 新鲜事 今天 昨天 最近 几天 好几天 这几天 前几天 这段时间
 """.split())
 
 
