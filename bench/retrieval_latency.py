@@ -34,7 +34,7 @@ from dreamchat.domain.models import LongTermIndex, PairId  # noqa: E402
 from dreamchat.services.recall import Retriever  # noqa: E402
 
 PAIR = PairId(account_id="acc_bench", ai_user_id="ai_bench")
-BUDGET = 1650  # DREAMCHAT_MEMORY_TOKENS
+BUDGET = 1700  # DREAMCHAT_MEMORY_TOKENS
 POINTS = 10  # key points per memory
 
 
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None, out=None) -> int:
     facts = [f.text for d in dialogues for s in d.sessions for f in s.facts]
     questions = [q.question for d in dialogues for q in d.questions][: args.turns]
     print("# Retrieval latency per turn (bench/retrieval_latency.py)", file=out)
-    print(f"vectors: {args.dims} dims, int8 in the item; {args.turns} turns (LoCoMo questions); memory budget 1650; "
+    print(f"vectors: {args.dims} dims, int8 in the item; {args.turns} turns (LoCoMo questions); memory budget {BUDGET}; "
           "search + budget plan from units already read, query embedding excluded", file=out)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (wall times grow with load; CPU times "
           "do not)", file=out)

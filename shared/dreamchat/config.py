@@ -103,7 +103,7 @@ class Settings(BaseSettings):
     topic_max_messages: int = Field(default=80, ge=2)
     farewell_keywords: WordList = Field(default_factory=lambda: list(DEFAULT_FAREWELLS))
     extract_after_hours: float = Field(default=24.0, ge=0)
-    memory_tokens: int = Field(default=1650, ge=100)
+    memory_tokens: int = Field(default=1700, ge=100)
     recent_memory_tokens: int = Field(default=1250, ge=100)
     background_attempts: int = Field(default=3, ge=1)
     heartbeat_turn_seconds: float = Field(default=60.0, gt=0)

@@ -267,6 +267,15 @@ def test_a_match_by_meaning_alone_still_enters_before_recency() -> None:
     assert "每周去游泳三次" in section(build(view, budget=200), "long_term")
 
 
+def test_with_no_rare_word_shared_units_ranked_by_meaning_share_the_budget_with_recency() -> None:
+    entries = [index(n, f"回忆{n}", days=n, points=[f"第{n}件事"]) for n in range(1, 80)]
+    units = sorted(units_of(entries, []), key=lambda u: -u.created_at)
+    oldest = units[-12:]
+    view = view_of(entries, hits=[Hit(u, 1.0, False) for u in oldest], units=units)
+    text = section(build(view, budget=600), "long_term")
+    assert all(u.text in text for u in oldest) and "第1件事" in text  # the ranked ones and the newest
+
+
 def test_small_talk_gets_the_smaller_budget_and_a_message_about_a_memory_the_larger() -> None:
     entries = [index(n, f"回忆{n}", days=n, points=[f"第{n}件事" * 4]) for n in range(300)]
     small_talk = assemble(view_of(entries), "", "哈哈", NOW, SHANGHAI, 800, recent_budget=300)

@@ -84,3 +84,10 @@ def test_garbage_stored_vectors_are_ignored() -> None:
     assert vec.usable(broken, "api:m", ["a", "b"]) is None
     odd = vec.StoredVectors("api:m", vec.digest(["a", "b"]), "AQID")  # 3 bytes for 2 texts
     assert vec.usable(odd, "api:m", ["a", "b"]) is None
+
+
+def test_a_greeting_is_small_talk_even_when_a_memory_shares_its_words() -> None:
+    units = [SWIM, BANK, CAT, PIANO, Unit("long_5#000", "long_5", "换了 new job, three days off", 500, "day", "工作")]
+    index = build_index(units, [None] * 5)
+    assert not any(hit.relevant for hit in search(index, Query("Hey! It's been a few days. What's new with you?")))
+    assert any(hit.relevant for hit in search(index, Query("How is the new job?")))

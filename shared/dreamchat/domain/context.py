@@ -30,7 +30,10 @@ MID_LIMIT = 5
 MID_SUMMARY_TOKENS = 100  # per summary in the context: five long summaries must not crowd the rest
 INDEX_HEADER = "【长期记忆索引】（需要细节时可调用 recall_memory）"
 MEMORY_SECTIONS = ("core", "mid_term", "long_term", "long_term_details")
-UNSURE_HITS = 5  # ranked units shown first when the message shares no rare word with any memory
+# When the message shares no rare word with any memory (small talk, or a question worded unlike
+# the memories: "instruments" for "playing the violin"), the units ranked by meaning fill this
+# share of what is left, and recency the rest.
+UNSURE_SHARE = 0.5
 
 
 def persona(base_soul: str, self_soul: str) -> str:
@@ -92,9 +95,9 @@ class Plan:
 
 def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int | None = None) -> Plan:
     """Core first; then the latest summary; then, when the message is about something remembered,
-    the units ranked for it, best first, within `budget`; else only the best few (a match by meaning
-    alone) and then the other recent summaries and the newest units within `recent_budget` (small
-    talk needs less); then detail documents, while they fit."""
+    the units ranked for it, best first, within `budget`; else the best ranked (a match by meaning
+    alone) for UNSURE_SHARE of what is left, then the other recent summaries and the newest units,
+    within `recent_budget` (small talk needs less); then detail documents, while they fit."""
     about = any(hit.relevant for hit in view.hits)
     budget = budget if about or recent_budget is None else min(budget, recent_budget)
     core = clip(render_core(for_context(view.core)), budget // 3)
@@ -102,8 +105,9 @@ def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int 
     recent = sorted(view.mids, key=lambda m: (m.created_at, m.id))[::-1][:MID_LIMIT]
     mids = recent[:1] if recent and estimate_tokens(render_mids(recent[:1], tz)) <= left else []
     index = _IndexBudget(left - estimate_tokens(render_mids(mids, tz)), tz)
-    for hit in view.hits if about else view.hits[:UNSURE_HITS]:
-        if not index.add(hit.unit):
+    keep = 0 if about else index.left * (1 - UNSURE_SHARE)
+    for hit in view.hits:
+        if not index.add(hit.unit) or index.left <= keep:
             break
     for m in recent[1:]:
         cost = estimate_tokens(render_mids([*mids, m], tz)) - estimate_tokens(render_mids(mids, tz))
@@ -132,6 +136,10 @@ class _IndexBudget:
         self._units: dict[str, Unit] = {}
         self._parents: set[str] = set()
         self._misses = 0
+
+    @property
+    def left(self) -> int:
+        return self._left
 
     def take(self, tokens: int, *, other: bool = True) -> bool:
         if tokens > self._left:

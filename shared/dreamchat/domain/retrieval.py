@@ -32,6 +32,14 @@ really lot lots thing things get got like
 TITLE_SHARE = 0.5
 SHARED_WORDS = 2
 RARE_SHARE = 0.25
+# Greeting, catching-up and time-passing words: they rank, but never make a message "about" a
+# memory (they name no topic), so "It's been a few days. What's new with you?" gets the
+# small-talk budget however many memories say "days" or "new".
+SMALL_TALK = frozenset("""
+hey hi hello hiya howdy yo new news day days week weeks month months year years today yesterday
+lately recently recent ago while
+你好 您好 嗨 哈喽 哈啰 早上好 晚上好 好久不见 怎么样 新鲜事 今天 昨天 最近 几天 好几天 这几天 前几天 这段时间
+""".split())
 
 
 def words(text: str) -> list[str]:
@@ -212,17 +220,17 @@ def _lists(index: UnitIndex, query: Query) -> list[tuple[float, np.ndarray, np.n
 
 def _lexical(index: UnitIndex, query_words: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Units sharing a word with the query, by BM25 (scored only where a word is shared); `about`: the
-    ones sharing a rare word (in at most RARE_SHARE of the units)."""
+    ones sharing a rare word (in at most RARE_SHARE of the units) that is not a greeting's."""
     about = np.zeros(len(index.units), dtype=bool)
-    found = [index.postings[w] for w in dict.fromkeys(query_words) if w in index.postings]
+    found = {w: index.postings[w] for w in dict.fromkeys(query_words) if w in index.postings}
     if not found or index.bm25 is None:
         return np.array([], dtype=int), about
     limit = RARE_SHARE * len(index.units) if len(index.units) >= 4 else len(index.units)
-    rare = [posting for posting in found if len(posting) <= limit]
-    for posting in rare:
-        about[posting] = True
+    rare = {w: posting for w, posting in found.items() if len(posting) <= limit}
+    for word, posting in rare.items():
+        about[posting] |= word not in SMALL_TALK
     # common words alone do not make a candidate; the units sharing the most words are scored
-    counts = np.bincount(np.concatenate(rare or found), minlength=len(index.units))
+    counts = np.bincount(np.concatenate(list((rare or found).values())), minlength=len(index.units))
     candidates = np.flatnonzero(counts)
     if len(candidates) > SCORED:
         candidates = np.sort(np.argsort(-counts, kind="stable")[:SCORED])
