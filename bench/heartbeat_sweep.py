@@ -6,8 +6,10 @@
 The pairs' heartbeat items are written through the item-store port exactly as the service
 writes them (sharded sparse due index); the sweep is the real HeartbeatService.sweep with a
 queue that only counts. Reads = due-index queries (pages) and items returned; each due pair is
-also leased (one conditional write). DynamoDB units follow on-demand rules for these items
-(GSI reads are eventually consistent: 0.5 RRU per 4 KB a query; a lease 1 WRU + 1 for the GSI).
+also leased (a versioned write that also checks the pair's tombstone, so a two-item
+transaction). DynamoDB units follow on-demand rules for these items (GSI reads are eventually
+consistent: 0.5 RRU per 4 KB a query; a transaction's writes and checks 2 WRU per 1 KB each, the
+GSI copy 1 WRU per 1 KB).
 
 Workers: real heartbeat runs on SQLite with an instant model give our own time per run; a
 worker's time per heartbeat is that plus the model's (infra/settings.py HEARTBEAT_SECONDS), and
@@ -23,6 +25,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -39,7 +42,7 @@ from dreamchat.adapters.sqlite_store import SqliteItemStore
 from dreamchat.config import Settings
 from dreamchat.domain.heartbeat import person_wrote
 from dreamchat.domain.models import PairId
-from dreamchat.ports import DUE_PK, DUE_SK, Put
+from dreamchat.ports import DUE_PK, DUE_SK, Operation, Put
 from dreamchat.services.container import build_services
 from dreamchat.services.heartbeat import Work
 from dreamchat.services.heartbeat_state import HEARTBEAT_DUE, due_key
@@ -66,10 +69,17 @@ class CountingStore:
         self.rru += 0.5 * max(1, math.ceil(sum(dynamo_bytes(i) for i in page.items) / 4096))
         return page
 
-    def put_versioned(self, item: dict[str, Any], expected_version: int | None) -> int:
-        self.leases += 1
-        self.wru += 2 * max(1, math.ceil(dynamo_bytes(item) / 1024))  # the item and its GSI copy
-        return self.inner.put_versioned(item, expected_version)
+    def transact(self, operations: Sequence[Operation]) -> None:
+        """The store's writes arrive here (the tombstone guard turns each into a transaction)."""
+        factor = 1 if len(operations) == 1 else 2  # a transaction costs twice a single write
+        for operation in operations:
+            if isinstance(operation, Put):
+                self.leases += operation.item.get("sk") == keys.HEARTBEAT_SK and operation.expected_version is not None
+                kilobytes = max(1, math.ceil(dynamo_bytes(operation.item) / 1024))
+                self.wru += factor * kilobytes + (kilobytes if DUE_PK in operation.item else 0)
+            else:
+                self.wru += factor
+        self.inner.transact(operations)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

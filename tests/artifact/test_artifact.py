@@ -62,7 +62,8 @@ def container(function: Function, cloud: Cloud, fake_model: FakeLLMServer, **ove
     """A cold container of `function` with its template environment, pointed at moto and the fake model."""
     environment = {name: cloud.resolve(value) for name, value in function.environment.items()}
     environment.update({"DREAMCHAT_AWS_ENDPOINT_URL": cloud.endpoint, "DREAMCHAT_LLM_BASE_URL": fake_model.base_url,
-                        **overrides})
+                        # the model decides whether to answer: a drawn 已读不回 would make the turns here random
+                        "DREAMCHAT_REPLY_DECISION": "model", **overrides})
     return FunctionProcess(function, environment)
 
 
