@@ -147,6 +147,8 @@ def measure(turns: int) -> list[tuple[str, float, float, Counter[str]]]:
         ai_user = services.ai_users.create("bench-account", {"name": "小梦", "base_soul": "温柔的朋友"})
         pair = services.ai_users.pair("bench-account", ai_user.id)
         seed(services, "bench-account", ai_user.id)
+        while services.memory.refresh_vectors(pair):  # seeded as written before embeddings: steady state has vectors
+            pass
         meter.take()
         for i in range(turns):
             clock.advance(seconds=30)

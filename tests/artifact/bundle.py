@@ -96,6 +96,7 @@ class FunctionProcess:
     """One warm Lambda container of `function`: a clean interpreter that answers handler calls."""
 
     def __init__(self, function: Function, environment: dict[str, str]) -> None:
+        self.function = function
         self.home = self._home = Path(tempfile.mkdtemp(prefix="lambda-"))  # also the container's TMPDIR
         shutil.copy(DRIVER, self._home / "driver.py")  # the driver's folder is on sys.path: keep it empty
         self.stderr = (self._home / "stderr.log").open("w+")
@@ -112,8 +113,10 @@ class FunctionProcess:
                                          text=True, encoding="utf-8")
         self.start = self._read()
 
-    def call(self, entry: str, event: dict[str, Any], remaining_ms: int = 29_000) -> dict[str, Any]:
+    def call(self, entry: str, event: dict[str, Any], remaining_ms: int | None = None) -> dict[str, Any]:
+        """Invoke `entry` with Lambda's context: by default the whole of the function's timeout left."""
         assert self._process.stdin is not None
+        remaining_ms = self.function.timeout * 1000 if remaining_ms is None else remaining_ms
         self._process.stdin.write(json.dumps({"entry": entry, "event": event, "remaining_ms": remaining_ms}) + "\n")
         self._process.stdin.flush()
         answer = self._read()

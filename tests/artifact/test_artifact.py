@@ -173,7 +173,7 @@ def test_the_background_functions_answer_their_events(
     extract_queue = cloud.resolve(functions["extract"].environment["DREAMCHAT_EXTRACT_QUEUE_URL"])
     pairs = [message["body"] for message in cloud.receive(extract_queue)]
     with container(functions["extract-worker"], cloud, fake_model, DREAMCHAT_EXTRACT_AFTER_HOURS="0") as worker:
-        assert worker.call("worker", sqs_batch(pairs, queue="extract")) == {"batchItemFailures": []}
+        assert worker.call("worker", sqs_batch(pairs, queue="extract")) == {"batchItemFailures": []}, worker.log()[-3000:]
     assert len(fake_model.requests_for("doubao-pro-32k")) == 1  # the pair was extracted by the model
 
     time.sleep(2)  # the heartbeat the AI asked for (0.0003 h) is due
