@@ -37,6 +37,7 @@ ENVIRONMENT_NAMES = {
     "POWERTOOLS_METRICS_NAMESPACE",
     "POWERTOOLS_LOGGER_LOG_EVENT",
     "POWERTOOLS_PARAMETERS_MAX_AGE",
+    "OPENBLAS_NUM_THREADS",
 }
 MODEL_BUDGET = {"DREAMCHAT_LLM_TIMEOUT_SECONDS", "DREAMCHAT_LLM_MAX_RETRIES"}
 OWN_NAMES = {  # each function's time budget (see tests/infra/test_budgets.py)
@@ -82,6 +83,7 @@ def test_each_function_reads_the_whole_dreamchat_environment(each: Synth, key: s
     assert variables["POWERTOOLS_METRICS_NAMESPACE"] == "DreamChat"
     assert variables["POWERTOOLS_SERVICE_NAME"] == f"dreamchat-{key}"
     assert variables["POWERTOOLS_LOGGER_LOG_EVENT"] == "false"
+    assert variables["OPENBLAS_NUM_THREADS"] == "1"
 
 
 def test_the_environment_points_at_this_stacks_resources(each: Synth) -> None:
