@@ -33,7 +33,7 @@ DOC = ROOT / "docs" / "architecture.md"
 SPAN = re.compile(r"`([^`\n]+)`")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 FILE_SUFFIXES = ("py", "md", "toml", "json", "lock", "js", "html", "css", "txt", "sh", "yml", "yaml")
-PATH = re.compile(rf"^[\w.-]+(/[\w.*-]+)*/?$")
+PATH = re.compile(r"^[\w.-]+(/[\w.*-]+)*/?$")
 DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
 CALL = re.compile(r"^([\w.]+)\(.*\)$")
 SETTING = re.compile(r"^DREAMCHAT_[A-Z0-9_]+$")
@@ -48,7 +48,7 @@ def spans(text: str) -> list[str]:
 
 
 def kind(span: str) -> str | None:
-    """"path", "name", "setting", or None for prose and patterns."""
+    """The kind of name a span is: "path", "name", "setting", "word", or None for prose and patterns."""
     span = CALL.sub(r"\1", span)
     if "<" in span or " " in span:
         return None
@@ -140,42 +140,50 @@ def test_every_relative_link_on_the_page_resolves() -> None:
     assert [link for link in links if not (DOC.parent / link.split("#")[0]).exists()] == []
 
 
-@pytest.mark.parametrize("wrong", [
-    "ChatService.respnd",  # a misspelled method
-    "ChatSrvice.respond",  # a class defined nowhere
-    "Claim.status",  # defined in two modules: ambiguous
-    "dreamchat.services.chat.ChatService.respnd",
-    "dreamchat.servics.chat.ChatService",
-    "dreamchat.keys.pair_pkk",
-    "functions.chat.handler.handlr",
-    "shared/dreamchat/kees.py",
-    "functions/*/handlr.py",
-    "tests/nowhere/",
-    "DREAMCHAT_NO_SUCH_SETTING",
-    "ChatSrvice",
-    "TopicEnd",
-])
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        "ChatService.respnd",  # a misspelled method
+        "ChatSrvice.respond",  # a class defined nowhere
+        "Claim.status",  # defined in two modules: ambiguous
+        "dreamchat.services.chat.ChatService.respnd",
+        "dreamchat.servics.chat.ChatService",
+        "dreamchat.keys.pair_pkk",
+        "functions.chat.handler.handlr",
+        "shared/dreamchat/kees.py",
+        "functions/*/handlr.py",
+        "tests/nowhere/",
+        "DREAMCHAT_NO_SUCH_SETTING",
+        "ChatSrvice",
+        "TopicEnd",
+    ],
+)
 def test_the_check_catches_a_wrong_name(wrong: str) -> None:
     assert kind(wrong) is not None
     assert problem(wrong) is not None
 
 
-@pytest.mark.parametrize("right", [
-    "ChatService.respond",
-    "dreamchat.services.chat.ChatService.respond",
-    "Settings.storage",
-    "OpenAIGateway.complete(key, ...)",
-    "functions/*/handler.py",
-    "DREAMCHAT_TOOL_ROUNDS",
-    "ChatService",
-    "TopicEnded",
-])
+@pytest.mark.parametrize(
+    "right",
+    [
+        "ChatService.respond",
+        "dreamchat.services.chat.ChatService.respond",
+        "Settings.storage",
+        "OpenAIGateway.complete(key, ...)",
+        "functions/*/handler.py",
+        "DREAMCHAT_TOOL_ROUNDS",
+        "ChatService",
+        "TopicEnded",
+    ],
+)
 def test_the_check_accepts_a_right_name(right: str) -> None:
     assert kind(right) is not None
     assert problem(right) is None
 
 
-@pytest.mark.parametrize("prose", ["PAIR#<pair>#MSG", "pairs/<account>/<ai user>/x.json", "await models.call(...)",
-                                   "put_if_absent", "PROFILE"])
+@pytest.mark.parametrize(
+    "prose",
+    ["PAIR#<pair>#MSG", "pairs/<account>/<ai user>/x.json", "await models.call(...)", "put_if_absent", "PROFILE"],
+)
 def test_patterns_prose_and_lower_case_words_are_not_checked(prose: str) -> None:
     assert kind(prose) is None
