@@ -2,7 +2,7 @@
 
 system prompt (base_soul + 【自我认知】 + self_soul + instructions) → core (top 5 by
 importance) → mid-term (the latest summaries) → long-term memories (key points, each dated, grouped
-under their memory's title) → detail documents of strong matches → short-term (the whole topic)
+by their memory) → detail documents of strong matches → short-term (the whole topic)
 → the current message. Core, mid-term, long-term and details share the budget: core first, then
 the latest summary, the key points relevant to the message, the other recent summaries, the newest
 key points, details, while they fit (`plan_memory`).
@@ -260,11 +260,12 @@ def when(moment: int, precision: str, tz: ZoneInfo) -> str:
 
 def _group_head(unit: Unit, tz: ZoneInfo) -> str:
     date = when(unit.created_at, unit.precision, tz)
-    return f"- {date}《{unit.title}》" if unit.title else f"- {date} "
+    return f"- {date} "
 
 
 def render_units(units: list[Unit], tz: ZoneInfo) -> str:
-    """One line per memory, oldest first: its date, its title, then its chosen key points."""
+    """One line per memory, oldest first: its date, then its chosen key points. (The memory's title
+    is left out: the key points say what it names, and its tokens went to more units.)"""
     if not units:
         return ""
     groups: dict[str, list[Unit]] = {}
