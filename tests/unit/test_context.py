@@ -208,6 +208,15 @@ def test_relevant_units_come_first_then_recent_summaries_then_the_newest_units()
     assert "第1次" not in section(tight, "mid_term")  # the older summaries gave way to the relevant unit
 
 
+def test_a_relevant_unit_goes_before_the_latest_summary_and_small_talk_gets_the_summary_first() -> None:
+    old = index(1, "西湖", days=300, points=["去了西湖"])
+    need = estimate_tokens(section(build(view_of([old], ["long_1"])), "long_term")) + 4  # the estimate's margin
+    about = build(view_of([old], ["long_1"], mids=[mid(5, days=1)]), budget=need)
+    assert "去了西湖" in section(about, "long_term") and section(about, "mid_term") == ""
+    small_talk = build(view_of([old], mids=[mid(5, days=1)]), budget=need)
+    assert "第5次" in section(small_talk, "mid_term")
+
+
 def test_with_nothing_relevant_recent_summaries_and_the_newest_units_fill_the_budget() -> None:
     entries = [index(n, f"回忆{n}", days=n, points=[f"第{n}件事"]) for n in range(1, 40)]
     context = build(view_of(entries, mids=[mid(n, days=10 - n) for n in range(1, 8)]), budget=300)
