@@ -170,15 +170,15 @@ def test_mid_term_memories_show_the_hour_in_the_pairs_time_zone_and_their_tags()
     assert "2026-03-13 12时：第2次聊天的总结（开心/闲聊/轻松）" in text
 
 
-def test_long_term_key_points_show_their_date_and_their_memorys_title() -> None:
+def test_long_term_key_points_show_their_date_not_their_memorys_title() -> None:
     text = section(build(), "long_term")
-    assert "- 2026-02-03《杭州西湖旅行》要点1" in text
+    assert "- 2026-02-03 要点1" in text and "《杭州西湖旅行》" not in text
     assert "long_term_details/" not in text
 
 
 def test_dates_are_shown_at_their_stored_precision() -> None:
     monthly = index(1, "暑假", 40).model_copy(update={"time_precision": "month"})
-    assert "- 2026-02《暑假》" in section(build(view_of([monthly], ["long_1"])), "long_term")
+    assert "- 2026-02 " in section(build(view_of([monthly], ["long_1"])), "long_term")
 
 
 def test_detail_documents_enter_with_their_title() -> None:
@@ -202,9 +202,19 @@ def test_relevant_units_come_first_then_recent_summaries_then_the_newest_units()
     old = index(1, "西湖", days=300, points=["去了西湖"])
     new = index(2, "考研", days=1, points=["在准备考研"])
     view = view_of([old, new], ["long_1"], mids=[mid(n, days=10 - n) for n in range(1, 6)])
-    tight = build(view, budget=estimate_tokens(section(build(view, budget=1000), "mid_term")) + 40)
+    unit = estimate_tokens(section(build(view_of([old], ["long_1"])), "long_term"))
+    tight = build(view, budget=estimate_tokens(section(build(view, budget=1000), "mid_term")) + unit - 1)
     assert "去了西湖" in section(tight, "long_term") and "第5次" in section(tight, "mid_term")
     assert "第1次" not in section(tight, "mid_term")  # the older summaries gave way to the relevant unit
+
+
+def test_a_relevant_unit_goes_before_the_latest_summary_and_small_talk_gets_the_summary_first() -> None:
+    old = index(1, "西湖", days=300, points=["去了西湖"])
+    need = estimate_tokens(section(build(view_of([old], ["long_1"])), "long_term")) + 4  # the estimate's margin
+    about = build(view_of([old], ["long_1"], mids=[mid(5, days=1)]), budget=need)
+    assert "去了西湖" in section(about, "long_term") and section(about, "mid_term") == ""
+    small_talk = build(view_of([old], mids=[mid(5, days=1)]), budget=need)
+    assert "第5次" in section(small_talk, "mid_term")
 
 
 def test_with_nothing_relevant_recent_summaries_and_the_newest_units_fill_the_budget() -> None:
@@ -222,9 +232,9 @@ def test_the_better_ranked_unit_wins_the_budget() -> None:
 
 
 def test_units_are_shown_oldest_memory_first() -> None:
-    new, old = index(1, "新", days=1), index(2, "旧", days=50)
+    new, old = index(1, "新", days=1, points=["新事"]), index(2, "旧", days=50, points=["旧事"])
     text = section(build(view_of([new, old], ["long_1", "long_2"])), "long_term")
-    assert text.index("《旧》") < text.index("《新》")
+    assert text.index("旧事") < text.index("新事")
 
 
 def test_a_zero_budget_remembers_nothing() -> None:

@@ -2,10 +2,10 @@
 
 system prompt (base_soul + 【自我认知】 + self_soul + instructions) → core (top 5 by
 importance) → mid-term (the latest summaries) → long-term memories (key points, each dated, grouped
-under their memory's title) → detail documents of strong matches → short-term (the whole topic)
+by their memory) → detail documents of strong matches → short-term (the whole topic)
 → the current message. Core, mid-term, long-term and details share the budget: core first, then
-the latest summary, the key points relevant to the message, the other recent summaries, the newest
-key points, details, while they fit (`plan_memory`).
+the key points relevant to the message (for small talk: the latest summary, then the best matches
+by meaning), the recent summaries, the newest key points, details, while they fit (`plan_memory`).
 """
 
 from __future__ import annotations
@@ -94,22 +94,26 @@ class Plan:
 
 
 def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int | None = None) -> Plan:
-    """Core first; then the latest summary; then, when the message is about something remembered,
-    the units ranked for it, best first, within `budget`; else the best ranked (a match by meaning
-    alone) for UNSURE_SHARE of what is left, then the other recent summaries and the newest units,
-    within `recent_budget` (small talk needs less); then detail documents, while they fit."""
+    """Core first; then, when the message is about something remembered, the units ranked for it,
+    best first, within `budget`; else the latest summary, then the best ranked units (a match by
+    meaning alone) for UNSURE_SHARE of what is left, within `recent_budget` (small talk needs less);
+    then the recent summaries, latest first, and the newest units; then detail documents, while
+    they fit."""
     about = any(hit.relevant for hit in view.hits)
     budget = budget if about or recent_budget is None else min(budget, recent_budget)
     core = clip(render_core(for_context(view.core)), budget // 3)
     left = budget - estimate_tokens(core)
     recent = sorted(view.mids, key=lambda m: (m.created_at, m.id))[::-1][:MID_LIMIT]
-    mids = recent[:1] if recent and estimate_tokens(render_mids(recent[:1], tz)) <= left else []
+    # the latest summary comes first for small talk; a message about something remembered gets its
+    # units first, and the summaries (the latest first) compete for what is left
+    first = recent[:1] if not about else []
+    mids = first if first and estimate_tokens(render_mids(first, tz)) <= left else []
     index = _IndexBudget(left - estimate_tokens(render_mids(mids, tz)), tz)
     keep = 0 if about else index.left * (1 - UNSURE_SHARE)
     for hit in view.hits:
         if not index.add(hit.unit) or index.left <= keep:
             break
-    for m in recent[1:]:
+    for m in (m for m in recent if m not in mids):
         cost = estimate_tokens(render_mids([*mids, m], tz)) - estimate_tokens(render_mids(mids, tz))
         if index.take(cost):
             mids.append(m)
@@ -260,11 +264,12 @@ def when(moment: int, precision: str, tz: ZoneInfo) -> str:
 
 def _group_head(unit: Unit, tz: ZoneInfo) -> str:
     date = when(unit.created_at, unit.precision, tz)
-    return f"- {date}《{unit.title}》" if unit.title else f"- {date} "
+    return f"- {date} "
 
 
 def render_units(units: list[Unit], tz: ZoneInfo) -> str:
-    """One line per memory, oldest first: its date, its title, then its chosen key points."""
+    """One line per memory, oldest first: its date, then its chosen key points. (The memory's title
+    is left out: the key points say what it names, and its tokens went to more units.)"""
     if not units:
         return ""
     groups: dict[str, list[Unit]] = {}

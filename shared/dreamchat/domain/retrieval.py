@@ -113,6 +113,10 @@ CANDIDATES = 200  # each ranked list contributes its best this many
 HITS = 400  # the fused ranking keeps this many (far more than any budget shows)
 SCORED = 1000  # BM25 scores at most this many units per query (those sharing the most words with it)
 CONTEXT_WEIGHT = 0.5  # the recent turns steer the ranking, the message leads it
+# Meaning outweighs shared words in the fusion: on LoCoMo the embedding alone finds more of the
+# evidence than BM25 alone (issue 16: recall@10 72.8 % against 63.5 %), and words still lift the
+# units that name the message's rare words.
+SEMANTIC_WEIGHT = 1.5
 _SPLIT = re.compile(r"\s*(?:[,，;；、?？!！]|\band\b|\bor\b|\bas well as\b|和|以及|还有|或者|跟)\s*", re.IGNORECASE)
 
 
@@ -212,7 +216,7 @@ def _lists(index: UnitIndex, query: Query) -> list[tuple[float, np.ndarray, np.n
     if query.recent:
         found.append((CONTEXT_WEIGHT, *_lexical(index, words(f"{query.recent} {query.message}"))))
     if query.vectors is not None and index.matrix is not None and query.vectors.shape[-1] == index.matrix.shape[1]:
-        weights = [1.0] * (1 + len(query.parts)) + [CONTEXT_WEIGHT] * bool(query.recent)
+        weights = [SEMANTIC_WEIGHT] * (1 + len(query.parts)) + [SEMANTIC_WEIGHT * CONTEXT_WEIGHT] * bool(query.recent)
         cosines = index.matrix @ np.asarray(query.vectors, dtype=np.float32).T
         found += [(w, *_semantic(index, cosines[:, column])) for column, w in enumerate(weights)]
     return found
