@@ -1,0 +1,104 @@
+"""Scheduled heartbeats (list, cancel) and pin/mute per friend, through the API on both storage adapters."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from dreamchat.api.app import create_app
+from dreamchat.domain.heartbeat import add_scheduled
+from dreamchat.domain.models import ScheduledHeartbeat
+from tests.api.conftest import Person, register
+from tests.services.conftest import runtime  # noqa: F401 - a fixture (SQLite and DynamoDB under moto)
+
+
+@pytest.fixture
+def app(runtime):  # noqa: F811
+    return create_app(runtime.settings, runtime)
+
+
+@pytest.fixture
+def client(app) -> Iterator[TestClient]:
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+def schedule(app, person: Person, ai_user_id: str, hour: int, minute: int, text: str) -> None:
+    """What the AI's set_scheduled_heartbeat tool does."""
+    services = app.state.services
+    pair, ai_user = services.ai_users.companion(person.id, ai_user_id)
+    relationship, _ = services.memory.repo.relationship(pair)
+    entry = ScheduledHeartbeat(hour=hour, minute=minute, message_template=text)
+    services.heartbeats.change(pair, ai_user, relationship, lambda s: add_scheduled(s, entry))
+
+
+def test_scheduled_heartbeats_are_listed_and_cancelled(app, client) -> None:
+    alice = register(client, "alice")
+    ai = alice.create_ai_user(name="小梦")
+    assert alice.get(f"/api/heartbeat/scheduled/{ai['id']}").json() == {"ai_user_id": ai["id"], "scheduled": []}
+    schedule(app, alice, ai["id"], 21, 30, "提醒喝水")
+    schedule(app, alice, ai["id"], 9, 0, "叫你起床")
+    listed = alice.get(f"/api/heartbeat/scheduled/{ai['id']}").json()["scheduled"]
+    assert [(s["hour"], s["minute"], s["message_template"]) for s in listed] == [(9, 0, "叫你起床"), (21, 30, "提醒喝水")]
+
+    cancelled = alice.delete(f"/api/heartbeat/scheduled/{ai['id']}/9/0")
+    assert cancelled.status_code == 200, cancelled.text
+    assert [s["hour"] for s in cancelled.json()["scheduled"]] == [21]
+    assert [s["hour"] for s in alice.get(f"/api/heartbeat/scheduled/{ai['id']}").json()["scheduled"]] == [21]
+    status = alice.get("/api/heartbeat/status").json()["ai_users"][0]
+    assert [s["hour"] for s in status["scheduled"]] == [21]
+
+    gone = alice.delete(f"/api/heartbeat/scheduled/{ai['id']}/9/0")
+    assert gone.status_code == 404 and gone.json()["error"]["code"] == "not_found"
+    assert alice.delete(f"/api/heartbeat/scheduled/{ai['id']}/24/0").status_code == 422
+    assert alice.delete(f"/api/heartbeat/scheduled/{ai['id']}/9/60").status_code == 422
+    assert alice.delete(f"/api/heartbeat/scheduled/{ai['id']}/nine/0").status_code == 422
+    assert client.get(f"/api/heartbeat/scheduled/{ai['id']}").status_code == 401
+
+
+def test_another_accounts_scheduled_heartbeats_are_not_found(app, client) -> None:
+    alice = register(client, "alice")
+    bob = register(client, "bob")
+    ai = alice.create_ai_user(name="小梦", visibility="public")
+    schedule(app, alice, ai["id"], 9, 0, "叫你起床")
+    # bob sees the public AI user but has no pair with it: neither alice's list nor a cancel
+    assert bob.get(f"/api/heartbeat/scheduled/{ai['id']}").status_code == 404
+    assert bob.delete(f"/api/heartbeat/scheduled/{ai['id']}/9/0").status_code == 404
+    # once friends, bob's pair is his own: empty, and cancelling alice's time is a 404
+    assert bob.post(f"/api/friends/{ai['id']}").status_code == 201
+    assert bob.get(f"/api/heartbeat/scheduled/{ai['id']}").json()["scheduled"] == []
+    assert bob.delete(f"/api/heartbeat/scheduled/{ai['id']}/9/0").status_code == 404
+    assert [s["hour"] for s in alice.get(f"/api/heartbeat/scheduled/{ai['id']}").json()["scheduled"]] == [9]
+
+
+def test_pin_and_mute_are_kept_per_friend(client) -> None:
+    alice = register(client, "alice")
+    first = alice.create_ai_user(name="甲")
+    second = alice.create_ai_user(name="乙")
+    changed = alice.client.patch(f"/api/friends/{first['id']}", headers=alice.headers, json={"pinned": True})
+    assert changed.status_code == 200, changed.text
+    assert changed.json() == {"ai_user_id": first["id"], "pinned": True, "muted": False}
+    alice.client.patch(f"/api/friends/{second['id']}", headers=alice.headers, json={"muted": True})
+    alice.client.patch(f"/api/friends/{first['id']}", headers=alice.headers, json={})  # nothing changes
+    friends = {f["name"]: (f["pinned"], f["muted"]) for f in alice.get("/api/friends").json()["friends"]}
+    assert friends == {"甲": (True, False), "乙": (False, True)}
+    # reading keeps the settings
+    alice.post(f"/api/ai-users/{first['id']}/save-message", json={"content": "在吗"})
+    alice.get(f"/api/ai-users/{first['id']}/messages")
+    assert next(f for f in alice.get("/api/friends").json()["friends"] if f["name"] == "甲")["pinned"] is True
+    bad = alice.client.patch(f"/api/friends/{first['id']}", headers=alice.headers, json={"pinned": "yes please"})
+    assert bad.status_code == 422
+    assert alice.client.patch(f"/api/friends/{first['id']}", headers=alice.headers, json={"spam": 1}).status_code == 422
+
+
+def test_another_account_cannot_pin_or_mute_for_someone_else(client) -> None:
+    alice = register(client, "alice")
+    bob = register(client, "bob")
+    private = alice.create_ai_user(name="甲")
+    public = alice.create_ai_user(name="乙", visibility="public")
+    assert bob.client.patch(f"/api/friends/{private['id']}", headers=bob.headers, json={"muted": True}).status_code == 404
+    assert bob.client.patch(f"/api/friends/{public['id']}", headers=bob.headers, json={"muted": True}).status_code == 404
+    assert all(not f["muted"] for f in alice.get("/api/friends").json()["friends"])
+    assert bob.client.patch(f"/api/friends/{public['id']}", json={"muted": True}).status_code == 401
