@@ -22,6 +22,8 @@ ROUTES = [
     ("POST", "/api/soul/{ai}/update", None),
     ("POST", "/api/relationship/{ai}/judge", None),
     ("POST", "/api/heartbeat/trigger/{ai}", None),
+    ("GET", "/api/heartbeat/scheduled/{ai}", None),
+    ("PATCH", "/api/friends/{ai}", {"pinned": True, "muted": True}),
     ("PUT", "/api/ai-users/{ai}", {"name": "改名"}),
     ("POST", "/api/friends/{ai}", None),
     ("DELETE", "/api/friends/{ai}", None),

@@ -38,6 +38,7 @@ def _status(services: Services, account_id: str) -> dict[str, Any]:
         entries.append({
             "ai_user_id": ai_user.id,
             "name": ai_user.name,
+            "avatar": ai_user.avatar,
             "enabled": prefs.enabled,
             "level": relationship.level,
             "next_due": state.next_due,
