@@ -3,6 +3,7 @@ heartbeats with cancel, pin and mute."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import httpx
@@ -103,3 +104,61 @@ def test_a_scheduled_heartbeat_is_listed_and_cancelled(stack: Stack, open_contex
     assert [(s["hour"], s["minute"]) for s in listed["scheduled"]] == [(22, 30)]
     page.reload()
     expect(page.get_by_role("list", name="闹钟小梦").locator(".scheduled-time")).to_have_text(["22:30"])
+
+
+def heartbeat_now(stack: Stack, account: dict[str, Any], ai_user_id: str, text: str) -> None:
+    stack.llm.script("deepseek-chat", Reply.text(text))
+    outcome = httpx.post(f"{stack.base}/api/heartbeat/trigger/{ai_user_id}", headers=bearer(account), timeout=30).json()
+    assert outcome["status"] == "sent", outcome
+
+
+@SIZES
+def test_pin_puts_a_friend_first_and_mute_quiets_its_unread(stack: Stack, open_context, size) -> None:
+    account = stack.register()
+    pinned = stack.create_ai_user(account, name="置顶的阿青")
+    muted = stack.create_ai_user(account, name="安静的小雨")
+    heartbeat_now(stack, account, pinned["id"], "想你了1")
+    time.sleep(1.1)  # timestamps are whole seconds
+    heartbeat_now(stack, account, muted["id"], "想你了2")  # the latest conversation: first until the other is pinned
+    page = open_context(size).new_page()
+    open_logged_in(page, stack, account, "/")
+    names = page.locator(".friend .friend-name")
+    expect(names).to_have_text(["安静的小雨", "置顶的阿青"])
+
+    for ai_user, item, said in ((pinned, "置顶聊天", "已置顶"), (muted, "消息免打扰", "已设为消息免打扰")):
+        page.goto(f"{stack.base}/#/chat/{ai_user['id']}")
+        page.get_by_role("button", name="更多").click()
+        page.get_by_role("menuitem", name=item).click()
+        expect(page.locator(".toast")).to_have_text(said)
+    page.goto(f"{stack.base}/#/")
+    expect(names).to_have_text(["置顶的阿青", "安静的小雨"])
+    friends = {f["name"]: f for f in httpx.get(f"{stack.base}/api/friends", headers=bearer(account)).json()["friends"]}
+    assert (friends["置顶的阿青"]["pinned"], friends["置顶的阿青"]["muted"]) == (True, False)
+    assert (friends["安静的小雨"]["pinned"], friends["安静的小雨"]["muted"]) == (False, True)
+
+    # new messages from both: the muted one's count is quiet and left out of the tab's title
+    heartbeat_now(stack, account, pinned["id"], "想你了3")
+    time.sleep(1.1)
+    heartbeat_now(stack, account, muted["id"], "想你了4")
+    page.reload()
+    quiet = page.locator(".friend", has_text="安静的小雨")
+    loud = page.locator(".friend", has_text="置顶的阿青")
+    expect(names).to_have_text(["置顶的阿青", "安静的小雨"])
+    expect(quiet.locator(".unread")).to_have_text("1")
+    expect(quiet.locator(".unread")).to_have_class("unread unread-muted")
+    expect(quiet.locator(".mute-mark")).to_be_visible()
+    expect(loud.locator(".unread")).to_have_class("unread")
+    expect(page).to_have_title("(1) DreamChat")
+    badge = quiet.locator(".unread").evaluate("el => getComputedStyle(el).backgroundColor")
+    assert badge != loud.locator(".unread").evaluate("el => getComputedStyle(el).backgroundColor")
+    if size is PHONE:
+        screenshot(page, "chat-list-pin-mute-phone")
+
+    # and back
+    page.goto(f"{stack.base}/#/chat/{pinned['id']}")
+    page.get_by_role("button", name="更多").click()
+    page.get_by_role("menuitem", name="取消置顶").click()
+    expect(page.locator(".toast")).to_have_text("已取消置顶")
+    page.goto(f"{stack.base}/#/")
+    expect(names).to_have_text(["安静的小雨", "置顶的阿青"])  # the latest is first again
+    expect(page.locator(".friend.pinned")).to_have_count(0)

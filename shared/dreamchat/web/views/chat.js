@@ -1,6 +1,6 @@
 // One conversation: history on scroll, sending over SSE, typing delays, 已读不回, heartbeat messages by polling.
 
-import { del, describe, events, get, post, raw } from "../lib/api.js";
+import { del, describe, events, get, patch, post, raw } from "../lib/api.js";
 import { autosize, avatar, clear, h, icon, sleep, toast } from "../lib/dom.js";
 import { loadDraft, saveDraft } from "../lib/drafts.js";
 import { chatStamp } from "../lib/time.js";
@@ -505,6 +505,20 @@ function buildUi(ctx, id, state) {
       },
     }, icon("heart"), "让 TA 现在来找我"),
     h("button", {
+      type: "button", class: "menu-item menu-pin", role: "menuitem",
+      onclick: () => {
+        menu.hidden = true;
+        toggleFriend(ctx, id, "pinned");
+      },
+    }, icon("pin"), h("span", { text: "置顶聊天" })),
+    h("button", {
+      type: "button", class: "menu-item menu-mute", role: "menuitem",
+      onclick: () => {
+        menu.hidden = true;
+        toggleFriend(ctx, id, "muted");
+      },
+    }, icon("bell"), h("span", { text: "消息免打扰" })),
+    h("button", {
       type: "button", class: "menu-item danger", role: "menuitem",
       onclick: () => {
         menu.hidden = true;
@@ -514,6 +528,9 @@ function buildUi(ctx, id, state) {
   const toggleMenu = (event) => {
     event.stopPropagation();
     menu.hidden = !menu.hidden;
+    const friend = ctx.friends()?.find(id);
+    menu.querySelector(".menu-pin > span:last-child").textContent = friend?.pinned ? "取消置顶" : "置顶聊天";
+    menu.querySelector(".menu-mute > span:last-child").textContent = friend?.muted ? "取消免打扰" : "消息免打扰";
     if (!menu.hidden) document.addEventListener("click", () => { menu.hidden = true; }, { once: true });
   };
   const ui = {
@@ -545,6 +562,19 @@ function buildUi(ctx, id, state) {
         menu)),
     ui.log, ui.notice, ui.form);
   return ui;
+}
+
+async function toggleFriend(ctx, id, field) {
+  const friend = ctx.friends()?.find(id);
+  const on = !friend?.[field];
+  try {
+    await patch(`/api/friends/${id}`, { [field]: on });
+    await ctx.friends()?.refresh();
+    const said = { pinned: on ? "已置顶" : "已取消置顶", muted: on ? "已设为消息免打扰" : "已取消免打扰" };
+    toast(said[field], "ok");
+  } catch (error) {
+    toast(describe(error), "error");
+  }
 }
 
 function removeFriend(ctx, id, aiUser) {
