@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 import pytest
@@ -10,7 +11,11 @@ from fastapi.testclient import TestClient
 from dreamchat.api.app import create_app
 from dreamchat.domain.heartbeat import add_scheduled
 from dreamchat.domain.models import ScheduledHeartbeat
+from dreamchat.config import Settings
 from tests.api.conftest import Person, register
+from tests.api.sse import parse_sse
+from tests.fakes.fake_llm import Reply
+from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 from tests.services.conftest import runtime  # noqa: F401 - a fixture (SQLite and DynamoDB under moto)
 
 
@@ -102,3 +107,48 @@ def test_another_account_cannot_pin_or_mute_for_someone_else(client) -> None:
     assert bob.client.patch(f"/api/friends/{public['id']}", headers=bob.headers, json={"muted": True}).status_code == 404
     assert all(not f["muted"] for f in alice.get("/api/friends").json()["friends"])
     assert bob.client.patch(f"/api/friends/{public['id']}", json={"muted": True}).status_code == 401
+
+
+@pytest.fixture
+def chat_client(runtime, fake_llm, tmp_path) -> Iterator[TestClient]:  # noqa: F811
+    settings = Settings(data_dir=tmp_path, run_scheduler=False, llm_base_url=fake_llm.base_url, llm_api_key="test-key",
+                        llm_timeout_seconds=2, llm_max_retries=0, reply_decision="model")
+    with TestClient(create_app(settings, dataclasses.replace(runtime, settings=settings))) as test_client:
+        yield test_client
+
+
+def test_a_failed_turn_is_answered_again_without_storing_the_message_twice(chat_client, fake_llm) -> None:
+    alice = register(chat_client, "alice")
+    ai = alice.create_ai_user(name="小梦")
+    fake_llm.script("deepseek-chat", Reply.error(500))
+    failed = parse_sse(alice.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"}).text)
+    assert failed[-1][0] == "error"
+    [stored] = alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]
+
+    fake_llm.script("deepseek-chat", Reply.text("在的在的"))
+    retried = alice.post(f"/api/ai-users/{ai['id']}/messages/{stored['id']}/retry")
+    assert retried.status_code == 200, retried.text
+    events = parse_sse(retried.text)
+    assert [data["content"] for name, data in events if name == "message"] == ["在的在的"]
+    assert events[-1][0] == "done"
+    history = alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]
+    assert [(m["role"], m["content"]) for m in history] == [("user", "在吗"), ("assistant", "在的在的")]
+
+    # answered now: a second retry is a conflict, not a second answer
+    again = alice.post(f"/api/ai-users/{ai['id']}/messages/{stored['id']}/retry")
+    assert again.status_code == 409 and again.json()["error"]["code"] == "conflict"
+    assert alice.post(f"/api/ai-users/{ai['id']}/messages/msg_nope/retry").status_code == 404
+    assert chat_client.post(f"/api/ai-users/{ai['id']}/messages/{stored['id']}/retry").status_code == 401
+
+
+def test_another_account_cannot_retry_someone_elses_turn(chat_client, fake_llm) -> None:
+    alice = register(chat_client, "alice")
+    bob = register(chat_client, "bob")
+    ai = alice.create_ai_user(name="小梦", visibility="public")
+    fake_llm.script("deepseek-chat", Reply.error(500))
+    alice.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"})
+    [stored] = alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]
+    assert bob.post(f"/api/ai-users/{ai['id']}/messages/{stored['id']}/retry").status_code == 404
+    bob.post(f"/api/friends/{ai['id']}")
+    assert bob.post(f"/api/ai-users/{ai['id']}/messages/{stored['id']}/retry").status_code == 404
+    assert len(alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]) == 1
