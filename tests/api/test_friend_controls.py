@@ -152,3 +152,22 @@ def test_another_account_cannot_retry_someone_elses_turn(chat_client, fake_llm) 
     bob.post(f"/api/friends/{ai['id']}")
     assert bob.post(f"/api/ai-users/{ai['id']}/messages/{stored['id']}/retry").status_code == 404
     assert len(alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]) == 1
+
+
+def test_a_message_is_deleted_from_the_chat_and_short_term_memory(client) -> None:
+    alice = register(client, "alice")
+    bob = register(client, "bob")
+    ai = alice.create_ai_user(name="小梦", visibility="public")
+    for text in ("第一句", "说错了的话", "第三句"):
+        assert alice.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": text}).status_code == 201
+    stored = alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]
+    wrong = stored[1]["id"]
+    bob.post(f"/api/friends/{ai['id']}")
+    assert bob.delete(f"/api/ai-users/{ai['id']}/messages/{wrong}").status_code == 404
+    deleted = alice.delete(f"/api/ai-users/{ai['id']}/messages/{wrong}")
+    assert deleted.status_code == 200 and deleted.json() == {"deleted": wrong}
+    assert [m["content"] for m in alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]] == ["第一句", "第三句"]
+    short = alice.get(f"/api/memory/{ai['id']}/files").json()["short_term"]
+    assert wrong not in short["message_ids"] and len(short["message_ids"]) == 2
+    assert alice.delete(f"/api/ai-users/{ai['id']}/messages/{wrong}").status_code == 404
+    assert client.delete(f"/api/ai-users/{ai['id']}/messages/{wrong}").status_code == 401

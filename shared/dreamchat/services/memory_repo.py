@@ -142,6 +142,18 @@ class MemoryRepository:
     def has_message(self, pair: PairId, message_id: str) -> bool:
         return self.store.get(keys.messages_pk(pair), message_id) is not None
 
+    def delete_message(self, pair: PairId, message_id: str) -> bool:
+        """Remove one message from the chat log and, while its topic is not compressed, from short-term memory."""
+        found = self.store.get(keys.messages_pk(pair), message_id)
+        if found is None:
+            return False
+        short = (keys.short_term_pk(pair), keys.short_term_sk(found["topic_id"], message_id))
+        operations = [Delete(keys.messages_pk(pair), message_id)]
+        if self.store.get(*short) is not None:
+            operations.append(Delete(*short))
+        self.store.transact(operations)
+        return True
+
     def unread(self, pair: PairId, last_read: str | None, limit: int = 99) -> int:
         """AI messages after the last one the person saw (counted up to `limit`)."""
         key = KeyRange(start=last_read + "~") if last_read else KeyRange()

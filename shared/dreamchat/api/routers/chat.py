@@ -153,6 +153,16 @@ def retry(user_id: str, request: Request, caller: CurrentCaller, services: Servi
     return EventSourceResponse(stream(), ping=15)
 
 
+@router.delete("/{user_id}/messages/{message_id}", responses=documented(401, 404, 422))
+def delete_message(user_id: str, caller: CurrentCaller, services: ServicesDep,
+                   message_id: str = PathParam(min_length=1, max_length=64)) -> dict[str, Any]:
+    """Delete one message of the conversation (the person's or the AI's), also from short-term memory."""
+    pair = services.ai_users.pair(caller.id, user_id)
+    if not services.memory.repo.delete_message(pair, message_id):
+        raise NotFound("no such message in this conversation")
+    return {"deleted": message_id}
+
+
 @router.post("/{user_id}/save-message", status_code=status.HTTP_201_CREATED,
              responses=documented(400, 401, 404, 409, 413, 422, 429))
 def save_message(user_id: str, body: ChatMessage, caller: CurrentCaller, services: ServicesDep,
