@@ -171,3 +171,36 @@ def test_a_message_is_deleted_from_the_chat_and_short_term_memory(client) -> Non
     assert wrong not in short["message_ids"] and len(short["message_ids"]) == 2
     assert alice.delete(f"/api/ai-users/{ai['id']}/messages/{wrong}").status_code == 404
     assert client.delete(f"/api/ai-users/{ai['id']}/messages/{wrong}").status_code == 401
+
+
+def test_a_greeting_is_stored_once_when_the_chat_is_first_opened(client) -> None:
+    alice = register(client, "alice")
+    bob = register(client, "bob")
+    ai = alice.create_ai_user(name="小梦", greeting="嗨，我是小梦，今天过得怎么样？", visibility="public")
+    assert ai["greeting"] == "嗨，我是小梦，今天过得怎么样？"
+    first = alice.post(f"/api/ai-users/{ai['id']}/greet").json()["message"]
+    assert (first["role"], first["kind"], first["content"]) == ("assistant", "greeting", ai["greeting"])
+    assert alice.post(f"/api/ai-users/{ai['id']}/greet").json() == {"message": None}
+    assert [m["content"] for m in alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]] == [ai["greeting"]]
+    # bob's own pair gets its own greeting, once he is a friend
+    assert bob.post(f"/api/ai-users/{ai['id']}/greet").status_code == 404
+    bob.post(f"/api/friends/{ai['id']}")
+    assert bob.post(f"/api/ai-users/{ai['id']}/greet").json()["message"]["content"] == ai["greeting"]
+    # editable; too long is refused
+    assert alice.put(f"/api/ai-users/{ai['id']}", json={"greeting": "新的开场白"}).json()["greeting"] == "新的开场白"
+    assert alice.put(f"/api/ai-users/{ai['id']}", json={"greeting": "长" * 501}).status_code == 422
+    # no greeting: nothing stored
+    quiet = alice.create_ai_user(name="安静")
+    assert alice.post(f"/api/ai-users/{quiet['id']}/greet").json() == {"message": None}
+
+
+def test_about_me_is_the_callers_own(client) -> None:
+    alice = register(client, "alice")
+    bob = register(client, "bob")
+    assert alice.get("/api/profile").json() == {"about_me": ""}
+    assert alice.put("/api/profile", json={"about_me": " 我叫小林 "}).json() == {"about_me": "我叫小林"}
+    assert alice.get("/api/profile").json() == {"about_me": "我叫小林"}
+    assert bob.get("/api/profile").json() == {"about_me": ""}
+    assert alice.put("/api/profile", json={"about_me": "长" * 1001}).status_code == 422
+    assert alice.put("/api/profile", json={}).status_code == 422
+    assert client.get("/api/profile").status_code == 401

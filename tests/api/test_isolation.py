@@ -23,6 +23,7 @@ ROUTES = [
     ("POST", "/api/relationship/{ai}/judge", None),
     ("POST", "/api/heartbeat/trigger/{ai}", None),
     ("GET", "/api/heartbeat/scheduled/{ai}", None),
+    ("POST", "/api/ai-users/{ai}/greet", None),
     ("PATCH", "/api/friends/{ai}", {"pinned": True, "muted": True}),
     ("PUT", "/api/ai-users/{ai}", {"name": "改名"}),
     ("POST", "/api/friends/{ai}", None),

@@ -142,6 +142,15 @@ class MemoryRepository:
     def has_message(self, pair: PairId, message_id: str) -> bool:
         return self.store.get(keys.messages_pk(pair), message_id) is not None
 
+    def about_person(self, account_id: str) -> str:
+        """What the person wrote about themselves (关于我), empty when nothing."""
+        found = self.store.get(*keys.profile(account_id))
+        return str(found.get("about_me") or "") if found else ""
+
+    def set_about_person(self, account_id: str, about_me: str) -> None:
+        pk, sk = keys.profile(account_id)
+        self.store.put({"pk": pk, "sk": sk, "about_me": about_me})
+
     def delete_message(self, pair: PairId, message_id: str) -> bool:
         """Remove one message from the chat log and, while its topic is not compressed, from short-term memory."""
         found = self.store.get(keys.messages_pk(pair), message_id)

@@ -163,6 +163,20 @@ def delete_message(user_id: str, caller: CurrentCaller, services: ServicesDep,
     return {"deleted": message_id}
 
 
+@router.post("/{user_id}/greet", responses=documented(401, 404, 422))
+def greet(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+    """Store and return the AI user's opening message when the chat is opened for the first time and is empty;
+    `{"message": null}` otherwise (no greeting set, already greeted, or the two have talked)."""
+    pair, ai_user = services.ai_users.companion(caller.id, user_id)
+    greeting = ai_user.greeting.strip()
+    if not greeting or services.memory.repo.last_message(pair) is not None:
+        return {"message": None}
+    if not services.ai_users.claim_greeting(caller.id, user_id):
+        return {"message": None}
+    message = services.memory.record(pair, "assistant", greeting, kind="greeting")
+    return {"message": message.model_dump()}
+
+
 @router.post("/{user_id}/save-message", status_code=status.HTTP_201_CREATED,
              responses=documented(400, 401, 404, 409, 413, 422, 429))
 def save_message(user_id: str, body: ChatMessage, caller: CurrentCaller, services: ServicesDep,
