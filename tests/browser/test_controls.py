@@ -36,7 +36,7 @@ def test_heartbeat_settings_round_trip(stack: Stack, open_context, size) -> None
     stack.create_ai_user(account)
     page = open_context(size).new_page()
     open_logged_in(page, stack, account, "/")
-    page.get_by_role("link", name="主动消息设置").click()
+    page.get_by_role("link", name="设置").click()
     form = page.get_by_role("form", name="主动消息设置")
     enabled = form.get_by_label("允许 AI 主动找我")
     expect(enabled).to_be_checked()

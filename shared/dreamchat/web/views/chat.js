@@ -112,11 +112,14 @@ export function renderChat(main, ctx, id) {
       const body = await get(`/api/ai-users/${id}/messages?limit=${PAGE}`);
       if (!state.alive) return;
       merge(body.messages || []);
+      if (!state.items.length) await greet();
+      if (!state.alive) return;
       state.hasMore = morePages(body, PAGE);
       state.loaded = true;
       showEmpty();
       render({ toBottom: true });
       ctx.friends()?.markRead(id);
+      if (state.greeted) markSeen();  // the greeting is seen, not unread
       fillScreen();
     } catch (error) {
       if (!state.alive) return;
@@ -126,6 +129,16 @@ export function renderChat(main, ctx, id) {
       showNotice(describe(error, { 404: "找不到这段对话，这位 AI 朋友可能已被删除。" }));
     }
     showOlderStatus();
+  }
+
+  // A new chat is not empty: the AI user's opening message, stored by the server once per friendship.
+  async function greet() {
+    try {
+      const body = await post(`/api/ai-users/${id}/greet`);
+      if (body?.message && merge([body.message])) state.greeted = true;
+    } catch {
+      // no greeting then; the chat works without it
+    }
   }
 
   async function loadOlder() {

@@ -33,7 +33,7 @@ export class FriendsList {
         h("div", { class: "brand" }, h("img", { src: "/static/icon.svg", alt: "" }), h("b", { text: "DreamChat" })),
         h("div", { class: "me" },
           h("span", { class: "me-name", text: account?.username || "" }),
-          h("a", { class: "icon-btn", href: "#/settings", title: "主动消息设置" }, icon("settings", "主动消息设置")),
+          h("a", { class: "icon-btn", href: "#/settings", title: "设置" }, icon("settings", "设置")),
           h("button", { type: "button", class: "icon-btn", title: "退出登录", onclick: () => ctx.logout() },
             icon("logout", "退出登录")))),
       h("div", { class: "side-actions" },

@@ -1,6 +1,6 @@
 // Heartbeat settings (messages the AI sends first) and the daily messages each AI friend has scheduled.
 
-import { del, describe, get, post } from "../lib/api.js";
+import { del, describe, get, post, put } from "../lib/api.js";
 import { avatar, clear, h, icon, toast } from "../lib/dom.js";
 
 const pad = (n) => String(n).padStart(2, "0");
@@ -12,12 +12,12 @@ export function renderSettings(main, ctx) {
     h("section", { class: "page" },
       h("header", { class: "bar" },
         h("button", { type: "button", class: "icon-btn", title: "返回", onclick: () => history.back() }, icon("back", "返回")),
-        h("div", { class: "bar-title" }, h("b", { text: "主动消息设置" }))),
+        h("div", { class: "bar-title" }, h("b", { text: "设置" }))),
       body),
   );
-  get("/api/heartbeat/status").then((status) => {
+  Promise.all([get("/api/heartbeat/status"), get("/api/profile")]).then(([status, profile]) => {
     if (!alive) return;
-    clear(body, prefsForm(status.prefs), scheduledList(status.ai_users));
+    clear(body, aboutForm(profile), prefsForm(status.prefs), scheduledList(status.ai_users));
   }, (error) => alive && clear(body, h("p", { class: "form-error center", text: describe(error) })));
   return () => {
     alive = false;
@@ -138,4 +138,33 @@ function scheduledRow(entry, item, list) {
     }
   });
   return row;
+}
+
+function aboutForm(profile) {
+  const text = h("textarea", {
+    id: "about-me", name: "about_me", maxlength: "1000", rows: "4", value: profile.about_me || "",
+    placeholder: "比如：我叫小林，在杭州做设计，喜欢猫，对芒果过敏。",
+  });
+  const error = h("p", { class: "form-error", role: "alert" });
+  const save = h("button", { type: "submit", class: "btn btn-primary", text: "保存关于我" });
+  async function onSubmit(event) {
+    event.preventDefault();
+    error.textContent = "";
+    save.disabled = true;
+    try {
+      const saved = await put("/api/profile", { about_me: text.value });
+      text.value = saved.about_me;
+      toast("已保存，每位 AI 朋友都会知道", "ok");
+    } catch (err) {
+      error.textContent = describe(err, { 422: "关于我最多 1000 字。" });
+    } finally {
+      save.disabled = false;
+    }
+  }
+  return h("form", { class: "form card", novalidate: true, onsubmit: onSubmit, "aria-label": "关于我" },
+    h("label", { class: "field", for: "about-me" },
+      h("span", { text: "关于我" }), text,
+      h("small", { class: "field-hint", text: "写一次，每位 AI 朋友从认识你起就知道这些。用“我”来写就好。" })),
+    error,
+    h("div", { class: "form-actions" }, save));
 }
