@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from dreamchat import keys
+from dreamchat.domain.reply import MAX_MESSAGES as MAX_LINES
 from dreamchat.domain.models import (
     CoreMemory,
     LongTermDetail,
@@ -150,6 +151,13 @@ class MemoryRepository:
     def set_about_person(self, account_id: str, about_me: str) -> None:
         pk, sk = keys.profile(account_id)
         self.store.put({"pk": pk, "sk": sk, "about_me": about_me})
+
+    def person_message_number(self, pair: PairId, message_id: str, within: int) -> int | None:
+        """Which of the person's messages this is (1 for the first) when it is among their first
+        `within`; None when it is later (a bounded read from the start of the log)."""
+        page = self.store.query(keys.messages_pk(pair), limit=within * (MAX_LINES + 2) + 10)
+        mine = [item["sk"] for item in page.items if item.get("role") == "user"][:within]
+        return mine.index(message_id) + 1 if message_id in mine else None
 
     def delete_message(self, pair: PairId, message_id: str) -> bool:
         """Remove one message from the chat log and, while its topic is not compressed, from short-term memory."""

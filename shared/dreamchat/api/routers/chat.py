@@ -45,7 +45,8 @@ def _events(turn: Iterable[Thinking | Sent | Done | Failed]) -> Iterator[dict[st
                     "index": event.index, "timestamp": event.message.timestamp}
             yield {"event": "message", "data": json.dumps(data, ensure_ascii=False)}
         elif isinstance(event, Done):
-            data = {"replied": event.replied, "topic_ended": event.topic_ended, "message_count": event.message_count}
+            data = {"replied": event.replied, "topic_ended": event.topic_ended, "message_count": event.message_count,
+                    "read_after_ms": event.read_after_ms}
             yield {"event": "done", "data": json.dumps(data)}
         else:
             yield {"event": "error", "data": json.dumps({"code": event.code, "message": event.message},

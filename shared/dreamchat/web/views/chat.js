@@ -369,7 +369,12 @@ export function renderChat(main, ctx, id) {
       render({ toBottom: true });
       markSeen();
     } else if (event.event === "done") {
-      local.read = data.replied === false;
+      if (data.replied === false && local) {
+        // 已读 comes after a human-like pause, as the server says (not the instant the message lands)
+        setTyping(false);
+        await sleep(Math.min(Math.max(Number(data.read_after_ms) || 0, 0), MAX_TYPING_MS));
+      }
+      if (local) local.read = data.replied === false;
       if (data.topic_ended) state.items.push({ id: `divider-${++state.seq}`, divider: "这个话题聊完了，TA 会把它整理进记忆" });
       setTyping(false);
       render();
