@@ -60,6 +60,6 @@ class FriendSettings(Body):
 
 @router.patch("/{user_id}", responses=documented(400, 401, 404, 413, 422))
 def change_friend(user_id: str, body: FriendSettings, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
-    """Pin (listed first) or mute (no unread emphasis, no sound) one friend in the caller's chat list."""
+    """Pin (listed first) or mute (a quiet unread count, left out of the total) one friend in the caller's chat list."""
     changes = body.model_dump(exclude_none=True)
     return {"ai_user_id": user_id, **services.ai_users.set_friendship(caller.id, user_id, changes)}
