@@ -112,6 +112,7 @@ class Settings(BaseSettings):
 
     # chat
     reply_decision: Literal["draw", "model"] = "draw"
+    warm_start_messages: int = Field(default=10, ge=0, le=1000)
     max_delay_seconds: float = Field(default=2400.0, ge=0)
     messages_per_minute: int = Field(default=30, ge=1)
     tool_rounds: int = Field(default=4, ge=1)

@@ -138,6 +138,11 @@ def pair_from_pk(pk: str) -> PairId:
     return PairId(account_id=account_id, ai_user_id=ai_user_id)
 
 
+def profile(account_id: str) -> tuple[str, str]:
+    """The person's own 关于我, given to every AI friend (deleted with the account)."""
+    return f"ACCOUNT#{account_id}", "ABOUT_ME"
+
+
 def heartbeat_prefs(account_id: str) -> tuple[str, str]:
     return f"ACCOUNT#{account_id}", "HEARTBEAT_PREFS"
 

@@ -56,7 +56,7 @@ def test_a_reply_of_several_lines_arrives_as_several_messages(person, ai, fake_l
     assert [name for name, _ in events] == ["message", "message", "done"]
     assert [data["content"] for _, data in events[:2]] == ["嗨~在呢", "今天过得怎么样？"]
     assert [data["index"] for _, data in events[:2]] == [0, 1]
-    assert events[-1][1] == {"replied": True, "topic_ended": False, "message_count": 2}
+    assert events[-1][1] == {"replied": True, "topic_ended": False, "message_count": 2, "read_after_ms": 0}
     stored = history(person, ai)
     assert [(m["role"], m["content"]) for m in stored] == [("user", "你好"), ("assistant", "嗨~在呢"),
                                                            ("assistant", "今天过得怎么样？")]
@@ -86,7 +86,10 @@ def test_more_than_five_lines_are_merged_into_five(person, ai, fake_llm) -> None
 def test_the_ai_may_read_without_replying(person, ai, fake_llm) -> None:
     fake_llm.script(CHAT_MODEL, Reply.text(""))
     events = send(person, ai, "嗯")
-    assert events == [("done", {"replied": False, "topic_ended": False, "message_count": 0})]
+    [(name, done)] = events
+    assert name == "done"
+    assert {k: v for k, v in done.items() if k != "read_after_ms"} == {"replied": False, "topic_ended": False, "message_count": 0}
+    assert 2000 <= done["read_after_ms"] <= 8000  # 已读 after a human-like pause
     assert [(m["role"], m["read_no_reply"]) for m in history(person, ai)] == [("user", True)]
 
 

@@ -8,6 +8,7 @@ account, so tests do not see each other's data.
 from __future__ import annotations
 
 import json
+import os
 import re
 import uuid
 from collections.abc import Iterator
@@ -27,6 +28,7 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+DOC_SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 DESKTOP = {"viewport": {"width": 1280, "height": 800}, "device_scale_factor": 1}
 PASSWORD = "correct-horse-battery"
@@ -155,5 +157,10 @@ def watch(page: Any, errors: list[str]) -> None:
 
 
 def screenshot(page: Any, name: str) -> None:
+    """Into test-artifacts/screenshots; with WEB_DOC_SCREENSHOTS=1 a phone screen also goes to
+    docs/screenshots at CSS size (390×844, small enough to commit) for docs/web-client.md."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+    if os.environ.get("WEB_DOC_SCREENSHOTS") == "1" and "-phone" in name:
+        DOC_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(DOC_SCREENSHOTS / f"{name}.png"), scale="css")

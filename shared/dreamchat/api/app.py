@@ -22,6 +22,7 @@ from dreamchat.api.routers import (
     health,
     heartbeat,
     memory,
+    profile,
     soul,
     web,
 )
@@ -52,7 +53,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     app.state.model_pool = ModelPool(settings.model_concurrency)
     install_error_handlers(app)
     for router in (health.router, auth.router, ai_users.router, chat.router, friends.router, memory.router, soul.router,
-                   heartbeat.router, web.router):
+                   heartbeat.router, profile.router, web.router):
         app.include_router(router)
     app.add_middleware(BodySizeLimit)
     app.add_middleware(RequestDeadline, turn_seconds=settings.chat_turn_seconds,

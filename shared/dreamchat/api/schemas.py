@@ -45,6 +45,7 @@ class AIUserCreate(Body):
     night_owl: bool = False
     visibility: Visibility = "private"
     model: ChatModel = "chat"
+    greeting: str = Field(default="", max_length=500)
 
     _timezone = field_validator("timezone")(_check_timezone)
 
@@ -57,6 +58,7 @@ class AIUserUpdate(Body):
     night_owl: bool | None = None
     visibility: Visibility | None = None
     model: ChatModel | None = None
+    greeting: str | None = Field(default=None, max_length=500)
 
     _timezone = field_validator("timezone")(_check_timezone)
 

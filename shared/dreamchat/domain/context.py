@@ -81,6 +81,7 @@ class MemoryView:
     units: list[Unit]
     details: list[LongTermDetail]
     short_term: list[Message]
+    about_person: str = ""  # the person's own 关于我, written once for every AI friend
 
 
 @dataclass(frozen=True)
@@ -191,7 +192,8 @@ def assemble(view: MemoryView, instructions: str, current: str | None, now: date
     tz = ZoneInfo(zone)
     plan = plan_memory(view, budget, tz, recent_budget)
     system_parts = [
-        ("system", f"{persona(view.base_soul, view.self_soul)}\n\n{instructions}".strip()),
+        ("system", "\n\n".join(p for p in (persona(view.base_soul, view.self_soul), render_about(view.about_person),
+                                              instructions) if p).strip()),
         ("core", plan.core),
         ("mid_term", render_mids(plan.mids, tz)),
         ("long_term", render_units(plan.units, tz)),
@@ -209,6 +211,14 @@ def assemble(view: MemoryView, instructions: str, current: str | None, now: date
 
 def latest_mids(mids: list[MidTermMemory]) -> list[MidTermMemory]:
     return sorted(mids, key=lambda m: (m.created_at, m.id))[-MID_LIMIT:]
+
+
+def render_about(about: str) -> str:
+    """The person's 关于我 in their own words: quoted, so its "我" is read as the person, not the AI."""
+    about = about.strip()
+    if not about:
+        return ""
+    return f"【关于对方】对方写给你的自我介绍（其中的“我”指对方，这是你对对方已经知道的事）：「{about}」"
 
 
 def render_core(memories: list[CoreMemory]) -> str:

@@ -14,7 +14,7 @@ Role = Literal["user", "assistant"]
 Visibility = Literal["private", "public"]
 ChatModel = Literal["chat", "reasoner"]
 MemoryType = Literal["short_term", "mid_term", "long_term", "core"]
-MessageKind = Literal["chat", "heartbeat"]
+MessageKind = Literal["chat", "heartbeat", "greeting"]
 
 MAX_MESSAGE_CHARS = 2000
 MAX_REASONING_CHARS = 20_000  # a reasoning model's chain of thought, as kept beside the AI's message
@@ -49,6 +49,7 @@ class AIUser(Entity):
     night_owl: bool = False
     visibility: Visibility = "private"
     model: ChatModel = "chat"
+    greeting: str = Field(default="", max_length=500)  # the opening message of every new chat
     created_at: int
     updated_at: int
 

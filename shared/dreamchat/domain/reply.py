@@ -14,9 +14,10 @@ import re
 from dataclasses import dataclass
 
 from dreamchat.domain.models import MAX_MESSAGE_CHARS, BasicEmotion, RelationshipLevel
-from dreamchat.domain.relationship import reply_rate
+from dreamchat.domain.relationship import DEFAULT_LEVEL, reply_rate
 
 MAX_MESSAGES = 5
+READ_PAUSE_MIN, READ_PAUSE_MAX = 2.0, 8.0
 _BORING = re.compile(r"^(嗯+|哦+|噢+|额+|呃+|好+|行|ok|okay|k|哈+|呵呵|。+|…+|\.+|\?+|？+)$", re.IGNORECASE)
 _QUESTION = re.compile(r"[?？吗呢]\s*$|为什么|怎么|什么|能不能|可不可以|好不好")
 _URGENT = re.compile(r"救命|难过|伤心|想哭|崩溃|害怕|生病|不舒服|分手|去世|想你|在吗")
@@ -42,13 +43,30 @@ class ReplyDecision:
     inclined: bool
     probability: float
     guidance: str
+    warm: bool = False
+    draw: float = 0.0  # the random number drawn
+
+
+def warm_start(level: RelationshipLevel, level_set: bool, person_message_number: int | None, warm_messages: int) -> bool:
+    """A new friendship's first day is warm: while the level is still the starting one and nobody has
+    set it (`level_set`: a judgment, a tool or the person changed it), the person's first
+    `warm_messages` messages are never read without a reply. `person_message_number` counts from 1
+    (None: beyond the window looked at)."""
+    return (level == DEFAULT_LEVEL and not level_set and person_message_number is not None
+            and 1 <= person_message_number <= warm_messages)
+
+
+def read_pause_seconds(random: float, cap_seconds: float) -> float:
+    """How long before 已读 shows: a person glances at the phone a few seconds later (2-8 s), capped."""
+    return min(READ_PAUSE_MIN + random * (READ_PAUSE_MAX - READ_PAUSE_MIN), cap_seconds)
 
 
 def decide_reply(level: RelationshipLevel, mood: BasicEmotion | None, local_hour: int, message: str,
-                 random: float) -> ReplyDecision:
-    """Whether the AI answers (`inclined`: `random` fell under the probability) and the guidance for it."""
+                 random: float, *, warm: bool = False) -> ReplyDecision:
+    """Whether the AI answers (`inclined`: `random` fell under the probability, or always on a warm
+    first day) and the guidance for it."""
     probability = reply_probability(level, message, mood, local_hour)
-    inclined = random < probability
+    inclined = warm or random < probability
     parts = ["【回复决策】"]
     if inclined:
         parts.append("你想回复这条消息。")
@@ -60,7 +78,7 @@ def decide_reply(level: RelationshipLevel, mood: BasicEmotion | None, local_hour
         parts.append("现在是深夜，回复更简短一些，也可以更感性。")
     if level in ("关系冷淡", "决裂"):
         parts.append("你们关系冷淡，回复可以敷衍、简短。")
-    return ReplyDecision(inclined, probability, "".join(parts))
+    return ReplyDecision(inclined, probability, "".join(parts), warm, random)
 
 
 def reply_probability(level: RelationshipLevel, message: str, mood: BasicEmotion | None = None,

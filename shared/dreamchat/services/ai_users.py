@@ -109,8 +109,27 @@ class AIUserService:
         for item in self._all(keys.account_pk(account_id), keys.FRIEND_PREFIX):
             ai_user = self._load(item["ai_user_id"])
             if ai_user and (ai_user.owner_id == account_id or ai_user.visibility == "public"):
-                result.append((ai_user, {"since": item["since"], "last_read": item.get("last_read")}))
+                result.append((ai_user, {"since": item["since"], "last_read": item.get("last_read"),
+                                         "pinned": bool(item.get("pinned")), "muted": bool(item.get("muted"))}))
         return result
+
+    def set_friendship(self, account_id: str, ai_user_id: str, changes: dict[str, bool]) -> dict[str, bool]:
+        """Pin or mute one friend in the caller's chat list; NotFound unless they are friends."""
+        self.pair(account_id, ai_user_id)
+        found = self._store.get(*keys.friend(account_id, ai_user_id))
+        if found is None:
+            raise NotFound(_NOT_FOUND)
+        updated = {**found, **changes}
+        self._store.put(updated)
+        return {"pinned": bool(updated.get("pinned")), "muted": bool(updated.get("muted"))}
+
+    def claim_greeting(self, account_id: str, ai_user_id: str) -> bool:
+        """True once per friendship: the opening message is stored the first time the chat is opened."""
+        found = self._store.get(*keys.friend(account_id, ai_user_id))
+        if found is None or found.get("greeted"):
+            return False
+        self._store.put({**found, "greeted": True})
+        return True
 
     def mark_read(self, account_id: str, ai_user_id: str, message_id: str) -> None:
         """Remember the newest message the person has seen (for unread counts)."""

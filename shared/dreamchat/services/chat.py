@@ -53,6 +53,7 @@ class Reply:
     text: str
     typed: bool = True
     reasoning: str = ""
+    read_pause: float | None = None  # seconds before 已读 shows, when the AI reads without replying
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,7 @@ class Done:
     replied: bool
     topic_ended: bool
     message_count: int
+    read_after_ms: int = 0  # 已读 shows after this pause (a person does not read the instant it arrives)
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,11 @@ class ChatService:
         ended = (markers.ended or too_long) and self.memory.end_topic(pair, person.topic_id)
         ended = self._end_on_farewell(pair, person) or ended
         thinking = [Thinking(reasoning)] if reasoning else []
-        return [*thinking, *sent, Done(bool(sent), ended, len(sent))]
+        pause = 0.0
+        if not sent:
+            pause = reply.read_pause if reply.read_pause is not None else replies.read_pause_seconds(
+                self._random.random(), self._settings.max_delay_seconds)
+        return [*thinking, *sent, Done(bool(sent), ended, len(sent), int(pause * 1000))]
 
     def _generate(self, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline) -> Reply:
         """The AI's reply (the offline notice comes at once, untyped). When the draw says no, the
@@ -148,10 +154,13 @@ class ChatService:
         if self._gateway is None or not self._gateway.configured(key):
             return Reply(offline_reply(ai_user.name), typed=False)
         snapshot = self.memory.repo.snapshot(pair)
-        decision = self._decide(snapshot, ai_user, person)
+        decision = self._decide(pair, snapshot, ai_user, person)
         if not decision.inclined and self._settings.reply_decision == "draw":
             log.info("read without replying", extra={"ai_user_id": ai_user.id, "probability": decision.probability})
-            return Reply("")
+            # the draw's leftover is itself uniform: no second draw, so seeded runs keep their sequence
+            leftover = (decision.draw - decision.probability) / max(1 - decision.probability, 1e-9)
+            return Reply("", read_pause=replies.read_pause_seconds(min(max(leftover, 0.0), 1.0),
+                                                                   self._settings.max_delay_seconds))
         instructions = chat_instructions(ai_user.name, self._clock.now(), ai_user.timezone,
                                          snapshot.relationship.level, decision.guidance)
         context = self.memory.context(pair, ai_user, person.content, instructions, exclude_message=person.id,
@@ -162,11 +171,16 @@ class ChatService:
                                             max_tool_rounds=self._settings.tool_rounds, deadline=deadline)
         return Reply(completion.text or "", reasoning=completion.reasoning)
 
-    def _decide(self, snapshot: PairSnapshot, ai_user: AIUser, person: Message) -> replies.ReplyDecision:
+    def _decide(self, pair: PairId, snapshot: PairSnapshot, ai_user: AIUser, person: Message) -> replies.ReplyDecision:
         mids = snapshot.mids
         mood = max(mids, key=lambda m: m.created_at).emotion_tags.basic_emotion if mids else None
         hour = self._clock.now().astimezone(ZoneInfo(ai_user.timezone)).hour
-        return replies.decide_reply(snapshot.relationship.level, mood, hour, person.content, self._random.random())
+        relationship = snapshot.relationship
+        warm_n = self._settings.warm_start_messages
+        warm = replies.warm_start(relationship.level, relationship.updated_at != 0,
+                                  self.memory.repo.person_message_number(pair, person.id, warm_n) if warm_n else None,
+                                  warm_n)
+        return replies.decide_reply(relationship.level, mood, hour, person.content, self._random.random(), warm=warm)
 
     def _send(self, pair: PairId, after: Message, lines: list[str], *, typed: bool = True,
               reasoning: str = "") -> Iterator[Sent]:

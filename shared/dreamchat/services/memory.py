@@ -381,7 +381,7 @@ class MemoryService:
         found = self.retriever.find(pair, snapshot.long_index, snapshot.mids, snapshot.vectors, current or "", recent)
         details = self._details(pair, current or "", found.hits, snapshot.long_index)
         view = MemoryView(ai_user.base_soul, snapshot.self_soul.self_soul, snapshot.core, snapshot.mids,
-                          found.hits, found.units, details, short_term)
+                          found.hits, found.units, details, short_term, self.repo.about_person(pair.account_id))
         return assemble(view, instructions, current, self._clock.now(), ai_user.timezone,
                         self._settings.memory_tokens, self._settings.recent_memory_tokens)
 

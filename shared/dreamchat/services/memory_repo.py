@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from dreamchat import keys
+from dreamchat.domain.reply import MAX_MESSAGES as MAX_LINES
 from dreamchat.domain.models import (
     CoreMemory,
     LongTermDetail,
@@ -141,6 +142,34 @@ class MemoryRepository:
 
     def has_message(self, pair: PairId, message_id: str) -> bool:
         return self.store.get(keys.messages_pk(pair), message_id) is not None
+
+    def about_person(self, account_id: str) -> str:
+        """What the person wrote about themselves (关于我), empty when nothing."""
+        found = self.store.get(*keys.profile(account_id))
+        return str(found.get("about_me") or "") if found else ""
+
+    def set_about_person(self, account_id: str, about_me: str) -> None:
+        pk, sk = keys.profile(account_id)
+        self.store.put({"pk": pk, "sk": sk, "about_me": about_me})
+
+    def person_message_number(self, pair: PairId, message_id: str, within: int) -> int | None:
+        """Which of the person's messages this is (1 for the first) when it is among their first
+        `within`; None when it is later (a bounded read from the start of the log)."""
+        page = self.store.query(keys.messages_pk(pair), limit=within * (MAX_LINES + 2) + 10)
+        mine = [item["sk"] for item in page.items if item.get("role") == "user"][:within]
+        return mine.index(message_id) + 1 if message_id in mine else None
+
+    def delete_message(self, pair: PairId, message_id: str) -> bool:
+        """Remove one message from the chat log and, while its topic is not compressed, from short-term memory."""
+        found = self.store.get(keys.messages_pk(pair), message_id)
+        if found is None:
+            return False
+        short = (keys.short_term_pk(pair), keys.short_term_sk(found["topic_id"], message_id))
+        operations = [Delete(keys.messages_pk(pair), message_id)]
+        if self.store.get(*short) is not None:
+            operations.append(Delete(*short))
+        self.store.transact(operations)
+        return True
 
     def unread(self, pair: PairId, last_read: str | None, limit: int = 99) -> int:
         """AI messages after the last one the person saw (counted up to `limit`)."""

@@ -9,6 +9,7 @@ import { renderDiscover } from "./views/discover.js";
 import { renderEditor } from "./views/editor.js";
 import { FriendsList, renderHome } from "./views/friends.js";
 import { renderMemory } from "./views/memory.js";
+import { renderSettings } from "./views/settings.js";
 
 const root = document.getElementById("app");
 const side = document.getElementById("side");
@@ -21,6 +22,7 @@ const ROUTES = [
   [/^\/new$/, "form", (ctx) => renderEditor(main, ctx, null)],
   [/^\/edit\/([\w-]+)$/, "form", (ctx, id) => renderEditor(main, ctx, id)],
   [/^\/chat\/([\w-]+)$/, "chat", (ctx, id) => renderChat(main, ctx, id)],
+  [/^\/settings$/, "settings", (ctx) => renderSettings(main, ctx)],
   [/^\/memory\/([\w-]+)$/, "memory", (ctx, id) => renderMemory(main, ctx, id)],
 ];
 

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request, status
+from fastapi import Path as PathParam
 from pydantic import Field
 from sse_starlette import EventSourceResponse
 
@@ -16,7 +17,7 @@ from dreamchat.api.model_work import ModelPoolDep
 from dreamchat.api.schemas import Body
 from dreamchat.budget import Deadline
 from dreamchat.domain.models import AIUser, Message, PairId
-from dreamchat.errors import Invalid, NotFound
+from dreamchat.errors import Conflict, Invalid, NotFound
 from dreamchat.services.chat import Done, Failed, Sent, Thinking
 from dreamchat.services.container import Services
 from dreamchat.services.idempotency import Claim, Idempotency, fingerprint
@@ -44,7 +45,8 @@ def _events(turn: Iterable[Thinking | Sent | Done | Failed]) -> Iterator[dict[st
                     "index": event.index, "timestamp": event.message.timestamp}
             yield {"event": "message", "data": json.dumps(data, ensure_ascii=False)}
         elif isinstance(event, Done):
-            data = {"replied": event.replied, "topic_ended": event.topic_ended, "message_count": event.message_count}
+            data = {"replied": event.replied, "topic_ended": event.topic_ended, "message_count": event.message_count,
+                    "read_after_ms": event.read_after_ms}
             yield {"event": "done", "data": json.dumps(data)}
         else:
             yield {"event": "error", "data": json.dumps({"code": event.code, "message": event.message},
@@ -121,6 +123,59 @@ def chat(user_id: str, body: ChatMessage, request: Request, caller: CurrentCalle
             yield event
 
     return EventSourceResponse(stream(), ping=15)
+
+
+@router.post("/{user_id}/messages/{message_id}/retry", response_class=EventSourceResponse,
+             responses={200: {"description": "The AI's messages for the stored message, as `POST /chat` sends them",
+                              "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                        **documented(401, 404, 409, 422, 503)})
+def retry(user_id: str, request: Request, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep,
+          message_id: str = PathParam(min_length=1, max_length=64)) -> EventSourceResponse:
+    """Ask again for the reply to the person's latest message after a failed turn; the message is not stored again.
+
+    409 unless it is the conversation's last message, the person's, and not already read without a reply."""
+    deadline: Deadline = request.scope[SCOPE_KEY]
+    pair, ai_user = services.ai_users.companion(caller.id, user_id)
+    if not services.memory.repo.has_message(pair, message_id):
+        raise NotFound("no such message in this conversation")
+    last = services.memory.repo.last_message(pair)
+    if last is None or last.id != message_id or last.role != "user" or last.read_no_reply:
+        raise Conflict("only the person's latest message, still without an answer, can be answered again")
+    models.reserve()
+
+    async def stream() -> AsyncIterator[dict[str, str]]:
+        try:
+            events = await models.run(_turn, services, pair, ai_user, last, deadline, None)
+        finally:
+            models.release()
+        for event in events:
+            yield event
+
+    return EventSourceResponse(stream(), ping=15)
+
+
+@router.delete("/{user_id}/messages/{message_id}", responses=documented(401, 404, 422))
+def delete_message(user_id: str, caller: CurrentCaller, services: ServicesDep,
+                   message_id: str = PathParam(min_length=1, max_length=64)) -> dict[str, Any]:
+    """Delete one message of the conversation (the person's or the AI's), also from short-term memory."""
+    pair = services.ai_users.pair(caller.id, user_id)
+    if not services.memory.repo.delete_message(pair, message_id):
+        raise NotFound("no such message in this conversation")
+    return {"deleted": message_id}
+
+
+@router.post("/{user_id}/greet", responses=documented(401, 404, 422))
+def greet(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+    """Store and return the AI user's opening message when the chat is opened for the first time and is empty;
+    `{"message": null}` otherwise (no greeting set, already greeted, or the two have talked)."""
+    pair, ai_user = services.ai_users.companion(caller.id, user_id)
+    greeting = ai_user.greeting.strip()
+    if not greeting or services.memory.repo.last_message(pair) is not None:
+        return {"message": None}
+    if not services.ai_users.claim_greeting(caller.id, user_id):
+        return {"message": None}
+    message = services.memory.record(pair, "assistant", greeting, kind="greeting")
+    return {"message": message.model_dump()}
 
 
 @router.post("/{user_id}/save-message", status_code=status.HTTP_201_CREATED,

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Response, status
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
-from dreamchat.api.schemas import ai_user_view
+from dreamchat.api.schemas import Body, ai_user_view
 from dreamchat.domain.models import AIUser, PairId
 
 router = APIRouter(prefix="/api/friends", tags=["friends"])
@@ -30,6 +30,8 @@ def _friend_view(services: ServicesDep, account_id: str, ai_user: AIUser, friend
         "relationship": relationship.level,
         "unread": services.memory.repo.unread(pair, friendship["last_read"]),
         "next_heartbeat": state.next_due,
+        "pinned": friendship.get("pinned", False),
+        "muted": friendship.get("muted", False),
         "last_message": {"role": last.role, "content": last.content, "timestamp": last.timestamp,
                          "kind": last.kind} if last else None,
     }
@@ -49,3 +51,15 @@ def remove_friend(user_id: str, caller: CurrentCaller, services: ServicesDep, fo
     """Remove from the friends list; `forget=true` also erases the pair's memories."""
     erased = services.ai_users.unfriend(caller.id, user_id, forget=forget)
     return {"removed": True, "forgot": forget, "erased": {"items": erased.items, "blobs": erased.blobs}}
+
+
+class FriendSettings(Body):
+    pinned: bool | None = None
+    muted: bool | None = None
+
+
+@router.patch("/{user_id}", responses=documented(400, 401, 404, 413, 422))
+def change_friend(user_id: str, body: FriendSettings, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+    """Pin (listed first) or mute (a quiet unread count, left out of the total) one friend in the caller's chat list."""
+    changes = body.model_dump(exclude_none=True)
+    return {"ai_user_id": user_id, **services.ai_users.set_friendship(caller.id, user_id, changes)}

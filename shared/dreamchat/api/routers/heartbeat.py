@@ -2,15 +2,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Path
 from pydantic import Field
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
 from dreamchat.api.model_work import ModelPoolDep
 from dreamchat.api.schemas import Body
-from dreamchat.domain.heartbeat import Prefs
+from dreamchat.domain.heartbeat import Prefs, remove_scheduled
 from dreamchat.domain.models import PairId
+from dreamchat.errors import NotFound
 from dreamchat.services.container import Services
 from dreamchat.services.heartbeat import Work
 
@@ -37,6 +38,7 @@ def _status(services: Services, account_id: str) -> dict[str, Any]:
         entries.append({
             "ai_user_id": ai_user.id,
             "name": ai_user.name,
+            "avatar": ai_user.avatar,
             "enabled": prefs.enabled,
             "level": relationship.level,
             "next_due": state.next_due,
@@ -92,3 +94,30 @@ def _trigger(services: Services, account_id: str, user_id: str) -> dict[str, Any
     outcome = services.heartbeat.run(Work(pair.account_id, pair.ai_user_id, now), force=True)
     return {"status": outcome.status, "reason": outcome.reason,
             "messages": [m.model_dump() for m in outcome.messages]}
+
+
+@router.get("/scheduled/{user_id}", responses=documented(404, 422))
+def scheduled(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+    """The daily heartbeats this AI friend has scheduled for the caller (its schedule tool), by time."""
+    pair = services.ai_users.pair(caller.id, user_id)
+    state, _ = services.heartbeats.get(pair)
+    return {"ai_user_id": user_id, "scheduled": [s.model_dump() for s in state.scheduled]}
+
+
+@router.delete("/scheduled/{user_id}/{hour}/{minute}", responses=documented(404, 422))
+def cancel_scheduled(user_id: str, caller: CurrentCaller, services: ServicesDep,
+                     hour: int = Path(ge=0, le=23), minute: int = Path(ge=0, le=59)) -> dict[str, Any]:
+    """Cancel the caller's scheduled heartbeat at hour:minute with this AI friend; 404 if there is none."""
+    pair, ai_user = services.ai_users.companion(caller.id, user_id)
+    relationship, _ = services.memory.repo.relationship(pair)
+    removed: list[bool] = []
+
+    def edit(state):  # type: ignore[no-untyped-def]
+        updated, found = remove_scheduled(state, hour, minute)
+        removed.append(found)
+        return updated
+
+    state = services.heartbeats.change(pair, ai_user, relationship, edit)
+    if not removed[-1]:
+        raise NotFound(f"no scheduled heartbeat at {hour:02d}:{minute:02d}")
+    return {"ai_user_id": user_id, "scheduled": [s.model_dump() for s in state.scheduled]}

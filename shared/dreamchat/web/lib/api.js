@@ -126,6 +126,7 @@ export const get = (path) => api("GET", path);
 export const post = (path, body) => api("POST", path, body);
 export const put = (path, body) => api("PUT", path, body);
 export const del = (path) => api("DELETE", path);
+export const patch = (path, body) => api("PATCH", path, body);
 
 // Server-sent events from a fetch body: yields {event, data} in order. sse-starlette ends lines with \r\n.
 export async function* events(response) {

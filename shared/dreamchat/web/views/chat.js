@@ -1,7 +1,7 @@
 // One conversation: history on scroll, sending over SSE, typing delays, 已读不回, heartbeat messages by polling.
 
-import { del, describe, events, get, post, raw } from "../lib/api.js";
-import { autosize, avatar, clear, h, icon, sleep, toast } from "../lib/dom.js";
+import { del, describe, events, get, patch, post, raw } from "../lib/api.js";
+import { autosize, avatar, clear, confirmButton, h, icon, sleep, toast } from "../lib/dom.js";
 import { loadDraft, saveDraft } from "../lib/drafts.js";
 import { chatStamp } from "../lib/time.js";
 import { levelBadge } from "./friends.js";
@@ -11,6 +11,7 @@ const POLL_MS = 4000;
 const MAX_TYPING_MS = 30000;
 const MAX_CHARS = 2000;
 const STAMP_GAP_S = 5 * 60;
+const LONG_PRESS_MS = 500;
 
 const SEND_ERRORS = {
   network: "网络好像断了，消息没有发出去。内容已经放回输入框，联网后再发一次吧。",
@@ -111,11 +112,14 @@ export function renderChat(main, ctx, id) {
       const body = await get(`/api/ai-users/${id}/messages?limit=${PAGE}`);
       if (!state.alive) return;
       merge(body.messages || []);
+      if (!state.items.length) await greet();
+      if (!state.alive) return;
       state.hasMore = morePages(body, PAGE);
       state.loaded = true;
       showEmpty();
       render({ toBottom: true });
       ctx.friends()?.markRead(id);
+      if (state.greeted) markSeen();  // the greeting is seen, not unread
       fillScreen();
     } catch (error) {
       if (!state.alive) return;
@@ -125,6 +129,16 @@ export function renderChat(main, ctx, id) {
       showNotice(describe(error, { 404: "找不到这段对话，这位 AI 朋友可能已被删除。" }));
     }
     showOlderStatus();
+  }
+
+  // A new chat is not empty: the AI user's opening message, stored by the server once per friendship.
+  async function greet() {
+    try {
+      const body = await post(`/api/ai-users/${id}/greet`);
+      if (body?.message && merge([body.message])) state.greeted = true;
+    } catch {
+      // no greeting then; the chat works without it
+    }
   }
 
   async function loadOlder() {
@@ -279,6 +293,10 @@ export function renderChat(main, ctx, id) {
     persistDraft();
     local.pending = false;
     render();
+    await stream(response, local);
+  }
+
+  async function stream(response, local) {
     let ended = false;
     try {
       for await (const event of events(response)) {
@@ -351,17 +369,106 @@ export function renderChat(main, ctx, id) {
       render({ toBottom: true });
       markSeen();
     } else if (event.event === "done") {
-      local.read = data.replied === false;
+      if (data.replied === false && local) {
+        // 已读 comes after a human-like pause, as the server says (not the instant the message lands)
+        setTyping(false);
+        await sleep(Math.min(Math.max(Number(data.read_after_ms) || 0, 0), MAX_TYPING_MS));
+      }
+      if (local) local.read = data.replied === false;
       if (data.topic_ended) state.items.push({ id: `divider-${++state.seq}`, divider: "这个话题聊完了，TA 会把它整理进记忆" });
       setTyping(false);
       render();
       ctx.friends()?.refresh();
     } else if (event.event === "error") {
       setTyping(false);
-      showNotice("TA 暂时没法回复（模型服务出了问题）。你的消息已经保存，过一会儿再聊吧。");
+      if (local) local.failed = true;
+      render();
+      showNotice("TA 暂时没法回复（模型服务出了问题）。你的消息已经保存，可以点消息下的「重试」。");
     } else if (event.event === "broken") {
       setTyping(false);
       showNotice("连接中断了，TA 的回复可能稍后才出现。", "offline");
+    }
+  }
+
+  // After a failed turn: the stored message is answered again, never stored twice.
+  async function retryTurn(item) {
+    if (state.active || state.showing) return;
+    item.failed = false;
+    hideNotice();
+    state.active += 1;
+    state.sends += 1;
+    state.thinking = true;
+    render({ toBottom: true });
+    setTyping(false);
+    let response;
+    try {
+      let messageId = item.id;
+      if (item.local || String(messageId).startsWith("local-")) {
+        const body = await get(`/api/ai-users/${id}/messages?limit=1`);
+        const last = (body.messages || [])[0];
+        if (!last || last.role !== "user" || last.content !== item.content) throw new Error("not the latest message");
+        Object.assign(item, last, { local: false });
+        messageId = last.id;
+      }
+      response = await raw("POST", `/api/ai-users/${id}/messages/${encodeURIComponent(messageId)}/retry`, undefined,
+        { accept: "text/event-stream" });
+    } catch (error) {
+      state.active -= 1;
+      state.thinking = false;
+      item.failed = true;
+      setTyping(false);
+      render();
+      showNotice(describe(error, { 409: "这条消息已经有回复了，或者后面又有了新消息。" }));
+      return;
+    }
+    await stream(response, item);
+  }
+
+  // Long-press (touch) or right-click: copy or delete one message.
+  function closeActions() {
+    ui.list.querySelector(".msg-menu")?.remove();
+  }
+
+  function showActions(rowEl) {
+    const item = state.items.find((entry) => entry.id === rowEl.dataset.id);
+    if (!item || item.divider) return;
+    closeActions();
+    const stored = !item.local && !item.pending && !item.queued;
+    const menu = h("div", { class: "msg-menu", role: "menu", "aria-label": "消息操作" },
+      h("button", { type: "button", role: "menuitem", class: "menu-item", onclick: () => copy(item) }, "复制"),
+      stored ? confirmButton("删除", "确认删除", () => removeMessage(item), "menu-item danger") : null);
+    for (const button of menu.querySelectorAll("button")) button.setAttribute("role", "menuitem");
+    rowEl.querySelector(".msg-body").append(menu);
+    menu.querySelector("button").focus();
+    setTimeout(() => document.addEventListener("click", (event) => {
+      if (!menu.contains(event.target)) menu.remove();
+    }, { once: true, capture: true }), 0);
+  }
+
+  async function copy(item) {
+    closeActions();
+    try {
+      await navigator.clipboard.writeText(item.content);
+    } catch {
+      const box = h("textarea", { value: item.content, readonly: true, class: "sr-only" });
+      document.body.append(box);
+      box.select();
+      document.execCommand("copy");
+      box.remove();
+    }
+    toast("已复制", "ok");
+  }
+
+  async function removeMessage(item) {
+    try {
+      await del(`/api/ai-users/${id}/messages/${encodeURIComponent(item.id)}`);
+      state.items.splice(state.items.indexOf(item), 1);
+      closeActions();
+      render();
+      toast("已删除（也从 TA 的短期记忆里删掉了）", "ok");
+      ctx.friends()?.refresh();
+    } catch (error) {
+      toast(describe(error, { 404: "这条消息已经不在了。" }), "error");
     }
   }
 
@@ -402,6 +509,27 @@ export function renderChat(main, ctx, id) {
       send();
     }
   });
+  ui.list.addEventListener("click", (event) => {
+    const retry = event.target.closest(".retry-btn");
+    if (!retry) return;
+    const item = state.items.find((entry) => entry.id === retry.closest(".msg").dataset.id);
+    if (item) retryTurn(item);
+  });
+  ui.list.addEventListener("contextmenu", (event) => {
+    const rowEl = event.target.closest(".msg");
+    if (!rowEl || !event.target.closest(".bubble")) return;
+    event.preventDefault();
+    showActions(rowEl);
+  });
+  let pressTimer = null;
+  const cancelPress = () => clearTimeout(pressTimer);
+  ui.list.addEventListener("pointerdown", (event) => {
+    const rowEl = event.target.closest(".msg");
+    if (event.pointerType !== "touch" || !rowEl || !event.target.closest(".bubble")) return;
+    cancelPress();
+    pressTimer = setTimeout(() => showActions(rowEl), LONG_PRESS_MS);
+  });
+  for (const name of ["pointerup", "pointercancel", "pointermove"]) ui.list.addEventListener(name, cancelPress);
   ui.log.addEventListener("scroll", () => {
     if (ui.log.scrollTop < 80) loadOlder();
   });
@@ -486,7 +614,9 @@ function row(item, aiUser, first) {
       heartbeat && first ? h("div", { class: "msg-tag" }, icon("heart"), "主动来找你") : null,
       h("div", { class: "bubble", text: item.content }),
       item.read || item.read_no_reply ? h("div", { class: "msg-meta read-receipt", text: "已读" }) : null,
-      item.pending ? h("div", { class: "msg-meta", text: "发送中…" }) : null));
+      item.pending ? h("div", { class: "msg-meta", text: "发送中…" }) : null,
+      item.failed ? h("div", { class: "msg-meta msg-failed" }, h("span", { text: "回复失败" }),
+        h("button", { type: "button", class: "retry-btn", text: "重试" })) : null));
 }
 
 function buildUi(ctx, id, state) {
@@ -505,6 +635,20 @@ function buildUi(ctx, id, state) {
       },
     }, icon("heart"), "让 TA 现在来找我"),
     h("button", {
+      type: "button", class: "menu-item menu-pin", role: "menuitem",
+      onclick: () => {
+        menu.hidden = true;
+        toggleFriend(ctx, id, "pinned");
+      },
+    }, icon("pin"), h("span", { text: "置顶聊天" })),
+    h("button", {
+      type: "button", class: "menu-item menu-mute", role: "menuitem",
+      onclick: () => {
+        menu.hidden = true;
+        toggleFriend(ctx, id, "muted");
+      },
+    }, icon("bell"), h("span", { text: "消息免打扰" })),
+    h("button", {
       type: "button", class: "menu-item danger", role: "menuitem",
       onclick: () => {
         menu.hidden = true;
@@ -514,6 +658,9 @@ function buildUi(ctx, id, state) {
   const toggleMenu = (event) => {
     event.stopPropagation();
     menu.hidden = !menu.hidden;
+    const friend = ctx.friends()?.find(id);
+    menu.querySelector(".menu-pin > span:last-child").textContent = friend?.pinned ? "取消置顶" : "置顶聊天";
+    menu.querySelector(".menu-mute > span:last-child").textContent = friend?.muted ? "取消免打扰" : "消息免打扰";
     if (!menu.hidden) document.addEventListener("click", () => { menu.hidden = true; }, { once: true });
   };
   const ui = {
@@ -545,6 +692,19 @@ function buildUi(ctx, id, state) {
         menu)),
     ui.log, ui.notice, ui.form);
   return ui;
+}
+
+async function toggleFriend(ctx, id, field) {
+  const friend = ctx.friends()?.find(id);
+  const on = !friend?.[field];
+  try {
+    await patch(`/api/friends/${id}`, { [field]: on });
+    await ctx.friends()?.refresh();
+    const said = { pinned: on ? "已置顶" : "已取消置顶", muted: on ? "已设为消息免打扰" : "已取消免打扰" };
+    toast(said[field], "ok");
+  } catch (error) {
+    toast(describe(error), "error");
+  }
 }
 
 function removeFriend(ctx, id, aiUser) {

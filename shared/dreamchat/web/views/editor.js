@@ -19,7 +19,7 @@ const ZONES = {
   UTC: "UTC",
 };
 
-const EMPTY = { name: "", avatar: "", base_soul: "", timezone: null, night_owl: false, visibility: "private", model: "chat" };
+const EMPTY = { name: "", avatar: "", base_soul: "", timezone: null, night_owl: false, visibility: "private", model: "chat", greeting: "" };
 
 export function renderEditor(main, ctx, id) {
   let alive = true;
@@ -56,6 +56,10 @@ function form(ctx, id, aiUser) {
     base_soul: h("textarea", {
       id: "ai-soul", name: "base_soul", maxlength: "4000", rows: "6", value: aiUser.base_soul,
       placeholder: "TA 是谁？性格、说话方式、喜欢什么……\n比如：温柔体贴的大学同学，喜欢猫和爵士乐，说话轻松带点俏皮。",
+    }),
+    greeting: h("textarea", {
+      id: "ai-greeting", name: "greeting", maxlength: "500", rows: "2", value: aiUser.greeting || "",
+      placeholder: "比如：嗨，我是小梦～今天过得怎么样？",
     }),
     timezone: zoneSelect(aiUser.timezone),
     night_owl: h("input", { id: "ai-owl", type: "checkbox", class: "switch", checked: aiUser.night_owl }),
@@ -95,6 +99,7 @@ function form(ctx, id, aiUser) {
       name: fields.name.value.trim(),
       avatar: fields.avatar.value.trim(),
       base_soul: fields.base_soul.value.trim(),
+      greeting: fields.greeting.value.trim(),
       timezone: fields.timezone.value,
       night_owl: fields.night_owl.checked,
       visibility: visibility.value(),
@@ -113,7 +118,7 @@ function form(ctx, id, aiUser) {
       toast(id ? "已保存" : `已创建「${saved.name}」，打个招呼吧`, "ok");
       ctx.go(`/chat/${saved.id}`);
     } catch (err) {
-      error.textContent = describe(err, { 422: "有内容不符合要求：名字最多 40 字，人设最多 4000 字，头像需是 emoji 或图片链接。" });
+      error.textContent = describe(err, { 422: "有内容不符合要求：名字最多 40 字，人设最多 4000 字，开场白最多 500 字，头像需是 emoji 或图片链接。" });
       save.disabled = false;
     }
   }
@@ -129,6 +134,9 @@ function form(ctx, id, aiUser) {
       h("span", { class: "field-label-row" }, h("span", { text: "先天人格（base_soul）" }), counter),
       fields.base_soul,
       h("small", { class: "field-hint", text: "身份、性格、说话风格。只有你能修改；TA 在聊天中形成的自我认知会另外记录。" })),
+    h("label", { class: "field", for: "ai-greeting" },
+      h("span", { text: "开场白" }), fields.greeting,
+      h("small", { class: "field-hint", text: "第一次打开和 TA 的聊天时，TA 先说这句话（最多 500 字，可以不填）。" })),
     h("div", { class: "field-grid" },
       h("label", { class: "field", for: "ai-zone" }, h("span", { text: "时区" }), fields.timezone),
       h("label", { class: "field field-switch", for: "ai-owl" },

@@ -33,6 +33,7 @@ export class FriendsList {
         h("div", { class: "brand" }, h("img", { src: "/static/icon.svg", alt: "" }), h("b", { text: "DreamChat" })),
         h("div", { class: "me" },
           h("span", { class: "me-name", text: account?.username || "" }),
+          h("a", { class: "icon-btn", href: "#/settings", title: "设置" }, icon("settings", "设置")),
           h("button", { type: "button", class: "icon-btn", title: "退出登录", onclick: () => ctx.logout() },
             icon("logout", "退出登录")))),
       h("div", { class: "side-actions" },
@@ -70,7 +71,8 @@ export class FriendsList {
     try {
       const body = await get("/api/friends");
       // like a messenger's chat list: the latest conversation first
-      this.items = (body.friends || []).sort((a, b) => latest(b) - latest(a));
+      // pinned friends first, then the latest conversation first
+      this.items = (body.friends || []).sort((a, b) => Number(b.pinned) - Number(a.pinned) || latest(b) - latest(a));
       this.loaded = true;
       if (this.active) this.markReadLocally(this.active);
       this.render();
@@ -88,6 +90,9 @@ export class FriendsList {
   }
 
   render() {
+    // the tab's title counts what is unread, leaving muted friends out
+    const loud = this.items.reduce((sum, friend) => sum + (friend.muted ? 0 : friend.unread || 0), 0);
+    document.title = loud ? `(${loud > 99 ? "99+" : loud}) DreamChat` : "DreamChat";
     this.status.hidden = this.items.length > 0;
     if (!this.items.length) {
       clear(this.status, "还没有 AI 朋友。", h("br"), "创建一个，或者去「发现」里找找。");
@@ -96,17 +101,21 @@ export class FriendsList {
   }
 
   row(friend) {
-    const unread = friend.unread > 0 ? h("span", { class: "unread", text: friend.unread > 99 ? "99+" : friend.unread }) : null;
+    const count = friend.unread > 99 ? "99+" : friend.unread;
+    const unread = friend.unread > 0
+      ? h("span", { class: `unread${friend.muted ? " unread-muted" : ""}`, text: count }) : null;
+    const label = [friend.name, friend.pinned ? "已置顶" : "", friend.muted ? "消息免打扰" : "",
+      unread ? `${friend.unread} 条未读` : ""].filter(Boolean).join("，");
+    const classes = ["friend", friend.id === this.active ? "active" : "", friend.pinned ? "pinned" : "",
+      friend.muted ? "muted-friend" : ""].filter(Boolean).join(" ");
     return h("li", {},
-      h("a", {
-        class: `friend${friend.id === this.active ? " active" : ""}`, href: `#/chat/${friend.id}`,
-        dataset: { id: friend.id }, "aria-label": `${friend.name}${unread ? `，${friend.unread} 条未读` : ""}`,
-      },
+      h("a", { class: classes, href: `#/chat/${friend.id}`, dataset: { id: friend.id }, "aria-label": label },
       avatar(friend),
       h("div", { class: "friend-main" },
         h("div", { class: "friend-top" },
           h("span", { class: "friend-name", text: friend.name }),
           levelBadge(friend.relationship),
+          friend.muted ? h("span", { class: "mute-mark", title: "消息免打扰" }, icon("bell")) : null,
           friend.last_message ? h("time", { class: "friend-time", text: listStamp(friend.last_message.timestamp) }) : null),
         h("div", { class: "friend-sub" }, subline(friend))),
       unread));

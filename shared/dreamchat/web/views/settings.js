@@ -1,0 +1,170 @@
+// Heartbeat settings (messages the AI sends first) and the daily messages each AI friend has scheduled.
+
+import { del, describe, get, post, put } from "../lib/api.js";
+import { avatar, clear, h, icon, toast } from "../lib/dom.js";
+
+const pad = (n) => String(n).padStart(2, "0");
+
+export function renderSettings(main, ctx) {
+  let alive = true;
+  const body = h("div", { class: "page-body" }, h("p", { class: "muted center", text: "加载中…" }));
+  main.replaceChildren(
+    h("section", { class: "page" },
+      h("header", { class: "bar" },
+        h("button", { type: "button", class: "icon-btn", title: "返回", onclick: () => history.back() }, icon("back", "返回")),
+        h("div", { class: "bar-title" }, h("b", { text: "设置" }))),
+      body),
+  );
+  Promise.all([get("/api/heartbeat/status"), get("/api/profile")]).then(([status, profile]) => {
+    if (!alive) return;
+    clear(body, aboutForm(profile), prefsForm(status.prefs), scheduledList(status.ai_users));
+  }, (error) => alive && clear(body, h("p", { class: "form-error center", text: describe(error) })));
+  return () => {
+    alive = false;
+  };
+}
+
+function hourSelect(id, value) {
+  return h("select", { id, name: id },
+    Array.from({ length: 24 }, (_, hour) => h("option", { value: String(hour), text: `${pad(hour)}:00`, selected: hour === value })));
+}
+
+function prefsForm(prefs) {
+  const custom = prefs.night_start !== null && prefs.night_end !== null && prefs.night_start !== prefs.night_end;
+  const fields = {
+    enabled: h("input", { id: "hb-enabled", type: "checkbox", class: "switch", checked: prefs.enabled }),
+    custom: h("input", { id: "hb-night-custom", type: "checkbox", class: "switch", checked: custom }),
+    night_start: hourSelect("hb-night-start", custom ? prefs.night_start : 23),
+    night_end: hourSelect("hb-night-end", custom ? prefs.night_end : 7),
+    daily_cap: h("input", { id: "hb-cap", type: "number", min: "0", max: "100", step: "1", inputmode: "numeric", value: String(prefs.daily_cap) }),
+    quiet_minutes: h("input", { id: "hb-quiet", type: "number", min: "0", max: "1440", step: "1", inputmode: "numeric", value: String(prefs.quiet_minutes) }),
+  };
+  const nightRow = h("div", { class: "field-grid" },
+    h("label", { class: "field", for: "hb-night-start" }, h("span", { text: "夜间开始" }), fields.night_start),
+    h("label", { class: "field", for: "hb-night-end" }, h("span", { text: "夜间结束" }), fields.night_end));
+  const showNight = () => {
+    nightRow.hidden = !fields.custom.checked;
+  };
+  fields.custom.addEventListener("change", showNight);
+  showNight();
+  const error = h("p", { class: "form-error", role: "alert" });
+  const save = h("button", { type: "submit", class: "btn btn-primary btn-lg", text: "保存" });
+
+  async function onSubmit(event) {
+    event.preventDefault();
+    const cap = Number(fields.daily_cap.value);
+    const quiet = Number(fields.quiet_minutes.value);
+    if (!Number.isInteger(cap) || cap < 0 || cap > 100) {
+      error.textContent = "每天最多条数要在 0 到 100 之间。";
+      return fields.daily_cap.focus();
+    }
+    if (!Number.isInteger(quiet) || quiet < 0 || quiet > 1440) {
+      error.textContent = "安静时间要在 0 到 1440 分钟之间。";
+      return fields.quiet_minutes.focus();
+    }
+    const custom = fields.custom.checked;
+    const start = Number(fields.night_start.value);
+    const end = Number(fields.night_end.value);
+    if (custom && start === end) {
+      error.textContent = "夜间的开始和结束不能是同一个钟点。";
+      return fields.night_start.focus();
+    }
+    error.textContent = "";
+    save.disabled = true;
+    try {
+      // night_start == night_end means "each AI friend's own rhythm" (23–7, a night owl 2–10)
+      await post("/api/heartbeat/configure", {
+        enabled: fields.enabled.checked, daily_cap: cap, quiet_minutes: quiet,
+        night_start: custom ? start : 0, night_end: custom ? end : 0,
+      });
+      toast("已保存", "ok");
+    } catch (err) {
+      error.textContent = describe(err);
+    } finally {
+      save.disabled = false;
+    }
+  }
+
+  return h("form", { class: "form card", novalidate: true, onsubmit: onSubmit, "aria-label": "主动消息设置" },
+    h("label", { class: "field field-switch", for: "hb-enabled" },
+      h("span", { text: "允许 AI 主动找我" }), fields.enabled,
+      h("small", { class: "field-hint", text: "关掉后，所有 AI 朋友都不会再主动发消息（TA 定下的每日消息也不会）。" })),
+    h("label", { class: "field field-switch", for: "hb-night-custom" },
+      h("span", {}, icon("moon"), " 自定义夜间时段"), fields.custom,
+      h("small", { class: "field-hint", text: "夜里 TA 会少打扰你。不自定义时按 TA 的作息：23:00–07:00，夜猫子 02:00–10:00。" })),
+    nightRow,
+    h("div", { class: "field-grid" },
+      h("label", { class: "field", for: "hb-cap" }, h("span", { text: "每天最多几条未回复的" }), fields.daily_cap),
+      h("label", { class: "field", for: "hb-quiet" }, h("span", { text: "我说话后安静几分钟" }), fields.quiet_minutes)),
+    error,
+    h("div", { class: "form-actions" }, save));
+}
+
+function scheduledList(entries) {
+  const withTimes = entries.filter((entry) => entry.scheduled.length);
+  const section = h("section", { class: "card scheduled", "aria-label": "TA 定下的每日消息" },
+    h("h2", { class: "card-title", text: "TA 定下的每日消息" }));
+  if (!withTimes.length) {
+    section.append(h("p", { class: "muted", text: "还没有。聊天时可以请 TA 定个时间，比如「每天 9 点叫我起床」。" }));
+    return section;
+  }
+  for (const entry of withTimes) {
+    const list = h("ul", { class: "scheduled-list", "aria-label": entry.name });
+    for (const item of entry.scheduled) list.append(scheduledRow(entry, item, list));
+    section.append(h("div", { class: "scheduled-friend" },
+      h("div", { class: "scheduled-who" }, avatar({ name: entry.name, avatar: entry.avatar }, "sm"), h("b", { text: entry.name })),
+      list));
+  }
+  return section;
+}
+
+function scheduledRow(entry, item, list) {
+  const time = `${pad(item.hour)}:${pad(item.minute)}`;
+  const cancel = h("button", { type: "button", class: "btn btn-ghost btn-danger", text: "取消", "aria-label": `取消 ${time}` });
+  const row = h("li", { class: "scheduled-item" },
+    h("time", { class: "scheduled-time", text: time }),
+    h("span", { class: "scheduled-text", text: item.message_template || "主动来找你" }),
+    cancel);
+  cancel.addEventListener("click", async () => {
+    cancel.disabled = true;
+    try {
+      await del(`/api/heartbeat/scheduled/${entry.ai_user_id}/${item.hour}/${item.minute}`);
+      row.remove();
+      if (!list.children.length) list.append(h("li", { class: "muted", text: "已全部取消" }));
+      toast(`已取消每天 ${time} 的消息`, "ok");
+    } catch (error) {
+      cancel.disabled = false;
+      toast(describe(error), "error");
+    }
+  });
+  return row;
+}
+
+function aboutForm(profile) {
+  const text = h("textarea", {
+    id: "about-me", name: "about_me", maxlength: "1000", rows: "4", value: profile.about_me || "",
+    placeholder: "比如：我叫小林，在杭州做设计，喜欢猫，对芒果过敏。",
+  });
+  const error = h("p", { class: "form-error", role: "alert" });
+  const save = h("button", { type: "submit", class: "btn btn-primary", text: "保存关于我" });
+  async function onSubmit(event) {
+    event.preventDefault();
+    error.textContent = "";
+    save.disabled = true;
+    try {
+      const saved = await put("/api/profile", { about_me: text.value });
+      text.value = saved.about_me;
+      toast("已保存，每位 AI 朋友都会知道", "ok");
+    } catch (err) {
+      error.textContent = describe(err, { 422: "关于我最多 1000 字。" });
+    } finally {
+      save.disabled = false;
+    }
+  }
+  return h("form", { class: "form card", novalidate: true, onsubmit: onSubmit, "aria-label": "关于我" },
+    h("label", { class: "field", for: "about-me" },
+      h("span", { text: "关于我" }), text,
+      h("small", { class: "field-hint", text: "写一次，每位 AI 朋友从认识你起就知道这些。用“我”来写就好。" })),
+    error,
+    h("div", { class: "form-actions" }, save));
+}

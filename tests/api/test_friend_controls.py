@@ -1,0 +1,206 @@
+"""Scheduled heartbeats (list, cancel) and pin/mute per friend, through the API on both storage adapters."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from dreamchat.api.app import create_app
+from dreamchat.domain.heartbeat import add_scheduled
+from dreamchat.domain.models import ScheduledHeartbeat
+from dreamchat.config import Settings
+from tests.api.conftest import Person, register
+from tests.api.sse import parse_sse
+from tests.fakes.fake_llm import Reply
+from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
+from tests.services.conftest import runtime  # noqa: F401 - a fixture (SQLite and DynamoDB under moto)
+
+
+@pytest.fixture
+def app(runtime):  # noqa: F811
+    return create_app(runtime.settings, runtime)
+
+
+@pytest.fixture
+def client(app) -> Iterator[TestClient]:
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+def schedule(app, person: Person, ai_user_id: str, hour: int, minute: int, text: str) -> None:
+    """What the AI's set_scheduled_heartbeat tool does."""
+    services = app.state.services
+    pair, ai_user = services.ai_users.companion(person.id, ai_user_id)
+    relationship, _ = services.memory.repo.relationship(pair)
+    entry = ScheduledHeartbeat(hour=hour, minute=minute, message_template=text)
+    services.heartbeats.change(pair, ai_user, relationship, lambda s: add_scheduled(s, entry))
+
+
+def test_scheduled_heartbeats_are_listed_and_cancelled(app, client) -> None:
+    alice = register(client, "alice")
+    ai = alice.create_ai_user(name="小梦")
+    assert alice.get(f"/api/heartbeat/scheduled/{ai['id']}").json() == {"ai_user_id": ai["id"], "scheduled": []}
+    schedule(app, alice, ai["id"], 21, 30, "提醒喝水")
+    schedule(app, alice, ai["id"], 9, 0, "叫你起床")
+    listed = alice.get(f"/api/heartbeat/scheduled/{ai['id']}").json()["scheduled"]
+    assert [(s["hour"], s["minute"], s["message_template"]) for s in listed] == [(9, 0, "叫你起床"), (21, 30, "提醒喝水")]
+
+    cancelled = alice.delete(f"/api/heartbeat/scheduled/{ai['id']}/9/0")
+    assert cancelled.status_code == 200, cancelled.text
+    assert [s["hour"] for s in cancelled.json()["scheduled"]] == [21]
+    assert [s["hour"] for s in alice.get(f"/api/heartbeat/scheduled/{ai['id']}").json()["scheduled"]] == [21]
+    status = alice.get("/api/heartbeat/status").json()["ai_users"][0]
+    assert [s["hour"] for s in status["scheduled"]] == [21]
+
+    gone = alice.delete(f"/api/heartbeat/scheduled/{ai['id']}/9/0")
+    assert gone.status_code == 404 and gone.json()["error"]["code"] == "not_found"
+    assert alice.delete(f"/api/heartbeat/scheduled/{ai['id']}/24/0").status_code == 422
+    assert alice.delete(f"/api/heartbeat/scheduled/{ai['id']}/9/60").status_code == 422
+    assert alice.delete(f"/api/heartbeat/scheduled/{ai['id']}/nine/0").status_code == 422
+    assert client.get(f"/api/heartbeat/scheduled/{ai['id']}").status_code == 401
+
+
+def test_another_accounts_scheduled_heartbeats_are_not_found(app, client) -> None:
+    alice = register(client, "alice")
+    bob = register(client, "bob")
+    ai = alice.create_ai_user(name="小梦", visibility="public")
+    schedule(app, alice, ai["id"], 9, 0, "叫你起床")
+    # bob sees the public AI user but has no pair with it: neither alice's list nor a cancel
+    assert bob.get(f"/api/heartbeat/scheduled/{ai['id']}").status_code == 404
+    assert bob.delete(f"/api/heartbeat/scheduled/{ai['id']}/9/0").status_code == 404
+    # once friends, bob's pair is his own: empty, and cancelling alice's time is a 404
+    assert bob.post(f"/api/friends/{ai['id']}").status_code == 201
+    assert bob.get(f"/api/heartbeat/scheduled/{ai['id']}").json()["scheduled"] == []
+    assert bob.delete(f"/api/heartbeat/scheduled/{ai['id']}/9/0").status_code == 404
+    assert [s["hour"] for s in alice.get(f"/api/heartbeat/scheduled/{ai['id']}").json()["scheduled"]] == [9]
+
+
+def test_pin_and_mute_are_kept_per_friend(client) -> None:
+    alice = register(client, "alice")
+    first = alice.create_ai_user(name="甲")
+    second = alice.create_ai_user(name="乙")
+    changed = alice.client.patch(f"/api/friends/{first['id']}", headers=alice.headers, json={"pinned": True})
+    assert changed.status_code == 200, changed.text
+    assert changed.json() == {"ai_user_id": first["id"], "pinned": True, "muted": False}
+    alice.client.patch(f"/api/friends/{second['id']}", headers=alice.headers, json={"muted": True})
+    alice.client.patch(f"/api/friends/{first['id']}", headers=alice.headers, json={})  # nothing changes
+    friends = {f["name"]: (f["pinned"], f["muted"]) for f in alice.get("/api/friends").json()["friends"]}
+    assert friends == {"甲": (True, False), "乙": (False, True)}
+    # reading keeps the settings
+    alice.post(f"/api/ai-users/{first['id']}/save-message", json={"content": "在吗"})
+    alice.get(f"/api/ai-users/{first['id']}/messages")
+    assert next(f for f in alice.get("/api/friends").json()["friends"] if f["name"] == "甲")["pinned"] is True
+    bad = alice.client.patch(f"/api/friends/{first['id']}", headers=alice.headers, json={"pinned": "yes please"})
+    assert bad.status_code == 422
+    assert alice.client.patch(f"/api/friends/{first['id']}", headers=alice.headers, json={"spam": 1}).status_code == 422
+
+
+def test_another_account_cannot_pin_or_mute_for_someone_else(client) -> None:
+    alice = register(client, "alice")
+    bob = register(client, "bob")
+    private = alice.create_ai_user(name="甲")
+    public = alice.create_ai_user(name="乙", visibility="public")
+    assert bob.client.patch(f"/api/friends/{private['id']}", headers=bob.headers, json={"muted": True}).status_code == 404
+    assert bob.client.patch(f"/api/friends/{public['id']}", headers=bob.headers, json={"muted": True}).status_code == 404
+    assert all(not f["muted"] for f in alice.get("/api/friends").json()["friends"])
+    assert bob.client.patch(f"/api/friends/{public['id']}", json={"muted": True}).status_code == 401
+
+
+@pytest.fixture
+def chat_client(runtime, fake_llm, tmp_path) -> Iterator[TestClient]:  # noqa: F811
+    settings = Settings(data_dir=tmp_path, run_scheduler=False, llm_base_url=fake_llm.base_url, llm_api_key="test-key",
+                        llm_timeout_seconds=2, llm_max_retries=0, reply_decision="model")
+    with TestClient(create_app(settings, dataclasses.replace(runtime, settings=settings))) as test_client:
+        yield test_client
+
+
+def test_a_failed_turn_is_answered_again_without_storing_the_message_twice(chat_client, fake_llm) -> None:
+    alice = register(chat_client, "alice")
+    ai = alice.create_ai_user(name="小梦")
+    fake_llm.script("deepseek-chat", Reply.error(500))
+    failed = parse_sse(alice.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"}).text)
+    assert failed[-1][0] == "error"
+    [stored] = alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]
+
+    fake_llm.script("deepseek-chat", Reply.text("在的在的"))
+    retried = alice.post(f"/api/ai-users/{ai['id']}/messages/{stored['id']}/retry")
+    assert retried.status_code == 200, retried.text
+    events = parse_sse(retried.text)
+    assert [data["content"] for name, data in events if name == "message"] == ["在的在的"]
+    assert events[-1][0] == "done"
+    history = alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]
+    assert [(m["role"], m["content"]) for m in history] == [("user", "在吗"), ("assistant", "在的在的")]
+
+    # answered now: a second retry is a conflict, not a second answer
+    again = alice.post(f"/api/ai-users/{ai['id']}/messages/{stored['id']}/retry")
+    assert again.status_code == 409 and again.json()["error"]["code"] == "conflict"
+    assert alice.post(f"/api/ai-users/{ai['id']}/messages/msg_nope/retry").status_code == 404
+    assert chat_client.post(f"/api/ai-users/{ai['id']}/messages/{stored['id']}/retry").status_code == 401
+
+
+def test_another_account_cannot_retry_someone_elses_turn(chat_client, fake_llm) -> None:
+    alice = register(chat_client, "alice")
+    bob = register(chat_client, "bob")
+    ai = alice.create_ai_user(name="小梦", visibility="public")
+    fake_llm.script("deepseek-chat", Reply.error(500))
+    alice.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"})
+    [stored] = alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]
+    assert bob.post(f"/api/ai-users/{ai['id']}/messages/{stored['id']}/retry").status_code == 404
+    bob.post(f"/api/friends/{ai['id']}")
+    assert bob.post(f"/api/ai-users/{ai['id']}/messages/{stored['id']}/retry").status_code == 404
+    assert len(alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]) == 1
+
+
+def test_a_message_is_deleted_from_the_chat_and_short_term_memory(client) -> None:
+    alice = register(client, "alice")
+    bob = register(client, "bob")
+    ai = alice.create_ai_user(name="小梦", visibility="public")
+    for text in ("第一句", "说错了的话", "第三句"):
+        assert alice.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": text}).status_code == 201
+    stored = alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]
+    wrong = stored[1]["id"]
+    bob.post(f"/api/friends/{ai['id']}")
+    assert bob.delete(f"/api/ai-users/{ai['id']}/messages/{wrong}").status_code == 404
+    deleted = alice.delete(f"/api/ai-users/{ai['id']}/messages/{wrong}")
+    assert deleted.status_code == 200 and deleted.json() == {"deleted": wrong}
+    assert [m["content"] for m in alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]] == ["第一句", "第三句"]
+    short = alice.get(f"/api/memory/{ai['id']}/files").json()["short_term"]
+    assert wrong not in short["message_ids"] and len(short["message_ids"]) == 2
+    assert alice.delete(f"/api/ai-users/{ai['id']}/messages/{wrong}").status_code == 404
+    assert client.delete(f"/api/ai-users/{ai['id']}/messages/{wrong}").status_code == 401
+
+
+def test_a_greeting_is_stored_once_when_the_chat_is_first_opened(client) -> None:
+    alice = register(client, "alice")
+    bob = register(client, "bob")
+    ai = alice.create_ai_user(name="小梦", greeting="嗨，我是小梦，今天过得怎么样？", visibility="public")
+    assert ai["greeting"] == "嗨，我是小梦，今天过得怎么样？"
+    first = alice.post(f"/api/ai-users/{ai['id']}/greet").json()["message"]
+    assert (first["role"], first["kind"], first["content"]) == ("assistant", "greeting", ai["greeting"])
+    assert alice.post(f"/api/ai-users/{ai['id']}/greet").json() == {"message": None}
+    assert [m["content"] for m in alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]] == [ai["greeting"]]
+    # bob's own pair gets its own greeting, once he is a friend
+    assert bob.post(f"/api/ai-users/{ai['id']}/greet").status_code == 404
+    bob.post(f"/api/friends/{ai['id']}")
+    assert bob.post(f"/api/ai-users/{ai['id']}/greet").json()["message"]["content"] == ai["greeting"]
+    # editable; too long is refused
+    assert alice.put(f"/api/ai-users/{ai['id']}", json={"greeting": "新的开场白"}).json()["greeting"] == "新的开场白"
+    assert alice.put(f"/api/ai-users/{ai['id']}", json={"greeting": "长" * 501}).status_code == 422
+    # no greeting: nothing stored
+    quiet = alice.create_ai_user(name="安静")
+    assert alice.post(f"/api/ai-users/{quiet['id']}/greet").json() == {"message": None}
+
+
+def test_about_me_is_the_callers_own(client) -> None:
+    alice = register(client, "alice")
+    bob = register(client, "bob")
+    assert alice.get("/api/profile").json() == {"about_me": ""}
+    assert alice.put("/api/profile", json={"about_me": " 我叫小林 "}).json() == {"about_me": "我叫小林"}
+    assert alice.get("/api/profile").json() == {"about_me": "我叫小林"}
+    assert bob.get("/api/profile").json() == {"about_me": ""}
+    assert alice.put("/api/profile", json={"about_me": "长" * 1001}).status_code == 422
+    assert alice.put("/api/profile", json={}).status_code == 422
+    assert client.get("/api/profile").status_code == 401
