@@ -91,6 +91,7 @@ SELF_SOUL_SK = "SOUL"
 RELATIONSHIP_SK = "RELATIONSHIP"
 HEARTBEAT_SK = "HEARTBEAT"
 QUALITY_SK = "QUALITY"
+GREETED_SK = "GREETED"  # written once, if absent: the opening message was stored
 MID_PREFIX = "MID#"
 LONG_PREFIX = "LONG#"
 CORE_PREFIX = "CORE#"

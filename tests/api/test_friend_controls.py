@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from fastapi.testclient import TestClient
@@ -204,3 +206,18 @@ def test_about_me_is_the_callers_own(client) -> None:
     assert alice.put("/api/profile", json={"about_me": "长" * 1001}).status_code == 422
     assert alice.put("/api/profile", json={}).status_code == 422
     assert client.get("/api/profile").status_code == 401
+
+
+def test_two_tabs_opening_a_new_chat_at_once_store_the_greeting_once(client) -> None:
+    alice = register(client, "alice")
+    ai = alice.create_ai_user(name="小梦", greeting="嗨，我是小梦")
+    start = threading.Barrier(6)
+
+    def open_chat(_: int) -> dict:
+        start.wait()
+        return alice.post(f"/api/ai-users/{ai['id']}/greet").json()
+
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(open_chat, range(6)))
+    assert sum(answer["message"] is not None for answer in answers) == 1
+    assert [m["content"] for m in alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]] == ["嗨，我是小梦"]

@@ -123,13 +123,10 @@ class AIUserService:
         self._store.put(updated)
         return {"pinned": bool(updated.get("pinned")), "muted": bool(updated.get("muted"))}
 
-    def claim_greeting(self, account_id: str, ai_user_id: str) -> bool:
-        """True once per friendship: the opening message is stored the first time the chat is opened."""
-        found = self._store.get(*keys.friend(account_id, ai_user_id))
-        if found is None or found.get("greeted"):
-            return False
-        self._store.put({**found, "greeted": True})
-        return True
+    def claim_greeting(self, pair: PairId) -> bool:
+        """True once per pair, whoever asks at the same moment (two tabs opening a new chat): the
+        opening message is stored by the one request whose conditional write made the claim."""
+        return self._store.put_if_absent({"pk": keys.pair_pk(pair), "sk": keys.GREETED_SK})
 
     def mark_read(self, account_id: str, ai_user_id: str, message_id: str) -> None:
         """Remember the newest message the person has seen (for unread counts)."""

@@ -172,7 +172,7 @@ def greet(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[st
     greeting = ai_user.greeting.strip()
     if not greeting or services.memory.repo.last_message(pair) is not None:
         return {"message": None}
-    if not services.ai_users.claim_greeting(caller.id, user_id):
+    if not services.ai_users.claim_greeting(pair):
         return {"message": None}
     message = services.memory.record(pair, "assistant", greeting, kind="greeting")
     return {"message": message.model_dump()}
