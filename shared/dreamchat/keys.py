@@ -198,3 +198,8 @@ def login_limit_scope(name: str) -> str:
 def client_limit_scope(client: str) -> str:
     """Register and login requests from one client address."""
     return f"AUTH#{client}"
+
+
+def answering(pair: PairId, message_id: str) -> tuple[str, str]:
+    """Who may answer a person's message again: left free by a failed turn, leased by a retry."""
+    return pair_pk(pair), f"ANSWER#{message_id}"

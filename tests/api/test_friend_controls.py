@@ -221,3 +221,37 @@ def test_two_tabs_opening_a_new_chat_at_once_store_the_greeting_once(client) -> 
         answers = list(pool.map(open_chat, range(6)))
     assert sum(answer["message"] is not None for answer in answers) == 1
     assert [m["content"] for m in alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]] == ["嗨，我是小梦"]
+
+
+def test_two_retries_at_once_answer_once(chat_client, fake_llm) -> None:
+    alice = register(chat_client, "alice")
+    ai = alice.create_ai_user(name="小梦")
+    fake_llm.script("deepseek-chat", Reply.error(500))
+    alice.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"})
+    [stored] = alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]
+    fake_llm.script("deepseek-chat", Reply.slow(0.5, "在的"), Reply.slow(0.5, "在的在的"))
+    start = threading.Barrier(2)
+
+    def retry(_: int) -> int:
+        start.wait()
+        return alice.post(f"/api/ai-users/{ai['id']}/messages/{stored['id']}/retry").status_code
+
+    with ThreadPoolExecutor(2) as pool:
+        statuses = sorted(pool.map(retry, range(2)))
+    assert statuses == [200, 409]
+    history = alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]
+    assert [m["role"] for m in history] == ["user", "assistant"]
+
+
+def test_a_retry_while_the_messages_own_turn_may_still_run_is_a_409(chat_client, fake_llm, runtime) -> None:  # noqa: F811
+    """A phone that lost the stream shows 重试 while the server still answers: no second answer."""
+    alice = register(chat_client, "alice")
+    ai = alice.create_ai_user(name="小梦")
+    alice.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "在吗"})
+    [stored] = alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]
+    retry = f"/api/ai-users/{ai['id']}/messages/{stored['id']}/retry"
+    refused = alice.post(retry)
+    assert refused.status_code == 409 and "still being answered" in refused.json()["error"]["message"]
+    runtime.clock.advance(seconds=runtime.settings.chat_turn_seconds + 10)  # no turn runs that long
+    fake_llm.script("deepseek-chat", Reply.text("在的"))
+    assert alice.post(retry).status_code == 200

@@ -64,6 +64,13 @@ class Leases:
         with suppress(ConditionFailed):  # the lease lapsed and someone else holds it now
             self._store.put_versioned(self._item(claim.pk, claim.sk, claim.attempt, self._now()), claim.version)
 
+    def free(self, pk: str, sk: str) -> None:
+        """Leave the work free to take at once (its run failed and was not claimed)."""
+        found = self._store.get(pk, sk)
+        with suppress(ConditionFailed):  # someone claimed it meanwhile: theirs stands
+            self._store.put_versioned(self._item(pk, sk, found["attempts"] if found else 0, self._now()),
+                                      found["version"] if found else None)
+
     def finish(self, claim: Claim) -> None:
         """The work is done (or given up): every later delivery is a duplicate. Done is final,
         so it is written whatever happened to the lease meanwhile."""

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Annotated, Any
 
@@ -15,16 +16,21 @@ from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
 from dreamchat.api.model_work import ModelPoolDep
 from dreamchat.api.schemas import Body
+from dreamchat import keys
 from dreamchat.budget import Deadline
 from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.errors import Conflict, Invalid, NotFound
 from dreamchat.services.chat import Done, Failed, Sent, Thinking
 from dreamchat.services.container import Services
 from dreamchat.services.idempotency import Claim, Idempotency, fingerprint
+from dreamchat.services.leases import Claim as LeaseClaim
+from dreamchat.services.leases import Leases
 from dreamchat.services.tombstones import Gone
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api/ai-users", tags=["chat"])
+ANSWER_MARGIN_SECONDS = 5
+RETRIES_PER_MESSAGE = 1000  # a person may keep asking; each retry is a real turn on the model pool
 
 
 class ReadUpTo(Body):
@@ -73,10 +79,37 @@ def _abandon(services: Services, claim: Claim | None) -> None:
 def _turn(services: Services, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline,
           claim: Claim | None) -> list[dict[str, str]]:
     """The whole AI side of a turn as SSE events, kept for the Idempotency-Key's retries."""
-    events = list(_events(_respond(services, pair, ai_user, person, deadline)))
+    turn = _respond(services, pair, ai_user, person, deadline)
+    if isinstance(turn[-1], Failed):  # the person may ask for the answer again at once
+        _answering(services).free(*keys.answering(pair, person.id))
+    events = list(_events(turn))
     if claim is not None:
         _keys(services).finish(claim, events)
     return events
+
+
+def _turn_over(services: Services, person: Message) -> bool:
+    """The message's own turn has ended, whatever became of it (no turn outlives its budget)."""
+    budget = services.runtime.settings.chat_turn_seconds + ANSWER_MARGIN_SECONDS
+    return services.runtime.clock.now().timestamp() - person.timestamp > budget
+
+
+def _answering(services: Services) -> Leases:
+    """Leases on answering a person's message again, each as long as a turn can run."""
+    seconds = math.ceil(services.runtime.settings.chat_turn_seconds) + ANSWER_MARGIN_SECONDS
+    return Leases(services.runtime.store, services.runtime.clock, seconds, max_attempts=RETRIES_PER_MESSAGE)
+
+
+def _retried(services: Services, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline,
+             lease: LeaseClaim) -> list[dict[str, str]]:
+    """A retry's turn under its lease: a failure leaves the message free to retry, an answer ends it."""
+    turn = _respond(services, pair, ai_user, person, deadline)
+    answering = _answering(services)
+    if isinstance(turn[-1], Failed):
+        answering.release(lease)
+    else:
+        answering.finish(lease)
+    return list(_events(turn))
 
 
 def _respond(services: Services, pair: PairId, ai_user: AIUser, person: Message,
@@ -141,11 +174,19 @@ def retry(user_id: str, request: Request, caller: CurrentCaller, services: Servi
     last = services.memory.repo.last_message(pair)
     if last is None or last.id != message_id or last.role != "user" or last.read_no_reply:
         raise Conflict("only the person's latest message, still without an answer, can be answered again")
+    answering = _answering(services)
+    pk, sk = keys.answering(pair, message_id)
+    if services.runtime.store.get(pk, sk) is None and not _turn_over(services, last):
+        raise Conflict("this message is still being answered")  # its own turn may still run: no failure seen
     models.reserve()
+    lease = answering.claim(pk, sk)
+    if lease.status != "won":
+        models.release()
+        raise Conflict("this message is already being answered")
 
     async def stream() -> AsyncIterator[dict[str, str]]:
         try:
-            events = await models.run(_turn, services, pair, ai_user, last, deadline, None)
+            events = await models.run(_retried, services, pair, ai_user, last, deadline, lease)
         finally:
             models.release()
         for event in events:
