@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# E402 (the noqa below): these imports need the repo root on sys.path, which the lines above put there
 from moto.server import ThreadedMotoServer  # noqa: E402
 
 from tests.artifact.bundle import Artifact, Function, FunctionProcess, synthesize_bundled  # noqa: E402

@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# E402 (the noqa below): these imports need the repo root on sys.path, which the lines above put there
 from bench.locomo import (  # noqa: E402
     DEFAULT_DATA,
     ENGLISH_STOP,
@@ -46,9 +47,9 @@ from bench.locomo import (  # noqa: E402
     Session,
     answer_present,
     content_words,
-    sentences,
     fact_present,
     load,
+    sentences,
     share,
 )
 from dreamchat.adapters.embeddings import build_embedder  # noqa: E402

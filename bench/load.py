@@ -28,6 +28,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+# E402 (the noqa below): these imports need the repo root on sys.path, which the lines above put there
 from tests.fakes.fake_llm import FakeLLMServer, Reply  # noqa: E402
 from tests.fakes.server import running_server  # noqa: E402
 

@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# E402 (the noqa below): these imports need the repo root on sys.path, which the lines above put there
 from pydantic import BaseModel  # noqa: E402
 
 from bench.locomo import DEFAULT_DATA, TURN_SECONDS, Session, content_words, load, share  # noqa: E402
@@ -163,7 +164,7 @@ def score_session(session: Session, models: FallbackMemoryModels, judge: Judge, 
     extracted = models.extract([mid], now)
     memories = extracted.value.memories
     index_text = "\n".join(f"{m.title}：{'；'.join(m.key_points)}" for m in memories)
-    kept = judge.present([f for f, found in zip(facts, in_input) if found], index_text)
+    kept = judge.present([f for f, found in zip(facts, in_input, strict=True) if found], index_text)
     key_points = [p for m in memories for p in m.key_points]
     reference = "\n".join([session.summary, *facts])
     return Scores(

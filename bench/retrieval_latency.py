@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# E402 (the noqa below): these imports need the repo root on sys.path, which the lines above put there
 from bench.locomo import DEFAULT_DATA, load  # noqa: E402
 from dreamchat.adapters.embeddings import LocalEmbedder, local_model_installed  # noqa: E402
 from dreamchat.config import Settings  # noqa: E402

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
 
-import pytest
 from fastapi.testclient import TestClient
 
 from dreamchat.api.app import create_app
@@ -14,29 +12,9 @@ from dreamchat.config import Settings
 from dreamchat.wiring import build_runtime
 from tests.api.conftest import Person, register
 from tests.api.sse import parse_sse
-from tests.fakes.fake_llm import FakeLLMServer, Reply
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
+from tests.fakes.fake_llm import Reply
 
 CHAT_MODEL = "deepseek-chat"
-
-
-@pytest.fixture
-def app(tmp_path, clock, rng, fake_llm):  # noqa: F811
-    settings = Settings(data_dir=tmp_path / "data", run_scheduler=False, llm_base_url=fake_llm.base_url,
-                        llm_api_key="test-key", llm_timeout_seconds=2, llm_max_retries=0, max_delay_seconds=30,
-                        access_token_minutes=60 * 24 * 365)
-    return create_app(settings, build_runtime(settings, clock=clock, random=rng))
-
-
-@pytest.fixture
-def person(app) -> Iterator[Person]:
-    with TestClient(app) as client:
-        yield register(client, "alice")
-
-
-@pytest.fixture
-def ai(person) -> dict:
-    return person.create_ai_user(name="小梦")
 
 
 def send(person: Person, ai: dict, content: str) -> list[tuple[str, dict]]:
@@ -66,7 +44,7 @@ def test_a_reply_of_several_lines_arrives_as_several_messages(person, ai, fake_l
 def test_delays_follow_the_formula(person, ai, fake_llm) -> None:
     fake_llm.script(CHAT_MODEL, Reply.text("一二三四五六七八九十\n一二三四五"))
     events = send(person, ai, "你好")
-    for (_, data), chars in zip(events[:2], (10, 5)):
+    for (_, data), chars in zip(events[:2], (10, 5), strict=True):
         assert 0.5 * chars * 1000 <= data["delay_ms"] <= 1.2 * chars * 1000
 
 
@@ -226,7 +204,7 @@ def test_replies_seen_over_the_stream_are_marked_read_up_to_a_message(person, ai
     assert person.post(read, json={"message_id": ""}).status_code == 422
 
 
-def test_a_topic_that_grows_too_long_ends(tmp_path, clock, rng, fake_llm) -> None:  # noqa: F811
+def test_a_topic_that_grows_too_long_ends(tmp_path, clock, rng, fake_llm) -> None:
     settings = Settings(data_dir=tmp_path / "long", run_scheduler=False, llm_base_url=fake_llm.base_url,
                         llm_api_key="test-key", topic_max_messages=6)
     with TestClient(create_app(settings, build_runtime(settings, clock=clock, random=rng))) as client:

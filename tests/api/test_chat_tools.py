@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-from tests.api.test_chat import CHAT_MODEL, app, person, ai, send  # noqa: F401 - fixtures
+from tests.api.test_chat import CHAT_MODEL, send
 from tests.fakes.fake_llm import Reply
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 
 
 def tool_results(fake_llm) -> list[dict]:

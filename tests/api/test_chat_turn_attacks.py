@@ -19,13 +19,12 @@ from dreamchat.wiring import build_runtime
 from tests.api.conftest import Person, register
 from tests.api.sse import parse_sse
 from tests.fakes.fake_llm import FakeLLMServer, Reply
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 
 CHAT_MODEL = "deepseek-chat"
 
 
 @pytest.fixture
-def app(tmp_path, clock, rng, fake_llm) -> FastAPI:  # noqa: F811
+def app(tmp_path, clock, rng, fake_llm) -> FastAPI:
     settings = Settings(data_dir=tmp_path / "data", run_scheduler=False, llm_base_url=fake_llm.base_url,
                         llm_api_key="test-key", llm_timeout_seconds=2, llm_max_retries=0, topic_max_messages=6)
     return create_app(settings, build_runtime(settings, clock=clock, random=rng))
@@ -114,7 +113,7 @@ def test_a_million_character_answer_is_stored_as_at_most_five_short_messages(per
     assert max(len(m["content"]) for m in stored) <= MAX_MESSAGE_CHARS
 
 
-def test_a_hanging_model_ends_the_turn_with_an_error_at_its_deadline(tmp_path, clock, rng, fake_llm) -> None:  # noqa: F811
+def test_a_hanging_model_ends_the_turn_with_an_error_at_its_deadline(tmp_path, clock, rng, fake_llm) -> None:
     settings = Settings(data_dir=tmp_path / "data", run_scheduler=False, llm_base_url=fake_llm.base_url,
                         llm_api_key="test-key", llm_timeout_seconds=60, llm_max_retries=3, chat_turn_seconds=3,
                         chat_reserve_seconds=1)

@@ -14,11 +14,10 @@ from dreamchat.wiring import build_runtime
 from tests.api.conftest import Person, register
 from tests.api.sse import parse_sse
 from tests.fakes.fake_llm import FakeLLMServer, Reply
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 
 
 @pytest.fixture
-def app(tmp_path, clock, rng, fake_llm):  # noqa: F811
+def app(tmp_path, clock, rng, fake_llm):
     settings = Settings(data_dir=tmp_path / "data", run_scheduler=False, llm_base_url=fake_llm.base_url,
                         llm_api_key="test-key", llm_timeout_seconds=10, llm_max_retries=0, max_delay_seconds=0,
                         access_token_minutes=60 * 24 * 365)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from tests.api.test_chat import CHAT_MODEL, ai, app, history, person, send  # noqa: F401 - fixtures
+from tests.api.test_chat import CHAT_MODEL, send
 from tests.fakes.fake_llm import Reply
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 
 TAGS = {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}
 

@@ -18,7 +18,6 @@ from dreamchat.services.container import build_services
 from dreamchat.wiring import build_runtime
 from tests.api.conftest import register
 from tests.api.sse import parse_sse
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 
 TURNS = 200
 PER_AI_USER = 10  # a fresh AI user every few turns keeps each context short (and the test fast)
@@ -81,7 +80,7 @@ def test_reply_rates_per_level_match_the_spec_table(tmp_path, clock) -> None:
 
 
 @pytest.mark.parametrize("level", ["决裂", "关系冷淡"])  # 决裂 is the example (it answered 20 of 20)
-def test_through_the_api_a_model_that_always_answers_still_keeps_the_rate(tmp_path, clock, fake_llm, level) -> None:  # noqa: F811
+def test_through_the_api_a_model_that_always_answers_still_keeps_the_rate(tmp_path, clock, fake_llm, level) -> None:
     settings = settings_for(tmp_path, llm_base_url=fake_llm.base_url, llm_api_key="test-key", llm_max_retries=0)
     app = create_app(settings, build_runtime(settings, clock=clock, random=SeededRandom(17)))
     with TestClient(app) as client:

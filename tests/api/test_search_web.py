@@ -13,13 +13,12 @@ from dreamchat.wiring import build_runtime
 from tests.api.conftest import register
 from tests.api.test_chat_tools import call
 from tests.fakes.fake_search import FakeSearch
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 
 PAGES = [("杭州天气预报", "https://weather.example.cn/hangzhou", "明天晴，最高 18 度。"),
          ("西湖边的天气", "https://news.example.cn/a/1", "周末有小雨。")]
 
 
-def ask_through_a_chat_turn(tmp_path, clock, rng, fake_llm, **search) -> list[dict]:  # noqa: F811
+def ask_through_a_chat_turn(tmp_path, clock, rng, fake_llm, **search) -> list[dict]:
     settings = Settings(data_dir=tmp_path / "s", run_scheduler=False, llm_base_url=fake_llm.base_url,
                         llm_api_key="test-key", **search)
     with TestClient(create_app(settings, build_runtime(settings, clock=clock, random=rng))) as client:
@@ -32,7 +31,7 @@ def cited(pages: list[tuple[str, str, str]]) -> list[dict]:
     return [{"source": n, "title": title, "url": url, "snippet": text} for n, (title, url, text) in enumerate(pages, 1)]
 
 
-def test_searxng_is_asked_for_json_and_its_results_are_cited(tmp_path, clock, rng, fake_llm) -> None:  # noqa: F811
+def test_searxng_is_asked_for_json_and_its_results_are_cited(tmp_path, clock, rng, fake_llm) -> None:
     with FakeSearch("searxng", PAGES) as provider:
         results = ask_through_a_chat_turn(tmp_path, clock, rng, fake_llm, search_provider="searxng",
                                           search_url=provider.url)
@@ -42,7 +41,7 @@ def test_searxng_is_asked_for_json_and_its_results_are_cited(tmp_path, clock, rn
     assert "来源" in results[0]["note"]
 
 
-def test_bocha_is_asked_with_its_key_and_its_summaries_are_used(tmp_path, clock, rng, fake_llm) -> None:  # noqa: F811
+def test_bocha_is_asked_with_its_key_and_its_summaries_are_used(tmp_path, clock, rng, fake_llm) -> None:
     with FakeSearch("bocha", PAGES) as provider:
         results = ask_through_a_chat_turn(tmp_path, clock, rng, fake_llm, search_provider="bocha",
                                           search_url=f"{provider.url}/v1/web-search", search_api_key="sk-bocha")
@@ -52,7 +51,7 @@ def test_bocha_is_asked_with_its_key_and_its_summaries_are_used(tmp_path, clock,
     assert results[0]["results"] == cited(PAGES)  # the full summary, not the shorter snippet
 
 
-def test_tavily_is_asked_with_its_key(tmp_path, clock, rng, fake_llm) -> None:  # noqa: F811
+def test_tavily_is_asked_with_its_key(tmp_path, clock, rng, fake_llm) -> None:
     with FakeSearch("tavily", PAGES) as provider:
         results = ask_through_a_chat_turn(tmp_path, clock, rng, fake_llm, search_provider="tavily",
                                           search_url=f"{provider.url}/search", search_api_key="tvly-key")

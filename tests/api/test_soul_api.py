@@ -1,8 +1,7 @@
 from __future__ import annotations
 
-from tests.api.test_chat import CHAT_MODEL, ai, app, person, send  # noqa: F401 - fixtures
+from tests.api.test_chat import CHAT_MODEL, send
 from tests.fakes.fake_llm import Reply
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 
 
 def test_soul_shows_base_self_and_the_assembled_persona(person, ai) -> None:

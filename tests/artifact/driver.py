@@ -10,6 +10,7 @@ Whatever the handler prints (logs, metrics) goes to stderr.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -74,10 +75,8 @@ def write(value: dict) -> None:
 def main() -> None:
     handler_module = sys.argv[1]
     started = time.monotonic()
-    try:
+    with contextlib.suppress(Exception):  # reported below, by module, with the rest
         importlib.import_module(handler_module)
-    except Exception:  # noqa: BLE001 - reported below, by module, with the rest
-        pass
     handler_seconds = time.monotonic() - started
     failures = import_everything(handler_module)
     write({"imports": failures, "import_seconds": handler_seconds, "path": sys.path,

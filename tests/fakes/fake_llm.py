@@ -17,8 +17,8 @@ import contextlib
 import json
 import re
 import threading
-import zlib
 import time
+import zlib
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field

@@ -88,7 +88,7 @@ def _handler(fake: FakeSearch) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:  # noqa: N802 - the base class's name
             self._answer(None)
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:  # noqa: N802 - the base class's name
             length = int(self.headers.get("content-length", "0"))
             self._answer(json.loads(self.rfile.read(length) or b"{}"))
 

@@ -14,7 +14,6 @@ from moto import mock_aws
 
 from dreamchat.adapters.dynamo_store import create_table
 from tests.fakes.fake_llm import FakeLLMServer
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 
 REGION = "us-east-1"
 HANDLERS = ("functions.chat.handler", "functions.compress.handler", "functions.extract.handler",
@@ -58,7 +57,7 @@ def _aws_resources() -> Cloud:
 
 
 @pytest.fixture
-def cloud(monkeypatch, fake_llm: FakeLLMServer) -> Iterator[Cloud]:  # noqa: F811
+def cloud(monkeypatch, fake_llm: FakeLLMServer) -> Iterator[Cloud]:
     with mock_aws():
         resources = _aws_resources()
         secret = boto3.client("secretsmanager", region_name=REGION).create_secret(

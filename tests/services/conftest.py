@@ -18,7 +18,6 @@ from dreamchat.services.container import Services, build_services
 from dreamchat.wiring import Runtime
 from tests.conftest import make_dynamo, make_s3
 from tests.fakes.fake_llm import FakeLLMServer
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 
 
 @pytest.fixture(params=["local", "aws"])
@@ -46,7 +45,7 @@ def services_with_fake_llm(runtime: Runtime, server: FakeLLMServer, attempts: in
 
 
 @pytest.fixture
-def services(runtime, fake_llm) -> Services:  # noqa: F811
+def services(runtime, fake_llm) -> Services:
     return services_with_fake_llm(runtime, fake_llm)
 
 

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 from dreamchat.config import Settings
 from dreamchat.domain.heartbeat import person_wrote
+from dreamchat.domain.models import PairId
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.services.container import build_services
-from dreamchat.domain.models import PairId
 from dreamchat.services.heartbeat import Work
 from tests.fakes.fake_llm import Reply
 

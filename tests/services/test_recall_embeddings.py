@@ -10,8 +10,8 @@ from dreamchat import keys
 from dreamchat.adapters.embeddings import ApiEmbedder
 from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import AIUser, PairId
-from dreamchat.services.container import build_services
 from dreamchat.ports import KeyRange, query_all
+from dreamchat.services.container import build_services
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 from tests.services.conftest import services_with_fake_llm
 

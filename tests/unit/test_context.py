@@ -22,8 +22,8 @@ from dreamchat.domain.models import (
     MidTermMemory,
 )
 from dreamchat.domain.retrieval import Hit, Unit
-from dreamchat.services.recall import units_of
 from dreamchat.domain.tokens import estimate_tokens
+from dreamchat.services.recall import units_of
 
 SHANGHAI = "Asia/Shanghai"
 NOW = datetime(2026, 3, 15, 4, 0, tzinfo=UTC)  # 12:00 in Shanghai

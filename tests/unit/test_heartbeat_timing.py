@@ -4,6 +4,7 @@ anti-spam rules (quiet window, daily cap, back-off, pause). Every clock reading 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -492,7 +493,7 @@ def test_a_person_who_answers_every_heartbeat_gets_the_spec_interval_all_day() -
         state = record_sent(record_run(state, due, due, None), ["在吗"], due, SHANGHAI)
         answered_at = due + timedelta(minutes=1)
         state = person_wrote(state, answered_at)
-    assert [b - a for a, b in zip(sent, sent[1:])] == [timedelta(minutes=21)] * 11
+    assert [b - a for a, b in pairwise(sent)] == [timedelta(minutes=21)] * 11
     assert sent[0] == local(15, 9, 20) and sent[-1] == local(15, 13, 11)
 
 

@@ -443,13 +443,13 @@ def _run_tool(run_tool: ToolRunner, call: Any, deadline: Deadline | None = None)
         return ToolCall(name, arguments, f"错误：工具 {name} 执行失败（{error}）。", ok=False)
 
 
-def _validate(schema: type[T], found: dict[str, Any] | None) -> T:
+def _validate[T: BaseModel](schema: type[T], found: dict[str, Any] | None) -> T:
     if found is None:
         raise LLMOutputError("the reply contained no JSON object")
     return schema.model_validate(found)
 
 
-def _coerced(coerce: Callable[[dict[str, Any]], T], raw: dict[str, Any], key: str) -> T:
+def _coerced[T: BaseModel](coerce: Callable[[dict[str, Any]], T], raw: dict[str, Any], key: str) -> T:
     try:
         return coerce(raw)
     except (ValidationError, ValueError, TypeError, KeyError) as error:

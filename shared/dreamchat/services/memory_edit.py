@@ -9,6 +9,7 @@ import uuid
 from typing import Any
 
 from dreamchat import keys
+from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import (
     CoreMemory,
     EmotionTags,
@@ -18,7 +19,6 @@ from dreamchat.domain.models import (
     PairId,
 )
 from dreamchat.errors import Invalid, NotFound
-from dreamchat.domain import vectors as vec
 from dreamchat.ports import Clock, Delete, Item, Put
 from dreamchat.services.memory_repo import MemoryRepository, item, to_model
 from dreamchat.services.recall import Retriever, texts_of

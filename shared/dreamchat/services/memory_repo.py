@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel
 
 from dreamchat import keys
+from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import (
     CoreMemory,
     LongTermDetail,
@@ -19,7 +20,6 @@ from dreamchat.domain.models import (
     Relationship,
     SelfSoul,
 )
-from dreamchat.domain import vectors as vec
 from dreamchat.domain.topics import TopicState
 from dreamchat.ports import (
     DUE_PK,
@@ -33,11 +33,10 @@ from dreamchat.ports import (
     query_all,
 )
 
-M = TypeVar("M", bound=BaseModel)
 _INTERNAL = {"pk", "sk", "version", "expires_at", "core_judged", DUE_PK, DUE_SK, vec.FIELD}
 
 
-def to_model(model: type[M], item: Item) -> M:
+def to_model[M: BaseModel](model: type[M], item: Item) -> M:
     return model.model_validate({k: v for k, v in item.items() if k not in _INTERNAL})
 
 
