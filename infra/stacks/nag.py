@@ -15,5 +15,6 @@ def acknowledge(scope: IConstruct, finding: str, reason: str) -> None:
 
 def arn_token(resource: IConstruct) -> str:
     """How cdk-nag prints `Fn::GetAtt [<resource>, Arn]` inside a finding."""
+    # an L2 construct's default child is its CfnResource (a CfnElement); CDK types it as any construct
     cfn = resource.node.default_child
     return f"<{Stack.of(resource).get_logical_id(cfn)}.Arn>"  # type: ignore[arg-type]

@@ -184,6 +184,23 @@ class Embedder(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class SearchResult:
+    title: str
+    url: str  # the source the AI cites
+    snippet: str
+
+
+class SearchUnavailable(Exception):
+    """Web search is not configured, or the provider failed or answered something unreadable."""
+
+
+class SearchProvider(Protocol):
+    """The `search_web` tool's provider: SearXNG, Bocha or Tavily, or none."""
+
+    def search(self, query: str, limit: int = 5) -> list[SearchResult]: ...
+
+
 class Clock(Protocol):
     def now(self) -> datetime:
         """The current time, timezone-aware UTC."""

@@ -80,9 +80,10 @@ class SecretSettings:
 
     def current(self) -> Settings:
         """The settings now; the same object until the secret's value changes."""
-        if self._provider is None:
+        arn = self._base.secrets_arn
+        if self._provider is None or not arn:
             return self._base
-        secret = self._provider.get(self._base.secrets_arn, transform="json",  # type: ignore[arg-type]
+        secret = self._provider.get(arn, transform="json",
                                     max_age=self._base.secrets_max_age_seconds)
         if not isinstance(secret, dict):
             raise ValueError("the secret at DREAMCHAT_SECRETS_ARN must be a JSON object")
@@ -115,6 +116,7 @@ class Serverless:
         self.metrics = Metrics(namespace="DreamChat", service="dreamchat")
         self.tracer = Tracer(service="dreamchat")
         self._build(self._secrets.current())
+        # Traced per instance, as the tracer is built here, not at import: the bound methods are replaced.
         self._compress = self.tracer.capture_method(self._compress)  # type: ignore[method-assign]
         self._run = self.tracer.capture_method(self._run)  # type: ignore[method-assign]
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-import jieba  # type: ignore[import-untyped]
+import jieba
 
 from dreamchat.domain.emotions import infer_tags
 from dreamchat.domain.models import (
@@ -111,7 +111,7 @@ def split_sentences(text: str, speaker: str = "") -> list[Sentence]:
 
 def keywords(text: str, top: int = 12) -> dict[str, float]:
     """jieba TF-IDF keywords of `text` with their weights, strongest first (filler words left out)."""
-    import jieba.analyse  # type: ignore[import-untyped]  # half a second: only when first needed
+    import jieba.analyse  # half a second: only when first needed
 
     found = jieba.analyse.extract_tags(_RUN.sub(" ", text), topK=top + len(FILLER), withWeight=True)
     return dict([(word, weight) for word, weight in found if word not in FILLER][:top])

@@ -16,6 +16,7 @@ from dreamchat.ports import (
     BlobStore,
     Clock,
     Delete,
+    Item,
     ItemStore,
     KeyRange,
     Put,
@@ -103,7 +104,7 @@ class AIUserService:
         self._store.delete(*keys.pair_member(ai_user_id, account_id))
         return erased
 
-    def friends(self, account_id: str) -> list[tuple[AIUser, dict]]:
+    def friends(self, account_id: str) -> list[tuple[AIUser, dict[str, Any]]]:
         """Befriended AI users still visible to the caller, with the friendship (since, last_read)."""
         result = []
         for item in self._all(keys.account_pk(account_id), keys.FRIEND_PREFIX):
@@ -173,7 +174,7 @@ class AIUserService:
         item = self._store.get(*keys.ai_user(ai_user_id))
         return AIUser.model_validate({k: v for k, v in item.items() if k not in _INTERNAL}) if item else None
 
-    def _all(self, pk: str, prefix: str) -> list[dict]:
+    def _all(self, pk: str, prefix: str) -> list[Item]:
         return query_all(self._store, pk, KeyRange(prefix=prefix))
 
     def _epoch(self) -> int:

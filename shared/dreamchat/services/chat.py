@@ -28,7 +28,7 @@ from dreamchat.llm.chat_prompts import chat_instructions
 from dreamchat.llm.errors import LLMError
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.offline import offline_reply
-from dreamchat.ports import Clock, RandomSource
+from dreamchat.ports import Clock, RandomSource, SearchProvider
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.limits import RateLimit
 from dreamchat.services.memory import MemoryService
@@ -85,7 +85,7 @@ def check_content(content: str) -> str:
 
 class ChatService:
     def __init__(self, memory: MemoryService, soul: SoulService, heartbeats: HeartbeatStates,
-                 gateway: OpenAIGateway | None, search: object, clock: Clock, random: RandomSource,
+                 gateway: OpenAIGateway | None, search: SearchProvider, clock: Clock, random: RandomSource,
                  settings: Settings) -> None:
         self.memory = memory
         self._soul = soul

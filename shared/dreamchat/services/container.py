@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dreamchat.adapters.embeddings import build_embedder
-from dreamchat.adapters.events import EXTRACTION_DUE, HEARTBEAT_DUE, LocalWorkQueue, MissingQueue
+from dreamchat.adapters.events import EXTRACTION_DUE, HEARTBEAT_DUE, LocalEventBus, LocalWorkQueue, MissingQueue
 from dreamchat.adapters.search import NoSearch, WebSearch, bocha, searxng, tavily
 from dreamchat.config import Settings
 from dreamchat.domain.models import MidTermMemory, PairId
@@ -158,6 +158,6 @@ def _extract_queue(runtime: Runtime) -> WorkQueue:
     """SQS in AWS; locally the bus's worker thread, like heartbeats."""
     if runtime.extract_queue is not None:
         return runtime.extract_queue
-    if hasattr(runtime.bus, "subscribe"):
-        return LocalWorkQueue(runtime.bus, EXTRACTION_DUE)  # type: ignore[arg-type]
+    if isinstance(runtime.bus, LocalEventBus):
+        return LocalWorkQueue(runtime.bus, EXTRACTION_DUE)
     return MissingQueue("DREAMCHAT_EXTRACT_QUEUE_URL")

@@ -25,7 +25,7 @@ from dreamchat.errors import NotFound
 from dreamchat.llm.chat_prompts import chat_instructions, heartbeat_prompt
 from dreamchat.llm.errors import LLMError
 from dreamchat.llm.gateway import OpenAIGateway
-from dreamchat.ports import Clock, ItemStore, RandomSource, WorkQueue
+from dreamchat.ports import Clock, ItemStore, RandomSource, SearchProvider, WorkQueue
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.due_index import due_pages, leased
 from dreamchat.services.heartbeat_state import HEARTBEAT_DUE, HeartbeatStates, due_key
@@ -78,7 +78,7 @@ class Outcome:
 
 class HeartbeatService:
     def __init__(self, store: ItemStore, states: HeartbeatStates, ai_users: AIUserService, memory: MemoryService,
-                 soul: SoulService, gateway: OpenAIGateway | None, search: object, queue: WorkQueue, leases: Leases,
+                 soul: SoulService, gateway: OpenAIGateway | None, search: SearchProvider, queue: WorkQueue, leases: Leases,
                  clock: Clock, random: RandomSource, settings: Settings) -> None:
         self._store = store
         self._states = states
@@ -175,10 +175,11 @@ class HeartbeatService:
             return Outcome("skipped", "the person is in the middle of a conversation")
         if hb.cap_reached(state, prefs, now, ai_user.timezone):
             return Outcome("skipped", "today's heartbeat cap is reached")
-        if self._gateway is None or not self._gateway.configured(self._key(ai_user)):
+        gateway = self._gateway
+        if gateway is None or not gateway.configured(self._key(ai_user)):
             return Outcome("skipped", "no chat model is configured (offline mode sends no heartbeats)")
         try:
-            text = self._generate(pair, ai_user, state, kind, due, now)
+            text = self._generate(gateway, pair, ai_user, state, kind, due, now)
         except LLMError as error:
             return Outcome("failed", f"the chat model failed ({type(error).__name__})")
         wanted, moved = hb.read_heartbeat_reply(read_markers(text).text)
@@ -188,8 +189,8 @@ class HeartbeatService:
         reason = "the AI chose not to disturb" if not wanted else "the same words were sent within 24 hours"
         return Outcome("skipped", reason, moved_hours=moved)
 
-    def _generate(self, pair: PairId, ai_user: AIUser, state: hb.HeartbeatState, kind: str, due: hb.Due | None,
-                  now: datetime) -> str:
+    def _generate(self, gateway: OpenAIGateway, pair: PairId, ai_user: AIUser, state: hb.HeartbeatState, kind: str,
+                  due: hb.Due | None, now: datetime) -> str:
         silent = (now.timestamp() - (state.last_person_at or now.timestamp())) / 3600
         template = due.scheduled.message_template if due and due.scheduled else ""
         relationship, _ = self._memory.repo.relationship(pair)
@@ -199,9 +200,9 @@ class HeartbeatService:
         messages = [*context.messages, {"role": "system", "content": trigger}]
         tools = ToolBox(pair, ai_user, self._memory, self._soul, self._states, self._search, self._clock)
         deadline = Deadline.after(self._settings.heartbeat_turn_seconds)
-        completion = self._gateway.complete(self._key(ai_user), messages, tools=tool_schemas(),  # type: ignore[union-attr]
-                                            run_tool=tools.run, max_tool_rounds=self._settings.tool_rounds,
-                                            deadline=deadline)
+        completion = gateway.complete(self._key(ai_user), messages, tools=tool_schemas(),
+                                      run_tool=tools.run, max_tool_rounds=self._settings.tool_rounds,
+                                      deadline=deadline)
         return completion.text or ""
 
     def _send(self, pair: PairId, lines: list[str]) -> list[Message]:

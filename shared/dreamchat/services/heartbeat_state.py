@@ -89,7 +89,7 @@ class HeartbeatStates:
         return next_heartbeat(state, heartbeat_interval(relationship), self.prefs(pair.account_id),
                               ai_user.night_owl, ai_user.timezone, self._clock.now())
 
-    def _item(self, pair: PairId, state: HeartbeatState, due: Due | None) -> dict:
+    def _item(self, pair: PairId, state: HeartbeatState, due: Due | None) -> Item:
         fields = state.model_dump()
         if due is not None:
             fields[DUE_PK] = keys.due_partition(HEARTBEAT_DUE, keys.shard(pair))

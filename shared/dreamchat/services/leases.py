@@ -12,7 +12,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import Literal
 
-from dreamchat.ports import Clock, ConditionFailed, ItemStore
+from dreamchat.ports import Clock, ConditionFailed, Item, ItemStore
 
 KEEP_SECONDS = 7 * 86400  # a finished claim answers redeliveries for a week, then expires
 _RACE_ATTEMPTS = 3
@@ -70,7 +70,7 @@ class Leases:
         item = self._item(claim.pk, claim.sk, claim.attempt, self._now())
         self._store.put({**item, "done": True, "version": (claim.version or 0) + 1})
 
-    def _item(self, pk: str, sk: str, attempt: int, lease_until: int) -> dict:
+    def _item(self, pk: str, sk: str, attempt: int, lease_until: int) -> Item:
         return {"pk": pk, "sk": sk, "lease_until": lease_until, "attempts": attempt, "done": False,
                 "expires_at": self._now() + KEEP_SECONDS}
 

@@ -46,6 +46,7 @@ from dreamchat.ports import (
     Event,
     EventBus,
     Item,
+    Operation,
     Put,
     RandomSource,
 )
@@ -112,7 +113,7 @@ class MemoryService:
             message = Message(id=message_id(now, self._random.random(), previous), role=role, content=content,
                               timestamp=int(now.timestamp()), topic_id=placement.topic_id, kind=kind,
                               delay_ms=delay_ms, reasoning=reasoning)
-            operations: list = self.repo.message_puts(pair, message)
+            operations: list[Operation] = [*self.repo.message_puts(pair, message)]
             if placement.opens_topic:
                 opened = TopicState(fresh, int(now.timestamp()))
                 operations.append(self.repo.topic_state_put(pair, opened, version, self._idle_check(now)))
@@ -356,7 +357,7 @@ class MemoryService:
         judgment = self._models.judge_core(items, existing, now.astimezone(ZoneInfo(zone))).value
         candidate = Candidate(judgment.create, judgment.content.strip(), judgment.importance)
         created: list[CoreMemory] = []
-        operations: list = []
+        operations: list[Operation] = []
         if admission_problem(candidate, existing, now, zone) is None:
             memory = CoreMemory(id=f"core_{unjudged[0]['id'].removeprefix('long_')}", content=candidate.content[:500],
                                 importance=candidate.importance, category=judgment.category[:40] or "其他",
@@ -419,7 +420,7 @@ class MemoryService:
             done += self._save_vectors(found, fields)
         return done
 
-    def _save_vectors(self, found: Item, fields: dict) -> int:
+    def _save_vectors(self, found: Item, fields: Item) -> int:
         if "version" in found:  # mid-term items are versioned: a concurrent edit wins
             try:
                 self.repo.store.put_versioned({**found, **fields}, found["version"])

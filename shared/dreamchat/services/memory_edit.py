@@ -38,7 +38,7 @@ class MemoryEditor:
         fresh = {k: v for k, v in merged.items() if k != vec.FIELD}
         return {**fresh, **self._retriever.vectors_for(texts_of(fresh))}
 
-    def short_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> dict | None:
+    def short_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> Item | None:
         found = next((m for m in self._repo.short_term(pair) if m.id == entry_id), None)
         if found is None:
             raise NotFound("no such short-term message")
@@ -51,7 +51,7 @@ class MemoryEditor:
         self._repo.store.transact([Put(item(*short_key, updated.model_dump())), Put(item(*log_key, updated.model_dump()))])
         return updated.model_dump()
 
-    def mid_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> dict | None:
+    def mid_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> Item | None:
         found = next((i for i in self._repo.mid_term_items(pair) if i["id"] == entry_id), None)
         if found is None:
             raise NotFound("no such mid-term memory")
@@ -65,7 +65,7 @@ class MemoryEditor:
         self._repo.store.put_versioned({**merged, **memory.model_dump()}, found["version"])
         return memory.model_dump()
 
-    def long_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> dict | None:
+    def long_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> Item | None:
         found = next((i for i in self._repo.long_index_items(pair) if i["id"] == entry_id), None)
         if found is None:
             raise NotFound("no such long-term memory")
@@ -81,7 +81,7 @@ class MemoryEditor:
         self._repo.store.put(merged)
         return entry.model_dump()
 
-    def core(self, pair: PairId, entry_id: str | None, delete: bool, changes: dict[str, Any]) -> dict | None:
+    def core(self, pair: PairId, entry_id: str | None, delete: bool, changes: dict[str, Any]) -> Item | None:
         if entry_id is None:
             return self._add_core(pair, changes)
         found = next((m for m in self._repo.core(pair) if m.id == entry_id), None)
@@ -94,7 +94,7 @@ class MemoryEditor:
         self._repo.store.put(item(keys.pair_pk(pair), keys.core(entry_id), updated.model_dump()))
         return updated.model_dump()
 
-    def _add_core(self, pair: PairId, changes: dict[str, Any]) -> dict:
+    def _add_core(self, pair: PairId, changes: dict[str, Any]) -> Item:
         if not changes.get("content"):
             raise Invalid("a new core memory needs content")
         memory = CoreMemory.model_validate({"importance": 8, **changes, "id": f"core_{uuid.uuid4().hex[:12]}",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from dreamchat.config import Settings
@@ -52,7 +53,7 @@ class SoulService:
         self._clock = clock
         self._settings = settings
 
-    def view(self, pair: PairId, ai_user: AIUser) -> dict:
+    def view(self, pair: PairId, ai_user: AIUser) -> dict[str, Any]:
         soul, _ = self._repo.self_soul(pair)
         return {"base_soul": ai_user.base_soul, "self_soul": soul.self_soul, "updated_at": soul.updated_at,
                 "persona": persona(ai_user.base_soul, soul.self_soul)}

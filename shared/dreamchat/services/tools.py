@@ -6,13 +6,13 @@ Arguments are validated; a bad call returns an error to the model, never raises.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from dreamchat.adapters.search import SearchUnavailable
 from dreamchat.domain.heartbeat import add_scheduled, remove_scheduled
 from dreamchat.domain.models import (
     AIUser,
@@ -21,7 +21,7 @@ from dreamchat.domain.models import (
     ScheduledHeartbeat,
 )
 from dreamchat.llm.chat_prompts import local_time
-from dreamchat.ports import Clock
+from dreamchat.ports import Clock, SearchProvider, SearchUnavailable
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.memory import MemoryService
 from dreamchat.services.soul import SoulService
@@ -82,7 +82,8 @@ def _schemas() -> str:
 
 def tool_schemas() -> list[dict[str, Any]]:
     """The tools in OpenAI function-calling format (a fresh copy each call)."""
-    return json.loads(_schemas())
+    schemas: list[dict[str, Any]] = json.loads(_schemas())
+    return schemas
 
 
 def _build_schemas() -> list[dict[str, Any]]:
@@ -108,7 +109,7 @@ class ToolBox:
     memory: MemoryService
     soul: SoulService
     heartbeats: HeartbeatStates
-    search: Any
+    search: SearchProvider
     clock: Clock
     results: int = 5
 
@@ -120,7 +121,8 @@ class ToolBox:
         except ValidationError as error:
             problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in error.errors())
             return _answer(error=f"invalid arguments: {problems}")
-        return getattr(self, f"_{name}")(args)
+        tool: Callable[[Args], str] = getattr(self, f"_{name}")
+        return tool(args)
 
     def _update_self_soul(self, args: UpdateSelfSoul) -> str:
         problem = self.soul.update_self_soul(self.pair, self.ai_user, args.new_content)

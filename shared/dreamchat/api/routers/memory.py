@@ -45,6 +45,7 @@ class LongTermEdit(Edit):
 
 
 class CoreEdit(Edit):
+    # A new core memory has no id yet: optional here, unlike every other edit (pydantic allows the narrowing)
     id: str | None = Field(default=None, min_length=1, max_length=100)  # type: ignore[assignment]
     content: str | None = Field(default=None, min_length=1, max_length=500)
     importance: int | None = Field(default=None, ge=1, le=10)
