@@ -12,7 +12,7 @@ LOCK_ARGS ?=
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test lock clean
+.PHONY: run lint test lock clean
 
 $(STAMP): pyproject.toml requirements.lock
 	@test -n "$(PYTHON)" || python3 infra/runtime.py
@@ -29,8 +29,15 @@ $(CHROMIUM):
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-wqy-microhei
 
+# The checks `make test` runs first (and pre-commit before each commit): lint, formatting, types.
+# mypy's files and its strict packages (domain, ports, services) are in pyproject.toml.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
 # pytest exits 5 when it collects no test; that is not a failure of the suite.
-test: $(STAMP) $(CHROMIUM)
+test: lint $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 0; fi; exit $$rc
 
 # After changing dependencies in pyproject.toml (LOCK_ARGS=--upgrade to move every pin forward).

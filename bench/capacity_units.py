@@ -45,7 +45,7 @@ LINES = ["今天去公园散步了，你呢", "晚饭吃了火锅，好辣", "�
 
 def value_bytes(value: dict[str, Any]) -> int:
     """The size of one DynamoDB JSON value, by DynamoDB's item-size rules."""
-    (kind, inner), = value.items()
+    ((kind, inner),) = value.items()
     if kind == "S":
         return len(inner.encode())
     if kind == "N":
@@ -97,7 +97,7 @@ class Meter:
 
     def transact_write_items(self, **request: Any) -> Any:
         for entry in request["TransactItems"]:
-            (kind, body), = entry.items()
+            ((kind, body),) = entry.items()
             self._write("TransactWriteItems item", body.get("Item", body.get("Key", {})), 2)
         self.calls["TransactWriteItems"] += 1
         return self.client.transact_write_items(**request)
@@ -127,8 +127,16 @@ def build(folder: Path) -> tuple[Services, Meter, ManualClock]:
     s3.create_bucket(Bucket="bench")
     meter = Meter(dynamodb)
     settings = Settings(data_dir=folder, run_scheduler=False, heartbeat_quiet_minutes=0)
-    runtime = Runtime(settings, DynamoItemStore(meter, "bench", clock), S3BlobStore(s3, "bench"), LocalEventBus(),
-                      clock, SeededRandom(3), queue=Captured(), extract_queue=Captured())
+    runtime = Runtime(
+        settings,
+        DynamoItemStore(meter, "bench", clock),
+        S3BlobStore(s3, "bench"),
+        LocalEventBus(),
+        clock,
+        SeededRandom(3),
+        queue=Captured(),
+        extract_queue=Captured(),
+    )
     return build_services(runtime, gateway=InstantModel()), meter, clock  # type: ignore[arg-type]
 
 
@@ -167,8 +175,12 @@ def measure(turns: int) -> list[tuple[str, float, float, Counter[str]]]:
         [work] = services.extraction._queue.items  # noqa: SLF001 - the captured work item
         services.extraction.run(ExtractWork.parse(work))
         rows.append(("extraction worker, per pair", *meter.take()))
-        services.heartbeats.change(pair, ai_user, services.memory.repo.relationship(pair)[0],
-                                   lambda s: person_wrote(s, clock.now() - timedelta(days=4)))
+        services.heartbeats.change(
+            pair,
+            ai_user,
+            services.memory.repo.relationship(pair)[0],
+            lambda s: person_wrote(s, clock.now() - timedelta(days=4)),
+        )
         meter.take()
         services.heartbeat.sweep()
         rows.append(("heartbeat sweep, per due pair", *meter.take()))

@@ -33,44 +33,88 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SCHEDULED = {"version": "0", "id": "bench", "detail-type": "Scheduled Event", "source": "aws.events",
-             "account": "123456789012", "time": "2026-03-15T12:00:00Z", "region": "us-east-1",
-             "resources": ["arn:aws:events:us-east-1:123456789012:rule/bench"], "detail": {}}
+SCHEDULED = {
+    "version": "0",
+    "id": "bench",
+    "detail-type": "Scheduled Event",
+    "source": "aws.events",
+    "account": "123456789012",
+    "time": "2026-03-15T12:00:00Z",
+    "region": "us-east-1",
+    "resources": ["arn:aws:events:us-east-1:123456789012:rule/bench"],
+    "detail": {},
+}
 
 
 def http_api_event(method: str, path: str) -> dict:
     """An API Gateway HTTP API (payload format 2.0) request, as the chat Lambda receives it."""
     return {
-        "version": "2.0", "routeKey": "$default", "rawPath": path, "rawQueryString": "",
+        "version": "2.0",
+        "routeKey": "$default",
+        "rawPath": path,
+        "rawQueryString": "",
         "headers": {"content-type": "application/json", "host": "api.example.com"},
         "requestContext": {
-            "accountId": "123456789012", "apiId": "api", "domainName": "api.example.com", "domainPrefix": "api",
-            "http": {"method": method, "path": path, "protocol": "HTTP/1.1", "sourceIp": "203.0.113.9",
-                     "userAgent": "bench"},
-            "requestId": "bench-1", "routeKey": "$default", "stage": "$default",
-            "time": "15/Mar/2026:12:00:00 +0000", "timeEpoch": 1773576000000,
+            "accountId": "123456789012",
+            "apiId": "api",
+            "domainName": "api.example.com",
+            "domainPrefix": "api",
+            "http": {
+                "method": method,
+                "path": path,
+                "protocol": "HTTP/1.1",
+                "sourceIp": "203.0.113.9",
+                "userAgent": "bench",
+            },
+            "requestId": "bench-1",
+            "routeKey": "$default",
+            "stage": "$default",
+            "time": "15/Mar/2026:12:00:00 +0000",
+            "timeEpoch": 1773576000000,
         },
-        "body": None, "isBase64Encoded": False,
+        "body": None,
+        "isBase64Encoded": False,
     }
 
 
 def sqs_event(body: dict) -> dict:
     """An SQS batch of one message, as the heartbeat worker receives it."""
-    return {"Records": [{
-        "messageId": "bench-1", "receiptHandle": "bench", "body": json.dumps(body),
-        "attributes": {"ApproximateReceiveCount": "1", "SentTimestamp": "1773576000000",
-                       "SenderId": "bench", "ApproximateFirstReceiveTimestamp": "1773576000000"},
-        "messageAttributes": {}, "md5OfBody": "", "eventSource": "aws:sqs",
-        "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:dreamchat-heartbeat", "awsRegion": "us-east-1",
-    }]}
+    return {
+        "Records": [
+            {
+                "messageId": "bench-1",
+                "receiptHandle": "bench",
+                "body": json.dumps(body),
+                "attributes": {
+                    "ApproximateReceiveCount": "1",
+                    "SentTimestamp": "1773576000000",
+                    "SenderId": "bench",
+                    "ApproximateFirstReceiveTimestamp": "1773576000000",
+                },
+                "messageAttributes": {},
+                "md5OfBody": "",
+                "eventSource": "aws:sqs",
+                "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:dreamchat-heartbeat",
+                "awsRegion": "us-east-1",
+            }
+        ]
+    }
 
 
 # (module under functions/, entry point, the event it is invoked with)
 ENTRIES = [
     ("chat", "handler", http_api_event("GET", "/api/health")),
-    ("compress", "handler", {**SCHEDULED, "detail-type": "TopicEnded", "source": "dreamchat", "resources": [],
-                             "detail": {"account_id": "acc_bench", "ai_user_id": "ai_bench",
-                                        "topic_id": "topic_1773576000_000000"}}),
+    (
+        "compress",
+        "handler",
+        {
+            **SCHEDULED,
+            "detail-type": "TopicEnded",
+            "source": "dreamchat",
+            "resources": [],
+            "detail": {"account_id": "acc_bench", "ai_user_id": "ai_bench", "topic_id": "topic_1773576000_000000"},
+        },
+    ),
     ("extract", "handler", SCHEDULED),
     ("heartbeat", "sweep", SCHEDULED),
     ("heartbeat", "worker", sqs_event({"account_id": "acc_bench", "ai_user_id": "ai_bench", "due": 1773576000})),
@@ -78,8 +122,17 @@ ENTRIES = [
 
 
 # What the first call pulls in, each timed alone in a fresh process (its own dependencies included).
-HEAVY_IMPORTS = ("fastapi", "boto3", "openai", "jieba", "jieba.analyse", "aws_lambda_powertools.utilities.batch",
-                 "dreamchat.services.auth", "dreamchat.llm.offline", "dreamchat.services.container")
+HEAVY_IMPORTS = (
+    "fastapi",
+    "boto3",
+    "openai",
+    "jieba",
+    "jieba.analyse",
+    "aws_lambda_powertools.utilities.batch",
+    "dreamchat.services.auth",
+    "dreamchat.llm.offline",
+    "dreamchat.services.container",
+)
 
 
 class LambdaContext:
@@ -134,8 +187,9 @@ def measure(target: str, flag: str = "--child") -> dict:
         env = {k: v for k, v in os.environ.items() if not k.startswith("DREAMCHAT_")}
         env.update({"DREAMCHAT_DATA_DIR": tmp, "DREAMCHAT_STORAGE": "local", "DREAMCHAT_RUN_SCHEDULER": "false"})
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, __file__, flag, target], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, __file__, flag, target], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        )
         wall = 1000 * (time.perf_counter() - started)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
@@ -158,8 +212,12 @@ def main(argv: list[str] | None = None, out=None) -> int:
     out = out or sys.stdout
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5, help="fresh processes per handler (default: %(default)s)")
-    parser.add_argument("--only", action="append", metavar="MODULE.ENTRY",
-                        help="measure only this entry point, e.g. chat.handler (repeatable)")
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="MODULE.ENTRY",
+        help="measure only this entry point, e.g. chat.handler (repeatable)",
+    )
     parser.add_argument("--no-imports", action="store_true", help="skip the per-module import table")
     parser.add_argument("--artifact", action="store_true", help="measure the deployable artifact (see above)")
     parser.add_argument("--cdk-out", type=Path, help="with --artifact: an existing bundled synthesis to use")
@@ -177,11 +235,16 @@ def main(argv: list[str] | None = None, out=None) -> int:
         return measure_artifact(ENTRIES, args.repeat, args.cdk_out, args.layer, out)
     print("# Lambda cold start (bench/cold_start.py)", file=out)
     baseline = statistics.median(interpreter_ms() for _ in range(max(1, args.repeat)))
-    print(f"python {sys.version.split()[0]}, {args.repeat} fresh processes per handler; figures in ms, "
-          f"median (min); a bare interpreter start takes {baseline:.0f} ms; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (figures grow with load)", file=out)
-    print(f"{'handler':>17} {'import':>12} {'first call':>12} {'warm call':>12} {'process':>12} {'status':>6}  note",
-          file=out)
+    print(
+        f"python {sys.version.split()[0]}, {args.repeat} fresh processes per handler; figures in ms, "
+        f"median (min); a bare interpreter start takes {baseline:.0f} ms; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (figures grow with load)",
+        file=out,
+    )
+    print(
+        f"{'handler':>17} {'import':>12} {'first call':>12} {'warm call':>12} {'process':>12} {'status':>6}  note",
+        file=out,
+    )
     for name, entry, _ in ENTRIES:
         target = f"{name}.{entry}"
         if args.only and target not in args.only:
@@ -192,20 +255,23 @@ def main(argv: list[str] | None = None, out=None) -> int:
         runs = [measure(target) for _ in range(max(1, args.repeat))]
         errors = sorted({r["error"] for r in runs if "error" in r})
         status = next((str(r["status"]) for r in runs if "status" in r), "-")
-        print(f"{target:>17} {cell(runs, 'import_ms'):>12} {cell(runs, 'first_call_ms'):>12} "
-              f"{cell(runs, 'warm_call_ms'):>12} {cell(runs, 'process_ms'):>12} {status:>6}  {'; '.join(errors)}",
-              file=out)
-    print("import: `import functions.<name>.handler`; first call: the first handler(event, context), which builds "
-          "the app or services; warm call: the same event again; process: spawn to exit, interpreter included.",
-          file=out)
+        print(
+            f"{target:>17} {cell(runs, 'import_ms'):>12} {cell(runs, 'first_call_ms'):>12} "
+            f"{cell(runs, 'warm_call_ms'):>12} {cell(runs, 'process_ms'):>12} {status:>6}  {'; '.join(errors)}",
+            file=out,
+        )
+    print(
+        "import: `import functions.<name>.handler`; first call: the first handler(event, context), which builds "
+        "the app or services; warm call: the same event again; process: spawn to exit, interpreter included.",
+        file=out,
+    )
     if not args.no_imports:
         imports(args.repeat, out)
     return 0
 
 
 def imports(repeat: int, out) -> None:
-    print("\nWhat the first call imports, each module alone in a fresh process (dependencies included), ms:",
-          file=out)
+    print("\nWhat the first call imports, each module alone in a fresh process (dependencies included), ms:", file=out)
     for module in HEAVY_IMPORTS:
         runs = [measure(module, "--child-import") for _ in range(max(1, repeat))]
         errors = sorted({r["error"] for r in runs if "error" in r})

@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# E402 (the noqa below): these imports need the repo root on sys.path, which the lines above put there
 from moto.server import ThreadedMotoServer  # noqa: E402
 
 from tests.artifact.bundle import Artifact, Function, FunctionProcess, synthesize_bundled  # noqa: E402
@@ -64,8 +65,11 @@ def _sizes(functions: list[Function], out: TextIO) -> None:
     for layer in layers:
         files = [p for p in layer.rglob("*") if p.is_file()]
         unzipped = sum(p.stat().st_size for p in files)
-        print(f"layer {layer.name[:18]}: {unzipped / 2**20:.1f} MB unzipped, {_zipped(layer) / 2**20:.1f} MB zipped, "
-              f"{len(files)} files, {sum(p.suffix == '.pyc' for p in files)} .pyc", file=out)
+        print(
+            f"layer {layer.name[:18]}: {unzipped / 2**20:.1f} MB unzipped, {_zipped(layer) / 2**20:.1f} MB zipped, "
+            f"{len(files)} files, {sum(p.suffix == '.pyc' for p in files)} .pyc",
+            file=out,
+        )
 
 
 def _zipped(folder: Path) -> int:
@@ -78,8 +82,11 @@ def _zipped(folder: Path) -> int:
 
 
 def _table(functions: list[Function], entries: Entries, cloud: Cloud, repeat: int, out: TextIO) -> None:
-    print(f"python 3.12 -S, {repeat} fresh processes per function; ms, median (min); load average "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs", file=out)
+    print(
+        f"python 3.12 -S, {repeat} fresh processes per function; ms, median (min); load average "
+        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs",
+        file=out,
+    )
     print(f"{'function':>17} {'import':>12} {'first call':>12} {'warm call':>12} {'process':>12}  note", file=out)
     for function in functions:
         event = _event(function, entries)
@@ -88,11 +95,16 @@ def _table(functions: list[Function], entries: Entries, cloud: Cloud, repeat: in
             continue
         runs = [_run(function, event, cloud) for _ in range(max(1, repeat))]
         errors = sorted({r["error"] for r in runs if "error" in r})
-        print(f"{function.key:>17} {_cell(runs, 'import_ms'):>12} {_cell(runs, 'first_call_ms'):>12} "
-              f"{_cell(runs, 'warm_call_ms'):>12} {_cell(runs, 'process_ms'):>12}  {'; '.join(errors)}", file=out)
-    print("import: the handler module alone; first call: the first handler(event, context), which builds the app "
-          "or services; warm call: the same event again; process: spawn until the first call has answered.",
-          file=out)
+        print(
+            f"{function.key:>17} {_cell(runs, 'import_ms'):>12} {_cell(runs, 'first_call_ms'):>12} "
+            f"{_cell(runs, 'warm_call_ms'):>12} {_cell(runs, 'process_ms'):>12}  {'; '.join(errors)}",
+            file=out,
+        )
+    print(
+        "import: the handler module alone; first call: the first handler(event, context), which builds the app "
+        "or services; warm call: the same event again; process: spawn until the first call has answered.",
+        file=out,
+    )
 
 
 def _event(function: Function, entries: Entries) -> dict[str, Any] | None:

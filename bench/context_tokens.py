@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# E402 (the noqa below): these imports need the repo root on sys.path, which the lines above put there
 from bench.locomo import (  # noqa: E402
     DEFAULT_DATA,
     ENGLISH_STOP,
@@ -46,9 +47,9 @@ from bench.locomo import (  # noqa: E402
     Session,
     answer_present,
     content_words,
-    sentences,
     fact_present,
     load,
+    sentences,
     share,
 )
 from dreamchat.adapters.embeddings import build_embedder  # noqa: E402
@@ -96,7 +97,8 @@ SPEC_BUDGET = 10**9  # the spec loads every index entry
 # words every LoCoMo summary uses: never what a session is about
 SUMMARY_FILLER = frozenset(
     "conversation mentioned talked told shared expressed discussed asked said also went feel felt "
-    "other each share shares great good new pm am".split())
+    "other each share shares great good new pm am".split()
+)
 
 
 class ScriptedMemoryModels:
@@ -119,23 +121,27 @@ class ScriptedMemoryModels:
         """One memory per mid-term memory: a keyword title, the session's facts, the summary as detail."""
         return ExtractOutput(memories=[self._memory(mid) for mid in mids])
 
-    def judge_core(self, new_items: list[tuple[str, list[str]]], existing: list[CoreMemory],
-                   now: datetime) -> CoreJudgment:
+    def judge_core(
+        self, new_items: list[tuple[str, list[str]]], existing: list[CoreMemory], now: datetime
+    ) -> CoreJudgment:
         return CoreJudgment(create=False)
 
-    def reflect(self, ai_name: str, base_soul: str, recent: list[Conversation], current_self_soul: str,
-                now: datetime) -> SelfSoulReflection:
+    def reflect(
+        self, ai_name: str, base_soul: str, recent: list[Conversation], current_self_soul: str, now: datetime
+    ) -> SelfSoulReflection:
         return SelfSoulReflection(changed=False, self_soul=current_self_soul)
 
-    def judge_relationship(self, current_level: RelationshipLevel, recent: list[Conversation],
-                           now: datetime) -> RelationshipJudgment:
+    def judge_relationship(
+        self, current_level: RelationshipLevel, recent: list[Conversation], now: datetime
+    ) -> RelationshipJudgment:
         return RelationshipJudgment(level=current_level)
 
     def _memory(self, mid: MidTermMemory) -> ExtractedMemory:
         session = self._by_summary[mid.summary]
         key_points = [f.text for f in session.facts] or [mid.summary]
-        return ExtractedMemory(title=self.title(mid.summary), key_points=key_points, detail_content=mid.summary,
-                               source_mid_ids=[mid.id])
+        return ExtractedMemory(
+            title=self.title(mid.summary), key_points=key_points, detail_content=mid.summary, source_mid_ids=[mid.id]
+        )
 
     def title(self, summary: str) -> str:
         """The summary's three most distinctive words (tf-idf over this conversation's summaries)."""
@@ -190,9 +196,14 @@ class Recall:
         self.questions += other.questions
         self.skipped += other.skipped
         self.facts += other.facts
-        for mine, theirs in ((self.found, other.found), (self.facts_found, other.facts_found),
-                             (self.tokens, other.tokens), (self.by_category, other.by_category),
-                             (self.per_category, other.per_category), (self.answers, other.answers)):
+        for mine, theirs in (
+            (self.found, other.found),
+            (self.facts_found, other.facts_found),
+            (self.tokens, other.tokens),
+            (self.by_category, other.by_category),
+            (self.per_category, other.per_category),
+            (self.answers, other.answers),
+        ):
             mine.update(theirs)
 
 
@@ -209,8 +220,9 @@ class Replay:
 
     def __init__(self, dialogue: Dialogue, data_dir: Path, options: Options) -> None:
         overrides = {"memory_tokens": options.memory_tokens} if options.memory_tokens else {}
-        settings = Settings(storage="local", data_dir=data_dir, run_scheduler=False,
-                            embedding_provider=options.embedding, **overrides)
+        settings = Settings(
+            storage="local", data_dir=data_dir, run_scheduler=False, embedding_provider=options.embedding, **overrides
+        )
         self.dialogue = dialogue
         self.clock = ManualClock(dialogue.sessions[0].started)
         self.runtime = build_runtime(settings, clock=self.clock, random=SeededRandom(9))
@@ -223,9 +235,15 @@ class Replay:
         self.services: Services = build_services(self.runtime, models=models)
         self.memory = self.services.memory
         created = int(dialogue.sessions[0].started.timestamp())
-        self.ai_user = AIUser(id=PAIR.ai_user_id, owner_id=PAIR.account_id, name=dialogue.speaker_b,
-                              base_soul=f"你是{dialogue.speaker_b}，{dialogue.speaker_a}的老朋友。",
-                              timezone=ZONE, created_at=created, updated_at=created)
+        self.ai_user = AIUser(
+            id=PAIR.ai_user_id,
+            owner_id=PAIR.account_id,
+            name=dialogue.speaker_b,
+            base_soul=f"你是{dialogue.speaker_b}，{dialogue.speaker_a}的老朋友。",
+            timezone=ZONE,
+            created_at=created,
+            updated_at=created,
+        )
         self.history: list[dict[str, str]] = []
 
     def close(self) -> None:
@@ -262,10 +280,15 @@ class Replay:
             if estimate_tokens(render_index(sorted([*chosen, entry], key=lambda e: e.created_at))) <= budget:
                 chosen.append(entry)
         system = f"{persona(self.ai_user.base_soul, repo.self_soul(PAIR)[0].self_soul)}\n\n{self.instructions()}"
-        parts = [("system", system), ("core", render_core(for_context(repo.core(PAIR)))),
-                 ("mid_term", render_mids(latest_mids(repo.mid_terms(PAIR)), tz)),
-                 ("long_term", render_index(sorted(chosen, key=lambda e: e.created_at))), ("long_term_details", ""),
-                 ("short_term", ""), ("current_message", current)]
+        parts = [
+            ("system", system),
+            ("core", render_core(for_context(repo.core(PAIR)))),
+            ("mid_term", render_mids(latest_mids(repo.mid_terms(PAIR)), tz)),
+            ("long_term", render_index(sorted(chosen, key=lambda e: e.created_at))),
+            ("long_term_details", ""),
+            ("short_term", ""),
+            ("current_message", current),
+        ]
         return Context([Section(name, text, estimate_tokens(text)) for name, text in parts], [])
 
     def spec_at(self, current: str, tokens: int) -> Context:
@@ -281,10 +304,18 @@ class Replay:
         system = next(s.tokens for s in ours.sections if s.name == "system")
         details = next(s.text for s in ours.sections if s.name == "long_term_details")
         units = sum(len(e.key_points) for e in self.memory.repo.long_index(PAIR))
-        return Point(session.number, session.started.strftime("%Y-%m-%d"), len(self.history),
-                     self.whole(PROBE, system), spec.tokens, ours.tokens, len(ours.units), units,
-                     details.count("《"),
-                     {s.name: s.tokens for s in ours.sections})
+        return Point(
+            session.number,
+            session.started.strftime("%Y-%m-%d"),
+            len(self.history),
+            self.whole(PROBE, system),
+            spec.tokens,
+            ours.tokens,
+            len(ours.units),
+            units,
+            details.count("《"),
+            {s.name: s.tokens for s in ours.sections},
+        )
 
     def recall(self) -> Recall:
         recall = Recall()
@@ -303,9 +334,14 @@ class Replay:
             pools = sentences([t.text for t in turns], [self.dialogue.date_of(t.dia_id) for t in turns])
             evidence = [set().union(*pools)] if pools else []  # the ceiling: all the evidence, as one text
             recall.answers[(question.category, "ceiling")] += answer_present(question.answer, evidence)
-            recall.answers[(question.category, "ours")] += answer_present(question.answer, sentences(memory_lines(ours)))
-            contexts = {"spec": self.spec(question.question), "ours": ours,
-                        "spec=": self.spec_at(question.question, ours.tokens)}
+            recall.answers[(question.category, "ours")] += answer_present(
+                question.answer, sentences(memory_lines(ours))
+            )
+            contexts = {
+                "spec": self.spec(question.question),
+                "ours": ours,
+                "spec=": self.spec_at(question.question, ours.tokens),
+            }
             for policy, context in contexts.items():
                 lines = memory_lines(context)
                 pools = [set(content_words(line)) for line in lines]
@@ -328,20 +364,32 @@ def run(dialogue: Dialogue, options: Options, out) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="dreamchat-bench-") as tmp:
         replay = Replay(dialogue, Path(tmp), options)
         try:
-            print(f"\n## {dialogue.sample_id}: {dialogue.speaker_a} (user) and {dialogue.speaker_b} (assistant), "
-                  f"{len(dialogue.sessions)} sessions", file=out)
-            print(f"{'session':>7} {'date':>10} {'turns':>5} {'(a) whole':>9} {'(b) spec':>8} {'(c) ours':>8} "
-                  f"{'c/a':>6} {'c/b':>6} {'index in c':>10} {'details':>7}", file=out)
+            print(
+                f"\n## {dialogue.sample_id}: {dialogue.speaker_a} (user) and {dialogue.speaker_b} (assistant), "
+                f"{len(dialogue.sessions)} sessions",
+                file=out,
+            )
+            print(
+                f"{'session':>7} {'date':>10} {'turns':>5} {'(a) whole':>9} {'(b) spec':>8} {'(c) ours':>8} "
+                f"{'c/a':>6} {'c/b':>6} {'index in c':>10} {'details':>7}",
+                file=out,
+            )
             points = []
             for session in dialogue.sessions:
                 replay.play(session)
                 p = replay.point(session)
                 points.append(p)
-                print(f"{p.session:>7} {p.date:>10} {p.turns:>5} {p.whole:>9} {p.spec:>8} {p.ours:>8} "
-                      f"{share(p.ours, p.whole):>6} {share(p.ours, p.spec):>6} "
-                      f"{f'{p.index_used}/{p.index_total}':>10} {p.details:>7}", file=out)
-            print("(c) after the last session, tokens by section: "
-                  + ", ".join(f"{name} {tokens}" for name, tokens in points[-1].sections.items()), file=out)
+                print(
+                    f"{p.session:>7} {p.date:>10} {p.turns:>5} {p.whole:>9} {p.spec:>8} {p.ours:>8} "
+                    f"{share(p.ours, p.whole):>6} {share(p.ours, p.spec):>6} "
+                    f"{f'{p.index_used}/{p.index_total}':>10} {p.details:>7}",
+                    file=out,
+                )
+            print(
+                "(c) after the last session, tokens by section: "
+                + ", ".join(f"{name} {tokens}" for name, tokens in points[-1].sections.items()),
+                file=out,
+            )
             recall = replay.recall()
         finally:
             replay.close()
@@ -362,22 +410,32 @@ def percent(value: float | None) -> str:
 
 def report(outcomes: list[Outcome], out) -> None:
     print("\n## Summary: tokens for one turn after the last session", file=out)
-    print(f"{'conversation':>12} {'(a) whole':>9} {'(b) spec':>8} {'(c) ours':>8} {'b vs a':>7} {'c vs a':>7} "
-          f"{'growth a 5->last':>16} {'growth b':>9} {'growth c':>9}", file=out)
+    print(
+        f"{'conversation':>12} {'(a) whole':>9} {'(b) spec':>8} {'(c) ours':>8} {'b vs a':>7} {'c vs a':>7} "
+        f"{'growth a 5->last':>16} {'growth b':>9} {'growth c':>9}",
+        file=out,
+    )
     totals = Counter()
     for o in outcomes:
         last = o.points[-1]
         totals.update({"whole": last.whole, "spec": last.spec, "ours": last.ours})
-        print(f"{o.sample_id:>12} {last.whole:>9} {last.spec:>8} {last.ours:>8} "
-              f"{percent(last.spec / last.whole - 1):>7} {percent(last.ours / last.whole - 1):>7} "
-              f"{percent(growth(o.points, 'whole')):>16} {percent(growth(o.points, 'spec')):>9} "
-              f"{percent(growth(o.points, 'ours')):>9}", file=out)
-    worst = {p: max((g for o in outcomes if (g := growth(o.points, p)) is not None), default=None)
-             for p in ("whole", "spec", "ours")}
-    print(f"{'all (sum)':>12} {totals['whole']:>9} {totals['spec']:>8} {totals['ours']:>8} "
-          f"{percent(totals['spec'] / totals['whole'] - 1):>7} {percent(totals['ours'] / totals['whole'] - 1):>7} "
-          f"{percent(worst['whole']):>16} {percent(worst['spec']):>9} {percent(worst['ours']):>9}  (growth: worst)",
-          file=out)
+        print(
+            f"{o.sample_id:>12} {last.whole:>9} {last.spec:>8} {last.ours:>8} "
+            f"{percent(last.spec / last.whole - 1):>7} {percent(last.ours / last.whole - 1):>7} "
+            f"{percent(growth(o.points, 'whole')):>16} {percent(growth(o.points, 'spec')):>9} "
+            f"{percent(growth(o.points, 'ours')):>9}",
+            file=out,
+        )
+    worst = {
+        p: max((g for o in outcomes if (g := growth(o.points, p)) is not None), default=None)
+        for p in ("whole", "spec", "ours")
+    }
+    print(
+        f"{'all (sum)':>12} {totals['whole']:>9} {totals['spec']:>8} {totals['ours']:>8} "
+        f"{percent(totals['spec'] / totals['whole'] - 1):>7} {percent(totals['ours'] / totals['whole'] - 1):>7} "
+        f"{percent(worst['whole']):>16} {percent(worst['spec']):>9} {percent(worst['ours']):>9}  (growth: worst)",
+        file=out,
+    )
     recall_report(outcomes, out)
     targets(outcomes, out)
 
@@ -387,69 +445,94 @@ def targets(outcomes: list[Outcome], out) -> None:
     print("\n## Targets", file=out)
     shares = {o.sample_id: o.points[-1].ours / o.points[-1].whole for o in outcomes}
     missed = [f"{name} {100 * v:.1f}%" for name, v in shares.items() if v > 0.10]
-    print(f"(c) <= 10% of (a) after the last session: {len(shares) - len(missed)}/{len(shares)} conversations"
-          + (f" (missed: {', '.join(missed)})" if missed else ""), file=out)
+    print(
+        f"(c) <= 10% of (a) after the last session: {len(shares) - len(missed)}/{len(shares)} conversations"
+        + (f" (missed: {', '.join(missed)})" if missed else ""),
+        file=out,
+    )
     grown = {o.sample_id: growth(o.points, "ours") for o in outcomes}
     known = {k: v for k, v in grown.items() if v is not None}
     over = [f"{name} {percent(v)}" for name, v in known.items() if v >= 0.20]
-    print(f"(c) grows < 20% from session 5 to the last: {len(known) - len(over)}/{len(known)} conversations"
-          + (f" (missed: {', '.join(over)})" if over else "") + ("" if known else " (needs six sessions or more)"),
-          file=out)
+    print(
+        f"(c) grows < 20% from session 5 to the last: {len(known) - len(over)}/{len(known)} conversations"
+        + (f" (missed: {', '.join(over)})" if over else "")
+        + ("" if known else " (needs six sessions or more)"),
+        file=out,
+    )
     total = Recall()
     for o in outcomes:
         total.add(o.recall)
     q = total.questions or 1
-    found, tokens = ({p: total.found[p] / q for p in ("spec", "ours", "spec=")},
-                     {p: total.tokens[p] / q for p in ("spec", "ours", "spec=")})
-    print(f"evidence recall (c) >= (b) at the same or lower tokens: (c) {100 * found['ours']:.1f}% at "
-          f"{tokens['ours']:.0f} tokens/question; (b) {100 * found['spec']:.1f}% at {tokens['spec']:.0f} "
-          f"({'met' if found['ours'] >= found['spec'] else 'not met'} against the whole spec layering); "
-          f"(b=) {100 * found['spec=']:.1f}% at {tokens['spec=']:.0f} "
-          f"({'met' if found['ours'] >= found['spec='] else 'not met'} at the same token cost)", file=out)
+    found, tokens = (
+        {p: total.found[p] / q for p in ("spec", "ours", "spec=")},
+        {p: total.tokens[p] / q for p in ("spec", "ours", "spec=")},
+    )
+    print(
+        f"evidence recall (c) >= (b) at the same or lower tokens: (c) {100 * found['ours']:.1f}% at "
+        f"{tokens['ours']:.0f} tokens/question; (b) {100 * found['spec']:.1f}% at {tokens['spec']:.0f} "
+        f"({'met' if found['ours'] >= found['spec'] else 'not met'} against the whole spec layering); "
+        f"(b=) {100 * found['spec=']:.1f}% at {tokens['spec=']:.0f} "
+        f"({'met' if found['ours'] >= found['spec='] else 'not met'} at the same token cost)",
+        file=out,
+    )
 
 
 def recall_report(outcomes: list[Outcome], out) -> None:
     print("\n## Evidence recall, questions of categories 1-4 asked after the last session", file=out)
-    print("A question counts when every evidence fact is in the context; a fact is in it when its text appears "
-          "verbatim, or >= 80% of its distinct content words (jieba search words, English function words "
-          "left out) appear in one line of the remembered sections (one index entry, mid-term summary or "
-          "detail). (b=) is the spec's layering with only the newest index entries that fit in (c)'s tokens.",
-          file=out)
-    print(f"{'conversation':>12} {'questions':>9} {'skipped':>7} {'(b) spec':>8} {'(c) ours':>8} {'(b=) spec':>9} "
-          f"{'facts b':>7} {'facts c':>7} {'facts b=':>8} {'tokens b':>8} {'tokens c':>8} {'tokens b=':>9}",
-          file=out)
+    print(
+        "A question counts when every evidence fact is in the context; a fact is in it when its text appears "
+        "verbatim, or >= 80% of its distinct content words (jieba search words, English function words "
+        "left out) appear in one line of the remembered sections (one index entry, mid-term summary or "
+        "detail). (b=) is the spec's layering with only the newest index entries that fit in (c)'s tokens.",
+        file=out,
+    )
+    print(
+        f"{'conversation':>12} {'questions':>9} {'skipped':>7} {'(b) spec':>8} {'(c) ours':>8} {'(b=) spec':>9} "
+        f"{'facts b':>7} {'facts c':>7} {'facts b=':>8} {'tokens b':>8} {'tokens c':>8} {'tokens b=':>9}",
+        file=out,
+    )
     total = Recall()
     for o in outcomes:
         recall_row(o.sample_id, o.recall, out)
         total.add(o.recall)
     recall_row("all", total, out)
     print("\nBy category (all conversations): share of questions with every evidence fact in the context", file=out)
-    print("(b) is 100% by construction: it holds every index entry whole, and the facts are the key points.",
-          file=out)
-    print(f"{'category':>16} {'questions':>9} {'(b) spec':>8} {'(c) ours':>8} {'(b=) spec':>9} {'answer c':>8} "
-          f"{'ceiling':>8}", file=out)
+    print("(b) is 100% by construction: it holds every index entry whole, and the facts are the key points.", file=out)
+    print(
+        f"{'category':>16} {'questions':>9} {'(b) spec':>8} {'(c) ours':>8} {'(b=) spec':>9} {'answer c':>8} "
+        f"{'ceiling':>8}",
+        file=out,
+    )
     for category, name in [*QA_CATEGORIES.items(), (0, "all 1-4")]:
         n = total.per_category[category] if category else total.questions
-        cells = [share(sum(total.by_category[(c, p)] for c in QA_CATEGORIES if c == category or not category), n)
-                 for p in ("spec", "ours", "spec=")]
-        answers = [share(sum(total.answers[(c, p)] for c in QA_CATEGORIES if c == category or not category), n)
-                   for p in ("ours", "ceiling")]
+        cells = [
+            share(sum(total.by_category[(c, p)] for c in QA_CATEGORIES if c == category or not category), n)
+            for p in ("spec", "ours", "spec=")
+        ]
+        answers = [
+            share(sum(total.answers[(c, p)] for c in QA_CATEGORIES if c == category or not category), n)
+            for p in ("ours", "ceiling")
+        ]
         label = f"{category} {name}" if category else name
-        print(f"{label:>16} {n:>9} {cells[0]:>8} {cells[1]:>8} {cells[2]:>9} "
-              f"{answers[0]:>8} {answers[1]:>8}", file=out)
-    print("answer c: the gold answer is in (c) when >= 60% of its distinct content words are in one sentence of "
-          "the remembered sections (a dated line's date belongs to each of its sentences; ISO dates are read as "
-          "'8 May 2023'); ceiling: the same words found anywhere in the raw evidence turns, each with its session's date.",
-          file=out)
+        print(f"{label:>16} {n:>9} {cells[0]:>8} {cells[1]:>8} {cells[2]:>9} {answers[0]:>8} {answers[1]:>8}", file=out)
+    print(
+        "answer c: the gold answer is in (c) when >= 60% of its distinct content words are in one sentence of "
+        "the remembered sections (a dated line's date belongs to each of its sentences; ISO dates are read as "
+        "'8 May 2023'); ceiling: the same words found anywhere in the raw evidence turns, each with its session's date.",
+        file=out,
+    )
 
 
 def recall_row(name: str, r: Recall, out) -> None:
     q = r.questions
     mean = {p: round(r.tokens[p] / q) if q else 0 for p in ("spec", "ours", "spec=")}
-    print(f"{name:>12} {q:>9} {r.skipped:>7} {share(r.found['spec'], q):>8} {share(r.found['ours'], q):>8} "
-          f"{share(r.found['spec='], q):>9} {share(r.facts_found['spec'], r.facts):>7} "
-          f"{share(r.facts_found['ours'], r.facts):>7} {share(r.facts_found['spec='], r.facts):>8} "
-          f"{mean['spec']:>8} {mean['ours']:>8} {mean['spec=']:>9}", file=out)
+    print(
+        f"{name:>12} {q:>9} {r.skipped:>7} {share(r.found['spec'], q):>8} {share(r.found['ours'], q):>8} "
+        f"{share(r.found['spec='], q):>9} {share(r.facts_found['spec'], r.facts):>7} "
+        f"{share(r.facts_found['ours'], r.facts):>7} {share(r.facts_found['spec='], r.facts):>8} "
+        f"{mean['spec']:>8} {mean['ours']:>8} {mean['spec=']:>9}",
+        file=out,
+    )
 
 
 def main(argv: list[str] | None = None, out=None) -> int:
@@ -458,13 +541,22 @@ def main(argv: list[str] | None = None, out=None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo JSON (default: %(default)s)")
     parser.add_argument("--limit", type=int, default=None, help="first N conversations")
     parser.add_argument("--sessions", type=int, default=None, help="first N sessions of each")
-    parser.add_argument("--memory-tokens", type=int, default=None,
-                        help="override DREAMCHAT_MEMORY_TOKENS (default: the setting)")
-    parser.add_argument("--embedding", choices=["auto", "local", "api", "none"], default=None,
-                        help="DREAMCHAT_EMBEDDING_PROVIDER for the replay (default: the environment's, else auto)")
-    parser.add_argument("--memories", choices=["scripted", "offline"], default="scripted",
-                        help="scripted: LoCoMo's summaries and facts as the models' output (measures retrieval); "
-                             "offline: the offline provider's memories (what runs without keys)")
+    parser.add_argument(
+        "--memory-tokens", type=int, default=None, help="override DREAMCHAT_MEMORY_TOKENS (default: the setting)"
+    )
+    parser.add_argument(
+        "--embedding",
+        choices=["auto", "local", "api", "none"],
+        default=None,
+        help="DREAMCHAT_EMBEDDING_PROVIDER for the replay (default: the environment's, else auto)",
+    )
+    parser.add_argument(
+        "--memories",
+        choices=["scripted", "offline"],
+        default="scripted",
+        help="scripted: LoCoMo's summaries and facts as the models' output (measures retrieval); "
+        "offline: the offline provider's memories (what runs without keys)",
+    )
     args = parser.parse_args(argv)
     args.embedding = args.embedding or Settings(storage="local").embedding_provider
     options = Options(args.memory_tokens, args.embedding, args.memories)
@@ -472,11 +564,16 @@ def main(argv: list[str] | None = None, out=None) -> int:
     budget = args.memory_tokens or Settings(storage="local").memory_tokens
     embedder = build_embedder(Settings(storage="local", embedding_provider=args.embedding))
     print("# Context tokens per turn (bench/context_tokens.py)", file=out)
-    print(f"data: {args.data.name}, {len(dialogues)} conversations; memory budget of (c): {budget} tokens "
-          f"(core + mid-term + long-term + details; bounded by construction); probe message: {PROBE!r}; "
-          f"tokens by dreamchat.domain.tokens", file=out)
-    print(f"embedding provider: {embedder.name or 'none'} (retrieval: {embedder.kind}); memories: {args.memories}",
-          file=out)
+    print(
+        f"data: {args.data.name}, {len(dialogues)} conversations; memory budget of (c): {budget} tokens "
+        f"(core + mid-term + long-term + details; bounded by construction); probe message: {PROBE!r}; "
+        f"tokens by dreamchat.domain.tokens",
+        file=out,
+    )
+    print(
+        f"embedding provider: {embedder.name or 'none'} (retrieval: {embedder.kind}); memories: {args.memories}",
+        file=out,
+    )
     started = time.perf_counter()
     outcomes = [run(d, options, out) for d in dialogues]
     report(outcomes, out)

@@ -116,10 +116,15 @@ def populate(store: SqliteItemStore, pairs: int, due: int) -> None:
     for i in range(pairs):
         pair = PairId(account_id=f"acct{i:07d}", ai_user_id="ai_bench")
         at = NOW - timedelta(seconds=i % 600) if i < due else NOW + timedelta(minutes=1 + i % 10_000)
-        item = {"pk": keys.pair_pk(pair), "sk": keys.HEARTBEAT_SK, "next_due": int(at.timestamp()),
-                "last_person_at": int((NOW - timedelta(days=1)).timestamp()),
-                DUE_PK: keys.due_partition(HEARTBEAT_DUE, keys.shard(pair)),
-                DUE_SK: f"{due_key(at)}#{keys.pair_pk(pair)}", "version": 1}
+        item = {
+            "pk": keys.pair_pk(pair),
+            "sk": keys.HEARTBEAT_SK,
+            "next_due": int(at.timestamp()),
+            "last_person_at": int((NOW - timedelta(days=1)).timestamp()),
+            DUE_PK: keys.due_partition(HEARTBEAT_DUE, keys.shard(pair)),
+            DUE_SK: f"{due_key(at)}#{keys.pair_pk(pair)}",
+            "version": 1,
+        }
         batch.append(Put(item))
         if len(batch) == 25:
             store.transact(batch)
@@ -142,8 +147,9 @@ def measure(pairs: int, due: int, folder: Path) -> Figures:
     again = services.heartbeat.sweep()
     assert again.due == 0, "a second sweep must find every due pair leased"
     sqlite.close()
-    return Figures(pairs, result.due, store.queries, store.items, store.rru, store.leases, store.wru, queue.sent,
-                   seconds)
+    return Figures(
+        pairs, result.due, store.queries, store.items, store.rru, store.leases, store.wru, queue.sent, seconds
+    )
 
 
 def worker_seconds(folder: Path, runs: int) -> float:
@@ -183,16 +189,22 @@ def report_workers(own: float, due: int) -> None:
     from infra.settings import DEFAULTS, HEARTBEAT_SECONDS, HEARTBEATS_PER_PAIR_PER_DAY, worker_concurrency
 
     each = HEARTBEAT_SECONDS + own
-    print(f"\nheartbeat workers: our own time per run {own * 1000:.1f} ms (SQLite, instant model); "
-          f"with the model's {HEARTBEAT_SECONDS} s: {each:.2f} s per heartbeat")
-    print(f"{'active pairs':>13} {'concurrency':>12} {'heartbeats/min':>15} {'per day':>11} {'due/day':>11} "
-          f"{'10k due drained':>16}")
+    print(
+        f"\nheartbeat workers: our own time per run {own * 1000:.1f} ms (SQLite, instant model); "
+        f"with the model's {HEARTBEAT_SECONDS} s: {each:.2f} s per heartbeat"
+    )
+    print(
+        f"{'active pairs':>13} {'concurrency':>12} {'heartbeats/min':>15} {'per day':>11} {'due/day':>11} "
+        f"{'10k due drained':>16}"
+    )
     sizes = [("dev", DEFAULTS["dev"].active_pairs), ("prod", DEFAULTS["prod"].active_pairs), ("1 M", 1_000_000)]
     for _, pairs in sizes:
         concurrency = worker_concurrency(pairs, HEARTBEATS_PER_PAIR_PER_DAY, HEARTBEAT_SECONDS)
         per_minute = concurrency * 60 / each
-        print(f"{pairs:>13,} {concurrency:>12} {per_minute:>15,.0f} {per_minute * 1440:>11,.0f} "
-              f"{pairs * HEARTBEATS_PER_PAIR_PER_DAY:>11,} {due / per_minute:>14.1f} m")
+        print(
+            f"{pairs:>13,} {concurrency:>12} {per_minute:>15,.0f} {per_minute * 1440:>11,.0f} "
+            f"{pairs * HEARTBEATS_PER_PAIR_PER_DAY:>11,} {due / per_minute:>14.1f} m"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -202,14 +214,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--worker-runs", type=int, default=50)
     args = parser.parse_args(argv)
     print("heartbeat sweep on SQLite (local adapter), 16 due-index shards; DynamoDB units for the same items")
-    print(f"{'pairs':>9} {'due':>7} {'queries':>8} {'items read':>11} {'GSI RRU':>8} {'leases':>7} {'lease WRU':>10} "
-          f"{'enqueued':>9} {'sweep ms':>9}")
+    print(
+        f"{'pairs':>9} {'due':>7} {'queries':>8} {'items read':>11} {'GSI RRU':>8} {'leases':>7} {'lease WRU':>10} "
+        f"{'enqueued':>9} {'sweep ms':>9}"
+    )
     with tempfile.TemporaryDirectory() as folder:
         for pairs in args.pairs:
             for due in args.due:
                 f = measure(pairs, min(due, pairs), Path(folder))
-                print(f"{f.pairs:>9} {f.due:>7} {f.queries:>8} {f.items:>11} {f.rru:>8.1f} {f.leases:>7} {f.wru:>10} "
-                      f"{f.enqueued:>9} {f.seconds * 1000:>9.1f}")
+                print(
+                    f"{f.pairs:>9} {f.due:>7} {f.queries:>8} {f.items:>11} {f.rru:>8.1f} {f.leases:>7} {f.wru:>10} "
+                    f"{f.enqueued:>9} {f.seconds * 1000:>9.1f}"
+                )
         print("items read equal the due pairs; queries are one per shard plus one per further 100 due in a shard;")
         print("neither grows with the pairs that are not due. A second sweep right after enqueues nothing (leased).")
         report_workers(worker_seconds(Path(folder), args.worker_runs), max(args.due))

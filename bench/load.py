@@ -28,6 +28,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+# E402 (the noqa below): these imports need the repo root on sys.path, which the lines above put there
 from tests.fakes.fake_llm import FakeLLMServer, Reply  # noqa: E402
 from tests.fakes.server import running_server  # noqa: E402
 
@@ -54,8 +55,11 @@ def chat(base: str, person: Person, until: float, turns: int | None) -> None:
         turn = 0
         while (turn < turns) if turns is not None else (time.perf_counter() < until):
             started = time.perf_counter()
-            response = client.post(f"{base}/api/ai-users/{person.ai_id}/chat",
-                                   json={"content": f"第{turn}句：今天过得怎么样"}, headers=person.headers)
+            response = client.post(
+                f"{base}/api/ai-users/{person.ai_id}/chat",
+                json={"content": f"第{turn}句：今天过得怎么样"},
+                headers=person.headers,
+            )
             seconds = time.perf_counter() - started
             if response.status_code == 503:
                 person.turns.append((seconds, "refused"))
@@ -100,11 +104,17 @@ def percentile(values: list[float], share: float) -> float:
 def run(args: argparse.Namespace, delay: float) -> bool:
     reply = (lambda body: Reply(content=REPLY, delay=delay)) if delay else (lambda body: Reply.text(REPLY))
     with FakeLLMServer(default=reply) as llm, tempfile.TemporaryDirectory() as data:
-        env = {"DREAMCHAT_DATA_DIR": data, "DREAMCHAT_LLM_BASE_URL": llm.base_url, "DREAMCHAT_LLM_API_KEY": "load",
-               "DREAMCHAT_LLM_MAX_RETRIES": "0", "DREAMCHAT_MESSAGES_PER_MINUTE": "100000",
-               "DREAMCHAT_AUTH_REQUESTS_PER_MINUTE": "100000", "DREAMCHAT_MAX_DELAY_SECONDS": "0",
-               # topics end under load (every ~7 turns) so that compression runs beside the chats
-               "DREAMCHAT_TOPIC_MAX_MESSAGES": str(args.topic_messages)}
+        env = {
+            "DREAMCHAT_DATA_DIR": data,
+            "DREAMCHAT_LLM_BASE_URL": llm.base_url,
+            "DREAMCHAT_LLM_API_KEY": "load",
+            "DREAMCHAT_LLM_MAX_RETRIES": "0",
+            "DREAMCHAT_MESSAGES_PER_MINUTE": "100000",
+            "DREAMCHAT_AUTH_REQUESTS_PER_MINUTE": "100000",
+            "DREAMCHAT_MAX_DELAY_SECONDS": "0",
+            # topics end under load (every ~7 turns) so that compression runs beside the chats
+            "DREAMCHAT_TOPIC_MAX_MESSAGES": str(args.topic_messages),
+        }
         with running_server(env) as base:
             people = [sign_up(base, i) for i in range(args.people)]
             stop, health = threading.Event(), []
@@ -122,8 +132,15 @@ def run(args: argparse.Namespace, delay: float) -> bool:
     return report(args, delay, people, counts, mids, health, elapsed)
 
 
-def report(args: argparse.Namespace, delay: float, people: list[Person], counts: list[int], mids: list[int],
-           health: list[float], elapsed: float) -> bool:
+def report(
+    args: argparse.Namespace,
+    delay: float,
+    people: list[Person],
+    counts: list[int],
+    mids: list[int],
+    health: list[float],
+    elapsed: float,
+) -> bool:
     turns = [t for person in people for t in person.turns]
     done = [seconds * 1000 for seconds, outcome in turns if outcome == "ok"]
     errors = sum(1 for _, outcome in turns if outcome == "error")
@@ -132,10 +149,14 @@ def report(args: argparse.Namespace, delay: float, people: list[Person], counts:
     length = f"{args.turns} turns each" if args.turns is not None else f"{args.seconds:g} s"
     print(f"load: {len(people)} people at once for {length}, model answering in {delay:g} s, SQLite, one uvicorn")
     print(f"turns {len(done)}  refused (503) {refused}  errors {errors}  throughput {len(done) / elapsed:.1f} turns/s")
-    print(f"turn latency ms: p50 {statistics.median(done or [0]):.1f}  p95 {percentile(done, 0.95):.1f}  "
-          f"p99 {percentile(done, 0.99):.1f}  max {max(done or [0]):.1f}")
-    print(f"/api/health while chatting: {len(health)} requests, p50 {statistics.median(health or [0]):.1f} ms  "
-          f"p99 {percentile(health, 0.99):.1f} ms  max {max(health or [0]):.1f} ms")
+    print(
+        f"turn latency ms: p50 {statistics.median(done or [0]):.1f}  p95 {percentile(done, 0.95):.1f}  "
+        f"p99 {percentile(done, 0.99):.1f}  max {max(done or [0]):.1f}"
+    )
+    print(
+        f"/api/health while chatting: {len(health)} requests, p50 {statistics.median(health or [0]):.1f} ms  "
+        f"p99 {percentile(health, 0.99):.1f} ms  max {max(health or [0]):.1f} ms"
+    )
     print(f"messages stored {sum(counts)} of {sum(p.sent for p in people)} acknowledged; lost {lost}")
     print(f"mid-term memories {len(mids)}; fragments (2 messages or fewer) {sum(1 for m in mids if m <= 2)}")
     return errors == 0 and lost == 0

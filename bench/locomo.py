@@ -23,7 +23,8 @@ TURN_SECONDS = 30  # the replay spaces a session's turns this far apart
 WORD_SHARE = 0.8  # a fact is present when this share of its words are (see `fact_present`)
 
 # Function words that carry no fact; `retrieval.words` keeps them (it drops only a handful).
-ENGLISH_STOP = frozenset("""
+ENGLISH_STOP = frozenset(
+    """
 a about above after again all also am an and any are as at be because been before being both but by
 can could did do does doing don down during each few for from further had has have having he her here
 hers herself him himself his how i if in into is it its itself just me more most my myself no nor not
@@ -31,7 +32,8 @@ now of off on once only or other our ours out over own same she should so some s
 their theirs them themselves then there these they this those through to too under until up very was
 we were what when where which while who whom why will with would you your yours yourself s t re ve ll d
 really lot lots thing things get got also like
-""".split())
+""".split()
+)
 
 _DIA = re.compile(r"D:?(\d+):(\d+)")
 
@@ -118,13 +120,17 @@ def _dialogue(item: dict, max_sessions: int | None) -> Dialogue:
         started = parse_when(conv[f"session_{number}_date_time"])
         if sessions and started <= sessions[-1].started:  # keep the replay's clock moving forward
             started = sessions[-1].started + timedelta(hours=1)
-        turns = [Turn(t["speaker"], "user" if t["speaker"] == a else "assistant", t["dia_id"], turn_text(t))
-                 for t in conv[f"session_{number}"]]
+        turns = [
+            Turn(t["speaker"], "user" if t["speaker"] == a else "assistant", t["dia_id"], turn_text(t))
+            for t in conv[f"session_{number}"]
+        ]
         summary = item["session_summary"].get(f"session_{number}_summary", "")
         facts = _facts(item["observation"].get(f"session_{number}_observation", {}))
         sessions.append(Session(number, started, turns, summary, facts))
-    questions = [Question(q["question"], q["category"], dia_ids(q.get("evidence", [])), str(q.get("answer", "")))
-                 for q in item["qa"]]
+    questions = [
+        Question(q["question"], q["category"], dia_ids(q.get("evidence", [])), str(q.get("answer", "")))
+        for q in item["qa"]
+    ]
     dialogue = Dialogue(item["sample_id"], a, b, sessions, questions)
     for session in sessions:
         dialogue.turns_by_dia.update({t.dia_id: t for t in session.turns})
@@ -135,8 +141,11 @@ def _dialogue(item: dict, max_sessions: int | None) -> Dialogue:
 
 
 def _facts(observation: dict[str, list]) -> list[Fact]:
-    return [Fact(text, dia_ids(ids if isinstance(ids, list) else [ids]), speaker)
-            for speaker, entries in observation.items() for text, ids in entries]
+    return [
+        Fact(text, dia_ids(ids if isinstance(ids, list) else [ids]), speaker)
+        for speaker, entries in observation.items()
+        for text, ids in entries
+    ]
 
 
 def dia_ids(values: Iterable[str]) -> tuple[str, ...]:
@@ -183,10 +192,12 @@ _LINE_DATE = re.compile(r"^- (\d{4}-\d{2}(?:-\d{2})?)")
 
 def spelled_dates(text: str) -> str:
     """ISO dates written as LoCoMo's answers write them ("2023-05-08" -> "8 May 2023"): one date, two spellings."""
+
     def spell(match: re.Match[str]) -> str:
         year, month, day = match.groups()
         name = datetime(int(year), int(month), 1).strftime("%B")
         return f"{int(day)} {name} {year}" if day else f"{name} {year}"
+
     return _ISO_DATE.sub(spell, text)
 
 
@@ -198,8 +209,11 @@ def sentences(lines: list[str], dates: list[str] | None = None) -> list[set[str]
         found = _LINE_DATE.match(line)
         date = dates[number] if dates else (found.group(1) if found else "")
         date_words = set(content_words(spelled_dates(date)))
-        pools += [date_words | set(content_words(spelled_dates(part))) for part in _SENTENCE.split(line)
-                  if content_words(part)]
+        pools += [
+            date_words | set(content_words(spelled_dates(part)))
+            for part in _SENTENCE.split(line)
+            if content_words(part)
+        ]
     return pools
 
 

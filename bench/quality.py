@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# E402 (the noqa below): these imports need the repo root on sys.path, which the lines above put there
 from pydantic import BaseModel  # noqa: E402
 
 from bench.locomo import DEFAULT_DATA, TURN_SECONDS, Session, content_words, load, share  # noqa: E402
@@ -70,9 +71,11 @@ def stems(text: str) -> set[str]:
 
 
 class KeywordJudge:
-    description = (f"keyword overlap (no judge model configured): a statement counts when >= {KEYWORD_SHARE:.0%} of "
-                   "its distinct content words (jieba search words, English function words left out, plural/-ed/-ing "
-                   "endings stripped) appear anywhere in the text")
+    description = (
+        f"keyword overlap (no judge model configured): a statement counts when >= {KEYWORD_SHARE:.0%} of "
+        "its distinct content words (jieba search words, English function words left out, plural/-ed/-ing "
+        "endings stripped) appear anywhere in the text"
+    )
 
     def present(self, statements: list[str], text: str) -> list[bool]:
         pool = stems(text)
@@ -146,8 +149,10 @@ class Scores:
 
 def score_session(session: Session, models: FallbackMemoryModels, judge: Judge, extract_from: str) -> Scores:
     start = int(session.started.timestamp())
-    conversations = [Conversation(role=t.role, content=t.text, timestamp=start + i * TURN_SECONDS)
-                     for i, t in enumerate(session.turns)]
+    conversations = [
+        Conversation(role=t.role, content=t.text, timestamp=start + i * TURN_SECONDS)
+        for i, t in enumerate(session.turns)
+    ]
     now = session.started + timedelta(seconds=TURN_SECONDS * len(session.turns))
     compressed = models.compress(conversations, now)
     summary = compressed.value.summary
@@ -157,20 +162,35 @@ def score_session(session: Session, models: FallbackMemoryModels, judge: Judge, 
     source = session.summary if extract_from == "gold" else summary
     in_input = in_gold if extract_from == "gold" else in_summary
     suffix = f"{start:010d}_{session.number:02d}"
-    mid = MidTermMemory(id=f"mid_{suffix}", topic_id=f"topic_{suffix}", summary=source,
-                        emotion_tags=compressed.value.emotion_tags, message_count=len(conversations),
-                        created_at=start - start % 3600, compression_ratio=0.0)
+    mid = MidTermMemory(
+        id=f"mid_{suffix}",
+        topic_id=f"topic_{suffix}",
+        summary=source,
+        emotion_tags=compressed.value.emotion_tags,
+        message_count=len(conversations),
+        created_at=start - start % 3600,
+        compression_ratio=0.0,
+    )
     extracted = models.extract([mid], now)
     memories = extracted.value.memories
     index_text = "\n".join(f"{m.title}：{'；'.join(m.key_points)}" for m in memories)
-    kept = judge.present([f for f, found in zip(facts, in_input) if found], index_text)
+    kept = judge.present([f for f, found in zip(facts, in_input, strict=True) if found], index_text)
     key_points = [p for m in memories for p in m.key_points]
     reference = "\n".join([session.summary, *facts])
     return Scores(
-        sessions=1, chars=session.chars, summary_chars=len(summary), gold_chars=len(session.summary),
-        facts=len(facts), in_summary=sum(in_summary), in_gold=sum(in_gold), in_input=sum(in_input),
-        kept_in_index=sum(kept), key_points=len(key_points), supported=sum(judge.present(key_points, reference)),
-        mids=1, cited=int(any(mid.id in m.source_mid_ids for m in memories)),
+        sessions=1,
+        chars=session.chars,
+        summary_chars=len(summary),
+        gold_chars=len(session.summary),
+        facts=len(facts),
+        in_summary=sum(in_summary),
+        in_gold=sum(in_gold),
+        in_input=sum(in_input),
+        kept_in_index=sum(kept),
+        key_points=len(key_points),
+        supported=sum(judge.present(key_points, reference)),
+        mids=1,
+        cited=int(any(mid.id in m.source_mid_ids for m in memories)),
         degraded=int(compressed.degraded) + int(extracted.degraded),
     )
 
@@ -180,16 +200,22 @@ def ratio(s: Scores, summary_chars: int) -> str:
 
 
 def header(out) -> None:
-    print(f"{'conversation':>12} {'sessions':>8} {'compression':>11} {'completeness':>12} {'key-point acc.':>14} "
-          f"{'extraction':>10} {'mids cited':>10} {'facts':>6} {'key points':>10} {'gold compr.':>11} "
-          f"{'gold compl.':>11} {'degraded':>8}", file=out)
+    print(
+        f"{'conversation':>12} {'sessions':>8} {'compression':>11} {'completeness':>12} {'key-point acc.':>14} "
+        f"{'extraction':>10} {'mids cited':>10} {'facts':>6} {'key points':>10} {'gold compr.':>11} "
+        f"{'gold compl.':>11} {'degraded':>8}",
+        file=out,
+    )
 
 
 def row(name: str, s: Scores, out) -> None:
-    print(f"{name:>12} {s.sessions:>8} {ratio(s, s.summary_chars):>11} {share(s.in_summary, s.facts):>12} "
-          f"{share(s.supported, s.key_points):>14} {share(s.kept_in_index, s.in_input):>10} "
-          f"{share(s.cited, s.mids):>10} {s.facts:>6} {s.key_points:>10} {ratio(s, s.gold_chars):>11} "
-          f"{share(s.in_gold, s.facts):>11} {s.degraded:>8}", file=out)
+    print(
+        f"{name:>12} {s.sessions:>8} {ratio(s, s.summary_chars):>11} {share(s.in_summary, s.facts):>12} "
+        f"{share(s.supported, s.key_points):>14} {share(s.kept_in_index, s.in_input):>10} "
+        f"{share(s.cited, s.mids):>10} {s.facts:>6} {s.key_points:>10} {ratio(s, s.gold_chars):>11} "
+        f"{share(s.in_gold, s.facts):>11} {s.degraded:>8}",
+        file=out,
+    )
 
 
 def describe_models(settings: Settings) -> str:
@@ -197,8 +223,10 @@ def describe_models(settings: Settings) -> str:
         return "offline provider (no API key configured: extractive compression, keyword extraction)"
     registry = build_registry(settings)
     used = {task: registry[key] for task, key in TASK_KEYS.items() if task in ("compress", "extract")}
-    return "; ".join(f"{task}: {c.model} at {c.base_url}" + ("" if c.configured else " (no API key: offline)")
-                     for task, c in used.items())
+    return "; ".join(
+        f"{task}: {c.model} at {c.base_url}" + ("" if c.configured else " (no API key: offline)")
+        for task, c in used.items()
+    )
 
 
 def build_judge(settings: Settings, key: str) -> Judge:
@@ -216,8 +244,12 @@ def main(argv: list[str] | None = None, out=None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo JSON (default: %(default)s)")
     parser.add_argument("--limit", type=int, default=None, help="first N conversations")
     parser.add_argument("--sessions", type=int, default=None, help="first N sessions of each")
-    parser.add_argument("--extract-from", choices=("gold", "model"), default="gold",
-                        help="mid-term summary given to extraction: LoCoMo's written one, or the compressed one")
+    parser.add_argument(
+        "--extract-from",
+        choices=("gold", "model"),
+        default="gold",
+        help="mid-term summary given to extraction: LoCoMo's written one, or the compressed one",
+    )
     parser.add_argument("--judge-key", default="deepseek_chat", help="model key of the judge (default: %(default)s)")
     parser.add_argument("--workers", type=int, default=4, help="sessions scored at once (default: %(default)s)")
     args = parser.parse_args(argv)
@@ -248,7 +280,8 @@ def main(argv: list[str] | None = None, out=None) -> int:
 
 
 def legend(out) -> None:
-    print("""
+    print(
+        """
 compression   1 - summary chars / session chars, pooled over sessions (spec target >= 70%)
 completeness  observation facts recoverable from the compressed summary / all facts (target >= 80%)
 key-point acc. key points supported by the session's written summary and facts / all key points (target >= 90%)
@@ -257,7 +290,9 @@ extraction    facts recoverable from the summary given to extraction that are st
               summary (target >= 90%)
 mids cited    mid-term memories cited (source_mid_ids) by at least one long-term memory / all
 gold compr./compl.  the same two figures for LoCoMo's written session summary: the yardstick for the scorer
-degraded      model calls the offline provider answered after the configured model kept failing""", file=out)
+degraded      model calls the offline provider answered after the configured model kept failing""",
+        file=out,
+    )
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# E402 (the noqa below): these imports need the repo root on sys.path, which the lines above put there
 from bench.locomo import DEFAULT_DATA, load  # noqa: E402
 from dreamchat.adapters.embeddings import LocalEmbedder, local_model_installed  # noqa: E402
 from dreamchat.config import Settings  # noqa: E402
@@ -57,8 +58,13 @@ def pair_memories(count: int, facts: list[str], dims: int, name: str):
     entries, stored = [], {}
     for start in range(0, count, POINTS):
         points = [f"{facts[n % len(facts)]} ({n})" for n in range(start, min(start + POINTS, count))]
-        entry = LongTermIndex(id=f"long_{start:07d}", title=f"memory {start // POINTS}", key_points=points,
-                              detail_file=f"{start}.json", created_at=1_600_000_000 + start * 600)
+        entry = LongTermIndex(
+            id=f"long_{start:07d}",
+            title=f"memory {start // POINTS}",
+            key_points=points,
+            detail_file=f"{start}.json",
+            created_at=1_600_000_000 + start * 600,
+        )
         entries.append(entry)
         stored[entry.id] = vec.store(name, points, rng.normal(size=(len(points), dims)))
     return entries, stored
@@ -89,12 +95,20 @@ def main(argv: list[str] | None = None, out=None) -> int:
     facts = [f.text for d in dialogues for s in d.sessions for f in s.facts]
     questions = [q.question for d in dialogues for q in d.questions][: args.turns]
     print("# Retrieval latency per turn (bench/retrieval_latency.py)", file=out)
-    print(f"vectors: {args.dims} dims, int8 in the item; {args.turns} turns (LoCoMo questions); memory budget {BUDGET}; "
-          "search + budget plan from units already read, query embedding excluded", file=out)
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (wall times grow with load; CPU times "
-          "do not)", file=out)
-    print(f"{'units':>7} {'first turn ms':>13} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7} {'CPU p50 ms':>10} "
-          f"{'CPU p95 ms':>10}", file=out)
+    print(
+        f"vectors: {args.dims} dims, int8 in the item; {args.turns} turns (LoCoMo questions); memory budget {BUDGET}; "
+        "search + budget plan from units already read, query embedding excluded",
+        file=out,
+    )
+    print(
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (wall times grow with load; CPU times do not)",
+        file=out,
+    )
+    print(
+        f"{'units':>7} {'first turn ms':>13} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7} {'CPU p50 ms':>10} "
+        f"{'CPU p95 ms':>10}",
+        file=out,
+    )
     for size in args.sizes:
         embedder = FixedEmbedder(args.dims)
         retriever = Retriever(embedder)
@@ -102,8 +116,11 @@ def main(argv: list[str] | None = None, out=None) -> int:
         first, _ = turn(retriever, entries, stored, questions[0], BUDGET)
         measured = [turn(retriever, entries, stored, q, BUDGET) for q in questions]
         wall, cpu = sorted(m[0] for m in measured), sorted(m[1] for m in measured)
-        print(f"{size:>7} {first:>13.1f} {statistics.median(wall):>7.1f} {p95(wall):>7.1f} {wall[-1]:>7.1f} "
-              f"{statistics.median(cpu):>10.1f} {p95(cpu):>10.1f}", file=out)
+        print(
+            f"{size:>7} {first:>13.1f} {statistics.median(wall):>7.1f} {p95(wall):>7.1f} {wall[-1]:>7.1f} "
+            f"{statistics.median(cpu):>10.1f} {p95(cpu):>10.1f}",
+            file=out,
+        )
     if local_model_installed() and Settings().embedding_provider != "none":
         local = LocalEmbedder()
         local.embed(["warm up"], query=True)
@@ -112,8 +129,9 @@ def main(argv: list[str] | None = None, out=None) -> int:
             started = time.perf_counter()
             local.embed([q], query=True)
             times.append((time.perf_counter() - started) * 1000)
-        print(f"query embedding, local model ({local.name}, one thread): p50 {statistics.median(times):.1f} ms",
-              file=out)
+        print(
+            f"query embedding, local model ({local.name}, one thread): p50 {statistics.median(times):.1f} ms", file=out
+        )
     return 0
 
 

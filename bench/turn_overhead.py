@@ -77,24 +77,45 @@ def seed(services: Any, account: str, ai_user_id: str) -> None:
     """A pair some months into the relationship."""
     pair = services.ai_users.pair(account, ai_user_id)
     repo, pk = services.memory.repo, keys.pair_pk(pair)
-    puts = [repo.core_put(pair, CoreMemory(id=f"core_{i}", content=f"重要的事{i}", importance=8 + i % 3,
-                                           created_at=1_700_000_000 + i)) for i in range(5)]
+    puts = [
+        repo.core_put(
+            pair, CoreMemory(id=f"core_{i}", content=f"重要的事{i}", importance=8 + i % 3, created_at=1_700_000_000 + i)
+        )
+        for i in range(5)
+    ]
     for i in range(30):
-        mid = MidTermMemory(id=f"mid_{i:04d}", topic_id=f"topic_{i:04d}", summary=f"聊了{LINES[i % 5]}，很开心",
-                            emotion_tags=TAGS, message_count=10, created_at=1_700_000_000 + i * 3600,
-                            compression_ratio=0.8, extracted_to_long=True)
+        mid = MidTermMemory(
+            id=f"mid_{i:04d}",
+            topic_id=f"topic_{i:04d}",
+            summary=f"聊了{LINES[i % 5]}，很开心",
+            emotion_tags=TAGS,
+            message_count=10,
+            created_at=1_700_000_000 + i * 3600,
+            compression_ratio=0.8,
+            extracted_to_long=True,
+        )
         puts.append(Put(item(pk, keys.mid_term(mid.topic_id), {**mid.model_dump(), "version": 1})))
     for i in range(120):
-        entry = LongTermIndex(id=f"long_{i:04d}", title=f"{LINES[i % 5][:4]}{i}", key_points=[LINES[i % 5], f"第{i}次"],
-                              detail_file=f"2026-01-01_entry{i}.json", created_at=1_700_000_000 + i * 86400)
+        entry = LongTermIndex(
+            id=f"long_{i:04d}",
+            title=f"{LINES[i % 5][:4]}{i}",
+            key_points=[LINES[i % 5], f"第{i}次"],
+            detail_file=f"2026-01-01_entry{i}.json",
+            created_at=1_700_000_000 + i * 86400,
+        )
         puts.append(Put(item(pk, keys.long_term(entry.id), {**entry.model_dump(), "core_judged": True})))
-        repo.put_detail(pair, f"{keys.pair_blob_prefix(pair)}long_term_details/{entry.detail_file}",
-                        LongTermDetail(title=entry.title, detail_content=LINES[i % 5], source_mid_ids=[]))
+        repo.put_detail(
+            pair,
+            f"{keys.pair_blob_prefix(pair)}long_term_details/{entry.detail_file}",
+            LongTermDetail(title=entry.title, detail_content=LINES[i % 5], source_mid_ids=[]),
+        )
     for start in range(0, len(puts), 25):
         services.runtime.store.transact(puts[start : start + 25])
 
 
-def run_turns(make_runtime: Callable[[ManualClock, Counter[str]], Runtime], turns: int) -> tuple[list[float], Counter[str]]:
+def run_turns(
+    make_runtime: Callable[[ManualClock, Counter[str]], Runtime], turns: int
+) -> tuple[list[float], Counter[str]]:
     counter: Counter[str] = Counter()
     clock = ManualClock(NOW)
     runtime = make_runtime(clock, counter)
@@ -144,10 +165,14 @@ def report(name: str, timings: list[float], counter: Counter[str], turns: int) -
     ordered = sorted(timings)
     p95 = ordered[max(0, int(len(ordered) * 0.95) - 1)]
     reads = sum(v for k, v in counter.items() if k.split(".")[1] in ("get", "query", "query_due"))
-    writes = sum(v for k, v in counter.items() if k.startswith("store.") and k.split(".")[1] not in ("get", "query", "query_due"))
+    writes = sum(
+        v for k, v in counter.items() if k.startswith("store.") and k.split(".")[1] not in ("get", "query", "query_due")
+    )
     blob_reads = counter["blobs.get"]
-    print(f"{name:<22} {statistics.median(timings):>8.2f} {p95:>8.2f} {reads / turns:>10.1f} {writes / turns:>10.1f} "
-          f"{blob_reads / turns:>10.1f}")
+    print(
+        f"{name:<22} {statistics.median(timings):>8.2f} {p95:>8.2f} {reads / turns:>10.1f} {writes / turns:>10.1f} "
+        f"{blob_reads / turns:>10.1f}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -164,8 +164,10 @@ def prebuild_jieba_dictionary(python: Path, target: Path) -> list[str]:
     """jieba's prefix dictionary, built once here instead of on every cold start
     (`dreamchat.adapters.jieba_dictionary` points jieba at it; marshal format: built by the runtime's Python)."""
     folder = target / "jieba"
-    code = (f"import sys; sys.path.insert(0, {str(target)!r}); import jieba; "
-            f"jieba.dt.tmp_dir = {str(folder)!r}; jieba.initialize()")
+    code = (
+        f"import sys; sys.path.insert(0, {str(target)!r}); import jieba; "
+        f"jieba.dt.tmp_dir = {str(folder)!r}; jieba.initialize()"
+    )
     return [str(python), "-S", "-c", code]
 
 
@@ -211,7 +213,9 @@ def prune(target: Path) -> None:
 
 
 def source_hash(root: Path) -> str:
-    recipe = "|".join((BUNDLER_VERSION, *PLATFORMS, PYTHON_VERSION, *PRUNED_PATHS, *PRUNED_DIR_NAMES, *PRUNED_FILES, *AWS_SERVICES))
+    recipe = "|".join(
+        (BUNDLER_VERSION, *PLATFORMS, PYTHON_VERSION, *PRUNED_PATHS, *PRUNED_DIR_NAMES, *PRUNED_FILES, *AWS_SERVICES)
+    )
     digest = hashlib.sha256(recipe.encode())
     for path in _project_files(root):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0")
@@ -240,8 +244,10 @@ def _project_wheel(wheels: Path) -> Path:
 def _require_runtime_python() -> Path:
     python = runtime_python()
     if python is None:
-        raise RuntimeError(f"the layer's bytecode needs Python {PYTHON_VERSION} (the Lambda runtime): "
-                           "put it on PATH or install it with pyenv")
+        raise RuntimeError(
+            f"the layer's bytecode needs Python {PYTHON_VERSION} (the Lambda runtime): "
+            "put it on PATH or install it with pyenv"
+        )
     return python
 
 

@@ -50,6 +50,8 @@ def _runs(path: Path) -> bool:
 if __name__ == "__main__":
     python = runtime_python()
     if python is None:
-        sys.exit(f"Python {VERSION} (the Lambda runtime) was not found: put python{VERSION} on PATH "
-                 f"or install it with pyenv (`pyenv install {VERSION}`).")
+        sys.exit(
+            f"Python {VERSION} (the Lambda runtime) was not found: put python{VERSION} on PATH "
+            f"or install it with pyenv (`pyenv install {VERSION}`)."
+        )
     print(python)

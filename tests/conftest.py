@@ -35,6 +35,9 @@ os.environ["DREAMCHAT_EMBEDDING_PROVIDER"] = "none"
 # the rest, servers started as subprocesses included, let the model decide.
 os.environ["DREAMCHAT_REPLY_DECISION"] = "model"
 
+# The fakes' fixtures (`fake_llm`), for every folder, without importing them by name into each module.
+pytest_plugins = ["tests.fakes.fixtures"]
+
 START = datetime(2026, 3, 15, 12, 0, tzinfo=UTC)
 
 

@@ -38,9 +38,7 @@ ACCESS_LOG_FIELDS = {
 
 
 class Api(Construct):
-    def __init__(
-        self, scope: Construct, id: str, *, settings: EnvironmentSettings, handler: lambda_.IFunction
-    ) -> None:
+    def __init__(self, scope: Construct, id: str, *, settings: EnvironmentSettings, handler: lambda_.IFunction) -> None:
         super().__init__(scope, id)
         self.access_logs = _access_log_group(self, settings)
         self.http_api = apigwv2.HttpApi(
@@ -61,9 +59,7 @@ class Api(Construct):
             "DefaultStage",
             http_api=self.http_api,
             auto_deploy=True,
-            throttle=apigwv2.ThrottleSettings(
-                rate_limit=settings.throttle_rate, burst_limit=settings.throttle_burst
-            ),
+            throttle=apigwv2.ThrottleSettings(rate_limit=settings.throttle_rate, burst_limit=settings.throttle_burst),
             access_log_settings=AccessLogs(self.access_logs),
         )
         acknowledge(
@@ -93,6 +89,4 @@ class AccessLogs:
 
 
 def _access_log_group(scope: Construct, settings: EnvironmentSettings) -> logs.LogGroup:
-    return logs.LogGroup(
-        scope, "AccessLogs", retention=settings.log_retention, removal_policy=settings.removal_policy
-    )
+    return logs.LogGroup(scope, "AccessLogs", retention=settings.log_retention, removal_policy=settings.removal_policy)

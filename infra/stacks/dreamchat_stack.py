@@ -35,18 +35,29 @@ class DreamChatStack(Stack):
         Tags.of(self).add("environment", settings.name)
         data = Data(self, "Data", settings=settings)
         secret = app_secret(self, settings)
-        messaging = Messaging(self, "Messaging", settings=settings, worker_timeout=HEARTBEAT_WORKER.timeout,
-                              extract_worker_timeout=EXTRACT_WORKER.timeout)
+        messaging = Messaging(
+            self,
+            "Messaging",
+            settings=settings,
+            worker_timeout=HEARTBEAT_WORKER.timeout,
+            extract_worker_timeout=EXTRACT_WORKER.timeout,
+        )
         environment = runtime_environment(settings, data, messaging, secret.secret_arn)
         functions = Functions(self, "Functions", settings=settings, code=code, environment=environment)
-        access = Access(data=data, bus=messaging.bus, heartbeat_queue=messaging.heartbeat_queue,
-                        extract_queue=messaging.extract_queue, secret=secret)
+        access = Access(
+            data=data,
+            bus=messaging.bus,
+            heartbeat_queue=messaging.heartbeat_queue,
+            extract_queue=messaging.extract_queue,
+            secret=secret,
+        )
         for spec in SPECS:
             access.grant(functions[spec.key], spec.uses)
         api = Api(self, "Api", settings=settings, handler=functions["chat"])
         Triggers(self, "Triggers", settings=settings, functions=functions, messaging=messaging)
-        Monitoring(self, "Monitoring", settings=settings, functions=functions.by_key, api=api, data=data,
-                   messaging=messaging)
+        Monitoring(
+            self, "Monitoring", settings=settings, functions=functions.by_key, api=api, data=data, messaging=messaging
+        )
         self._outputs(api.url, data, secret.secret_arn)
 
     def _outputs(self, api_url: str, data: Data, secret_arn: str) -> None:

@@ -140,10 +140,13 @@ class Functions(Construct):
             memory_size=spec.memory_mb,
             reserved_concurrent_executions=spec.reserved_concurrency,
             tracing=lambda_.Tracing.ACTIVE,
-            environment={**self._environment, **dict(spec.environment),
-                         "POWERTOOLS_SERVICE_NAME": f"dreamchat-{spec.key}",
-                         # a function has at most about one vCPU: numpy's BLAS threads would only contend
-                         "OPENBLAS_NUM_THREADS": "1"},
+            environment={
+                **self._environment,
+                **dict(spec.environment),
+                "POWERTOOLS_SERVICE_NAME": f"dreamchat-{spec.key}",
+                # a function has at most about one vCPU: numpy's BLAS threads would only contend
+                "OPENBLAS_NUM_THREADS": "1",
+            },
         )
         acknowledge(
             function,

@@ -39,8 +39,11 @@ class Messaging(Construct):
 
     @property
     def dead_letter_queues(self) -> dict[str, sqs.Queue]:
-        return {"topic-ended-dlq": self.topic_ended_dlq, "heartbeat-dlq": self.heartbeat_dlq,
-                "extract-dlq": self.extract_dlq}
+        return {
+            "topic-ended-dlq": self.topic_ended_dlq,
+            "heartbeat-dlq": self.heartbeat_dlq,
+            "extract-dlq": self.extract_dlq,
+        }
 
     @property
     def work_queues(self) -> dict[str, sqs.Queue]:

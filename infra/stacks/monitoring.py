@@ -81,8 +81,13 @@ class Monitoring(Construct):
     def _api(self, api: Api) -> None:
         self._alarm("api-5xx", api.http_api.metric_server_error(period=PERIOD, statistic="Sum"))
         # Powertools adds the function's POWERTOOLS_SERVICE_NAME as the `service` dimension.
-        chat_errors = cloudwatch.Metric(namespace=NAMESPACE, metric_name="ChatServerErrors", period=PERIOD,
-                                        statistic="Sum", dimensions_map={"service": "dreamchat-chat"})
+        chat_errors = cloudwatch.Metric(
+            namespace=NAMESPACE,
+            metric_name="ChatServerErrors",
+            period=PERIOD,
+            statistic="Sum",
+            dimensions_map={"service": "dreamchat-chat"},
+        )
         self._alarm("chat-5xx", chat_errors)
         logs.MetricFilter(
             self,
@@ -93,8 +98,9 @@ class Monitoring(Construct):
             metric_name="Api429",
             metric_value="1",
         )
-        self._alarm("api-429", cloudwatch.Metric(namespace=NAMESPACE, metric_name="Api429", period=PERIOD,
-                                                 statistic="Sum"))
+        self._alarm(
+            "api-429", cloudwatch.Metric(namespace=NAMESPACE, metric_name="Api429", period=PERIOD, statistic="Sum")
+        )
 
     def _alarm(self, name: str, metric: cloudwatch.IMetric, threshold: float = 0) -> None:
         """Fires above the threshold (by default on anything: one error, one dead letter)."""

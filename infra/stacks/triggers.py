@@ -41,8 +41,7 @@ class Triggers(Construct):
             ("extract-worker", messaging.extract_queue, EXTRACT_BATCH_SIZE, settings.extract_concurrency),
         ):
             functions[key].add_event_source(
-                SqsEventSource(queue, batch_size=batch, report_batch_item_failures=True,
-                               max_concurrency=concurrency)
+                SqsEventSource(queue, batch_size=batch, report_batch_item_failures=True, max_concurrency=concurrency)
             )
 
     def _topic_ended(self, compress: lambda_.Function, messaging: Messaging) -> None:

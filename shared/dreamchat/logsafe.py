@@ -34,7 +34,7 @@ class SafeFormatter(logging.Formatter):
         error = exc_info[1]
         return failure(error) if error is not None else ""
 
-    def formatStack(self, stack_info: str) -> str:  # noqa: N802
+    def formatStack(self, stack_info: str) -> str:  # noqa: N802 - logging's name
         return ""
 
 

@@ -126,8 +126,9 @@ class ItemStore(Protocol):
         ...
 
 
-def query_all(store: ItemStore, pk: str, key: KeyRange = KeyRange(), *, page_size: int = 100,
-              consistent: bool = True) -> list[Item]:
+def query_all(
+    store: ItemStore, pk: str, key: KeyRange = KeyRange(), *, page_size: int = 100, consistent: bool = True
+) -> list[Item]:
     """Every live item of a partition (within the key range), in sort-key order."""
     items: list[Item] = []
     cursor = None
@@ -182,6 +183,23 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str], *, query: bool) -> Any:
         """One unit-length-or-not float vector per text, as a 2-D numpy array."""
         ...
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    title: str
+    url: str  # the source the AI cites
+    snippet: str
+
+
+class SearchUnavailable(Exception):
+    """Web search is not configured, or the provider failed or answered something unreadable."""
+
+
+class SearchProvider(Protocol):
+    """The `search_web` tool's provider: SearXNG, Bocha or Tavily, or none."""
+
+    def search(self, query: str, limit: int = 5) -> list[SearchResult]: ...
 
 
 class Clock(Protocol):

@@ -36,8 +36,13 @@ from dreamchat.services.memory import pair_of
 from dreamchat.wiring import aws_client, build_runtime
 
 COMPRESS_FIGURES = ("CompressionRatio", "InformationCompleteness")
-SECRET_FIELDS = ("jwt_secret", "jwt_previous_secret", "llm_api_key", "search_api_key",
-                 *(f"{key}_api_key" for key in MODEL_KEYS))
+SECRET_FIELDS = (
+    "jwt_secret",
+    "jwt_previous_secret",
+    "llm_api_key",
+    "search_api_key",
+    *(f"{key}_api_key" for key in MODEL_KEYS),
+)
 PLAIN_SECRET_FIELDS = ("jwt_rotated_at",)  # rotation bookkeeping kept beside the secrets
 
 
@@ -51,8 +56,12 @@ def seconds_left(context: Any) -> float:
     return remaining() / 1000 if remaining is not None else float("inf")
 
 
-HEARTBEAT_METRICS = {"sent": "HeartbeatsSent", "failed": "HeartbeatsFailed", "abandoned": "HeartbeatsAbandoned",
-                     "leased": "HeartbeatsInFlight"}
+HEARTBEAT_METRICS = {
+    "sent": "HeartbeatsSent",
+    "failed": "HeartbeatsFailed",
+    "abandoned": "HeartbeatsAbandoned",
+    "leased": "HeartbeatsInFlight",
+}
 
 
 class NotFinished(Exception):
@@ -80,10 +89,10 @@ class SecretSettings:
 
     def current(self) -> Settings:
         """The settings now; the same object until the secret's value changes."""
-        if self._provider is None:
+        arn = self._base.secrets_arn
+        if self._provider is None or not arn:
             return self._base
-        secret = self._provider.get(self._base.secrets_arn, transform="json",  # type: ignore[arg-type]
-                                    max_age=self._base.secrets_max_age_seconds)
+        secret = self._provider.get(arn, transform="json", max_age=self._base.secrets_max_age_seconds)
         if not isinstance(secret, dict):
             raise ValueError("the secret at DREAMCHAT_SECRETS_ARN must be a JSON object")
         if secret != self._secret:
@@ -115,6 +124,7 @@ class Serverless:
         self.metrics = Metrics(namespace="DreamChat", service="dreamchat")
         self.tracer = Tracer(service="dreamchat")
         self._build(self._secrets.current())
+        # Traced per instance, as the tracer is built here, not at import: the bound methods are replaced.
         self._compress = self.tracer.capture_method(self._compress)  # type: ignore[method-assign]
         self._run = self.tracer.capture_method(self._run)  # type: ignore[method-assign]
 
@@ -123,8 +133,9 @@ class Serverless:
         self.settings = settings
         configured = settings.llm_configured
         gateway = OpenAIGateway.from_settings(settings, on_call=self._model_call) if configured else None
-        self.services: Services = build_services(build_runtime(settings), gateway=gateway,
-                                                 on_quality=self._quality_figure)
+        self.services: Services = build_services(
+            build_runtime(settings), gateway=gateway, on_quality=self._quality_figure
+        )
         self._idempotency = self._idempotency_layer()
 
     def _refresh(self) -> None:
@@ -157,8 +168,12 @@ class Serverless:
         leftovers = self.services.memory.compress_leftovers(has_time)
         swept = self.services.extraction.sweep()
         erased = self.services.erase_again()
-        figures = {"ErasedAgain": erased, "IdleTopicsEnded": idle, "LeftoverCompressions": leftovers,
-                   "ExtractionsDue": swept.pairs}
+        figures = {
+            "ErasedAgain": erased,
+            "IdleTopicsEnded": idle,
+            "LeftoverCompressions": leftovers,
+            "ExtractionsDue": swept.pairs,
+        }
         for name, value in figures.items():
             self.metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
         self._flush()
@@ -209,8 +224,9 @@ class Serverless:
 
     def _run(self, work: Work) -> dict[str, Any]:
         outcome = self.services.heartbeat.run(work)
-        self.metrics.add_metric(name=HEARTBEAT_METRICS.get(outcome.status, "HeartbeatsSkipped"),
-                                unit=MetricUnit.Count, value=1)
+        self.metrics.add_metric(
+            name=HEARTBEAT_METRICS.get(outcome.status, "HeartbeatsSkipped"), unit=MetricUnit.Count, value=1
+        )
         if not outcome.finished:  # raised, so the idempotency record is not completed and the queue retries
             raise NotFinished(f"heartbeat {outcome.status}")
         return {"status": outcome.status, "messages": len(outcome.messages)}
@@ -227,10 +243,12 @@ class Serverless:
         if not outcome.finished:
             raise NotFinished(f"extraction {outcome.status}")
         result = outcome.result
-        figures = {"Extractions": len(result.long_term) if result else 0,
-                   "CoreMemoriesCreated": len(result.core) if result else 0,
-                   "DegradedResults": int(bool(result and result.degraded)),
-                   "ExtractionsAbandoned": int(outcome.status == "abandoned")}
+        figures = {
+            "Extractions": len(result.long_term) if result else 0,
+            "CoreMemoriesCreated": len(result.core) if result else 0,
+            "DegradedResults": int(bool(result and result.degraded)),
+            "ExtractionsAbandoned": int(outcome.status == "abandoned"),
+        }
         for name, value in figures.items():
             self.metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
         return {"status": outcome.status, "long_term": figures["Extractions"], "core": figures["CoreMemoriesCreated"]}
@@ -243,8 +261,12 @@ class Serverless:
         def run(payload: dict[str, Any]) -> dict[str, Any]:
             return step()
 
-        guarded = idempotent_function(data_keyword_argument="payload", persistence_store=self._idempotency,
-                                      config=self._idempotency_config, key_prefix=name)(run)
+        guarded = idempotent_function(
+            data_keyword_argument="payload",
+            persistence_store=self._idempotency,
+            config=self._idempotency_config,
+            key_prefix=name,
+        )(run)
         return guarded(payload=key)
 
     def _idempotency_layer(self) -> DynamoDBPersistenceLayer | None:
@@ -255,8 +277,10 @@ class Serverless:
 
     def _model_call(self, record: CallRecord) -> None:
         """Tokens and latency per model key, each as its own metric with a ModelKey dimension."""
-        figures = [("ModelTokens", MetricUnit.Count, record.prompt_tokens + record.completion_tokens),
-                   ("ModelLatency", MetricUnit.Milliseconds, record.latency_seconds * 1000)]
+        figures = [
+            ("ModelTokens", MetricUnit.Count, record.prompt_tokens + record.completion_tokens),
+            ("ModelLatency", MetricUnit.Milliseconds, record.latency_seconds * 1000),
+        ]
         for name, unit, value in figures:
             with single_metric(name=name, unit=unit, value=value, namespace="DreamChat") as metric:
                 metric.add_dimension(name="ModelKey", value=record.key)

@@ -80,6 +80,7 @@ def _aws_runtime(settings: Settings, clock: Clock, random: RandomSource) -> Runt
     blobs = S3BlobStore(aws_client(settings, "s3"), settings.bucket)
     bus = EventBridgeBus(aws_client(settings, "events"), settings.event_bus)
     sqs = aws_client(settings, "sqs")
-    queue, extract_queue = (SqsWorkQueue(sqs, url) if url else None
-                            for url in (settings.heartbeat_queue_url, settings.extract_queue_url))
+    queue, extract_queue = (
+        SqsWorkQueue(sqs, url) if url else None for url in (settings.heartbeat_queue_url, settings.extract_queue_url)
+    )
     return Runtime(settings, store, blobs, bus, clock, random, queue, extract_queue)

@@ -70,3 +70,30 @@ def alice(client) -> Person:
 @pytest.fixture
 def bob(client) -> Person:
     return register(client, "bob")
+
+
+@pytest.fixture
+def app(tmp_path, clock, rng, fake_llm):
+    """The app with the fake OpenAI-compatible server as every model."""
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        run_scheduler=False,
+        llm_base_url=fake_llm.base_url,
+        llm_api_key="test-key",
+        llm_timeout_seconds=2,
+        llm_max_retries=0,
+        max_delay_seconds=30,
+        access_token_minutes=60 * 24 * 365,
+    )
+    return create_app(settings, build_runtime(settings, clock=clock, random=rng))
+
+
+@pytest.fixture
+def person(app) -> Iterator[Person]:
+    with TestClient(app) as client:
+        yield register(client, "alice")
+
+
+@pytest.fixture
+def ai(person) -> dict:
+    return person.create_ai_user(name="小梦")

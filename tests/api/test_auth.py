@@ -176,11 +176,17 @@ def test_another_accounts_refresh_token_cannot_be_logged_out_by_the_caller(clien
 
 def test_a_new_x_forwarded_for_per_try_does_not_reset_the_limit(client, alice) -> None:
     for n in range(5):
-        response = client.post("/api/auth/login", json={"username": "alice", "password": "wrong-password"},
-                               headers={"X-Forwarded-For": f"203.0.113.{n}"})
+        response = client.post(
+            "/api/auth/login",
+            json={"username": "alice", "password": "wrong-password"},
+            headers={"X-Forwarded-For": f"203.0.113.{n}"},
+        )
         assert response.status_code == 401
-    response = client.post("/api/auth/login", json={"username": "alice", "password": "correct-horse-battery"},
-                           headers={"X-Forwarded-For": "203.0.113.99"})
+    response = client.post(
+        "/api/auth/login",
+        json={"username": "alice", "password": "correct-horse-battery"},
+        headers={"X-Forwarded-For": "203.0.113.99"},
+    )
     assert response.status_code == 429
 
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
 
-import pytest
 from fastapi.testclient import TestClient
 
 from dreamchat.api.app import create_app
@@ -14,29 +12,9 @@ from dreamchat.config import Settings
 from dreamchat.wiring import build_runtime
 from tests.api.conftest import Person, register
 from tests.api.sse import parse_sse
-from tests.fakes.fake_llm import FakeLLMServer, Reply
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
+from tests.fakes.fake_llm import Reply
 
 CHAT_MODEL = "deepseek-chat"
-
-
-@pytest.fixture
-def app(tmp_path, clock, rng, fake_llm):  # noqa: F811
-    settings = Settings(data_dir=tmp_path / "data", run_scheduler=False, llm_base_url=fake_llm.base_url,
-                        llm_api_key="test-key", llm_timeout_seconds=2, llm_max_retries=0, max_delay_seconds=30,
-                        access_token_minutes=60 * 24 * 365)
-    return create_app(settings, build_runtime(settings, clock=clock, random=rng))
-
-
-@pytest.fixture
-def person(app) -> Iterator[Person]:
-    with TestClient(app) as client:
-        yield register(client, "alice")
-
-
-@pytest.fixture
-def ai(person) -> dict:
-    return person.create_ai_user(name="小梦")
 
 
 def send(person: Person, ai: dict, content: str) -> list[tuple[str, dict]]:
@@ -58,15 +36,18 @@ def test_a_reply_of_several_lines_arrives_as_several_messages(person, ai, fake_l
     assert [data["index"] for _, data in events[:2]] == [0, 1]
     assert events[-1][1] == {"replied": True, "topic_ended": False, "message_count": 2, "read_after_ms": 0}
     stored = history(person, ai)
-    assert [(m["role"], m["content"]) for m in stored] == [("user", "你好"), ("assistant", "嗨~在呢"),
-                                                           ("assistant", "今天过得怎么样？")]
+    assert [(m["role"], m["content"]) for m in stored] == [
+        ("user", "你好"),
+        ("assistant", "嗨~在呢"),
+        ("assistant", "今天过得怎么样？"),
+    ]
     assert [m["id"] for m in stored] == [stored[0]["id"], events[0][1]["message_id"], events[1][1]["message_id"]]
 
 
 def test_delays_follow_the_formula(person, ai, fake_llm) -> None:
     fake_llm.script(CHAT_MODEL, Reply.text("一二三四五六七八九十\n一二三四五"))
     events = send(person, ai, "你好")
-    for (_, data), chars in zip(events[:2], (10, 5)):
+    for (_, data), chars in zip(events[:2], (10, 5), strict=True):
         assert 0.5 * chars * 1000 <= data["delay_ms"] <= 1.2 * chars * 1000
 
 
@@ -88,7 +69,11 @@ def test_the_ai_may_read_without_replying(person, ai, fake_llm) -> None:
     events = send(person, ai, "嗯")
     [(name, done)] = events
     assert name == "done"
-    assert {k: v for k, v in done.items() if k != "read_after_ms"} == {"replied": False, "topic_ended": False, "message_count": 0}
+    assert {k: v for k, v in done.items() if k != "read_after_ms"} == {
+        "replied": False,
+        "topic_ended": False,
+        "message_count": 0,
+    }
     assert 2000 <= done["read_after_ms"] <= 8000  # 已读 after a human-like pause
     assert [(m["role"], m["read_no_reply"]) for m in history(person, ai)] == [("user", True)]
 
@@ -98,8 +83,15 @@ def test_a_farewell_keyword_ends_the_topic(app, person, ai, fake_llm) -> None:
     send(person, ai, "我们周末去海边吧")
     events = send(person, ai, "那就这么定了，拜拜")
     assert events[-1][1]["topic_ended"] is True
-    fake_llm.script("qwen-plus", Reply.json({"summary": "约好周末去海边", "emotion_tags": {
-        "basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}}))
+    fake_llm.script(
+        "qwen-plus",
+        Reply.json(
+            {
+                "summary": "约好周末去海边",
+                "emotion_tags": {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"},
+            }
+        ),
+    )
     app.state.runtime.bus.drain()
     files = person.get(f"/api/memory/{ai['id']}/files").json()
     assert [m["summary"] for m in files["mid_term"]] == ["约好周末去海边"]
@@ -178,8 +170,11 @@ def test_the_context_follows_the_spec_order(person, ai, fake_llm) -> None:
     messages = fake_llm.requests_for(CHAT_MODEL)[-1].messages
     assert messages[0]["role"] == "system"
     assert "【自我认知】" in messages[0]["content"] and "温柔体贴" in messages[0]["content"]
-    assert [(m["role"], m["content"]) for m in messages[1:]] == [("user", "你好"), ("assistant", "在呢"),
-                                                                  ("user", "还记得我吗")]
+    assert [(m["role"], m["content"]) for m in messages[1:]] == [
+        ("user", "你好"),
+        ("assistant", "在呢"),
+        ("user", "还记得我吗"),
+    ]
 
 
 def test_a_reasoner_ai_user_uses_the_reasoner_model(person, fake_llm) -> None:
@@ -194,12 +189,17 @@ def test_history_pages_back_and_forward(person, ai, fake_llm) -> None:
         send(person, ai, f"消息{i}")
     latest = person.get(f"/api/ai-users/{ai['id']}/messages", params={"limit": 2}).json()
     assert [m["content"] for m in latest["messages"]] == ["消息3", "消息4"]
-    older = person.get(f"/api/ai-users/{ai['id']}/messages", params={"limit": 2, "before": latest["next_cursor"]}).json()
+    older = person.get(
+        f"/api/ai-users/{ai['id']}/messages", params={"limit": 2, "before": latest["next_cursor"]}
+    ).json()
     assert [m["content"] for m in older["messages"]] == ["消息1", "消息2"]
-    oldest = person.get(f"/api/ai-users/{ai['id']}/messages", params={"limit": 2, "before": older["next_cursor"]}).json()
+    oldest = person.get(
+        f"/api/ai-users/{ai['id']}/messages", params={"limit": 2, "before": older["next_cursor"]}
+    ).json()
     assert [m["content"] for m in oldest["messages"]] == ["消息0"] and oldest["next_cursor"] is None
-    newer = person.get(f"/api/ai-users/{ai['id']}/messages",
-                       params={"limit": 3, "after": oldest["messages"][0]["id"]}).json()
+    newer = person.get(
+        f"/api/ai-users/{ai['id']}/messages", params={"limit": 3, "after": oldest["messages"][0]["id"]}
+    ).json()
     assert [m["content"] for m in newer["messages"]] == ["消息1", "消息2", "消息3"]
     assert newer["next_cursor"] == newer["messages"][-1]["id"]
 
@@ -218,7 +218,8 @@ def test_replies_seen_over_the_stream_are_marked_read_up_to_a_message(person, ai
     messages = [data for event, data in send(person, ai, "你好") if event == "message"]
     read = f"/api/ai-users/{ai['id']}/read"
     assert person.post(read, json={"message_id": messages[0]["message_id"]}).json() == {
-        "read_up_to": messages[0]["message_id"]}
+        "read_up_to": messages[0]["message_id"]
+    }
     friend = person.get("/api/friends").json()["friends"][0]
     assert friend["unread"] == 1
     assert friend["last_message"]["content"] == "二" and friend["last_message"]["role"] == "assistant"
@@ -229,9 +230,14 @@ def test_replies_seen_over_the_stream_are_marked_read_up_to_a_message(person, ai
     assert person.post(read, json={"message_id": ""}).status_code == 422
 
 
-def test_a_topic_that_grows_too_long_ends(tmp_path, clock, rng, fake_llm) -> None:  # noqa: F811
-    settings = Settings(data_dir=tmp_path / "long", run_scheduler=False, llm_base_url=fake_llm.base_url,
-                        llm_api_key="test-key", topic_max_messages=6)
+def test_a_topic_that_grows_too_long_ends(tmp_path, clock, rng, fake_llm) -> None:
+    settings = Settings(
+        data_dir=tmp_path / "long",
+        run_scheduler=False,
+        llm_base_url=fake_llm.base_url,
+        llm_api_key="test-key",
+        topic_max_messages=6,
+    )
     with TestClient(create_app(settings, build_runtime(settings, clock=clock, random=rng))) as client:
         person = register(client, "carol")
         ai = person.create_ai_user()
@@ -244,8 +250,10 @@ def test_messages_per_minute_are_limited_per_account(tmp_path, clock, rng) -> No
     with TestClient(create_app(settings, build_runtime(settings, clock=clock, random=rng))) as client:
         person = register(client, "erin")
         ai = person.create_ai_user()
-        codes = [person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": f"{i}"}).status_code
-                 for i in range(4)]
+        codes = [
+            person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": f"{i}"}).status_code
+            for i in range(4)
+        ]
         assert codes == [201, 201, 201, 429]
         assert len(history(person, ai)) == 3
         clock.advance(minutes=1)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-from tests.api.test_chat import CHAT_MODEL, app, person, ai, send  # noqa: F401 - fixtures
+from tests.api.test_chat import CHAT_MODEL, send
 from tests.fakes.fake_llm import Reply
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 
 
 def tool_results(fake_llm) -> list[dict]:
@@ -33,8 +32,15 @@ def test_the_tools_are_offered_in_the_function_calling_format(person, ai, fake_l
     send(person, ai, "你好")
     tools = fake_llm.requests_for(CHAT_MODEL)[0].body["tools"]
     names = {t["function"]["name"] for t in tools}
-    assert names == {"update_self_soul", "update_relationship", "set_scheduled_heartbeat",
-                     "remove_scheduled_heartbeat", "get_current_state", "search_web", "recall_memory"}
+    assert names == {
+        "update_self_soul",
+        "update_relationship",
+        "set_scheduled_heartbeat",
+        "remove_scheduled_heartbeat",
+        "get_current_state",
+        "search_web",
+        "recall_memory",
+    }
     assert all(t["type"] == "function" and t["function"]["parameters"]["type"] == "object" for t in tools)
 
 
@@ -59,8 +65,13 @@ def test_update_self_soul_is_rate_limited_and_may_not_override_base_soul(person,
 
 
 def test_update_relationship_changes_the_level_and_records_a_core_memory(person, ai, fake_llm) -> None:
-    results = call(fake_llm, person, ai, "update_relationship",
-                   {"level": "关系较好", "heartbeat_hours": 12, "reason": "聊得很开心"})
+    results = call(
+        fake_llm,
+        person,
+        ai,
+        "update_relationship",
+        {"level": "关系较好", "heartbeat_hours": 12, "reason": "聊得很开心"},
+    )
     assert results[0]["ok"] is True and results[0]["level"] == "关系较好"
     files = person.get(f"/api/memory/{ai['id']}/files").json()
     assert files["relationship"]["level"] == "关系较好" and files["relationship"]["heartbeat_hours"] == 12
@@ -69,8 +80,9 @@ def test_update_relationship_changes_the_level_and_records_a_core_memory(person,
 
 
 def test_scheduled_heartbeats_are_set_and_removed(person, ai, fake_llm) -> None:
-    set_result = call(fake_llm, person, ai, "set_scheduled_heartbeat",
-                      {"hour": 9, "minute": 30, "message_template": "说早安"})
+    set_result = call(
+        fake_llm, person, ai, "set_scheduled_heartbeat", {"hour": 9, "minute": 30, "message_template": "说早安"}
+    )
     assert set_result[0]["scheduled"] == [{"hour": 9, "minute": 30, "message_template": "说早安"}]
     state = call(fake_llm, person, ai, "get_current_state", {})[0]
     assert state["scheduled_heartbeats"] == ["09:30 说早安"]
@@ -103,8 +115,9 @@ def test_bad_arguments_come_back_to_the_model_as_an_error(person, ai, fake_llm) 
 
 
 def test_tool_rounds_per_turn_are_bounded(person, ai, fake_llm) -> None:
-    fake_llm.default = lambda body: (Reply.text("说完了") if body.get("tool_choice") == "none"
-                                     else Reply.tools(("get_current_state", {})))
+    fake_llm.default = lambda body: (
+        Reply.text("说完了") if body.get("tool_choice") == "none" else Reply.tools(("get_current_state", {}))
+    )
     events = send(person, ai, "你好")
     assert events[-1][0] == "done"
     assert len(fake_llm.requests_for(CHAT_MODEL)) <= 5

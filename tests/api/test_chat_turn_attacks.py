@@ -19,15 +19,21 @@ from dreamchat.wiring import build_runtime
 from tests.api.conftest import Person, register
 from tests.api.sse import parse_sse
 from tests.fakes.fake_llm import FakeLLMServer, Reply
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 
 CHAT_MODEL = "deepseek-chat"
 
 
 @pytest.fixture
-def app(tmp_path, clock, rng, fake_llm) -> FastAPI:  # noqa: F811
-    settings = Settings(data_dir=tmp_path / "data", run_scheduler=False, llm_base_url=fake_llm.base_url,
-                        llm_api_key="test-key", llm_timeout_seconds=2, llm_max_retries=0, topic_max_messages=6)
+def app(tmp_path, clock, rng, fake_llm) -> FastAPI:
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        run_scheduler=False,
+        llm_base_url=fake_llm.base_url,
+        llm_api_key="test-key",
+        llm_timeout_seconds=2,
+        llm_max_retries=0,
+        topic_max_messages=6,
+    )
     return create_app(settings, build_runtime(settings, clock=clock, random=rng))
 
 
@@ -70,11 +76,24 @@ async def hang_up_after_the_first_message(app: FastAPI, path: str, token: str, c
             first_message.set()
             await asyncio.Event().wait()  # the network stalls: this write never completes
 
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
-             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
-             "headers": [(b"authorization", f"Bearer {token}".encode()), (b"content-type", b"application/json"),
-                         (b"host", b"testserver")],
-             "client": ("127.0.0.1", 50000), "server": ("testserver", 80)}
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (b"authorization", f"Bearer {token}".encode()),
+            (b"content-type", b"application/json"),
+            (b"host", b"testserver"),
+        ],
+        "client": ("127.0.0.1", 50000),
+        "server": ("testserver", 80),
+    }
     await asyncio.wait_for(app(scope, receive, send), timeout=20)
     return received
 
@@ -96,7 +115,10 @@ def test_a_new_topic_is_not_cut_short_by_ended_topics_awaiting_compression(perso
     # the first topic: 3 of the person's messages and 3 replies, ended by the farewell (6 = the limit);
     # without the scheduler nothing compresses it, as when compression lags under load
     assert [send(person, ai, text)[-1][1]["topic_ended"] for text in ("在吗", "今天好累", "拜拜")] == [
-        False, False, True]
+        False,
+        False,
+        True,
+    ]
     # the next topic has 2 messages after this turn: far from the limit of 6
     assert send(person, ai, "早上好")[-1][1]["topic_ended"] is False
 
@@ -114,10 +136,17 @@ def test_a_million_character_answer_is_stored_as_at_most_five_short_messages(per
     assert max(len(m["content"]) for m in stored) <= MAX_MESSAGE_CHARS
 
 
-def test_a_hanging_model_ends_the_turn_with_an_error_at_its_deadline(tmp_path, clock, rng, fake_llm) -> None:  # noqa: F811
-    settings = Settings(data_dir=tmp_path / "data", run_scheduler=False, llm_base_url=fake_llm.base_url,
-                        llm_api_key="test-key", llm_timeout_seconds=60, llm_max_retries=3, chat_turn_seconds=3,
-                        chat_reserve_seconds=1)
+def test_a_hanging_model_ends_the_turn_with_an_error_at_its_deadline(tmp_path, clock, rng, fake_llm) -> None:
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        run_scheduler=False,
+        llm_base_url=fake_llm.base_url,
+        llm_api_key="test-key",
+        llm_timeout_seconds=60,
+        llm_max_retries=3,
+        chat_turn_seconds=3,
+        chat_reserve_seconds=1,
+    )
     fake_llm.default = lambda body: Reply.slow(3600)
     with TestClient(create_app(settings, build_runtime(settings, clock=clock, random=rng))) as client:
         person = register(client, "alice")
@@ -129,8 +158,9 @@ def test_a_hanging_model_ends_the_turn_with_an_error_at_its_deadline(tmp_path, c
         assert [m["content"] for m in person.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]] == ["你在吗"]
 
 
-def test_a_storage_failure_during_the_turn_still_ends_the_stream_with_an_error(app, person, ai, fake_llm,
-                                                                               monkeypatch) -> None:
+def test_a_storage_failure_during_the_turn_still_ends_the_stream_with_an_error(
+    app, person, ai, fake_llm, monkeypatch
+) -> None:
     def store_down(*args, **kwargs):
         raise RuntimeError("the store is down")
 

@@ -11,13 +11,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from dreamchat.api.app import create_app
+from dreamchat.config import Settings
 from dreamchat.domain.heartbeat import add_scheduled
 from dreamchat.domain.models import ScheduledHeartbeat
-from dreamchat.config import Settings
 from tests.api.conftest import Person, register
 from tests.api.sse import parse_sse
 from tests.fakes.fake_llm import Reply
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 from tests.services.conftest import runtime  # noqa: F401 - a fixture (SQLite and DynamoDB under moto)
 
 
@@ -48,7 +47,10 @@ def test_scheduled_heartbeats_are_listed_and_cancelled(app, client) -> None:
     schedule(app, alice, ai["id"], 21, 30, "提醒喝水")
     schedule(app, alice, ai["id"], 9, 0, "叫你起床")
     listed = alice.get(f"/api/heartbeat/scheduled/{ai['id']}").json()["scheduled"]
-    assert [(s["hour"], s["minute"], s["message_template"]) for s in listed] == [(9, 0, "叫你起床"), (21, 30, "提醒喝水")]
+    assert [(s["hour"], s["minute"], s["message_template"]) for s in listed] == [
+        (9, 0, "叫你起床"),
+        (21, 30, "提醒喝水"),
+    ]
 
     cancelled = alice.delete(f"/api/heartbeat/scheduled/{ai['id']}/9/0")
     assert cancelled.status_code == 200, cancelled.text
@@ -105,16 +107,27 @@ def test_another_account_cannot_pin_or_mute_for_someone_else(client) -> None:
     bob = register(client, "bob")
     private = alice.create_ai_user(name="甲")
     public = alice.create_ai_user(name="乙", visibility="public")
-    assert bob.client.patch(f"/api/friends/{private['id']}", headers=bob.headers, json={"muted": True}).status_code == 404
-    assert bob.client.patch(f"/api/friends/{public['id']}", headers=bob.headers, json={"muted": True}).status_code == 404
+    assert (
+        bob.client.patch(f"/api/friends/{private['id']}", headers=bob.headers, json={"muted": True}).status_code == 404
+    )
+    assert (
+        bob.client.patch(f"/api/friends/{public['id']}", headers=bob.headers, json={"muted": True}).status_code == 404
+    )
     assert all(not f["muted"] for f in alice.get("/api/friends").json()["friends"])
     assert bob.client.patch(f"/api/friends/{public['id']}", json={"muted": True}).status_code == 401
 
 
 @pytest.fixture
 def chat_client(runtime, fake_llm, tmp_path) -> Iterator[TestClient]:  # noqa: F811
-    settings = Settings(data_dir=tmp_path, run_scheduler=False, llm_base_url=fake_llm.base_url, llm_api_key="test-key",
-                        llm_timeout_seconds=2, llm_max_retries=0, reply_decision="model")
+    settings = Settings(
+        data_dir=tmp_path,
+        run_scheduler=False,
+        llm_base_url=fake_llm.base_url,
+        llm_api_key="test-key",
+        llm_timeout_seconds=2,
+        llm_max_retries=0,
+        reply_decision="model",
+    )
     with TestClient(create_app(settings, dataclasses.replace(runtime, settings=settings))) as test_client:
         yield test_client
 
@@ -168,7 +181,10 @@ def test_a_message_is_deleted_from_the_chat_and_short_term_memory(client) -> Non
     assert bob.delete(f"/api/ai-users/{ai['id']}/messages/{wrong}").status_code == 404
     deleted = alice.delete(f"/api/ai-users/{ai['id']}/messages/{wrong}")
     assert deleted.status_code == 200 and deleted.json() == {"deleted": wrong}
-    assert [m["content"] for m in alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]] == ["第一句", "第三句"]
+    assert [m["content"] for m in alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]] == [
+        "第一句",
+        "第三句",
+    ]
     short = alice.get(f"/api/memory/{ai['id']}/files").json()["short_term"]
     assert wrong not in short["message_ids"] and len(short["message_ids"]) == 2
     assert alice.delete(f"/api/ai-users/{ai['id']}/messages/{wrong}").status_code == 404
@@ -183,7 +199,9 @@ def test_a_greeting_is_stored_once_when_the_chat_is_first_opened(client) -> None
     first = alice.post(f"/api/ai-users/{ai['id']}/greet").json()["message"]
     assert (first["role"], first["kind"], first["content"]) == ("assistant", "greeting", ai["greeting"])
     assert alice.post(f"/api/ai-users/{ai['id']}/greet").json() == {"message": None}
-    assert [m["content"] for m in alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]] == [ai["greeting"]]
+    assert [m["content"] for m in alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]] == [
+        ai["greeting"]
+    ]
     # bob's own pair gets its own greeting, once he is a friend
     assert bob.post(f"/api/ai-users/{ai['id']}/greet").status_code == 404
     bob.post(f"/api/friends/{ai['id']}")
@@ -220,7 +238,9 @@ def test_two_tabs_opening_a_new_chat_at_once_store_the_greeting_once(client) -> 
     with ThreadPoolExecutor(6) as pool:
         answers = list(pool.map(open_chat, range(6)))
     assert sum(answer["message"] is not None for answer in answers) == 1
-    assert [m["content"] for m in alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]] == ["嗨，我是小梦"]
+    assert [m["content"] for m in alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]] == [
+        "嗨，我是小梦"
+    ]
 
 
 def test_two_retries_at_once_answer_once(chat_client, fake_llm) -> None:

@@ -53,8 +53,13 @@ class World:
 @pytest.fixture
 def fuzz_app(tmp_path, clock, rng) -> FastAPI:
     # Limits high enough that the fuzzer is not simply told "429" for most of the run.
-    settings = Settings(data_dir=tmp_path / "data", run_scheduler=False, messages_per_minute=10_000,
-                        auth_requests_per_minute=10_000, access_token_minutes=60 * 24)
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        run_scheduler=False,
+        messages_per_minute=10_000,
+        auth_requests_per_minute=10_000,
+        access_token_minutes=60 * 24,
+    )
     return create_app(settings, build_runtime(settings, clock=clock, random=rng))
 
 
@@ -71,11 +76,19 @@ def test_the_api_never_answers_5xx_or_an_undeclared_status(fuzz_app, world: Worl
     assert len(operations) > 25
     failures = []
     for operation in operations:
-        cases = st.one_of(operation.as_strategy(GenerationMode.POSITIVE), operation.as_strategy(GenerationMode.NEGATIVE))
+        cases = st.one_of(
+            operation.as_strategy(GenerationMode.POSITIVE), operation.as_strategy(GenerationMode.NEGATIVE)
+        )
 
         @given(case=cases)
-        @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-                  phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=EXAMPLES,
+            deadline=None,
+            derandomize=True,
+            database=None,
+            phases=[Phase.explicit, Phase.generate],
+            suppress_health_check=list(HealthCheck),
+        )
         def fuzz(case) -> None:
             _check_one(case, world)
 
@@ -90,8 +103,9 @@ def _check_one(case, world: World) -> None:
     caller = world.throwaway() if (case.method.upper(), case.path) in SESSION_ENDING else world.person
     if "user_id" in (case.path_parameters or {}) and _mostly(case):
         case.path_parameters["user_id"] = world.ai_user()
-    case.call_and_validate(headers=caller.headers,
-                           checks=[not_a_server_error, status_code_conformance, content_type_conformance])
+    case.call_and_validate(
+        headers=caller.headers, checks=[not_a_server_error, status_code_conformance, content_type_conformance]
+    )
 
 
 def _mostly(case) -> bool:

@@ -13,8 +13,13 @@ def client(tmp_path, **overrides) -> TestClient:
 def test_health_reports_local_storage_and_offline_model(tmp_path) -> None:
     response = client(tmp_path).get("/api/health")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "storage": "local", "llm": "offline",
-                               "retrieval": "BM25 alone (no embedding model)", "embedding_model": "none"}
+    assert response.json() == {
+        "status": "ok",
+        "storage": "local",
+        "llm": "offline",
+        "retrieval": "BM25 alone (no embedding model)",
+        "embedding_model": "none",
+    }
 
 
 def test_health_says_the_embeddings_api_ranks_when_a_key_is_set(tmp_path) -> None:

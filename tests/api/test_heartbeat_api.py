@@ -1,8 +1,9 @@
 from __future__ import annotations
 
-from tests.api.test_chat import CHAT_MODEL, ai, app, history, person, send  # noqa: F401 - fixtures
+from itertools import pairwise
+
+from tests.api.test_chat import CHAT_MODEL, history, send
 from tests.fakes.fake_llm import Reply
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 
 
 def test_status_lists_every_ai_friend(person, ai, fake_llm) -> None:
@@ -65,5 +66,5 @@ def test_a_person_who_answers_each_heartbeat_gets_one_every_twenty_minutes(app, 
             sent_at.append(latest["timestamp"])
             clock.advance(minutes=1)
             person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "收到啦"})
-    gaps = [(b - a) // 60 for a, b in zip(sent_at, sent_at[1:])]
+    gaps = [(b - a) // 60 for a, b in pairwise(sent_at)]
     assert len(sent_at) == 8 and gaps == [21] * 7  # 20 minutes after each answer; more than the cap of 5

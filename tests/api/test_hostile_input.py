@@ -24,8 +24,9 @@ def test_an_empty_history_bound_is_refused(alice: Person, bound: str) -> None:
 
 @pytest.mark.parametrize("content", INVISIBLE)
 @pytest.mark.parametrize("route", ["chat", "save-message"])
-def test_a_message_of_only_invisible_characters_is_refused_like_an_empty_one(alice: Person, content: str,
-                                                                             route: str) -> None:
+def test_a_message_of_only_invisible_characters_is_refused_like_an_empty_one(
+    alice: Person, content: str, route: str
+) -> None:
     ai = alice.create_ai_user()
     response = alice.post(f"/api/ai-users/{ai['id']}/{route}", json={"content": content})
     assert response.status_code == 422
@@ -47,8 +48,11 @@ def test_a_10_mb_chunked_body_is_a_413_not_a_400(alice: Person) -> None:
         for _ in range(10):
             yield chunk
 
-    response = alice.client.post(f"/api/ai-users/{ai['id']}/save-message", content=chunks(),
-                                 headers={**alice.headers, "Content-Type": "application/json"})
+    response = alice.client.post(
+        f"/api/ai-users/{ai['id']}/save-message",
+        content=chunks(),
+        headers={**alice.headers, "Content-Type": "application/json"},
+    )
     assert response.status_code == 413
     assert response.json()["error"]["code"] == "payload_too_large"
 
@@ -60,7 +64,10 @@ def test_a_small_chunked_body_still_reaches_the_route(alice: Person) -> None:
         yield b'{"content": '
         yield '"你好"}'.encode()
 
-    response = alice.client.post(f"/api/ai-users/{ai['id']}/save-message", content=chunks(),
-                                 headers={**alice.headers, "Content-Type": "application/json"})
+    response = alice.client.post(
+        f"/api/ai-users/{ai['id']}/save-message",
+        content=chunks(),
+        headers={**alice.headers, "Content-Type": "application/json"},
+    )
     assert response.status_code == 201, response.text
     assert response.json()["message"]["content"] == "你好"

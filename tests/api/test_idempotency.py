@@ -14,14 +14,20 @@ from dreamchat.wiring import build_runtime
 from tests.api.conftest import Person, register
 from tests.api.sse import parse_sse
 from tests.fakes.fake_llm import FakeLLMServer, Reply
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 
 
 @pytest.fixture
-def app(tmp_path, clock, rng, fake_llm):  # noqa: F811
-    settings = Settings(data_dir=tmp_path / "data", run_scheduler=False, llm_base_url=fake_llm.base_url,
-                        llm_api_key="test-key", llm_timeout_seconds=10, llm_max_retries=0, max_delay_seconds=0,
-                        access_token_minutes=60 * 24 * 365)
+def app(tmp_path, clock, rng, fake_llm):
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        run_scheduler=False,
+        llm_base_url=fake_llm.base_url,
+        llm_api_key="test-key",
+        llm_timeout_seconds=10,
+        llm_max_retries=0,
+        max_delay_seconds=0,
+        access_token_minutes=60 * 24 * 365,
+    )
     return create_app(settings, build_runtime(settings, clock=clock, random=rng))
 
 
@@ -112,8 +118,15 @@ def test_a_retry_while_the_first_is_still_answered_is_a_409(tmp_path, clock, rng
         return Reply.text("好")
 
     with FakeLLMServer(default=hung) as llm:
-        settings = Settings(data_dir=tmp_path / "hung", run_scheduler=False, llm_base_url=llm.base_url,
-                            llm_api_key="k", llm_timeout_seconds=60, llm_max_retries=0, max_delay_seconds=0)
+        settings = Settings(
+            data_dir=tmp_path / "hung",
+            run_scheduler=False,
+            llm_base_url=llm.base_url,
+            llm_api_key="k",
+            llm_timeout_seconds=60,
+            llm_max_retries=0,
+            max_delay_seconds=0,
+        )
         with TestClient(create_app(settings, build_runtime(settings, clock=clock, random=rng))) as client:
             person = register(client, "carol")
             ai = person.create_ai_user()

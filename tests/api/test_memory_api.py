@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from tests.api.test_chat import CHAT_MODEL, ai, app, history, person, send  # noqa: F401 - fixtures
+from tests.api.test_chat import CHAT_MODEL, send
 from tests.fakes.fake_llm import Reply
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 
 TAGS = {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}
 
@@ -25,15 +24,19 @@ def test_three_topics_ended_three_ways_go_through_every_tier(app, person, ai, fa
     # topic 2 ends by the model's marker
     clock.advance(hours=3)
     fake_llm.script(CHAT_MODEL, Reply.text("别怕，我陪着你\n[TOPIC_ENDED]"))
-    fake_llm.script("qwen-plus", summary("对方坦白自己极度恐高，坐缆车都会发抖", basic_emotion="关心", scene="求助",
-                                         atmosphere="平和"))
+    fake_llm.script(
+        "qwen-plus",
+        summary("对方坦白自己极度恐高，坐缆车都会发抖", basic_emotion="关心", scene="求助", atmosphere="平和"),
+    )
     assert send(person, ai, "其实我极度恐高，坐缆车都会发抖")[-1][1]["topic_ended"] is True
     bus.drain()
     # topic 3 ends by an idle gap: the first message after it closes the topic
     clock.advance(hours=1)
     fake_llm.script(CHAT_MODEL, Reply.text("加油！"), Reply.text("早呀"))
-    fake_llm.script("qwen-plus", summary("对方说自己想成为一名作家，正在写第一部小说", basic_emotion="好奇",
-                                         scene="讨论", atmosphere="热烈"))
+    fake_llm.script(
+        "qwen-plus",
+        summary("对方说自己想成为一名作家，正在写第一部小说", basic_emotion="好奇", scene="讨论", atmosphere="热烈"),
+    )
     send(person, ai, "我一直想成为一名作家，最近在写第一部小说")
     clock.advance(hours=7)
     assert send(person, ai, "早上好")[-1][1]["topic_ended"] is False
@@ -41,8 +44,11 @@ def test_three_topics_ended_three_ways_go_through_every_tier(app, person, ai, fa
 
     files = person.get(f"/api/memory/{ai['id']}/files").json()
     mids = files["mid_term"]
-    assert [m["summary"] for m in mids] == ["约好周六一起去海边看日出", "对方坦白自己极度恐高，坐缆车都会发抖",
-                                            "对方说自己想成为一名作家，正在写第一部小说"]
+    assert [m["summary"] for m in mids] == [
+        "约好周六一起去海边看日出",
+        "对方坦白自己极度恐高，坐缆车都会发抖",
+        "对方说自己想成为一名作家，正在写第一部小说",
+    ]
     assert [m["message_count"] for m in mids] == [4, 2, 2]
     assert [m["emotion_tags"]["scene"] for m in mids] == ["闲聊", "求助", "讨论"]
     for mid in mids:
@@ -53,16 +59,39 @@ def test_three_topics_ended_three_ways_go_through_every_tier(app, person, ai, fa
     assert [c["content"] for c in files["short_term"]["conversations"]] == ["早上好", "早呀"]
     assert files["short_term_pending"] == []
 
-    fake_llm.script("doubao-pro-32k", Reply.json({"memories": [
-        {"title": "海边看日出之约", "key_points": ["周六去海边", "一起看日出"], "detail_content": "两人约好周六去海边看日出",
-         "source_mid_ids": [mids[0]["id"]]},
-        {"title": "恐高", "key_points": ["极度恐高", "坐缆车会发抖"], "detail_content": "对方坦白自己极度恐高",
-         "source_mid_ids": [mids[1]["id"]]},
-        {"title": "作家梦想", "key_points": ["想成为作家", "在写第一部小说"], "detail_content": "对方的梦想是成为作家",
-         "source_mid_ids": [mids[2]["id"]]},
-    ]}))
-    fake_llm.script(CHAT_MODEL, Reply.json({"create": True, "content": "对方极度恐高，不要提议高处的活动",
-                                           "importance": 9, "category": "禁忌"}))
+    fake_llm.script(
+        "doubao-pro-32k",
+        Reply.json(
+            {
+                "memories": [
+                    {
+                        "title": "海边看日出之约",
+                        "key_points": ["周六去海边", "一起看日出"],
+                        "detail_content": "两人约好周六去海边看日出",
+                        "source_mid_ids": [mids[0]["id"]],
+                    },
+                    {
+                        "title": "恐高",
+                        "key_points": ["极度恐高", "坐缆车会发抖"],
+                        "detail_content": "对方坦白自己极度恐高",
+                        "source_mid_ids": [mids[1]["id"]],
+                    },
+                    {
+                        "title": "作家梦想",
+                        "key_points": ["想成为作家", "在写第一部小说"],
+                        "detail_content": "对方的梦想是成为作家",
+                        "source_mid_ids": [mids[2]["id"]],
+                    },
+                ]
+            }
+        ),
+    )
+    fake_llm.script(
+        CHAT_MODEL,
+        Reply.json(
+            {"create": True, "content": "对方极度恐高，不要提议高处的活动", "importance": 9, "category": "禁忌"}
+        ),
+    )
     extracted = person.post(f"/api/memory/{ai['id']}/extract").json()
     assert [e["title"] for e in extracted["long_term"]] == ["海边看日出之约", "恐高", "作家梦想"]
     assert [c["content"] for c in extracted["core"]] == ["对方极度恐高，不要提议高处的活动"]
@@ -74,12 +103,16 @@ def test_three_topics_ended_three_ways_go_through_every_tier(app, person, ai, fa
     assert long_term["恐高"]["detail_file"] == "2026-03-15_恐高.json"
     assert long_term["恐高"]["time_precision"] == "day"
     detail = person.get(f"/api/memory/{ai['id']}/files/long_term_details/2026-03-15_恐高.json").json()
-    assert detail == {"title": "恐高", "detail_content": "对方坦白自己极度恐高",
-                      "emotion_tags": {"basic_emotion": "关心", "scene": "求助", "atmosphere": "平和"},
-                      "source_mid_ids": [mids[1]["id"]]}
+    assert detail == {
+        "title": "恐高",
+        "detail_content": "对方坦白自己极度恐高",
+        "emotion_tags": {"basic_emotion": "关心", "scene": "求助", "atmosphere": "平和"},
+        "source_mid_ids": [mids[1]["id"]],
+    }
     core = files["core"]
     assert [(c["content"], c["importance"], c["category"], c["source"]) for c in core] == [
-        ("对方极度恐高，不要提议高处的活动", 9, "禁忌", "ai")]
+        ("对方极度恐高，不要提议高处的活动", 9, "禁忌", "ai")
+    ]
 
     context = person.get(f"/api/memory/{ai['id']}", params={"q": "还记得我恐高的事吗"}).json()
     names = [s["name"] for s in context["sections"]]
@@ -98,8 +131,9 @@ def test_the_person_corrects_and_deletes_memories(app, person, ai, fake_llm) -> 
     mid = person.get(f"/api/memory/{ai['id']}/files").json()["mid_term"][0]
     edited = person.put(f"/api/memory/{ai['id']}/mid_term", json={"id": mid["id"], "summary": "聊了家里的橘猫"})
     assert edited.status_code == 200 and edited.json()["memory"]["summary"] == "聊了家里的橘猫"
-    bad = person.put(f"/api/memory/{ai['id']}/mid_term",
-                     json={"id": mid["id"], "emotion_tags": {**TAGS, "basic_emotion": "狂喜"}})
+    bad = person.put(
+        f"/api/memory/{ai['id']}/mid_term", json={"id": mid["id"], "emotion_tags": {**TAGS, "basic_emotion": "狂喜"}}
+    )
     assert bad.status_code == 422
     added = person.put(f"/api/memory/{ai['id']}/core", json={"content": "喜欢被叫小名", "importance": 9})
     assert added.status_code == 200 and added.json()["memory"]["source"] == "person"
@@ -119,9 +153,21 @@ def test_compress_and_extract_say_what_they_produced(person, ai, fake_llm) -> No
     person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "你好"})
     produced = person.post(f"/api/memory/{ai['id']}/compress").json()["mid_term"]
     assert [m["summary"] for m in produced] == ["打了个招呼"]
-    fake_llm.script("doubao-pro-32k", Reply.json({"memories": [
-        {"title": "初次见面", "key_points": ["打招呼"], "detail_content": "第一次聊天",
-         "source_mid_ids": [produced[0]["id"]]}]}))
+    fake_llm.script(
+        "doubao-pro-32k",
+        Reply.json(
+            {
+                "memories": [
+                    {
+                        "title": "初次见面",
+                        "key_points": ["打招呼"],
+                        "detail_content": "第一次聊天",
+                        "source_mid_ids": [produced[0]["id"]],
+                    }
+                ]
+            }
+        ),
+    )
     result = person.post(f"/api/memory/{ai['id']}/extract").json()
     assert [e["title"] for e in result["long_term"]] == ["初次见面"] and result["degraded"] is False
 
@@ -130,8 +176,21 @@ def test_deleting_the_ai_user_erases_every_tier_and_the_documents(app, person, a
     fake_llm.script("qwen-plus", summary("聊了猫"))
     person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "我养了一只猫"})
     mid = person.post(f"/api/memory/{ai['id']}/compress").json()["mid_term"][0]
-    fake_llm.script("doubao-pro-32k", Reply.json({"memories": [
-        {"title": "猫", "key_points": ["养猫"], "detail_content": "对方养了一只猫", "source_mid_ids": [mid["id"]]}]}))
+    fake_llm.script(
+        "doubao-pro-32k",
+        Reply.json(
+            {
+                "memories": [
+                    {
+                        "title": "猫",
+                        "key_points": ["养猫"],
+                        "detail_content": "对方养了一只猫",
+                        "source_mid_ids": [mid["id"]],
+                    }
+                ]
+            }
+        ),
+    )
     person.post(f"/api/memory/{ai['id']}/extract")
     person.put(f"/api/memory/{ai['id']}/core", json={"content": "喜欢猫", "importance": 9})
     blobs = app.state.runtime.blobs
@@ -163,16 +222,29 @@ def test_the_context_view_shows_the_pairs_quality_figures_against_the_spec_targe
     from tests.fakes.fake_llm import FakeLLMServer, Reply
 
     with FakeLLMServer() as llm:
-        settings = Settings(data_dir=tmp_path / "q", run_scheduler=False, llm_base_url=llm.base_url,
-                            llm_api_key="k", llm_max_retries=0, quality_sample_share=1.0)
+        settings = Settings(
+            data_dir=tmp_path / "q",
+            run_scheduler=False,
+            llm_base_url=llm.base_url,
+            llm_api_key="k",
+            llm_max_retries=0,
+            quality_sample_share=1.0,
+        )
         app = create_app(settings, build_runtime(settings, clock=clock, random=rng))
         with TestClient(app) as client:
             person = register(client, "quinn")
             ai = person.create_ai_user()
             empty = person.get(f"/api/memory/{ai['id']}").json()["quality"]
             person.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "我们周末去海边吧，拜拜"})
-            llm.script("qwen-plus", Reply.json({"summary": "约好周末去海边", "emotion_tags": {
-                "basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}}))
+            llm.script(
+                "qwen-plus",
+                Reply.json(
+                    {
+                        "summary": "约好周末去海边",
+                        "emotion_tags": {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"},
+                    }
+                ),
+            )
             llm.script("deepseek-chat", Reply.json({"score": 70, "reason": "漏了时间"}))
             app.state.runtime.bus.drain()
             quality = person.get(f"/api/memory/{ai['id']}").json()["quality"]

@@ -28,9 +28,15 @@ def thinking_llm() -> Iterator[FakeLLMServer]:
 
 @pytest.fixture
 def person(tmp_path, clock, rng, thinking_llm) -> Iterator[Person]:
-    settings = Settings(data_dir=tmp_path / "data", run_scheduler=False, llm_base_url=thinking_llm.base_url,
-                        llm_api_key="test-key", llm_timeout_seconds=10, llm_max_retries=0,  # slack for a loaded machine
-                        access_token_minutes=60 * 24 * 365)
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        run_scheduler=False,
+        llm_base_url=thinking_llm.base_url,
+        llm_api_key="test-key",
+        llm_timeout_seconds=10,
+        llm_max_retries=0,  # slack for a loaded machine
+        access_token_minutes=60 * 24 * 365,
+    )
     with TestClient(create_app(settings, build_runtime(settings, clock=clock, random=rng))) as client:
         yield register(client, "alice")
 
@@ -41,8 +47,11 @@ def ai(person) -> dict:
 
 
 def test_the_second_request_of_a_tool_loop_carries_the_first_answers_reasoning(person, ai, thinking_llm) -> None:
-    thinking_llm.script(REASONER, Reply.tools(("get_current_state", {}), reasoning="先看看现在几点了"),
-                        Reply.text("晚上好呀", reasoning="现在是晚上八点，打个招呼"))
+    thinking_llm.script(
+        REASONER,
+        Reply.tools(("get_current_state", {}), reasoning="先看看现在几点了"),
+        Reply.text("晚上好呀", reasoning="现在是晚上八点，打个招呼"),
+    )
     events = send(person, ai, "你好")
     first, second = thinking_llm.requests_for(REASONER)
     assert first.reasoning_sent_back == []
@@ -53,12 +62,19 @@ def test_the_second_request_of_a_tool_loop_carries_the_first_answers_reasoning(p
 
 
 def test_the_chain_is_stored_beside_the_message_and_never_enters_a_later_context(person, ai, thinking_llm) -> None:
-    thinking_llm.script(REASONER, Reply.tools(("get_current_state", {}), reasoning="秘密的思考一"),
-                        Reply.text("晚上好呀\n今天怎么样", reasoning="秘密的思考二"), Reply.text("那就好"))
+    thinking_llm.script(
+        REASONER,
+        Reply.tools(("get_current_state", {}), reasoning="秘密的思考一"),
+        Reply.text("晚上好呀\n今天怎么样", reasoning="秘密的思考二"),
+        Reply.text("那就好"),
+    )
     send(person, ai, "你好")
     stored = history(person, ai)
     assert [(m["role"], m["content"], m["reasoning"]) for m in stored] == [
-        ("user", "你好", ""), ("assistant", "晚上好呀", "秘密的思考一\n\n秘密的思考二"), ("assistant", "今天怎么样", "")]
+        ("user", "你好", ""),
+        ("assistant", "晚上好呀", "秘密的思考一\n\n秘密的思考二"),
+        ("assistant", "今天怎么样", ""),
+    ]
     send(person, ai, "还不错")
     later = json.dumps(thinking_llm.requests_for(REASONER)[-1].body, ensure_ascii=False)
     assert "秘密的思考" not in later and "reasoning_content" not in later
@@ -78,10 +94,17 @@ def test_without_sending_the_reasoning_back_the_fake_answers_400_like_deepseek(t
     from openai import BadRequestError, OpenAI
 
     client = OpenAI(base_url=thinking_llm.base_url, api_key="k", max_retries=0)
-    lost = [{"role": "user", "content": "你好"},
-            {"role": "assistant", "content": "", "tool_calls": [
-                {"id": "call_0", "type": "function", "function": {"name": "get_current_state", "arguments": "{}"}}]},
-            {"role": "tool", "tool_call_id": "call_0", "content": "{}"}]
+    lost = [
+        {"role": "user", "content": "你好"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {"id": "call_0", "type": "function", "function": {"name": "get_current_state", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_0", "content": "{}"},
+    ]
     with pytest.raises(BadRequestError):
         client.chat.completions.create(model=REASONER, messages=lost)
 

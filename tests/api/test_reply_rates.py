@@ -18,13 +18,20 @@ from dreamchat.services.container import build_services
 from dreamchat.wiring import build_runtime
 from tests.api.conftest import register
 from tests.api.sse import parse_sse
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 
 TURNS = 200
 PER_AI_USER = 10  # a fresh AI user every few turns keeps each context short (and the test fast)
 # ordinary messages: no question, nothing urgent, nothing boring
-ORDINARY = ["今天去超市买了点水果", "下午把房间收拾了一遍", "路上看到一只很胖的橘猫", "晚饭做了番茄炒蛋",
-            "公司楼下新开了一家面包店", "最近在追一部老电视剧", "周末打算去爬山", "刚下班，地铁上人好多"]
+ORDINARY = [
+    "今天去超市买了点水果",
+    "下午把房间收拾了一遍",
+    "路上看到一只很胖的橘猫",
+    "晚饭做了番茄炒蛋",
+    "公司楼下新开了一家面包店",
+    "最近在追一部老电视剧",
+    "周末打算去爬山",
+    "刚下班，地铁上人好多",
+]
 
 
 def within_sampling_error(share: float, rate: float) -> bool:
@@ -32,8 +39,14 @@ def within_sampling_error(share: float, rate: float) -> bool:
 
 
 def settings_for(tmp_path, **overrides) -> Settings:
-    return Settings(data_dir=tmp_path / "data", run_scheduler=False, reply_decision="draw",
-                    messages_per_minute=100_000, access_token_minutes=60 * 24 * 365, **overrides)
+    return Settings(
+        data_dir=tmp_path / "data",
+        run_scheduler=False,
+        reply_decision="draw",
+        messages_per_minute=100_000,
+        access_token_minutes=60 * 24 * 365,
+        **overrides,
+    )
 
 
 def share_answered(services, account_id: str, level: str, clock, turn: Callable[[str, str], bool]) -> float:
@@ -75,13 +88,14 @@ def test_reply_rates_per_level_match_the_spec_table(tmp_path, clock) -> None:
         return events[-1].replied
 
     measured = {level: share_answered(services, account.id, level, clock, turn) for level in LEVELS}
-    assert {level: within_sampling_error(share, LEVELS[level].reply_rate) for level, share in measured.items()} == \
-        dict.fromkeys(LEVELS, True), measured
+    assert {
+        level: within_sampling_error(share, LEVELS[level].reply_rate) for level, share in measured.items()
+    } == dict.fromkeys(LEVELS, True), measured
     assert model.asked == round(sum(measured.values()) * TURNS)  # a declined turn never asks the model
 
 
 @pytest.mark.parametrize("level", ["决裂", "关系冷淡"])  # 决裂 is the example (it answered 20 of 20)
-def test_through_the_api_a_model_that_always_answers_still_keeps_the_rate(tmp_path, clock, fake_llm, level) -> None:  # noqa: F811
+def test_through_the_api_a_model_that_always_answers_still_keeps_the_rate(tmp_path, clock, fake_llm, level) -> None:
     settings = settings_for(tmp_path, llm_base_url=fake_llm.base_url, llm_api_key="test-key", llm_max_retries=0)
     app = create_app(settings, build_runtime(settings, clock=clock, random=SeededRandom(17)))
     with TestClient(app) as client:

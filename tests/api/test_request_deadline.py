@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-
 from datetime import UTC, datetime
 
 import pytest
@@ -18,7 +17,6 @@ from dreamchat.llm.offline import OfflineMemoryModels
 from dreamchat.wiring import build_runtime
 from tests.api.conftest import Person, register
 from tests.fakes.fake_llm import FakeLLMServer, Reply
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 
 DEADLINE = 3.0
 
@@ -31,10 +29,18 @@ def _jieba_loaded() -> None:
 
 
 @pytest.fixture
-def person(tmp_path, clock, rng, fake_llm: FakeLLMServer) -> Iterator[Person]:  # noqa: F811
-    settings = Settings(data_dir=tmp_path / "data", run_scheduler=False, llm_base_url=fake_llm.base_url,
-                        llm_api_key="test-key", llm_timeout_seconds=60, llm_max_retries=3, background_attempts=3,
-                        chat_turn_seconds=DEADLINE, chat_reserve_seconds=1)
+def person(tmp_path, clock, rng, fake_llm: FakeLLMServer) -> Iterator[Person]:
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        run_scheduler=False,
+        llm_base_url=fake_llm.base_url,
+        llm_api_key="test-key",
+        llm_timeout_seconds=60,
+        llm_max_retries=3,
+        background_attempts=3,
+        chat_turn_seconds=DEADLINE,
+        chat_reserve_seconds=1,
+    )
     with TestClient(create_app(settings, build_runtime(settings, clock=clock, random=rng))) as client:
         yield register(client, "alice")
 

@@ -1,8 +1,7 @@
 from __future__ import annotations
 
-from tests.api.test_chat import CHAT_MODEL, ai, app, person, send  # noqa: F401 - fixtures
+from tests.api.test_chat import CHAT_MODEL, send
 from tests.fakes.fake_llm import Reply
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 
 
 def test_soul_shows_base_self_and_the_assembled_persona(person, ai) -> None:
@@ -86,7 +85,9 @@ def test_a_heated_topic_is_judged_at_once_and_moves_one_level(app, person, ai, f
 
 
 def test_a_major_event_may_move_it_further(app, person, ai, fake_llm) -> None:
-    finish_a_topic(app, person, ai, fake_llm, HEATED, {"level": "决裂", "reason": "对方背叛了信任", "major_event": True})
+    finish_a_topic(
+        app, person, ai, fake_llm, HEATED, {"level": "决裂", "reason": "对方背叛了信任", "major_event": True}
+    )
     assert level_of(person, ai) == "决裂"
 
 

@@ -69,18 +69,36 @@ class Artifact:
                 continue  # CDK's own Node.js custom-resource providers
             name = props.get("FunctionName", logical_id)
             layers = tuple(self.asset_folder(layer["Ref"]) for layer in props.get("Layers", []))
-            found.append(Function(logical_id, name.split("-", 2)[-1], props["Handler"], self.asset_folder(logical_id),
-                                  layers, props.get("Environment", {}).get("Variables", {}), props.get("Timeout", 3)))
+            found.append(
+                Function(
+                    logical_id,
+                    name.split("-", 2)[-1],
+                    props["Handler"],
+                    self.asset_folder(logical_id),
+                    layers,
+                    props.get("Environment", {}).get("Variables", {}),
+                    props.get("Timeout", 3),
+                )
+            )
         return sorted(found, key=lambda f: f.key)
 
 
 def synthesize_bundled(outdir: Path, env: str = "dev") -> Artifact:
-    context = {**json.loads((ROOT / "cdk.json").read_text())["context"], "env": env,
-               "aws:cdk:enable-asset-metadata": True, "aws:cdk:enable-path-metadata": True}
-    environment = {**os.environ, "CDK_OUTDIR": str(outdir), "CDK_CONTEXT_JSON": json.dumps(context),
-                   "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20"}
-    done = subprocess.run([sys.executable, "infra/app.py"], cwd=ROOT, env=environment, capture_output=True,
-                          text=True, timeout=1500)
+    context = {
+        **json.loads((ROOT / "cdk.json").read_text())["context"],
+        "env": env,
+        "aws:cdk:enable-asset-metadata": True,
+        "aws:cdk:enable-path-metadata": True,
+    }
+    environment = {
+        **os.environ,
+        "CDK_OUTDIR": str(outdir),
+        "CDK_CONTEXT_JSON": json.dumps(context),
+        "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
+    }
+    done = subprocess.run(
+        [sys.executable, "infra/app.py"], cwd=ROOT, env=environment, capture_output=True, text=True, timeout=1500
+    )
     assert done.returncode == 0, f"synthesis failed:\n{done.stderr[-4000:]}"
     [template] = outdir.glob("*.template.json")
     return Artifact(outdir, json.loads(template.read_text()))
@@ -100,17 +118,33 @@ class FunctionProcess:
         self.home = self._home = Path(tempfile.mkdtemp(prefix="lambda-"))  # also the container's TMPDIR
         shutil.copy(DRIVER, self._home / "driver.py")  # the driver's folder is on sys.path: keep it empty
         self.stderr = (self._home / "stderr.log").open("w+")
-        env = {"PATH": "/usr/bin:/bin", "HOME": str(self._home), "TMPDIR": str(self._home), "LANG": "C.UTF-8",
-               "PYTHONDONTWRITEBYTECODE": "1",  # Lambda's /opt and /var/task are read-only
-               "PYTHONPATH": os.pathsep.join(str(p) for p in function.python_path),
-               "LAMBDA_TASK_ROOT": str(function.code), "AWS_LAMBDA_FUNCTION_NAME": f"DreamChat-test-{function.key}",
-               "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "1024", "AWS_REGION": "us-east-1",
-               "AWS_DEFAULT_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-               "_X_AMZN_TRACE_ID": "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=0",
-               **environment}
-        self._process = subprocess.Popen([str(python312()), "-S", "driver.py", function.module], cwd=self._home,
-                                         env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-                                         text=True, encoding="utf-8")
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(self._home),
+            "TMPDIR": str(self._home),
+            "LANG": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1",  # Lambda's /opt and /var/task are read-only
+            "PYTHONPATH": os.pathsep.join(str(p) for p in function.python_path),
+            "LAMBDA_TASK_ROOT": str(function.code),
+            "AWS_LAMBDA_FUNCTION_NAME": f"DreamChat-test-{function.key}",
+            "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "1024",
+            "AWS_REGION": "us-east-1",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "_X_AMZN_TRACE_ID": "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=0",
+            **environment,
+        }
+        self._process = subprocess.Popen(
+            [str(python312()), "-S", "driver.py", function.module],
+            cwd=self._home,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            text=True,
+            encoding="utf-8",
+        )
         self.start = self._read()
 
     def call(self, entry: str, event: dict[str, Any], remaining_ms: int | None = None) -> dict[str, Any]:

@@ -18,8 +18,12 @@ TABLE_FIELDS = ("KeySchema", "AttributeDefinitions", "GlobalSecondaryIndexes", "
 class Cloud:
     def __init__(self, endpoint: str, template: dict[str, Any]) -> None:
         self.endpoint = endpoint
-        self._refs: dict[str, str] = {"AWS::Region": REGION, "AWS::AccountId": ACCOUNT, "AWS::Partition": "aws",
-                                      "AWS::URLSuffix": "amazonaws.com"}
+        self._refs: dict[str, str] = {
+            "AWS::Region": REGION,
+            "AWS::AccountId": ACCOUNT,
+            "AWS::Partition": "aws",
+            "AWS::URLSuffix": "amazonaws.com",
+        }
         self._attributes: dict[tuple[str, str], str] = {}
         for logical_id, resource in template["Resources"].items():
             create = CREATORS.get(resource["Type"])
@@ -27,8 +31,13 @@ class Cloud:
                 create(self, logical_id, resource.get("Properties", {}))
 
     def client(self, service: str) -> Any:
-        return boto3.client(service, region_name=REGION, endpoint_url=self.endpoint,
-                            aws_access_key_id="testing", aws_secret_access_key="testing")
+        return boto3.client(
+            service,
+            region_name=REGION,
+            endpoint_url=self.endpoint,
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+        )
 
     def resolve(self, value: Any) -> str:
         """A function environment value with its CloudFormation intrinsic resolved."""
@@ -85,8 +94,9 @@ class Cloud:
         url = sqs.create_queue(QueueName=f"capture-{detail_type}")["QueueUrl"]
         arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
         events = self.client("events")
-        events.put_rule(Name=f"capture-{detail_type}", EventBusName=bus,
-                        EventPattern=json.dumps({"detail-type": [detail_type]}))
+        events.put_rule(
+            Name=f"capture-{detail_type}", EventBusName=bus, EventPattern=json.dumps({"detail-type": [detail_type]})
+        )
         events.put_targets(Rule=f"capture-{detail_type}", EventBusName=bus, Targets=[{"Id": "capture", "Arn": arn}])
         return url
 

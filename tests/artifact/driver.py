@@ -10,6 +10,7 @@ Whatever the handler prints (logs, metrics) goes to stderr.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -62,8 +63,12 @@ def answer(module: object, request: dict) -> dict:
         response = entry(request["event"], LambdaContext(request.get("remaining_ms", 29_000)))
         return {"ok": True, "response": response, "seconds": time.monotonic() - started}
     except Exception as error:  # noqa: BLE001 - reported to the test with its traceback
-        return {"ok": False, "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc(),
-                "seconds": time.monotonic() - started}
+        return {
+            "ok": False,
+            "error": f"{type(error).__name__}: {error}",
+            "traceback": traceback.format_exc(),
+            "seconds": time.monotonic() - started,
+        }
 
 
 def write(value: dict) -> None:
@@ -74,15 +79,20 @@ def write(value: dict) -> None:
 def main() -> None:
     handler_module = sys.argv[1]
     started = time.monotonic()
-    try:
+    with contextlib.suppress(Exception):  # reported below, by module, with the rest
         importlib.import_module(handler_module)
-    except Exception:  # noqa: BLE001 - reported below, by module, with the rest
-        pass
     handler_seconds = time.monotonic() - started
     failures = import_everything(handler_module)
-    write({"imports": failures, "import_seconds": handler_seconds, "path": sys.path,
-           "no_site": bool(sys.flags.no_site), "version": list(sys.version_info[:3]),
-           "loaded": sorted(name for name in sys.modules if "." not in name)})
+    write(
+        {
+            "imports": failures,
+            "import_seconds": handler_seconds,
+            "path": sys.path,
+            "no_site": bool(sys.flags.no_site),
+            "version": list(sys.version_info[:3]),
+            "loaded": sorted(name for name in sys.modules if "." not in name),
+        }
+    )
     module = sys.modules.get(handler_module)
     for line in sys.stdin:
         if line.strip():

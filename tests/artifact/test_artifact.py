@@ -24,7 +24,10 @@ from tests.handlers.events import http_api_event, scheduled_event, sqs_batch
 
 pytestmark = pytest.mark.artifact
 
-SUMMARY = {"summary": "约好周末去海边", "emotion_tags": {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}}
+SUMMARY = {
+    "summary": "约好周末去海边",
+    "emotion_tags": {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"},
+}
 MEMORIES = {"memories": [{"title": "海边之约", "key_points": ["周末去海边"], "detail_content": "约好周末去海边"}]}
 NO_CORE = {"create": False, "content": "", "importance": 2, "category": "其他"}
 # Development tools and optional extras (the local embedding model) that must never reach the layer
@@ -61,20 +64,28 @@ def cloud(artifact: Artifact) -> Iterator[Cloud]:
 def container(function: Function, cloud: Cloud, fake_model: FakeLLMServer, **overrides: str) -> FunctionProcess:
     """A cold container of `function` with its template environment, pointed at moto and the fake model."""
     environment = {name: cloud.resolve(value) for name, value in function.environment.items()}
-    environment.update({"DREAMCHAT_AWS_ENDPOINT_URL": cloud.endpoint, "DREAMCHAT_LLM_BASE_URL": fake_model.base_url,
-                        # the model decides whether to answer: a drawn 已读不回 would make the turns here random
-                        "DREAMCHAT_REPLY_DECISION": "model", **overrides})
+    environment.update(
+        {
+            "DREAMCHAT_AWS_ENDPOINT_URL": cloud.endpoint,
+            "DREAMCHAT_LLM_BASE_URL": fake_model.base_url,
+            # the model decides whether to answer: a drawn 已读不回 would make the turns here random
+            "DREAMCHAT_REPLY_DECISION": "model",
+            **overrides,
+        }
+    )
     return FunctionProcess(function, environment)
 
 
 def test_every_function_imports_every_dreamchat_module_from_its_asset_and_layers_alone(
-        functions: dict[str, Function], cloud: Cloud, fake_model: FakeLLMServer) -> None:
+    functions: dict[str, Function], cloud: Cloud, fake_model: FakeLLMServer
+) -> None:
     runtime = str(python312().resolve().parent.parent)  # the interpreter's own standard library
     for function in functions.values():
         with container(function, cloud, fake_model) as process:
             start = process.start
         assert start["imports"] == [], f"{function.key} cannot import: " + "; ".join(
-            f"{f['module']} ({f['error']})" for f in start["imports"])
+            f"{f['module']} ({f['error']})" for f in start["imports"]
+        )
         assert start["no_site"] and start["version"][:2] == [3, 12]
         allowed = (*(str(p) for p in function.python_path), runtime)
         assert [p for p in start["path"][1:] if not p.startswith(allowed)] == []  # [0]: the driver's empty folder
@@ -91,18 +102,26 @@ def test_a_missing_runtime_dependency_is_named_by_module(tmp_path: Path) -> None
     function = Function("Fn", "chat", "handler.handler", code, (layer,), {}, 29)
     with FunctionProcess(function, {}) as process:
         failures = process.start["imports"]
-    assert failures == [{"module": "dreamchat.adapters.search",
-                         "error": "ModuleNotFoundError: No module named 'httpx_not_in_the_layer'"}]
+    assert failures == [
+        {
+            "module": "dreamchat.adapters.search",
+            "error": "ModuleNotFoundError: No module named 'httpx_not_in_the_layer'",
+        }
+    ]
 
 
-def test_the_layer_holds_the_locked_versions_compiled_and_nothing_for_development(functions: dict[str, Function]) -> None:
+def test_the_layer_holds_the_locked_versions_compiled_and_nothing_for_development(
+    functions: dict[str, Function],
+) -> None:
     [layer] = {layer for function in functions.values() for layer in function.layers}
     shipped = {}
     for info in (layer / "python").glob("*.dist-info"):
         name, version = info.name.removesuffix(".dist-info").rsplit("-", 1)
         shipped[canonicalize_name(name)] = version
     pins = {canonicalize_name(line.split("==")[0]): line.split("==")[1] for line in locked(ROOT)}
-    assert {name: version for name, version in shipped.items() if name != "dreamchat" and pins.get(name) != version} == {}
+    assert {
+        name: version for name, version in shipped.items() if name != "dreamchat" and pins.get(name) != version
+    } == {}
     assert not [name for name in DEV_ONLY if canonicalize_name(name) in shipped]
     sources = list((layer / "python").rglob("*.py"))
     compiled = [s for s in sources if list(s.parent.glob(f"__pycache__/{s.stem}.cpython-312.pyc"))]
@@ -113,10 +132,12 @@ def test_the_layer_holds_the_locked_versions_compiled_and_nothing_for_developmen
 
 
 def test_the_chat_function_serves_health_register_login_and_a_turn(
-        functions: dict[str, Function], cloud: Cloud, fake_model: FakeLLMServer) -> None:
+    functions: dict[str, Function], cloud: Cloud, fake_model: FakeLLMServer
+) -> None:
     bus = cloud.resolve(functions["chat"].environment["DREAMCHAT_EVENT_BUS"])
     topic_ended = cloud.capture(bus, "TopicEnded")
     with container(functions["chat"], cloud, fake_model) as chat:
+
         def call(method: str, path: str, body: object = None, token: str | None = None) -> dict:
             headers = {"authorization": f"Bearer {token}"} if token else {}
             return chat.call("handler", http_api_event(method, path, body, headers))
@@ -141,21 +162,31 @@ def test_the_chat_function_serves_health_register_login_and_a_turn(
 
 
 def test_the_background_functions_answer_their_events(
-        functions: dict[str, Function], cloud: Cloud, fake_model: FakeLLMServer) -> None:
+    functions: dict[str, Function], cloud: Cloud, fake_model: FakeLLMServer
+) -> None:
     bus = cloud.resolve(functions["chat"].environment["DREAMCHAT_EVENT_BUS"])
     topic_ended = cloud.capture(bus, "TopicEnded")
     quiet = {"DREAMCHAT_HEARTBEAT_QUIET_MINUTES": "0"}  # a heartbeat right after the person wrote
     with container(functions["chat"], cloud, fake_model, **quiet) as chat:
-        registered = chat.call("handler", http_api_event("POST", "/api/auth/register",
-                                                         {"username": "background", "password": "correct-horse-2"}))
+        registered = chat.call(
+            "handler",
+            http_api_event("POST", "/api/auth/register", {"username": "background", "password": "correct-horse-2"}),
+        )
         token = json.loads(registered["body"])["access_token"]
         auth = {"authorization": f"Bearer {token}"}
-        ai = json.loads(chat.call("handler", http_api_event("POST", "/api/ai-users", {"name": "阿澈", "base_soul": "直爽"},
-                                                           auth))["body"])
-        fake_model.script("deepseek-chat",
-                          Reply.tools(("update_relationship", {"level": "特别关心", "heartbeat_hours": 0.0003})),
-                          Reply.text("好呀\n拜拜"))
-        chat.call("handler", http_api_event("POST", f"/api/ai-users/{ai['id']}/chat", {"content": "周末去海边吧，拜拜"}, auth))
+        ai = json.loads(
+            chat.call("handler", http_api_event("POST", "/api/ai-users", {"name": "阿澈", "base_soul": "直爽"}, auth))[
+                "body"
+            ]
+        )
+        fake_model.script(
+            "deepseek-chat",
+            Reply.tools(("update_relationship", {"level": "特别关心", "heartbeat_hours": 0.0003})),
+            Reply.text("好呀\n拜拜"),
+        )
+        chat.call(
+            "handler", http_api_event("POST", f"/api/ai-users/{ai['id']}/chat", {"content": "周末去海边吧，拜拜"}, auth)
+        )
     [published] = cloud.receive(topic_ended)
     ended = json.loads(published["body"])
 
@@ -173,7 +204,9 @@ def test_the_background_functions_answer_their_events(
     extract_queue = cloud.resolve(functions["extract"].environment["DREAMCHAT_EXTRACT_QUEUE_URL"])
     pairs = [message["body"] for message in cloud.receive(extract_queue)]
     with container(functions["extract-worker"], cloud, fake_model, DREAMCHAT_EXTRACT_AFTER_HOURS="0") as worker:
-        assert worker.call("worker", sqs_batch(pairs, queue="extract")) == {"batchItemFailures": []}, worker.log()[-3000:]
+        assert worker.call("worker", sqs_batch(pairs, queue="extract")) == {"batchItemFailures": []}, worker.log()[
+            -3000:
+        ]
     assert len(fake_model.requests_for("doubao-pro-32k")) == 1  # the pair was extracted by the model
 
     time.sleep(2)  # the heartbeat the AI asked for (0.0003 h) is due

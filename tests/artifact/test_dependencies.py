@@ -56,24 +56,33 @@ def distributions(module: str) -> set[str]:
 
 def test_every_module_level_import_of_the_library_is_a_declared_runtime_dependency() -> None:
     declared = {canonicalize_name(r.name) for r in requirements()}
-    undeclared = {module: sorted(files) for module, files in third_party_imports(module_level=True).items()
-                  if not distributions(module) & declared}
+    undeclared = {
+        module: sorted(files)
+        for module, files in third_party_imports(module_level=True).items()
+        if not distributions(module) & declared
+    }
     assert undeclared == {}, "import these lazily or declare them in [project.dependencies]"
 
 
 def test_every_import_anywhere_is_declared_at_run_time_or_in_an_optional_extra_other_than_dev() -> None:
     extras = [extra for extra in PROJECT.get("optional-dependencies", {}) if extra != "dev"]
     declared = {canonicalize_name(r.name) for r in requirements() + [r for e in extras for r in requirements(e)]}
-    undeclared = {module: sorted(files) for module, files in third_party_imports(module_level=False).items()
-                  if not distributions(module) & declared}
+    undeclared = {
+        module: sorted(files)
+        for module, files in third_party_imports(module_level=False).items()
+        if not distributions(module) & declared
+    }
     assert undeclared == {}
 
 
 def test_the_lock_pins_every_declared_requirement_within_its_specifier() -> None:
     locked_versions = pins()
     wanted = requirements() + [r for extra in PROJECT.get("optional-dependencies", {}) for r in requirements(extra)]
-    problems = {r.name: locked_versions.get(canonicalize_name(r.name)) for r in wanted
-                if locked_versions.get(canonicalize_name(r.name)) not in r.specifier}
+    problems = {
+        r.name: locked_versions.get(canonicalize_name(r.name))
+        for r in wanted
+        if locked_versions.get(canonicalize_name(r.name)) not in r.specifier
+    }
     assert problems == {}, "run `make lock` after changing pyproject.toml"
 
 

@@ -57,12 +57,26 @@ def _fake_models(body: dict) -> Reply:
     """Compress, extract and judge replies, each valid for the request it answers."""
     prompt = "\n".join(m["content"] for m in body["messages"])
     if body["model"] == "qwen-plus":
-        return Reply.json({"summary": "They talked about a support group.",
-                           "emotion_tags": {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}})
+        return Reply.json(
+            {
+                "summary": "They talked about a support group.",
+                "emotion_tags": {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"},
+            }
+        )
     if body["model"] == "doubao-pro-32k":
         mid = re.search(r"id: (mid_\w+)", prompt).group(1)
-        return Reply.json({"memories": [{"title": "Support group", "key_points": ["went to a support group"],
-                                         "detail_content": "x", "source_mid_ids": [mid]}]})
+        return Reply.json(
+            {
+                "memories": [
+                    {
+                        "title": "Support group",
+                        "key_points": ["went to a support group"],
+                        "detail_content": "x",
+                        "source_mid_ids": [mid],
+                    }
+                ]
+            }
+        )
     count = int(re.search(r"陈述（共 (\d+) 条）", prompt).group(1))
     return Reply.text(json.dumps({"present": [True] * count}))
 
@@ -70,8 +84,12 @@ def _fake_models(body: dict) -> Reply:
 @needs_data
 def test_quality_uses_the_judge_model_when_one_is_configured(monkeypatch) -> None:
     with FakeLLMServer(default=_fake_models) as server:
-        for name, value in {"LLM_BASE_URL": server.base_url, "LLM_API_KEY": "test-key", "LLM_MAX_RETRIES": "0",
-                            "LLM_TIMEOUT_SECONDS": "5"}.items():
+        for name, value in {
+            "LLM_BASE_URL": server.base_url,
+            "LLM_API_KEY": "test-key",
+            "LLM_MAX_RETRIES": "0",
+            "LLM_TIMEOUT_SECONDS": "5",
+        }.items():
             monkeypatch.setenv(f"DREAMCHAT_{name}", value)
         text = run(quality.main, "--limit", "1", "--sessions", "2", "--workers", "2")
     assert "compress: qwen-plus" in text and "scoring: judge model deepseek-chat" in text
@@ -81,8 +99,7 @@ def test_quality_uses_the_judge_model_when_one_is_configured(monkeypatch) -> Non
 
 def test_cold_start_times_the_chat_handler_and_reports_missing_ones(monkeypatch) -> None:
     monkeypatch.setattr(cold_start, "ENTRIES", [*cold_start.ENTRIES, ("nosuch", "handler", {})])
-    text = run(cold_start.main, "--repeat", "1", "--only", "chat.handler", "--only", "nosuch.handler",
-               "--no-imports")
+    text = run(cold_start.main, "--repeat", "1", "--only", "chat.handler", "--only", "nosuch.handler", "--no-imports")
     assert re.search(r"chat\.handler\s+\d+ \(\d+\)\s+\d+ \(\d+\)\s+\d+ \(\d+\)\s+\d+ \(\d+\)\s+200", text)
     assert re.search(r"nosuch\.handler\s+not present", text)
 

@@ -24,8 +24,14 @@ from tests.fakes.server import running_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 DOC_SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
@@ -46,12 +52,23 @@ def companion(body: dict[str, Any]) -> Reply:
     system = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
     user = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user")
     if "压缩成一条中期记忆" in system:
-        return Reply.json({"summary": SUMMARY,
-                           "emotion_tags": {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}})
+        return Reply.json(
+            {"summary": SUMMARY, "emotion_tags": {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}}
+        )
     if "提炼成长期记忆" in system:
         ids = re.findall(r"id: (mid_[\w-]+)", user)
-        return Reply.json({"memories": [{"title": LONG_TITLE, "key_points": ["想去海边", "周末出发"],
-                                         "detail_content": DETAIL, "source_mid_ids": ids}]})
+        return Reply.json(
+            {
+                "memories": [
+                    {
+                        "title": LONG_TITLE,
+                        "key_points": ["想去海边", "周末出发"],
+                        "detail_content": DETAIL,
+                        "source_mid_ids": ids,
+                    }
+                ]
+            }
+        )
     if "判断是否要形成" in system:
         return Reply.json({"create": True, "content": CORE, "importance": 9, "category": "执念"})
     if "反思一下自己" in user:
@@ -79,8 +96,11 @@ class Stack:
         return response.json()
 
     def create_ai_user(self, account: dict[str, Any], **fields: Any) -> dict[str, Any]:
-        response = httpx.post(f"{self.base}/api/ai-users", headers=bearer(account),
-                              json={"name": "小梦", "avatar": "🌙", "base_soul": "温柔体贴的朋友", **fields})
+        response = httpx.post(
+            f"{self.base}/api/ai-users",
+            headers=bearer(account),
+            json={"name": "小梦", "avatar": "🌙", "base_soul": "温柔体贴的朋友", **fields},
+        )
         assert response.status_code == 201, response.text
         return response.json()
 
@@ -111,8 +131,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         }
         with running_server(env) as base:
             if httpx.get(f"{base}/").status_code != 200:
-                pytest.fail("the server does not serve the web client at /: create_app must include "
-                            "dreamchat.api.routers.web.router", pytrace=False)
+                pytest.fail(
+                    "the server does not serve the web client at /: create_app must include "
+                    "dreamchat.api.routers.web.router",
+                    pytrace=False,
+                )
             yield Stack(base, llm)
 
 
@@ -120,8 +143,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 def browser() -> Iterator[Any]:
     """Debian's Chromium driven by Playwright; missing Chromium is a failure, not a skip."""
     if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: the browser tests need Debian's Chromium "
-                    "(`apt-get install -y chromium fonts-noto-cjk`, see docs/web-client.md)", pytrace=False)
+        pytest.fail(
+            f"{CHROMIUM} is missing: the browser tests need Debian's Chromium "
+            "(`apt-get install -y chromium fonts-noto-cjk`, see docs/web-client.md)",
+            pytrace=False,
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -152,8 +178,14 @@ def open_context(browser: Any) -> Iterator[Any]:
 def watch(page: Any, errors: list[str]) -> None:
     """Uncaught exceptions and console errors; failed requests are expected (offline, 401) and left out."""
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", lambda message: message.type == "error" and not message.text.startswith(
-        "Failed to load resource") and errors.append(message.text))
+    page.on(
+        "console",
+        lambda message: (
+            message.type == "error"
+            and not message.text.startswith("Failed to load resource")
+            and errors.append(message.text)
+        ),
+    )
 
 
 def screenshot(page: Any, name: str) -> None:

@@ -20,8 +20,9 @@ SIZES = pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop
 
 
 def chat(stack: Stack, account: dict[str, Any], ai_user_id: str, content: str) -> str:
-    response = httpx.post(f"{stack.base}/api/ai-users/{ai_user_id}/chat", headers=bearer(account),
-                          json={"content": content}, timeout=30)
+    response = httpx.post(
+        f"{stack.base}/api/ai-users/{ai_user_id}/chat", headers=bearer(account), json={"content": content}, timeout=30
+    )
     assert response.status_code == 200, response.text
     return response.text
 
@@ -54,7 +55,12 @@ def test_heartbeat_settings_round_trip(stack: Stack, open_context, size) -> None
     form.get_by_role("button", name="保存").click()
     expect(page.locator(".toast")).to_have_text("已保存")
     assert {k: v for k, v in prefs(stack, account).items() if k != "max_backoff" and k != "pause_after_days"} == {
-        "enabled": False, "night_start": 22, "night_end": 6, "daily_cap": 3, "quiet_minutes": 30}
+        "enabled": False,
+        "night_start": 22,
+        "night_end": 6,
+        "daily_cap": 3,
+        "quiet_minutes": 30,
+    }
 
     page.reload()
     form = page.get_by_role("form", name="主动消息设置")
@@ -83,11 +89,13 @@ def test_heartbeat_settings_round_trip(stack: Stack, open_context, size) -> None
 def test_a_scheduled_heartbeat_is_listed_and_cancelled(stack: Stack, open_context, size) -> None:
     account = stack.register()
     ai_user = stack.create_ai_user(account, name="闹钟小梦")
-    stack.llm.script("deepseek-chat",
-                     Reply.tools(("set_scheduled_heartbeat", {"hour": 9, "minute": 0, "message_template": "叫你起床"})),
-                     Reply.text("好，每天 9 点叫你起床"),
-                     Reply.tools(("set_scheduled_heartbeat", {"hour": 22, "minute": 30, "message_template": "提醒早点睡"})),
-                     Reply.text("好"))
+    stack.llm.script(
+        "deepseek-chat",
+        Reply.tools(("set_scheduled_heartbeat", {"hour": 9, "minute": 0, "message_template": "叫你起床"})),
+        Reply.text("好，每天 9 点叫你起床"),
+        Reply.tools(("set_scheduled_heartbeat", {"hour": 22, "minute": 30, "message_template": "提醒早点睡"})),
+        Reply.text("好"),
+    )
     chat(stack, account, ai_user["id"], "每天 9 点叫我起床")
     chat(stack, account, ai_user["id"], "晚上十点半提醒我睡觉")
     page = open_context(size).new_page()

@@ -127,8 +127,11 @@ def test_the_ai_is_shown_thinking_from_sending_until_its_first_message(stack: St
 def test_deleting_a_short_term_line_warns_that_the_chat_message_goes_too(stack: Stack, open_context) -> None:
     account = stack.register()
     ai_user = stack.create_ai_user(account)
-    saved = httpx.post(f"{stack.base}/api/ai-users/{ai_user['id']}/save-message", headers=bearer(account),
-                       json={"content": "这句话要删掉"})
+    saved = httpx.post(
+        f"{stack.base}/api/ai-users/{ai_user['id']}/save-message",
+        headers=bearer(account),
+        json={"content": "这句话要删掉"},
+    )
     assert saved.status_code == 201, saved.text
     page = open_context(PHONE).new_page()
     open_logged_in(page, stack, account, f"/memory/{ai_user['id']}")
@@ -199,7 +202,7 @@ def covers(unicode_range: str, points: list[int]) -> bool:
 def contrast(one: str, other: str) -> float:
     def luminance(colour: str) -> float:
         value = colour.strip().lstrip("#")
-        channels = [int(value[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+        channels = [int(value[i : i + 2], 16) / 255 for i in (0, 2, 4)]
         r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
         return 0.2126 * r + 0.7152 * g + 0.0722 * b
 

@@ -54,6 +54,9 @@ def test_about_me_is_written_once_in_settings(stack: Stack, open_context, size) 
     if size is PHONE:
         screenshot(page, "settings-about-phone")
     page.reload()
-    expect(page.get_by_role("form", name="关于我").get_by_label("关于我")).to_have_value("我叫小林，在杭州做设计，对芒果过敏。")
+    expect(page.get_by_role("form", name="关于我").get_by_label("关于我")).to_have_value(
+        "我叫小林，在杭州做设计，对芒果过敏。"
+    )
     assert httpx.get(f"{stack.base}/api/profile", headers=bearer(account)).json() == {
-        "about_me": "我叫小林，在杭州做设计，对芒果过敏。"}
+        "about_me": "我叫小林，在杭州做设计，对芒果过敏。"
+    }

@@ -57,8 +57,9 @@ def test_a_message_is_copied_or_deleted_from_its_menu(stack: Stack, open_context
     account = stack.register()
     ai_user = stack.create_ai_user(account)
     for text in ("留着这句", "这句发错了"):
-        saved = httpx.post(f"{stack.base}/api/ai-users/{ai_user['id']}/save-message", headers=bearer(account),
-                           json={"content": text})
+        saved = httpx.post(
+            f"{stack.base}/api/ai-users/{ai_user['id']}/save-message", headers=bearer(account), json={"content": text}
+        )
         assert saved.status_code == 201, saved.text
     context = open_context(size)
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=stack.base)

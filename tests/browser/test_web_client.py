@@ -88,8 +88,9 @@ def test_a_person_registers_creates_a_friend_chats_and_watches_the_memory_change
     expect(page.get_by_text("这个话题聊完了")).to_be_visible()
 
     # a heartbeat written by the server shows up by polling, without a reload
-    outcome = httpx.post(f"{stack.base}/api/heartbeat/trigger/{ai_id}",
-                         headers={"Authorization": f"Bearer {access_token(page)}"}).json()
+    outcome = httpx.post(
+        f"{stack.base}/api/heartbeat/trigger/{ai_id}", headers={"Authorization": f"Bearer {access_token(page)}"}
+    ).json()
     assert outcome["status"] == "sent", outcome
     expect(page.locator(".msg-heartbeat .bubble")).to_have_text(HEARTBEAT_TEXT, timeout=10_000)
     expect(page.get_by_text("主动来找你")).to_be_visible()
@@ -192,8 +193,13 @@ def test_typed_text_survives_a_lost_connection_and_read_without_reply_is_subtle(
 
 def test_a_person_logs_in_befriends_a_public_ai_and_removes_it(stack: Stack, open_context) -> None:
     owner = stack.register("owner")
-    stack.create_ai_user(owner, name="星野", avatar="⭐", visibility="public",
-                         base_soul="住在海边小镇的天文爱好者，晚上总在看星星，说话慢悠悠的。")
+    stack.create_ai_user(
+        owner,
+        name="星野",
+        avatar="⭐",
+        visibility="public",
+        base_soul="住在海边小镇的天文爱好者，晚上总在看星星，说话慢悠悠的。",
+    )
     person = stack.register("p")
     page = open_context(DESKTOP).new_page()
     page.goto(stack.base)
@@ -264,7 +270,10 @@ def test_the_event_stream_reader_handles_events_split_anywhere(stack: Stack, ope
         for await (const event of events(new Response(body))) out.push(event);
         return out;
     }""")
-    assert found == [{"event": "message", "data": '{"content":"第一条"}'}, {"event": "done", "data": '{"replied":true}'}]
+    assert found == [
+        {"event": "message", "data": '{"content":"第一条"}'},
+        {"event": "done", "data": '{"replied":true}'},
+    ]
 
 
 @pytest.mark.e2e

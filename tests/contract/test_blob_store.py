@@ -8,8 +8,8 @@ from dreamchat.ports import BlobStore
 
 
 def test_put_get_roundtrip(blobs: BlobStore) -> None:
-    blobs.put("pairs/a/u/long_term_details/2026-03-15_周末出游计划.json", "{\"t\": \"海边\"}".encode())
-    assert blobs.get("pairs/a/u/long_term_details/2026-03-15_周末出游计划.json") == "{\"t\": \"海边\"}".encode()
+    blobs.put("pairs/a/u/long_term_details/2026-03-15_周末出游计划.json", '{"t": "海边"}'.encode())
+    assert blobs.get("pairs/a/u/long_term_details/2026-03-15_周末出游计划.json") == '{"t": "海边"}'.encode()
 
 
 def test_get_missing_is_none(blobs: BlobStore) -> None:

@@ -21,8 +21,13 @@ def test_the_real_server_answers_health(server: str) -> None:
     response = httpx.get(f"{server}/api/health", timeout=5)
     assert response.status_code == 200
     # the suite runs without an embedding model (tests/conftest.py): retrieval is BM25 alone, and says so
-    assert response.json() == {"status": "ok", "storage": "local", "llm": "offline",
-                               "retrieval": "BM25 alone (no embedding model)", "embedding_model": "none"}
+    assert response.json() == {
+        "status": "ok",
+        "storage": "local",
+        "llm": "offline",
+        "retrieval": "BM25 alone (no embedding model)",
+        "embedding_model": "none",
+    }
 
 
 @pytest.mark.e2e

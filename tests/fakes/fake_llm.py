@@ -17,8 +17,8 @@ import contextlib
 import json
 import re
 import threading
-import zlib
 import time
+import zlib
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,11 +49,13 @@ class Reply:
         return cls(vectors=tuple(vectors))
 
     @classmethod
-    def text(cls, content: str, prompt_tokens: int = 10, completion_tokens: int = 5,
-             reasoning: str | None = None) -> Reply:
+    def text(
+        cls, content: str, prompt_tokens: int = 10, completion_tokens: int = 5, reasoning: str | None = None
+    ) -> Reply:
         """A plain assistant message (with a chain of thought, as a reasoning model answers)."""
-        return cls(content=content, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                   reasoning=reasoning)
+        return cls(
+            content=content, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, reasoning=reasoning
+        )
 
     @classmethod
     def json(cls, value: dict[str, Any]) -> Reply:
@@ -121,7 +123,9 @@ class RecordedRequest:
     @property
     def reasoning_sent_back(self) -> list[str]:
         """The `reasoning_content` of every assistant message the client sent back."""
-        return [m["reasoning_content"] for m in self.messages if m.get("role") == "assistant" and "reasoning_content" in m]
+        return [
+            m["reasoning_content"] for m in self.messages if m.get("role") == "assistant" and "reasoning_content" in m
+        ]
 
 
 Responder = Callable[[dict[str, Any]], Reply]
@@ -223,7 +227,11 @@ class _ChatHandler(BaseHTTPRequestHandler):
 
     def _answer(self, reply: Reply, body: dict[str, Any]) -> None:
         if reply.status != 200:
-            fields = dict(reply.error_fields) or {"message": f"scripted {reply.status}", "type": "server_error", "code": None}
+            fields = dict(reply.error_fields) or {
+                "message": f"scripted {reply.status}",
+                "type": "server_error",
+                "code": None,
+            }
             error = {"error": fields}
             self._send_json(reply.status, error, reply.headers)
         elif reply.raw_body is not None:
@@ -263,8 +271,10 @@ class _ChatHandler(BaseHTTPRequestHandler):
 
 def _lost_reasoning(request: RecordedRequest) -> bool:
     """An assistant tool call sent back without its reasoning (DeepSeek answers 400)."""
-    return any(m.get("role") == "assistant" and m.get("tool_calls") and not m.get("reasoning_content")
-               for m in request.messages)
+    return any(
+        m.get("role") == "assistant" and m.get("tool_calls") and not m.get("reasoning_content")
+        for m in request.messages
+    )
 
 
 def _completion(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
@@ -275,9 +285,7 @@ def _completion(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
         message["tool_calls"] = [_tool_call(index, name, args) for index, (name, args) in enumerate(reply.tool_calls)]
     return {
         **_envelope(body, "chat.completion"),
-        "choices": [
-            {"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop"}
-        ],
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
         "usage": _usage(reply),
     }
 
@@ -310,9 +318,12 @@ def _embeddings(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
     inputs = body.get("input", [])
     inputs = [inputs] if isinstance(inputs, str) else inputs
     vectors = [list(v) for v in reply.vectors] if reply.vectors is not None else [hashed_vector(t) for t in inputs]
-    return {"object": "list", "model": body.get("model", ""),
-            "data": [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)],
-            "usage": {"prompt_tokens": 1, "total_tokens": 1}}
+    return {
+        "object": "list",
+        "model": body.get("model", ""),
+        "data": [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)],
+        "usage": {"prompt_tokens": 1, "total_tokens": 1},
+    }
 
 
 def _tool_call(index: int, name: str, arguments: str) -> dict[str, Any]:

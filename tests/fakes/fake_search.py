@@ -16,31 +16,84 @@ Page = tuple[str, str, str]
 
 
 def searxng_body(query: str, pages: list[Page]) -> dict[str, Any]:
-    results = [{"url": url, "title": title, "content": text, "engine": "bing", "engines": ["bing"],
-                "parsed_url": ["https", urlparse(url).netloc, urlparse(url).path, "", "", ""], "template": "default.html",
-                "positions": [n], "score": 1.0 / n, "category": "general"} for n, (title, url, text) in enumerate(pages, 1)]
-    return {"query": query, "number_of_results": len(results), "results": results, "answers": [], "corrections": [],
-            "infoboxes": [], "suggestions": [], "unresponsive_engines": []}
+    results = [
+        {
+            "url": url,
+            "title": title,
+            "content": text,
+            "engine": "bing",
+            "engines": ["bing"],
+            "parsed_url": ["https", urlparse(url).netloc, urlparse(url).path, "", "", ""],
+            "template": "default.html",
+            "positions": [n],
+            "score": 1.0 / n,
+            "category": "general",
+        }
+        for n, (title, url, text) in enumerate(pages, 1)
+    ]
+    return {
+        "query": query,
+        "number_of_results": len(results),
+        "results": results,
+        "answers": [],
+        "corrections": [],
+        "infoboxes": [],
+        "suggestions": [],
+        "unresponsive_engines": [],
+    }
 
 
 def bocha_body(query: str, pages: list[Page]) -> dict[str, Any]:
-    value = [{"id": f"https://api.bochaai.com/v1/#WebPages.{n}", "name": title, "url": url, "displayUrl": url,
-              "snippet": text[:40], "summary": text, "siteName": urlparse(url).netloc, "siteIcon": "",
-              "datePublished": "2026-03-14T08:00:00+08:00", "dateLastCrawled": "2026-03-14T08:00:00Z",
-              "cachedPageUrl": None, "language": None, "isFamilyFriendly": None, "isNavigational": None}
-             for n, (title, url, text) in enumerate(pages)]
-    return {"code": 200, "log_id": "fake", "msg": None, "data": {
-        "_type": "SearchResponse", "queryContext": {"originalQuery": query},
-        "webPages": {"webSearchUrl": "", "totalEstimatedMatches": len(value), "value": value,
-                     "someResultsRemoved": True},
-        "images": None, "videos": None}}
+    value = [
+        {
+            "id": f"https://api.bochaai.com/v1/#WebPages.{n}",
+            "name": title,
+            "url": url,
+            "displayUrl": url,
+            "snippet": text[:40],
+            "summary": text,
+            "siteName": urlparse(url).netloc,
+            "siteIcon": "",
+            "datePublished": "2026-03-14T08:00:00+08:00",
+            "dateLastCrawled": "2026-03-14T08:00:00Z",
+            "cachedPageUrl": None,
+            "language": None,
+            "isFamilyFriendly": None,
+            "isNavigational": None,
+        }
+        for n, (title, url, text) in enumerate(pages)
+    ]
+    return {
+        "code": 200,
+        "log_id": "fake",
+        "msg": None,
+        "data": {
+            "_type": "SearchResponse",
+            "queryContext": {"originalQuery": query},
+            "webPages": {
+                "webSearchUrl": "",
+                "totalEstimatedMatches": len(value),
+                "value": value,
+                "someResultsRemoved": True,
+            },
+            "images": None,
+            "videos": None,
+        },
+    }
 
 
 def tavily_body(query: str, pages: list[Page]) -> dict[str, Any]:
-    results = [{"title": title, "url": url, "content": text, "score": 0.9, "raw_content": None}
-               for title, url, text in pages]
-    return {"query": query, "follow_up_questions": None, "answer": None, "images": [], "results": results,
-            "response_time": 0.5}
+    results = [
+        {"title": title, "url": url, "content": text, "score": 0.9, "raw_content": None} for title, url, text in pages
+    ]
+    return {
+        "query": query,
+        "follow_up_questions": None,
+        "answer": None,
+        "images": [],
+        "results": results,
+        "response_time": 0.5,
+    }
 
 
 @dataclass
@@ -88,15 +141,16 @@ def _handler(fake: FakeSearch) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:  # noqa: N802 - the base class's name
             self._answer(None)
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:  # noqa: N802 - the base class's name
             length = int(self.headers.get("content-length", "0"))
             self._answer(json.loads(self.rfile.read(length) or b"{}"))
 
         def _answer(self, body: dict[str, Any] | None) -> None:
             parsed = urlparse(self.path)
             query = {k: v[0] for k, v in parse_qs(parsed.query).items()}
-            fake.asked.append(Asked(self.command, parsed.path, query, {k.lower(): v for k, v in self.headers.items()},
-                                    body))
+            fake.asked.append(
+                Asked(self.command, parsed.path, query, {k.lower(): v for k, v in self.headers.items()}, body)
+            )
             data = fake.answer(query.get("q") or (body or {}).get("query", ""))
             self.send_response(fake.status)
             self.send_header("content-type", "application/json")

@@ -27,8 +27,12 @@ def running_server(env: dict[str, str]) -> Iterator[str]:
     port = free_port()
     # The log goes to a file: a pipe nobody reads would block the server once it filled up.
     with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen([sys.executable, "-m", "dreamchat.api.server", "--port", str(port)],
-                                   env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=log)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "dreamchat.api.server", "--port", str(port)],
+            env={**os.environ, **env},
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
         base = f"http://127.0.0.1:{port}"
         try:
             _wait_until_up(base, process, log)

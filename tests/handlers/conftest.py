@@ -14,11 +14,14 @@ from moto import mock_aws
 
 from dreamchat.adapters.dynamo_store import create_table
 from tests.fakes.fake_llm import FakeLLMServer
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 
 REGION = "us-east-1"
-HANDLERS = ("functions.chat.handler", "functions.compress.handler", "functions.extract.handler",
-            "functions.heartbeat.handler")
+HANDLERS = (
+    "functions.chat.handler",
+    "functions.compress.handler",
+    "functions.extract.handler",
+    "functions.heartbeat.handler",
+)
 
 
 @dataclass
@@ -38,9 +41,12 @@ class Cloud:
 def _aws_resources() -> Cloud:
     dynamodb = boto3.client("dynamodb", region_name=REGION)
     create_table(dynamodb, "dreamchat-test")
-    dynamodb.create_table(TableName="dreamchat-idempotency", BillingMode="PAY_PER_REQUEST",
-                          AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
-                          KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}])
+    dynamodb.create_table(
+        TableName="dreamchat-idempotency",
+        BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+    )
     s3 = boto3.client("s3", region_name=REGION)
     s3.create_bucket(Bucket="dreamchat-test-docs")
     sqs = boto3.client("sqs", region_name=REGION)
@@ -50,19 +56,24 @@ def _aws_resources() -> Cloud:
     capture_arn = sqs.get_queue_attributes(QueueUrl=capture, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
     events = boto3.client("events", region_name=REGION)
     events.create_event_bus(Name="dreamchat-test-bus")
-    events.put_rule(Name="topic-ended", EventBusName="dreamchat-test-bus",
-                    EventPattern=json.dumps({"source": ["dreamchat"], "detail-type": ["TopicEnded"]}))
-    events.put_targets(Rule="topic-ended", EventBusName="dreamchat-test-bus",
-                       Targets=[{"Id": "compress", "Arn": capture_arn}])
+    events.put_rule(
+        Name="topic-ended",
+        EventBusName="dreamchat-test-bus",
+        EventPattern=json.dumps({"source": ["dreamchat"], "detail-type": ["TopicEnded"]}),
+    )
+    events.put_targets(
+        Rule="topic-ended", EventBusName="dreamchat-test-bus", Targets=[{"Id": "compress", "Arn": capture_arn}]
+    )
     return Cloud(capture, heartbeat, extract, sqs, dynamodb, s3)
 
 
 @pytest.fixture
-def cloud(monkeypatch, fake_llm: FakeLLMServer) -> Iterator[Cloud]:  # noqa: F811
+def cloud(monkeypatch, fake_llm: FakeLLMServer) -> Iterator[Cloud]:
     with mock_aws():
         resources = _aws_resources()
         secret = boto3.client("secretsmanager", region_name=REGION).create_secret(
-            Name="dreamchat-test", SecretString=json.dumps({"jwt_secret": "x" * 48, "llm_api_key": "test-key"}))
+            Name="dreamchat-test", SecretString=json.dumps({"jwt_secret": "x" * 48, "llm_api_key": "test-key"})
+        )
         env = {
             "DREAMCHAT_STORAGE": "aws",
             "DREAMCHAT_TABLE": "dreamchat-test",

@@ -29,10 +29,12 @@ class Killed(BaseException):
     """A Lambda timeout: the run stops where it is; no except or finally of ours runs."""
 
 
-IDEMPOTENCY_CLOCKS = ["aws_lambda_powertools.utilities.idempotency.persistence.base",
-                      "aws_lambda_powertools.utilities.idempotency.persistence.dynamodb",
-                      "aws_lambda_powertools.utilities.idempotency.persistence.datarecord",
-                      "aws_lambda_powertools.utilities.idempotency.base"]
+IDEMPOTENCY_CLOCKS = [
+    "aws_lambda_powertools.utilities.idempotency.persistence.base",
+    "aws_lambda_powertools.utilities.idempotency.persistence.dynamodb",
+    "aws_lambda_powertools.utilities.idempotency.persistence.datarecord",
+    "aws_lambda_powertools.utilities.idempotency.base",
+]
 
 
 class Shift:
@@ -82,8 +84,9 @@ def due_pair(fake_llm, shift: Shift) -> tuple[str, str]:
     return token, ai_id
 
 
-def test_a_worker_killed_mid_heartbeat_sends_it_in_a_later_run_exactly_once(cloud, fake_llm, shift,
-                                                                             monkeypatch) -> None:
+def test_a_worker_killed_mid_heartbeat_sends_it_in_a_later_run_exactly_once(
+    cloud, fake_llm, shift, monkeypatch
+) -> None:
     _, ai_id = due_pair(fake_llm, shift)
     assert heartbeat.sweep(scheduled_event(), LambdaContext())["due"] == 1
     batch = sqs_batch(cloud.receive(cloud.heartbeat_queue))
@@ -119,15 +122,21 @@ def test_a_rotated_jwt_secret_reaches_warm_containers_within_the_max_age(cloud, 
     arn = secrets.list_secrets()["SecretList"][0]["ARN"]
     old = json.loads(secrets.get_secret_value(SecretId=arn)["SecretString"])
     rotated_at = int(datetime.now(UTC).timestamp() + shift.offset.total_seconds())
-    secrets.put_secret_value(SecretId=arn, SecretString=json.dumps(
-        {**old, "jwt_secret": "y" * 48, "jwt_previous_secret": old["jwt_secret"], "jwt_rotated_at": rotated_at}))
+    secrets.put_secret_value(
+        SecretId=arn,
+        SecretString=json.dumps(
+            {**old, "jwt_secret": "y" * 48, "jwt_previous_secret": old["jwt_secret"], "jwt_rotated_at": rotated_at}
+        ),
+    )
     assert call("GET", "/api/auth/user", token=token)["statusCode"] == 200  # the warm container's cached secret
     shift.by(301)  # past the 5-minute max age: the container reads the rotated secret
     assert call("GET", "/api/auth/user", token=token)["statusCode"] == 200  # inside the rotation window
     login = call("POST", "/api/auth/login", {"username": "alice", "password": "correct-horse"})
     fresh = json.loads(login["body"])["access_token"]
     assert call("GET", "/api/auth/user", token=fresh)["statusCode"] == 200
-    assert jwt.decode(fresh, "y" * 48, algorithms=["HS256"], options={"verify_exp": False, "verify_iat": False})  # signed with the new one
+    assert jwt.decode(
+        fresh, "y" * 48, algorithms=["HS256"], options={"verify_exp": False, "verify_iat": False}
+    )  # signed with the new one
     shift.by(60 * 60)  # the window (DREAMCHAT_JWT_ROTATION_MINUTES, 60) is over
     assert call("GET", "/api/auth/user", token=token)["statusCode"] == 401
     login = call("POST", "/api/auth/login", {"username": "alice", "password": "correct-horse"})

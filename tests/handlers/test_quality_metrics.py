@@ -23,8 +23,9 @@ def metric_values(emitted: str, name: str) -> list[float]:
     return values
 
 
-def test_sampled_compressions_and_extractions_emit_the_four_quality_figures(cloud, fake_llm, capsys,
-                                                                          monkeypatch) -> None:
+def test_sampled_compressions_and_extractions_emit_the_four_quality_figures(
+    cloud, fake_llm, capsys, monkeypatch
+) -> None:
     monkeypatch.setenv("DREAMCHAT_QUALITY_SAMPLE_SHARE", "1")
     import importlib
 
@@ -37,10 +38,26 @@ def test_sampled_compressions_and_extractions_emit_the_four_quality_figures(clou
     fake_llm.script("qwen-plus", Reply.json(SUMMARY))
     fake_llm.script("deepseek-chat", Reply.json({"score": 85, "reason": "要点都在"}))
     mid_id = compress.handler(json.loads(published), LambdaContext())["mid_term_id"]
-    fake_llm.script("doubao-pro-32k", Reply.json({"memories": [
-        {"title": "海边之约", "key_points": ["周末去海边"], "detail_content": "约好周末去海边", "source_mid_ids": [mid_id]}]}))
-    fake_llm.script("deepseek-chat", Reply.json({"create": False, "content": "", "importance": 2, "category": "其他"}),
-                    Reply.json({"score": 95, "reason": "准确"}))
+    fake_llm.script(
+        "doubao-pro-32k",
+        Reply.json(
+            {
+                "memories": [
+                    {
+                        "title": "海边之约",
+                        "key_points": ["周末去海边"],
+                        "detail_content": "约好周末去海边",
+                        "source_mid_ids": [mid_id],
+                    }
+                ]
+            }
+        ),
+    )
+    fake_llm.script(
+        "deepseek-chat",
+        Reply.json({"create": False, "content": "", "importance": 2, "category": "其他"}),
+        Reply.json({"score": 95, "reason": "准确"}),
+    )
     extract.sweep(scheduled_event(), LambdaContext())
     extract.worker(sqs_batch(cloud.receive(cloud.extract_queue), queue="dreamchat-extract"), LambdaContext())
     emitted = capsys.readouterr().out

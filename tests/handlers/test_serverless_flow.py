@@ -13,7 +13,10 @@ from tests.api.sse import parse_sse
 from tests.fakes.fake_llm import Reply
 from tests.handlers.events import LambdaContext, http_api_event, scheduled_event, sqs_batch
 
-SUMMARY = {"summary": "约好周末去海边", "emotion_tags": {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}}
+SUMMARY = {
+    "summary": "约好周末去海边",
+    "emotion_tags": {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"},
+}
 
 
 def call(method: str, path: str, body=None, token: str | None = None) -> dict:
@@ -48,9 +51,21 @@ def test_the_whole_path_runs_on_the_aws_adapters(cloud, fake_llm, capsys) -> Non
     assert '"Compressions"' in emitted and '"ModelTokens"' in emitted and '"qwen_short_to_mid"' in emitted
     assert "约好周末去海边" not in emitted and "海边" not in emitted  # no content in logs or metrics
 
-    fake_llm.script("doubao-pro-32k", Reply.json({"memories": [
-        {"title": "海边之约", "key_points": ["周末去海边"], "detail_content": "约好周末去海边",
-         "source_mid_ids": [first["mid_term_id"]]}]}))
+    fake_llm.script(
+        "doubao-pro-32k",
+        Reply.json(
+            {
+                "memories": [
+                    {
+                        "title": "海边之约",
+                        "key_points": ["周末去海边"],
+                        "detail_content": "约好周末去海边",
+                        "source_mid_ids": [first["mid_term_id"]],
+                    }
+                ]
+            }
+        ),
+    )
     fake_llm.script("deepseek-chat", Reply.json({"create": False, "content": "", "importance": 2, "category": "其他"}))
     assert extract.sweep(scheduled_event(), LambdaContext())["pairs"] == 1
     assert extract.sweep(scheduled_event(), LambdaContext())["pairs"] == 0  # leased: in flight once
@@ -63,8 +78,11 @@ def test_the_whole_path_runs_on_the_aws_adapters(cloud, fake_llm, capsys) -> Non
     docs = cloud.s3.list_objects_v2(Bucket="dreamchat-test-docs")["Contents"]
     assert [d["Key"].rsplit("/", 1)[-1] for d in docs] == [files["long_term"][0]["detail_file"]]
 
-    fake_llm.script("deepseek-chat", Reply.tools(("update_relationship", {"level": "特别关心", "heartbeat_hours": 0.0003})),
-                    Reply.text("好呀"))
+    fake_llm.script(
+        "deepseek-chat",
+        Reply.tools(("update_relationship", {"level": "特别关心", "heartbeat_hours": 0.0003})),
+        Reply.text("好呀"),
+    )
     call("POST", f"/api/ai-users/{ai_id}/chat", {"content": "我还在"}, token)
     status = json.loads(call("GET", "/api/heartbeat/status", token=token)["body"])
     due = status["ai_users"][0]["next_due"]

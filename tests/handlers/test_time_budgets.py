@@ -115,7 +115,8 @@ def test_extraction_starts_no_pair_its_worst_case_would_not_fit(cloud, fake_llm:
     failed = extract.worker(pairs, CountdownContext(300))  # under 364 s + margin: not started, left to SQS
     assert failed == {"batchItemFailures": [{"itemIdentifier": "msg-0"}]}
     assert fake_llm.requests_for("doubao-pro-32k") == []
-    fake_llm.default = lambda body: Reply.json({"memories": [{"title": "晚安", "key_points": ["早睡"],
-                                                              "detail_content": "早睡", "source_mid_ids": []}]})
+    fake_llm.default = lambda body: Reply.json(
+        {"memories": [{"title": "晚安", "key_points": ["早睡"], "detail_content": "早睡", "source_mid_ids": []}]}
+    )
     assert extract.worker(pairs, CountdownContext(timeout)) == {"batchItemFailures": []}
     assert len(fake_llm.requests_for("doubao-pro-32k")) == 1

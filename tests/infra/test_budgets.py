@@ -21,8 +21,11 @@ def function_settings(synth: Synth, key: str) -> tuple[Settings, float]:
     """The settings the function reads from its environment, and its timeout in seconds."""
     properties: dict[str, Any] = synth.function(key)[1]["Properties"]
     variables = properties["Environment"]["Variables"]
-    given = {name.removeprefix("DREAMCHAT_").lower(): value for name, value in variables.items()
-             if name.startswith("DREAMCHAT_") and isinstance(value, str)}
+    given = {
+        name.removeprefix("DREAMCHAT_").lower(): value
+        for name, value in variables.items()
+        if name.startswith("DREAMCHAT_") and isinstance(value, str)
+    }
     return Settings(_env_file=None, **given, jwt_secret="x" * 32), float(properties["Timeout"])
 
 
@@ -35,8 +38,9 @@ def test_each_functions_worst_case_fits_its_timeout_with_a_margin(each: Synth, k
 
 def test_the_defaults_of_a_laptop_would_not_fit_the_compress_function(each: Synth) -> None:
     settings, timeout = function_settings(each, "compress")
-    unbudgeted = settings.model_copy(update={"llm_timeout_seconds": 60.0, "llm_max_retries": 3,
-                                             "background_attempts": 3})
+    unbudgeted = settings.model_copy(
+        update={"llm_timeout_seconds": 60.0, "llm_max_retries": 3, "background_attempts": 3}
+    )
     assert worst_case_seconds("compress", unbudgeted) > timeout  # the check above can fail
 
 

@@ -49,8 +49,14 @@ class RecordingPip:
             (wheels / "dreamchat-0.1.0-py3-none-any.whl").write_text("")
         elif "install" in command:
             target = Path(command[command.index("--target") + 1])
-            for folder in ("bin", "dreamchat/__pycache__", "jieba/lac_small", "numpy/_core/tests",
-                           "botocore/data/dynamodb", "botocore/data/ec2"):
+            for folder in (
+                "bin",
+                "dreamchat/__pycache__",
+                "jieba/lac_small",
+                "numpy/_core/tests",
+                "botocore/data/dynamodb",
+                "botocore/data/ec2",
+            ):
                 (target / folder).mkdir(parents=True)
             (target / "numpy" / "__init__.pyi").write_text("")
             (target / "dreamchat" / "__init__.py").write_text("")
@@ -84,7 +90,9 @@ def test_sdist_only_dependencies_are_built_as_wheels_at_their_locked_version(pro
     assert "wheel" in wheel and "--no-deps" in wheel and "jieba==0.42.1" in wheel and "fastapi==0.165.1" not in wheel
 
 
-def test_the_layer_is_compiled_by_the_runtime_python_into_unchecked_hash_bytecode(project: Path, tmp_path: Path) -> None:
+def test_the_layer_is_compiled_by_the_runtime_python_into_unchecked_hash_bytecode(
+    project: Path, tmp_path: Path
+) -> None:
     pip = RecordingPip()
     build_layer(project, tmp_path / "layer" / "python", run=pip, python=PYTHON)
     compile_ = pip.commands[-1]
@@ -109,8 +117,14 @@ def test_pip_builds_from_a_copy_so_the_repository_stays_clean(project: Path, tmp
 def test_what_never_runs_in_lambda_is_pruned(project: Path, tmp_path: Path) -> None:
     target = tmp_path / "layer" / "python"
     build_layer(project, target, run=RecordingPip(), python=PYTHON)
-    for gone in ("bin", "jieba/lac_small", "numpy/_core/tests", "numpy/__init__.pyi", "botocore/data/ec2",
-                 "dreamchat/__pycache__"):
+    for gone in (
+        "bin",
+        "jieba/lac_small",
+        "numpy/_core/tests",
+        "numpy/__init__.pyi",
+        "botocore/data/ec2",
+        "dreamchat/__pycache__",
+    ):
         assert not (target / gone).exists(), gone
     assert (target / "botocore" / "data" / "dynamodb").is_dir() and (target / "dreamchat" / "__init__.py").exists()
 

@@ -60,11 +60,7 @@ def test_eventbridge_may_send_to_the_topic_ended_dlq(each: Synth) -> None:
             "Queues": [{"Ref": queue_id(each, "TopicEndedDlq")}],
             "PolicyDocument": {
                 "Statement": Match.array_with(
-                    [
-                        Match.object_like(
-                            {"Action": "sqs:SendMessage", "Principal": {"Service": "events.amazonaws.com"}}
-                        )
-                    ]
+                    [Match.object_like({"Action": "sqs:SendMessage", "Principal": {"Service": "events.amazonaws.com"}})]
                 )
             },
         },
@@ -125,8 +121,7 @@ def test_every_queue_is_encrypted_and_tls_only(each: Synth) -> None:
         policy["Properties"]["Queues"][0]["Ref"]
         for policy in policies
         for statement in policy["Properties"]["PolicyDocument"]["Statement"]
-        if statement["Effect"] == "Deny"
-        and statement["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+        if statement["Effect"] == "Deny" and statement["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
     ]
     assert sorted(denied) == sorted(queues)
 
@@ -142,9 +137,7 @@ def test_the_heartbeat_sweep_is_never_retried_late(each: Synth) -> None:
         {
             "ScheduleExpression": "rate(1 minute)",
             "Targets": [
-                Match.object_like(
-                    {"RetryPolicy": {"MaximumRetryAttempts": 0, "MaximumEventAgeInSeconds": 60}}
-                )
+                Match.object_like({"RetryPolicy": {"MaximumRetryAttempts": 0, "MaximumEventAgeInSeconds": 60}})
             ],
         },
     )
@@ -165,10 +158,12 @@ def test_the_extract_queue_redrives_to_its_dlq_and_outlasts_its_worker(each: Syn
     assert queue["Properties"]["VisibilityTimeout"] == 6 * worker["Properties"]["Timeout"]
 
 
-@pytest.mark.parametrize(("key", "queue", "batch"), [("heartbeat-worker", "HeartbeatQueue", 5),
-                                                     ("extract-worker", "ExtractQueue", 1)])
+@pytest.mark.parametrize(
+    ("key", "queue", "batch"), [("heartbeat-worker", "HeartbeatQueue", 5), ("extract-worker", "ExtractQueue", 1)]
+)
 def test_each_worker_reads_its_queue_at_the_concurrency_sized_for_the_environment(
-        each: Synth, key: str, queue: str, batch: int) -> None:
+    each: Synth, key: str, queue: str, batch: int
+) -> None:
     settings = settings_from_context(each.stack.node.try_get_context)
     concurrency = settings.heartbeat_concurrency if key == "heartbeat-worker" else settings.extract_concurrency
     worker_id, _ = each.function(key)

@@ -51,9 +51,7 @@ OWN_NAMES = {  # each function's time budget (see tests/infra/test_budgets.py)
 
 
 @pytest.mark.parametrize(("key", "handler"), HANDLERS.items())
-def test_each_function_runs_its_handler_on_python_3_12_x86_with_tracing(
-    each: Synth, key: str, handler: str
-) -> None:
+def test_each_function_runs_its_handler_on_python_3_12_x86_with_tracing(each: Synth, key: str, handler: str) -> None:
     (layer_id,) = each.resources("AWS::Lambda::LayerVersion")
     properties = each.function(key)[1]["Properties"]
     assert properties["Handler"] == handler

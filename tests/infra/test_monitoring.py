@@ -12,9 +12,7 @@ FUNCTIONS = ("chat", "compress", "extract", "extract-worker", "heartbeat-sweep",
 
 
 def alarm(synth: Synth, name: str) -> Any:
-    found = synth.resources(
-        "AWS::CloudWatch::Alarm", {"Properties": {"AlarmName": f"{synth.stack.stack_name}-{name}"}}
-    )
+    found = synth.resources("AWS::CloudWatch::Alarm", {"Properties": {"AlarmName": f"{synth.stack.stack_name}-{name}"}})
     assert len(found) == 1, f"no alarm {name}"
     return next(iter(found.values()))["Properties"]
 
@@ -77,7 +75,9 @@ def test_dynamodb_throttled_requests_raise_an_alarm(each: Synth, name: str, tabl
     properties = alarm(each, f"{name}-throttles")
     watched = [m["MetricStat"]["Metric"] for m in properties["Metrics"] if "MetricStat" in m]
     assert {m["MetricName"] for m in watched} == {"ThrottledRequests"}
-    assert {d["Value"]["Ref"].startswith(table) for m in watched for d in m["Dimensions"] if d["Name"] == "TableName"} == {True}
+    assert {
+        d["Value"]["Ref"].startswith(table) for m in watched for d in m["Dimensions"] if d["Name"] == "TableName"
+    } == {True}
     assert {d["Value"] for m in watched for d in m["Dimensions"] if d["Name"] == "Operation"} >= {"Query", "PutItem"}
 
 

@@ -49,9 +49,9 @@ def test_no_data_action_is_granted_on_every_resource(each: Synth) -> None:
 def test_no_statement_allows_a_whole_service(each: Synth) -> None:
     for logical_id, statement in statements(each):
         if statement["Effect"] == "Allow":
-            assert not any(
-                action.endswith(":*") or action == "*" for action in as_list(statement["Action"])
-            ), logical_id
+            assert not any(action.endswith(":*") or action == "*" for action in as_list(statement["Action"])), (
+                logical_id
+            )
 
 
 def test_only_x_ray_is_granted_on_every_resource(each: Synth) -> None:

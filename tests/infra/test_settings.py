@@ -77,8 +77,9 @@ def test_extra_variables_are_dreamchat_settings_and_never_secrets(variables: dic
 def test_worker_concurrency_follows_the_expected_pairs() -> None:
     dev = settings_from_context(context())
     prod = settings_from_context(context(env="prod", frontendOrigin="https://chat.example.com"))
-    million = settings_from_context(context(env="prod", frontendOrigin="https://chat.example.com",
-                                            activePairs="1000000"))
+    million = settings_from_context(
+        context(env="prod", frontendOrigin="https://chat.example.com", activePairs="1000000")
+    )
     assert (dev.heartbeat_concurrency, dev.extract_concurrency) == (2, 2)  # the floor
     assert (prod.heartbeat_concurrency, prod.extract_concurrency) == (70, 35)
     # 1 M pairs × 5 heartbeats a day × 3 (peak) / 86,400 s × 4 s each = 695 busy workers

@@ -13,7 +13,6 @@ import pytest
 from dreamchat.config import Settings
 from dreamchat.llm.gateway import OpenAIGateway
 from tests.fakes.fake_llm import FakeLLMServer
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture, used by name
 
 NOW = datetime(2026, 3, 15, 14, 3, tzinfo=ZoneInfo("Asia/Shanghai"))
 
@@ -35,7 +34,7 @@ def sleeps() -> list[float]:
 
 
 @pytest.fixture
-def make_settings(fake_llm: FakeLLMServer) -> MakeSettings:  # noqa: F811 - the fixture above
+def make_settings(fake_llm: FakeLLMServer) -> MakeSettings:
     """Settings whose every model key points at the fake server, with a short timeout."""
 
     def make(**overrides: Any) -> Settings:

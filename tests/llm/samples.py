@@ -39,8 +39,13 @@ def mid(mid_id: str, summary: str) -> MidTermMemory:
     """A mid-term memory with neutral tags."""
     tags = EmotionTags(basic_emotion="开心", scene="闲聊", atmosphere="轻松")
     return MidTermMemory(
-        id=mid_id, topic_id=f"topic_{mid_id}", summary=summary, emotion_tags=tags,
-        message_count=6, created_at=START, compression_ratio=0.75,
+        id=mid_id,
+        topic_id=f"topic_{mid_id}",
+        summary=summary,
+        emotion_tags=tags,
+        message_count=6,
+        created_at=START,
+        compression_ratio=0.75,
     )
 
 

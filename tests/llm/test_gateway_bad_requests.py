@@ -15,7 +15,9 @@ from tests.llm.conftest import MakeSettings
 TOOL = {"type": "function", "function": {"name": "noop", "parameters": {"type": "object", "properties": {}}}}
 LONG_CONTEXT = Reply.bad_request(
     "This model's maximum context length is 65536 tokens. However, you requested 70000 tokens.",
-    "context_length_exceeded", "messages")
+    "context_length_exceeded",
+    "messages",
+)
 NO_TOOLS = Reply.bad_request("deepseek-reasoner does not support Function Calling", "unsupported_parameter", "tools")
 
 
@@ -74,8 +76,12 @@ def test_an_unambiguous_refusal_is_remembered_for_that_model_key_only(fake_llm: 
     assert ask(gateway, "deepseek_reasoner") == "嗯"
     assert ask(gateway, "deepseek_chat") == "ok"
     tools_sent = [(r.model, "tools" in r.body) for r in fake_llm.requests]
-    assert tools_sent == [("deepseek-reasoner", True), ("deepseek-reasoner", False), ("deepseek-reasoner", False),
-                          ("deepseek-chat", True)]
+    assert tools_sent == [
+        ("deepseek-reasoner", True),
+        ("deepseek-reasoner", False),
+        ("deepseek-reasoner", False),
+        ("deepseek-chat", True),
+    ]
 
 
 def test_a_remembered_refusal_expires(fake_llm: FakeLLMServer, gateway, clock: Clock) -> None:
@@ -94,28 +100,32 @@ def test_an_ambiguous_400_drops_tools_for_that_call_only(fake_llm: FakeLLMServer
 
 
 def test_a_moderation_400_fails_the_call_without_retrying_or_remembering(fake_llm: FakeLLMServer, gateway) -> None:
-    fake_llm.script("deepseek-chat", Reply.bad_request("Output data may contain inappropriate content.",
-                                                       "data_inspection_failed"))
+    fake_llm.script(
+        "deepseek-chat", Reply.bad_request("Output data may contain inappropriate content.", "data_inspection_failed")
+    )
     with pytest.raises(LLMRefused):
         ask(gateway)
     assert ask(gateway) == "ok"
     assert ["tools" in r.body for r in fake_llm.requests] == [True, True]
 
 
-@pytest.mark.parametrize(("message", "code", "param", "kind"), [
-    ("This model's maximum context length is 8192 tokens", None, None, "context_length"),
-    ("Range of input length should be [1, 30720]", "InvalidParameter", None, "context_length"),
-    ("anything", "context_length_exceeded", "messages", "context_length"),
-    ("Input data may contain inappropriate content.", "data_inspection_failed", None, "moderation"),
-    ("blocked by our content management policy", None, None, "moderation"),
-    ("deepseek-reasoner does not support Function Calling", None, None, "unsupported"),
-    ("Unrecognized request argument supplied: tools", None, None, "unsupported"),
-    ("This response_format type is unavailable now", None, "response_format", "other"),
-    ("'json_object' is not supported with this model", None, "response_format", "unsupported"),
-    ("Invalid request", None, None, "other"),
-    ("messages: not supported role 'tool'", None, "messages", "other"),
-    ("Unknown parameter", "unsupported_parameter", None, "other"),
-])
+@pytest.mark.parametrize(
+    ("message", "code", "param", "kind"),
+    [
+        ("This model's maximum context length is 8192 tokens", None, None, "context_length"),
+        ("Range of input length should be [1, 30720]", "InvalidParameter", None, "context_length"),
+        ("anything", "context_length_exceeded", "messages", "context_length"),
+        ("Input data may contain inappropriate content.", "data_inspection_failed", None, "moderation"),
+        ("blocked by our content management policy", None, None, "moderation"),
+        ("deepseek-reasoner does not support Function Calling", None, None, "unsupported"),
+        ("Unrecognized request argument supplied: tools", None, None, "unsupported"),
+        ("This response_format type is unavailable now", None, "response_format", "other"),
+        ("'json_object' is not supported with this model", None, "response_format", "unsupported"),
+        ("Invalid request", None, None, "other"),
+        ("messages: not supported role 'tool'", None, "messages", "other"),
+        ("Unknown parameter", "unsupported_parameter", None, "other"),
+    ],
+)
 def test_provider_400s_are_classified(message: str, code: str | None, param: str | None, kind: str) -> None:
     request = httpx.Request("POST", "https://llm.example.com/v1/chat/completions")
     body = {"message": message, "code": code, "param": param, "type": "invalid_request_error"}

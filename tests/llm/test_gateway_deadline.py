@@ -40,8 +40,14 @@ def test_a_model_asking_for_tools_every_round_still_answers_before_the_deadline(
 
     fake_llm.default = slow_tools
     started = time.monotonic()
-    result = gateway.complete("deepseek_chat", HELLO, tools=[TOOL], run_tool=lambda name, args: "{}",
-                              max_tool_rounds=10, deadline=Deadline.after(2.5))
+    result = gateway.complete(
+        "deepseek_chat",
+        HELLO,
+        tools=[TOOL],
+        run_tool=lambda name, args: "{}",
+        max_tool_rounds=10,
+        deadline=Deadline.after(2.5),
+    )
     assert result.text == "答好了"
     assert time.monotonic() - started < 2.5
     rounds = [r for r in fake_llm.requests if r.body.get("tool_choice") != "none"]
@@ -51,7 +57,9 @@ def test_a_model_asking_for_tools_every_round_still_answers_before_the_deadline(
 def test_no_retry_starts_when_the_deadline_leaves_no_time(fake_llm: FakeLLMServer, gateway, sleeps) -> None:
     fake_llm.default = lambda body: Reply.error(500)
     with pytest.raises(LLMUnavailable):
-        gateway.complete("deepseek_chat", HELLO, deadline=Deadline.after(1.4))  # time for one call, not for a pause and another
+        gateway.complete(
+            "deepseek_chat", HELLO, deadline=Deadline.after(1.4)
+        )  # time for one call, not for a pause and another
     assert len(fake_llm.requests) == 1 and sleeps == []
 
 

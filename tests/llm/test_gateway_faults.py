@@ -109,20 +109,32 @@ def test_a_provider_refusing_json_mode_is_asked_in_words_from_then_on(
     from dreamchat.llm.contracts import RelationshipJudgment
 
     refusal = Reply.bad_request("response_format json_object is not supported by this model", "invalid_request_error")
-    fake_llm.script("deepseek-chat", refusal, Reply.json({"level": "一般", "reason": "r"}),
-                    Reply.json({"level": "一般", "reason": "r"}))
+    fake_llm.script(
+        "deepseek-chat",
+        refusal,
+        Reply.json({"level": "一般", "reason": "r"}),
+        Reply.json({"level": "一般", "reason": "r"}),
+    )
     for _ in range(2):
-        assert gateway.structured("deepseek_core_memory", [{"role": "user", "content": "判断"}],
-                                  RelationshipJudgment).level == "一般"
+        assert (
+            gateway.structured(
+                "deepseek_core_memory", [{"role": "user", "content": "判断"}], RelationshipJudgment
+            ).level
+            == "一般"
+        )
     sent = [r.body.get("response_format") for r in fake_llm.requests]
     assert sent == [{"type": "json_object"}, None, None]
 
 
 def test_a_model_refusing_tools_answers_without_them(fake_llm: FakeLLMServer, gateway: OpenAIGateway) -> None:
-    fake_llm.script("deepseek-reasoner", Reply.bad_request("deepseek-reasoner does not support Function Calling"),
-                    Reply.text("好的"))
+    fake_llm.script(
+        "deepseek-reasoner",
+        Reply.bad_request("deepseek-reasoner does not support Function Calling"),
+        Reply.text("好的"),
+    )
     tools = [{"type": "function", "function": {"name": "noop", "parameters": {"type": "object", "properties": {}}}}]
-    result = gateway.complete("deepseek_reasoner", [{"role": "user", "content": "你好"}], tools=tools,
-                              run_tool=lambda name, args: "{}")
+    result = gateway.complete(
+        "deepseek_reasoner", [{"role": "user", "content": "你好"}], tools=tools, run_tool=lambda name, args: "{}"
+    )
     assert result.text == "好的"
     assert ["tools" in r.body for r in fake_llm.requests] == [True, False]

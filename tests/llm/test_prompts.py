@@ -74,8 +74,14 @@ def test_the_core_prompt_says_when_there_is_no_core_memory_yet() -> None:
 
 def test_the_self_soul_prompt_keeps_the_specs_sections_in_order() -> None:
     text = everything(prompts.self_soul_prompt("小夏", "开朗的大学生", TRIP, "喜欢海", NOW))
-    sections = ["你是小夏，现在请你反思一下自己的性格、偏好和特点。", "【基础性格设定】\n开朗的大学生",
-                "【最近的对话记录】", "【当前的自我认知】\n喜欢海", "【更新要求】", "6. 保持与基础性格设定不冲突"]
+    sections = [
+        "你是小夏，现在请你反思一下自己的性格、偏好和特点。",
+        "【基础性格设定】\n开朗的大学生",
+        "【最近的对话记录】",
+        "【当前的自我认知】\n喜欢海",
+        "【更新要求】",
+        "6. 保持与基础性格设定不冲突",
+    ]
     positions = [text.index(section) for section in sections]
     assert positions == sorted(positions)
     assert "小夏：好呀，周六出发！" in text

@@ -18,7 +18,6 @@ from dreamchat.services.container import Services, build_services
 from dreamchat.wiring import Runtime
 from tests.conftest import make_dynamo, make_s3
 from tests.fakes.fake_llm import FakeLLMServer
-from tests.fakes.fixtures import fake_llm  # noqa: F401 - a fixture
 
 
 @pytest.fixture(params=["local", "aws"])
@@ -31,7 +30,9 @@ def runtime(request, tmp_path, clock, rng) -> Iterator[Runtime]:
         store.close()
     else:
         with mock_aws():
-            yield Runtime(settings, make_dynamo(clock, serialized=True), make_s3(), bus, clock, rng, LocalWorkQueue(bus))
+            yield Runtime(
+                settings, make_dynamo(clock, serialized=True), make_s3(), bus, clock, rng, LocalWorkQueue(bus)
+            )
 
 
 def llm_settings(server: FakeLLMServer, **overrides) -> Settings:
@@ -40,13 +41,14 @@ def llm_settings(server: FakeLLMServer, **overrides) -> Settings:
 
 def services_with_fake_llm(runtime: Runtime, server: FakeLLMServer, attempts: int = 2) -> Services:
     gateway = OpenAIGateway.from_settings(llm_settings(server), sleep=lambda _: None)
-    models = FallbackMemoryModels(LLMMemoryModels(gateway), OfflineMemoryModels(), attempts=attempts,
-                                  sleep=lambda _: None)
+    models = FallbackMemoryModels(
+        LLMMemoryModels(gateway), OfflineMemoryModels(), attempts=attempts, sleep=lambda _: None
+    )
     return build_services(runtime, gateway=gateway, models=models)
 
 
 @pytest.fixture
-def services(runtime, fake_llm) -> Services:  # noqa: F811
+def services(runtime, fake_llm) -> Services:
     return services_with_fake_llm(runtime, fake_llm)
 
 

@@ -123,10 +123,12 @@ def test_every_write_to_an_erased_owner_fails_and_others_pass(runtime) -> None:
     erased = PairId(account_id="gone", ai_user_id="ai_1")
     services.erasures.mark_pair(erased)
     store = runtime.store
-    for write in (lambda: store.put({"pk": keys.pair_pk(erased), "sk": "X"}),
-                  lambda: store.put_if_absent({"pk": keys.messages_pk(erased), "sk": "m1"}),
-                  lambda: store.put_versioned({"pk": keys.short_term_pk(erased), "sk": "t#m1"}, None),
-                  lambda: store.transact([Put({"pk": "PUBLIC", "sk": "x"}), Put({"pk": keys.pair_pk(erased), "sk": "Y"})])):
+    for write in (
+        lambda: store.put({"pk": keys.pair_pk(erased), "sk": "X"}),
+        lambda: store.put_if_absent({"pk": keys.messages_pk(erased), "sk": "m1"}),
+        lambda: store.put_versioned({"pk": keys.short_term_pk(erased), "sk": "t#m1"}, None),
+        lambda: store.transact([Put({"pk": "PUBLIC", "sk": "x"}), Put({"pk": keys.pair_pk(erased), "sk": "Y"})]),
+    ):
         with pytest.raises(Gone):
             write()
     assert store.query(keys.pair_pk(erased)).items == [] and store.get("PUBLIC", "x") is None

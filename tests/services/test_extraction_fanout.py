@@ -75,8 +75,9 @@ def cloud(request, tmp_path, clock, rng) -> Iterator[tuple[Services, CountingMod
             store, blobs = SqliteItemStore(tmp_path / "items.db", clock), DirectoryBlobStore(tmp_path / "blobs")
         runtime = Runtime(settings, store, blobs, LocalEventBus(), clock, rng, extract_queue=work)
         models = CountingModels()
-        services = build_services(runtime, models=FallbackMemoryModels(models, models, attempts=1,
-                                                                       sleep=lambda _: None))
+        services = build_services(
+            runtime, models=FallbackMemoryModels(models, models, attempts=1, sleep=lambda _: None)
+        )
         yield services, models, work
 
 
@@ -86,8 +87,15 @@ def due_pairs(services: Services, count: int) -> list[PairId]:
     pairs = []
     for i in range(count):
         pair = PairId(account_id=f"acct{i:04d}", ai_user_id="ai_x")
-        mid = MidTermMemory(id=f"mid_{i:04d}", topic_id=f"topic_{i:04d}", summary=f"第{i}次聊到去海边看日出",
-                            emotion_tags=TAGS, message_count=4, created_at=created, compression_ratio=0.7)
+        mid = MidTermMemory(
+            id=f"mid_{i:04d}",
+            topic_id=f"topic_{i:04d}",
+            summary=f"第{i}次聊到去海边看日出",
+            emotion_tags=TAGS,
+            message_count=4,
+            created_at=created,
+            compression_ratio=0.7,
+        )
         services.runtime.store.put(services.memory._mid_item(pair, mid))
         pairs.append(pair)
     return pairs

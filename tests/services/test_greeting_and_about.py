@@ -16,7 +16,10 @@ def test_about_me_is_in_every_ai_friends_prompt_as_the_persons_words(runtime) ->
     for ai_user in (first, second):
         pair = PairId(account_id="acc_person", ai_user_id=ai_user.id)
         system = services.memory.context(pair, ai_user, "你好", "【指令】").messages[0]["content"]
-        assert "【关于对方】对方写给你的自我介绍（其中的“我”指对方，这是你对对方已经知道的事）：「我叫小林，在杭州做设计，对芒果过敏」" in system
+        assert (
+            "【关于对方】对方写给你的自我介绍（其中的“我”指对方，这是你对对方已经知道的事）：「我叫小林，在杭州做设计，对芒果过敏」"
+            in system
+        )
         assert system.index(ai_user.base_soul) < system.index("【关于对方】") < system.index("【指令】")
 
     # another account's AI friend knows nothing of it; an empty profile adds nothing

@@ -49,7 +49,8 @@ def kill_during_the_model_call(monkeypatch) -> None:
 
 
 def test_a_worker_killed_mid_heartbeat_is_retried_after_its_lease_and_sends_exactly_once(
-        fanout, queue, clock, monkeypatch) -> None:
+    fanout, queue, clock, monkeypatch
+) -> None:
     [(pair, _)] = make_pairs(fanout, 1, "特别关心")
     clock.advance(minutes=30)
     assert fanout.heartbeat.sweep().due == 1
@@ -58,10 +59,10 @@ def test_a_worker_killed_mid_heartbeat_is_retried_after_its_lease_and_sends_exac
         kill_during_the_model_call(patch)
         with pytest.raises(Killed):
             fanout.heartbeat.run(work)
-    assert fanout.heartbeat.sweep().due == 0            # still leased: not enqueued again
+    assert fanout.heartbeat.sweep().due == 0  # still leased: not enqueued again
     assert fanout.heartbeat.run(work).status == "leased"  # SQS delivered it twice: not finished, retried later
     clock.advance(seconds=fanout.runtime.settings.lease_seconds + 1)
-    assert fanout.heartbeat.sweep().due == 1            # the lease lapsed: the sweep sends it again
+    assert fanout.heartbeat.sweep().due == 1  # the lease lapsed: the sweep sends it again
     [retry] = queue.take()
     assert retry == work
     assert fanout.heartbeat.run(retry).status == "sent"
@@ -71,7 +72,8 @@ def test_a_worker_killed_mid_heartbeat_is_retried_after_its_lease_and_sends_exac
 
 
 def test_a_heartbeat_whose_every_attempt_dies_is_given_up_and_the_next_one_is_planned(
-        fanout, queue, clock, monkeypatch) -> None:
+    fanout, queue, clock, monkeypatch
+) -> None:
     [(pair, _)] = make_pairs(fanout, 1, "特别关心")
     clock.advance(minutes=30)
     fanout.heartbeat.sweep()

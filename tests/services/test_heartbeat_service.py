@@ -7,9 +7,9 @@ from dataclasses import replace
 
 from dreamchat.config import Settings
 from dreamchat.domain.heartbeat import person_wrote
+from dreamchat.domain.models import PairId
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.services.container import build_services
-from dreamchat.domain.models import PairId
 from dreamchat.services.heartbeat import Work
 from tests.fakes.fake_llm import Reply
 
@@ -37,11 +37,11 @@ def heartbeat_messages(services, pair: PairId) -> list[str]:
 
 def test_the_sweep_runs_exactly_the_due_pairs_once_each(services, runtime, fake_llm, clock) -> None:
     fake_llm.default = lambda body: Reply.text("在干嘛呢？想你了")
-    close = make_pairs(services, 12, "特别关心")   # 20 minutes
-    normal = make_pairs(services, 12, "一般")      # 72 hours
+    close = make_pairs(services, 12, "特别关心")  # 20 minutes
+    normal = make_pairs(services, 12, "一般")  # 72 hours
     clock.advance(hours=1)
     first = services.heartbeat.sweep()
-    second = services.heartbeat.sweep()           # the first sweep leased what it enqueued
+    second = services.heartbeat.sweep()  # the first sweep leased what it enqueued
     assert (first.due, second.due) == (12, 0)
     runtime.bus.drain()
     for pair, _ in close:
@@ -92,8 +92,9 @@ def test_the_person_writing_after_the_sweep_cancels_the_run(services, runtime, f
     assert fake_llm.requests == []
 
 
-def test_a_sent_heartbeat_is_an_ordinary_ai_message_and_the_trigger_is_not_stored(services, runtime, fake_llm,
-                                                                                   clock) -> None:
+def test_a_sent_heartbeat_is_an_ordinary_ai_message_and_the_trigger_is_not_stored(
+    services, runtime, fake_llm, clock
+) -> None:
     fake_llm.default = lambda body: Reply.text("今天降温了\n记得多穿点")
     [(pair, ai_user)] = make_pairs(services, 1, "特别关心")
     services.chat.accept(pair, ai_user, "我今天有点感冒")
@@ -102,8 +103,10 @@ def test_a_sent_heartbeat_is_an_ordinary_ai_message_and_the_trigger_is_not_store
     runtime.bus.drain()
     messages, _ = services.memory.repo.messages(pair, before=None, after=None, limit=10)
     assert [(m.role, m.content, m.kind) for m in messages] == [
-        ("user", "我今天有点感冒", "chat"), ("assistant", "今天降温了", "heartbeat"),
-        ("assistant", "记得多穿点", "heartbeat")]
+        ("user", "我今天有点感冒", "chat"),
+        ("assistant", "今天降温了", "heartbeat"),
+        ("assistant", "记得多穿点", "heartbeat"),
+    ]
     assert all(m.delay_ms > 0 for m in messages[1:])
     assert [m.content for m in services.memory.repo.short_term(pair)] == ["我今天有点感冒", "今天降温了", "记得多穿点"]
     request = fake_llm.requests_for(CHAT_MODEL)[0].messages
@@ -135,8 +138,10 @@ def test_a_removed_friend_gets_no_heartbeat(services, runtime, fake_llm, clock) 
 
 def test_a_heartbeat_whose_model_hangs_fails_at_its_deadline(runtime, fake_llm, clock) -> None:
     settings = runtime.settings.model_copy(update={"heartbeat_turn_seconds": 1.5})
-    gateway = OpenAIGateway.from_settings(Settings(llm_base_url=fake_llm.base_url, llm_api_key="test-key",
-                                                   llm_timeout_seconds=60, llm_max_retries=3), sleep=lambda _: None)
+    gateway = OpenAIGateway.from_settings(
+        Settings(llm_base_url=fake_llm.base_url, llm_api_key="test-key", llm_timeout_seconds=60, llm_max_retries=3),
+        sleep=lambda _: None,
+    )
     services = build_services(replace(runtime, settings=settings), gateway=gateway)
     [(pair, _)] = make_pairs(services, 1, "特别关心")
     clock.advance(minutes=30)

@@ -20,8 +20,9 @@ def store(tmp_path, clock):
 
 
 def rotated(store, clock, **overrides) -> AuthService:
-    settings = Settings(jwt_secret=NEW, jwt_previous_secret=OLD, jwt_rotated_at=int(clock.now().timestamp()),
-                        **overrides)
+    settings = Settings(
+        jwt_secret=NEW, jwt_previous_secret=OLD, jwt_rotated_at=int(clock.now().timestamp()), **overrides
+    )
     return AuthService(store, clock, settings)
 
 
@@ -48,7 +49,9 @@ def test_without_a_rotation_time_the_previous_secret_verifies_nothing(store, clo
 
 
 def test_a_token_of_some_other_secret_is_refused_during_the_window(store, clock) -> None:
-    _, tokens = AuthService(store, clock, Settings(jwt_secret="x" * 48)).register("carol", "correct-horse", "203.0.113.9")
+    _, tokens = AuthService(store, clock, Settings(jwt_secret="x" * 48)).register(
+        "carol", "correct-horse", "203.0.113.9"
+    )
     with pytest.raises(Unauthorized):
         rotated(store, clock).authenticate(tokens.access_token)
 

@@ -13,7 +13,10 @@ from tests.fakes.fake_llm import Reply
 
 PAIR = PairId(account_id="acc1", ai_user_id="ai_1")
 ZONE = "Asia/Shanghai"
-SUMMARY = {"summary": "讨论周末去海边", "emotion_tags": {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}}
+SUMMARY = {
+    "summary": "讨论周末去海边",
+    "emotion_tags": {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"},
+}
 
 
 def chat(services, *lines, clock=None):
@@ -71,7 +74,9 @@ def test_a_short_pause_keeps_the_topic(services, runtime, clock) -> None:
 
 def test_compression_stores_one_mid_term_memory_and_clears_the_topic(services, runtime, fake_llm, clock) -> None:
     fake_llm.script("qwen-plus", Reply.json(SUMMARY))
-    chat(services, "这个周末我们去哪里玩呢？我想去一个可以看海的地方放松一下", "那就去海边吧，周六早上出发", clock=clock)
+    chat(
+        services, "这个周末我们去哪里玩呢？我想去一个可以看海的地方放松一下", "那就去海边吧，周六早上出发", clock=clock
+    )
     topic = services.memory.repo.short_term(PAIR)[0].topic_id
     services.memory.end_topic(PAIR, topic)
     mid = services.memory.compress(PAIR, topic)
@@ -80,7 +85,9 @@ def test_compression_stores_one_mid_term_memory_and_clears_the_topic(services, r
     assert mid.compression_ratio > 0.7 and not mid.degraded and not mid.extracted_to_long
     assert mid.emotion_tags.basic_emotion == "开心"
     assert services.memory.repo.short_term(PAIR) == []
-    assert [m.content for m in services.memory.repo.messages(PAIR, before=None, after=None, limit=10)[0]][0].startswith("这个周末")
+    assert [m.content for m in services.memory.repo.messages(PAIR, before=None, after=None, limit=10)[0]][0].startswith(
+        "这个周末"
+    )
     prompt = json.dumps(fake_llm.requests_for("qwen-plus")[0].messages, ensure_ascii=False)
     assert "看海" in prompt
 
@@ -176,12 +183,27 @@ def test_extraction_waits_for_the_threshold(services, fake_llm, clock) -> None:
 def test_extraction_writes_detail_then_index_and_flags(services, runtime, fake_llm, clock) -> None:
     mids = _two_compressed_topics(services, fake_llm, clock)
     clock.advance(hours=25)
-    fake_llm.script("doubao-pro-32k", Reply.json({"memories": [
-        {"title": "周末出游计划", "key_points": ["想去海边", "周六出发"], "detail_content": "两人商量去海边",
-         "source_mid_ids": [mids[0].id]},
-        {"title": "工作压力", "key_points": ["工作很累"], "detail_content": "对方说工作好累",
-         "source_mid_ids": [mids[1].id, "mid_invented"]},
-    ]}))
+    fake_llm.script(
+        "doubao-pro-32k",
+        Reply.json(
+            {
+                "memories": [
+                    {
+                        "title": "周末出游计划",
+                        "key_points": ["想去海边", "周六出发"],
+                        "detail_content": "两人商量去海边",
+                        "source_mid_ids": [mids[0].id],
+                    },
+                    {
+                        "title": "工作压力",
+                        "key_points": ["工作很累"],
+                        "detail_content": "对方说工作好累",
+                        "source_mid_ids": [mids[1].id, "mid_invented"],
+                    },
+                ]
+            }
+        ),
+    )
     fake_llm.script("deepseek-chat", Reply.json({"create": False, "content": "", "importance": 3, "category": "其他"}))
     result = services.memory.extract(PAIR, ZONE)
     assert [e.title for e in result.long_term] == ["周末出游计划", "工作压力"]
@@ -202,8 +224,9 @@ def test_extraction_writes_detail_then_index_and_flags(services, runtime, fake_l
 def test_core_memory_is_admitted_only_by_the_rules(services, fake_llm, clock) -> None:
     _two_compressed_topics(services, fake_llm, clock)
     clock.advance(hours=25)
-    fake_llm.script("deepseek-chat", Reply.json({"create": True, "content": "对方极度恐高", "importance": 9,
-                                                 "category": "禁忌"}))
+    fake_llm.script(
+        "deepseek-chat", Reply.json({"create": True, "content": "对方极度恐高", "importance": 9, "category": "禁忌"})
+    )
     result = services.memory.extract(PAIR, ZONE)
     assert [c.content for c in result.core] == ["对方极度恐高"]
     assert result.core[0].source == "ai"
@@ -212,8 +235,9 @@ def test_core_memory_is_admitted_only_by_the_rules(services, fake_llm, clock) ->
 def test_core_memory_below_importance_eight_is_refused(services, fake_llm, clock) -> None:
     _two_compressed_topics(services, fake_llm, clock)
     clock.advance(hours=25)
-    fake_llm.script("deepseek-chat", Reply.json({"create": True, "content": "喜欢海边", "importance": 7,
-                                                 "category": "偏好"}))
+    fake_llm.script(
+        "deepseek-chat", Reply.json({"create": True, "content": "喜欢海边", "importance": 7, "category": "偏好"})
+    )
     assert services.memory.extract(PAIR, ZONE).core == []
     assert services.memory.repo.core(PAIR) == []
 
@@ -221,9 +245,21 @@ def test_core_memory_below_importance_eight_is_refused(services, fake_llm, clock
 def test_recall_finds_the_detail_document(services, fake_llm, clock) -> None:
     mids = _two_compressed_topics(services, fake_llm, clock)
     clock.advance(hours=25)
-    fake_llm.script("doubao-pro-32k", Reply.json({"memories": [
-        {"title": "周末出游计划", "key_points": ["想去海边"], "detail_content": "两人商量周六去海边看日出",
-         "source_mid_ids": [m.id for m in mids]}]}))
+    fake_llm.script(
+        "doubao-pro-32k",
+        Reply.json(
+            {
+                "memories": [
+                    {
+                        "title": "周末出游计划",
+                        "key_points": ["想去海边"],
+                        "detail_content": "两人商量周六去海边看日出",
+                        "source_mid_ids": [m.id for m in mids],
+                    }
+                ]
+            }
+        ),
+    )
     services.memory.extract(PAIR, ZONE)
     found = services.memory.recall(PAIR, "还记得我们说去海边吗")
     assert [d.detail_content for d in found] == ["两人商量周六去海边看日出"]

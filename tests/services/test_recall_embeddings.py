@@ -10,24 +10,39 @@ from dreamchat import keys
 from dreamchat.adapters.embeddings import ApiEmbedder
 from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import AIUser, PairId
-from dreamchat.services.container import build_services
 from dreamchat.ports import KeyRange, query_all
+from dreamchat.services.container import build_services
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 from tests.services.conftest import services_with_fake_llm
 
 PAIR = PairId(account_id="acc1", ai_user_id="ai_1")
 ZONE = "Asia/Shanghai"
 MODEL = "text-embedding-v4"
-SUMMARY = {"summary": "讨论周末去海边", "emotion_tags": {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}}
-MEMORY = {"memories": [{"title": "周末出游", "key_points": ["想去海边看日出", "他怕晒"], "detail_content": "商量周六去海边",
-                        "source_mid_ids": []}]}
+SUMMARY = {
+    "summary": "讨论周末去海边",
+    "emotion_tags": {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"},
+}
+MEMORY = {
+    "memories": [
+        {
+            "title": "周末出游",
+            "key_points": ["想去海边看日出", "他怕晒"],
+            "detail_content": "商量周六去海边",
+            "source_mid_ids": [],
+        }
+    ]
+}
 AI = AIUser(id="ai_1", owner_id="acc1", name="小梦", timezone=ZONE, created_at=0, updated_at=0)
 
 
 def with_embeddings(runtime, server: FakeLLMServer, model: str = MODEL):
     services = services_with_fake_llm(runtime, server)
-    return build_services(runtime, gateway=services.gateway, models=services.models,
-                          embedder=ApiEmbedder(server.base_url, "k", model, timeout=2))
+    return build_services(
+        runtime,
+        gateway=services.gateway,
+        models=services.models,
+        embedder=ApiEmbedder(server.base_url, "k", model, timeout=2),
+    )
 
 
 def remember(services, server: FakeLLMServer, clock) -> None:
@@ -92,8 +107,9 @@ def test_a_new_embedding_model_makes_the_vectors_again(runtime, fake_llm, clock)
 def test_garbage_vectors_from_the_endpoint_are_refused(runtime, fake_llm, clock) -> None:
     services = with_embeddings(runtime, fake_llm)
     remember(services, fake_llm, clock)
-    fake_llm.script(MODEL, Reply.embeddings((math.nan, 1.0)), Reply.embeddings((1.0, 0.0), (0.0, 1.0)),
-                    Reply.embeddings((0.0, 0.0)))
+    fake_llm.script(
+        MODEL, Reply.embeddings((math.nan, 1.0)), Reply.embeddings((1.0, 0.0), (0.0, 1.0)), Reply.embeddings((0.0, 0.0))
+    )
     for message in ("海边", "日出", "晒"):
         context = services.memory.context(PAIR, AI, message, "指令")  # words alone rank; no exception
         assert "想去海边看日出" in next(s.text for s in context.sections if s.name == "long_term")

@@ -31,17 +31,27 @@ class AlwaysAnswers:
 
 
 def services_for(runtime, **settings):
-    fixed = replace(runtime, random=Never(),
-                    settings=Settings(data_dir=runtime.settings.data_dir, run_scheduler=False, reply_decision="draw",
-                                      messages_per_minute=10_000, **settings))
+    fixed = replace(
+        runtime,
+        random=Never(),
+        settings=Settings(
+            data_dir=runtime.settings.data_dir,
+            run_scheduler=False,
+            reply_decision="draw",
+            messages_per_minute=10_000,
+            **settings,
+        ),
+    )
     model = AlwaysAnswers()
     return build_services(fixed, gateway=model), model
 
 
 def turns(services, account_id: str, ai_id: str, count: int) -> list:
     pair, ai_user = services.ai_users.companion(account_id, ai_id)
-    return [services.chat.respond(pair, ai_user, services.chat.accept(pair, ai_user, f"今天做了第{n}件事"))[-1]
-            for n in range(count)]
+    return [
+        services.chat.respond(pair, ai_user, services.chat.accept(pair, ai_user, f"今天做了第{n}件事"))[-1]
+        for n in range(count)
+    ]
 
 
 def test_the_first_ten_messages_of_a_new_pair_are_answered_then_the_draw_decides(runtime) -> None:

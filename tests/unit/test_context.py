@@ -22,8 +22,8 @@ from dreamchat.domain.models import (
     MidTermMemory,
 )
 from dreamchat.domain.retrieval import Hit, Unit
-from dreamchat.services.recall import units_of
 from dreamchat.domain.tokens import estimate_tokens
+from dreamchat.services.recall import units_of
 
 SHANGHAI = "Asia/Shanghai"
 NOW = datetime(2026, 3, 15, 4, 0, tzinfo=UTC)  # 12:00 in Shanghai
@@ -36,18 +36,35 @@ def days_ago(days: float) -> int:
 
 
 def mid(number: int, days: float) -> MidTermMemory:
-    return MidTermMemory(id=f"mid_{number}", topic_id=f"topic_{number}", summary=f"第{number}次聊天的总结",
-                         emotion_tags=TAGS, message_count=4, created_at=days_ago(days), compression_ratio=0.8)
+    return MidTermMemory(
+        id=f"mid_{number}",
+        topic_id=f"topic_{number}",
+        summary=f"第{number}次聊天的总结",
+        emotion_tags=TAGS,
+        message_count=4,
+        created_at=days_ago(days),
+        compression_ratio=0.8,
+    )
 
 
 def index(number: int, title: str, days: float, points: list[str] | None = None) -> LongTermIndex:
-    return LongTermIndex(id=f"long_{number}", title=title, key_points=points or [f"要点{number}"],
-                         detail_file=f"long_term_details/{number}.json", created_at=days_ago(days))
+    return LongTermIndex(
+        id=f"long_{number}",
+        title=title,
+        key_points=points or [f"要点{number}"],
+        detail_file=f"long_term_details/{number}.json",
+        created_at=days_ago(days),
+    )
 
 
 def message(role: str, content: str, minutes_ago: int) -> Message:
-    return Message(id=f"m{minutes_ago}", role=role, content=content,  # type: ignore[arg-type]
-                   timestamp=int((NOW - timedelta(minutes=minutes_ago)).timestamp()), topic_id="topic_now")
+    return Message(
+        id=f"m{minutes_ago}",
+        role=role,
+        content=content,  # type: ignore[arg-type]
+        timestamp=int((NOW - timedelta(minutes=minutes_ago)).timestamp()),
+        topic_id="topic_now",
+    )
 
 
 def core(content: str, importance: int) -> CoreMemory:
@@ -58,8 +75,16 @@ def view_of(entries: list[LongTermIndex], relevant: list[str] | None = None, **f
     """A view whose hits are the units of the named entries, relevant, in that order."""
     units = sorted(units_of(entries, []), key=lambda u: -u.created_at)  # newest first, as the service gives them
     hits = [Hit(u, 1.0, True) for name in (relevant or []) for u in units if u.parent_id == name]
-    values = {"base_soul": "小梦", "self_soul": "", "core": [], "mids": [], "hits": hits, "units": units,
-              "details": [], "short_term": []}
+    values = {
+        "base_soul": "小梦",
+        "self_soul": "",
+        "core": [],
+        "mids": [],
+        "hits": hits,
+        "units": units,
+        "details": [],
+        "short_term": [],
+    }
     return MemoryView(**(values | fields))
 
 
@@ -72,7 +97,11 @@ def full_view() -> MemoryView:
         mids=[mid(1, 3), mid(2, 2)],
         hits=[Hit(u, 1.0, True) for u in units_of(entries[:1], [])],
         units=sorted(units_of(entries, []), key=lambda u: -u.created_at),
-        details=[LongTermDetail(title="杭州西湖旅行", detail_content="去年秋天一起聊过西湖的断桥。", source_mid_ids=["mid_0"])],
+        details=[
+            LongTermDetail(
+                title="杭州西湖旅行", detail_content="去年秋天一起聊过西湖的断桥。", source_mid_ids=["mid_0"]
+            )
+        ],
         short_term=[message("user", "早上好", 5), message("assistant", "早呀", 4)],
     )
 
@@ -114,7 +143,10 @@ def test_every_section_is_present_even_when_a_tier_is_empty() -> None:
 
 def test_the_system_message_holds_the_memory_tiers_in_the_specs_order() -> None:
     system = build().messages[0]["content"]
-    positions = [system.index(marker) for marker in ("你叫小梦", "【潜意识】", "【最近的经历】", "【长期记忆索引】", "【相关回忆详情】")]
+    positions = [
+        system.index(marker)
+        for marker in ("你叫小梦", "【潜意识】", "【最近的经历】", "【长期记忆索引】", "【相关回忆详情】")
+    ]
     assert positions == sorted(positions)
 
 
@@ -126,8 +158,11 @@ def test_empty_tiers_leave_no_gaps_in_the_system_message() -> None:
 def test_the_messages_are_system_then_the_short_term_turns_then_the_current_message() -> None:
     messages = build().messages
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
-    assert messages[1:] == [{"role": "user", "content": "早上好"}, {"role": "assistant", "content": "早呀"},
-                            {"role": "user", "content": "你还记得西湖吗？"}]
+    assert messages[1:] == [
+        {"role": "user", "content": "早上好"},
+        {"role": "assistant", "content": "早呀"},
+        {"role": "user", "content": "你还记得西湖吗？"},
+    ]
 
 
 def test_without_a_current_message_the_context_ends_with_the_short_term_turns() -> None:
@@ -243,8 +278,10 @@ def test_a_zero_budget_remembers_nothing() -> None:
 
 
 def test_the_memory_never_exceeds_its_budget_however_much_is_remembered() -> None:
-    entries = [index(n, f"回忆{n}" * 3, days=n / 10, points=[f"第{n}件事，" + "细节" * (n % 17), "又一件"])
-               for n in range(3000)]
+    entries = [
+        index(n, f"回忆{n}" * 3, days=n / 10, points=[f"第{n}件事，" + "细节" * (n % 17), "又一件"])
+        for n in range(3000)
+    ]
     cores = [core("很重要的事" * 90, 10 - n) for n in range(5)]
     mids = [mid(n, days=n / 7).model_copy(update={"summary": "长长的总结" * 60}) for n in range(200)]
     for budget in (100, 400, 1250, 3000):
@@ -266,7 +303,8 @@ def test_a_unit_is_one_key_point_with_its_memorys_date_and_title() -> None:
     entry = index(3, "杭州旅行", days=3, points=["去了西湖", " ", "吃了龙井虾仁"])
     assert units_of([entry], []) == [
         Unit("long_3#000", "long_3", "去了西湖", entry.created_at, "day", "杭州旅行"),
-        Unit("long_3#002", "long_3", "吃了龙井虾仁", entry.created_at, "day", "杭州旅行")]
+        Unit("long_3#002", "long_3", "吃了龙井虾仁", entry.created_at, "day", "杭州旅行"),
+    ]
 
 
 def test_a_match_by_meaning_alone_still_enters_before_recency() -> None:
@@ -289,8 +327,9 @@ def test_with_no_rare_word_shared_units_ranked_by_meaning_share_the_budget_with_
 def test_small_talk_gets_the_smaller_budget_and_a_message_about_a_memory_the_larger() -> None:
     entries = [index(n, f"回忆{n}", days=n, points=[f"第{n}件事" * 4]) for n in range(300)]
     small_talk = assemble(view_of(entries), "", "哈哈", NOW, SHANGHAI, 800, recent_budget=300)
-    about = assemble(view_of(entries, [f"long_{n}" for n in range(300)]), "", "第9件事", NOW, SHANGHAI, 800,
-                     recent_budget=300)
+    about = assemble(
+        view_of(entries, [f"long_{n}" for n in range(300)]), "", "第9件事", NOW, SHANGHAI, 800, recent_budget=300
+    )
     assert 250 < small_talk.memory_tokens <= 300
     assert 650 < about.memory_tokens <= 800
 

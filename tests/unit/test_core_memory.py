@@ -27,8 +27,13 @@ _ids = count()
 
 
 def core(content: str, created: datetime, importance: int = 9, source: str = "ai") -> CoreMemory:
-    return CoreMemory(id=f"core_{next(_ids)}", content=content, importance=importance,
-                      created_at=int(created.timestamp()), source=source)  # type: ignore[arg-type]
+    return CoreMemory(
+        id=f"core_{next(_ids)}",
+        content=content,
+        importance=importance,
+        created_at=int(created.timestamp()),
+        source=source,
+    )  # type: ignore[arg-type]
 
 
 def two_this_month(created: datetime = datetime(2026, 3, 2, 4, 0, tzinfo=UTC)) -> list[CoreMemory]:
@@ -103,9 +108,11 @@ def test_a_memory_made_late_on_the_last_utc_day_belongs_to_the_next_local_month(
 
 @pytest.mark.parametrize("source", ["relationship", "person"])
 def test_relationship_changes_and_the_persons_own_entries_do_not_count_against_the_cap(source: str) -> None:
-    existing = [core("关系等级变为 特别关心", MID_MARCH, source=source),
-                core("我不喜欢被叫全名", MID_MARCH, source=source),
-                core("我的生日是五月一日", MID_MARCH, source=source)]
+    existing = [
+        core("关系等级变为 特别关心", MID_MARCH, source=source),
+        core("我不喜欢被叫全名", MID_MARCH, source=source),
+        core("我的生日是五月一日", MID_MARCH, source=source),
+    ]
     assert judged_this_month(existing, MID_MARCH, SHANGHAI) == 0
     assert admission_problem(GOOD, existing, MID_MARCH, SHANGHAI) is None
 

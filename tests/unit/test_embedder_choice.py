@@ -20,8 +20,11 @@ def test_a_key_picks_the_embeddings_api_with_dashscopes_model_by_default(monkeyp
 
 
 def test_the_shared_llm_key_and_url_serve_the_embedding_role_too() -> None:
-    embedder = build_embedder(settings(llm_api_key="sk-1", llm_base_url="http://gateway/v1", embedding_model="bge-m3",
-                                       embedding_dimensions=512))
+    embedder = build_embedder(
+        settings(
+            llm_api_key="sk-1", llm_base_url="http://gateway/v1", embedding_model="bge-m3", embedding_dimensions=512
+        )
+    )
     assert isinstance(embedder, ApiEmbedder) and embedder.name == "api:bge-m3@512"
 
 

@@ -35,14 +35,17 @@ def sent_at(text: str, moment: datetime) -> HeartbeatState:
 # --- reading the AI's heartbeat reply -----------------------------------------------------
 
 
-@pytest.mark.parametrize("reply", ["HEARTBEAT_OK", "  HEARTBEAT_OK  ", "\nHEARTBEAT_OK\n\n", "heartbeat_ok",
-                                   "Heartbeat_Ok"])
+@pytest.mark.parametrize(
+    "reply", ["HEARTBEAT_OK", "  HEARTBEAT_OK  ", "\nHEARTBEAT_OK\n\n", "heartbeat_ok", "Heartbeat_Ok"]
+)
 def test_heartbeat_ok_alone_in_any_case_and_spacing_sends_nothing(reply: str) -> None:
     assert read_heartbeat_reply(reply) == ("", None)
 
 
-@pytest.mark.parametrize("reply", ["HEARTBEAT_OK。", "HEARTBEAT_OK!", "HEARTBEAT_OK ...", "HEARTBEAT_OK\n——",
-                                   "。HEARTBEAT_OK", "…… HEARTBEAT_OK"])
+@pytest.mark.parametrize(
+    "reply",
+    ["HEARTBEAT_OK。", "HEARTBEAT_OK!", "HEARTBEAT_OK ...", "HEARTBEAT_OK\n——", "。HEARTBEAT_OK", "…… HEARTBEAT_OK"],
+)
 def test_heartbeat_ok_with_only_punctuation_around_it_sends_nothing(reply: str) -> None:
     assert read_heartbeat_reply(reply) == ("", None)
 
@@ -74,10 +77,13 @@ def test_the_next_heartbeat_marker_gives_the_hours_and_is_never_sent() -> None:
     assert read_heartbeat_reply("[NEXT_HEARTBEAT_HOURS:3]HEARTBEAT_OK") == ("", 3.0)
 
 
-@pytest.mark.parametrize(("marker", "hours"), [("[NEXT_HEARTBEAT_HOURS: 2.5]", 2.5), ("[next_heartbeat_hours：4]", 4.0),
-                                              ("[ NEXT_HEARTBEAT_HOURS : 12 ]", 12.0)])
-def test_the_next_heartbeat_marker_is_read_with_spaces_full_width_colons_and_any_case(marker: str,
-                                                                                     hours: float) -> None:
+@pytest.mark.parametrize(
+    ("marker", "hours"),
+    [("[NEXT_HEARTBEAT_HOURS: 2.5]", 2.5), ("[next_heartbeat_hours：4]", 4.0), ("[ NEXT_HEARTBEAT_HOURS : 12 ]", 12.0)],
+)
+def test_the_next_heartbeat_marker_is_read_with_spaces_full_width_colons_and_any_case(
+    marker: str, hours: float
+) -> None:
     assert read_heartbeat_reply(f"早安{marker}") == ("早安", hours)
 
 
@@ -155,8 +161,9 @@ def test_at_most_fifty_recent_texts_are_kept() -> None:
 
 
 def test_a_person_writing_forgives_the_unanswered_heartbeats() -> None:
-    sent = record_sent(record_sent(HeartbeatState(), ["在吗"], MORNING, SHANGHAI), ["在吗？"],
-                       MORNING + timedelta(hours=2), SHANGHAI)
+    sent = record_sent(
+        record_sent(HeartbeatState(), ["在吗"], MORNING, SHANGHAI), ["在吗？"], MORNING + timedelta(hours=2), SHANGHAI
+    )
     assert person_wrote(sent, MORNING + timedelta(hours=3)).unanswered == 0
 
 

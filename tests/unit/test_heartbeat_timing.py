@@ -4,6 +4,7 @@ anti-spam rules (quiet window, daily cap, back-off, pause). Every clock reading 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -32,8 +33,7 @@ OWL_NIGHT = Night(2, 10)
 DEFAULTS = Prefs()
 
 
-def local(day: int, hour: int, minute: int = 0, second: int = 0, zone: str = SHANGHAI,
-          month: int = 3) -> datetime:
+def local(day: int, hour: int, minute: int = 0, second: int = 0, zone: str = SHANGHAI, month: int = 3) -> datetime:
     """A wall-clock reading in the pair's zone (March 2026 unless told otherwise)."""
     return datetime(2026, month, day, hour, minute, second, tzinfo=ZoneInfo(zone))
 
@@ -54,8 +54,14 @@ def hours(value: float) -> timedelta:
     return timedelta(hours=value)
 
 
-def due_of(state: HeartbeatState, now: datetime, interval: timedelta = hours(1), prefs: Prefs = DEFAULTS,
-           night_owl: bool = False, zone: str = SHANGHAI) -> datetime:
+def due_of(
+    state: HeartbeatState,
+    now: datetime,
+    interval: timedelta = hours(1),
+    prefs: Prefs = DEFAULTS,
+    night_owl: bool = False,
+    zone: str = SHANGHAI,
+) -> datetime:
     due = next_heartbeat(state, interval, prefs, night_owl, zone, now)
     assert due is not None
     return due.at
@@ -178,12 +184,17 @@ def test_a_silence_across_the_fall_back_night_counts_the_nine_hours_it_really_la
 
 
 @pytest.mark.parametrize("night", [NIGHT, OWL_NIGHT], ids=["default", "owl"])
-@pytest.mark.parametrize("evening", [datetime(2026, 3, 28, 18, tzinfo=UTC), datetime(2026, 10, 24, 18, tzinfo=UTC)],
-                         ids=["spring-forward", "fall-back"])
-@pytest.mark.parametrize("interval", [timedelta(minutes=6), timedelta(minutes=20), hours(1), hours(24)],
-                         ids=["6min", "20min", "1h", "24h"])
-def test_on_a_dst_change_night_a_later_silence_is_never_due_earlier(night: Night, evening: datetime,
-                                                                    interval: timedelta) -> None:
+@pytest.mark.parametrize(
+    "evening",
+    [datetime(2026, 3, 28, 18, tzinfo=UTC), datetime(2026, 10, 24, 18, tzinfo=UTC)],
+    ids=["spring-forward", "fall-back"],
+)
+@pytest.mark.parametrize(
+    "interval", [timedelta(minutes=6), timedelta(minutes=20), hours(1), hours(24)], ids=["6min", "20min", "1h", "24h"]
+)
+def test_on_a_dst_change_night_a_later_silence_is_never_due_earlier(
+    night: Night, evening: datetime, interval: timedelta
+) -> None:
     previous = evening
     for minute in range(0, 16 * 60, 5):
         start = evening + timedelta(minutes=minute)
@@ -200,8 +211,9 @@ def test_on_a_dst_change_night_a_later_silence_is_never_due_earlier(night: Night
     ("level", "expected"),
     [("特别关心", local(15, 9, 20)), ("关系较好", local(16, 14, 20)), ("一般", local(19, 5))],
 )
-def test_a_timed_heartbeat_is_due_after_the_levels_interval_of_silence(level: RelationshipLevel,
-                                                                       expected: datetime) -> None:
+def test_a_timed_heartbeat_is_due_after_the_levels_interval_of_silence(
+    level: RelationshipLevel, expected: datetime
+) -> None:
     interval = heartbeat_interval(Relationship(level=level))
     due = next_heartbeat(wrote_at(local(15, 9)), interval, DEFAULTS, False, SHANGHAI, local(15, 9, 1))
     assert due is not None
@@ -390,9 +402,17 @@ def test_a_daily_cap_of_zero_allows_no_heartbeat_even_on_a_fresh_day() -> None:
 # --- back-off -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("unanswered", "expected"),
-                         [(0, local(15, 10)), (1, local(15, 11)), (2, local(15, 13)), (3, local(15, 17)),
-                          (4, local(15, 17)), (30, local(15, 17))])
+@pytest.mark.parametrize(
+    ("unanswered", "expected"),
+    [
+        (0, local(15, 10)),
+        (1, local(15, 11)),
+        (2, local(15, 13)),
+        (3, local(15, 17)),
+        (4, local(15, 17)),
+        (30, local(15, 17)),
+    ],
+)
 def test_each_unanswered_heartbeat_doubles_the_interval_up_to_the_cap(unanswered: int, expected: datetime) -> None:
     state = wrote_at(local(15, 8), last_sent_at=epoch(local(15, 9)), unanswered=unanswered)
     assert due_of(state, local(15, 9, 1), hours(1), Prefs(max_backoff=8)) == expected
@@ -492,7 +512,7 @@ def test_a_person_who_answers_every_heartbeat_gets_the_spec_interval_all_day() -
         state = record_sent(record_run(state, due, due, None), ["在吗"], due, SHANGHAI)
         answered_at = due + timedelta(minutes=1)
         state = person_wrote(state, answered_at)
-    assert [b - a for a, b in zip(sent, sent[1:])] == [timedelta(minutes=21)] * 11
+    assert [b - a for a, b in pairwise(sent)] == [timedelta(minutes=21)] * 11
     assert sent[0] == local(15, 9, 20) and sent[-1] == local(15, 13, 11)
 
 

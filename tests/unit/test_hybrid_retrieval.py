@@ -20,7 +20,9 @@ def axis(n: int, size: int = 8) -> np.ndarray:
 
 
 def index_with_meaning():
-    units = [SWIM, BANK, CAT, PIANO] + [Unit(f"long_{n}#000", f"long_{n}", f"杂事{n}", n, "day", "") for n in range(5, 30)]
+    units = [SWIM, BANK, CAT, PIANO] + [
+        Unit(f"long_{n}#000", f"long_{n}", f"杂事{n}", n, "day", "") for n in range(5, 30)
+    ]
     vectors = [axis(0), axis(1), axis(2), axis(3)] + [axis(4 + n % 4) * 0.1 + axis(1 + n % 3) for n in range(25)]
     return build_index(units, [vec.normalised(v[None])[0] for v in vectors])
 

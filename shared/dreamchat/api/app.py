@@ -52,12 +52,23 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     app.state.services = build_services(runtime)
     app.state.model_pool = ModelPool(settings.model_concurrency)
     install_error_handlers(app)
-    for router in (health.router, auth.router, ai_users.router, chat.router, friends.router, memory.router, soul.router,
-                   heartbeat.router, profile.router, web.router):
+    for router in (
+        health.router,
+        auth.router,
+        ai_users.router,
+        chat.router,
+        friends.router,
+        memory.router,
+        soul.router,
+        heartbeat.router,
+        profile.router,
+        web.router,
+    ):
         app.include_router(router)
     app.add_middleware(BodySizeLimit)
-    app.add_middleware(RequestDeadline, turn_seconds=settings.chat_turn_seconds,
-                       reserve_seconds=settings.chat_reserve_seconds)
+    app.add_middleware(
+        RequestDeadline, turn_seconds=settings.chat_turn_seconds, reserve_seconds=settings.chat_reserve_seconds
+    )
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,
@@ -70,9 +81,11 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
 
 def _background(services: Services) -> list[Any]:
     """Locally, the event worker and the schedules EventBridge would run in AWS."""
-    jobs = [Job("heartbeat-sweep", 60, services.heartbeat.sweep),
-            Job("idle-topics", 600, services.memory.close_idle_topics),
-            Job("compress-leftovers", 600, services.memory.compress_leftovers),
-            Job("extract-sweep", 3600, services.extraction.sweep),
-            Job("erase-again", 600, services.erase_again)]
+    jobs = [
+        Job("heartbeat-sweep", 60, services.heartbeat.sweep),
+        Job("idle-topics", 600, services.memory.close_idle_topics),
+        Job("compress-leftovers", 600, services.memory.compress_leftovers),
+        Job("extract-sweep", 3600, services.extraction.sweep),
+        Job("erase-again", 600, services.erase_again),
+    ]
     return [services.runtime.bus, LocalScheduler(jobs)]

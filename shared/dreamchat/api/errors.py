@@ -96,8 +96,9 @@ async def _domain_error(request: Request, exc: Exception) -> JSONResponse:
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     message = exc.detail if isinstance(exc.detail, str) else "request failed"
-    return error_response(exc.status_code, _HTTP_CODES.get(exc.status_code, "error"), message,
-                          dict(exc.headers) if exc.headers else None)
+    return error_response(
+        exc.status_code, _HTTP_CODES.get(exc.status_code, "error"), message, dict(exc.headers) if exc.headers else None
+    )
 
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:

@@ -34,8 +34,9 @@ class ModelPool:
         """Take a slot, or answer 503 when every slot is busy."""
         with self._lock:
             if self._free == 0:
-                raise Unavailable("too many conversations right now; try again in a few seconds",
-                                  retry_after=RETRY_AFTER_SECONDS)
+                raise Unavailable(
+                    "too many conversations right now; try again in a few seconds", retry_after=RETRY_AFTER_SECONDS
+                )
             self._free -= 1
 
     def release(self) -> None:

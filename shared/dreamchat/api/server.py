@@ -22,8 +22,16 @@ def main() -> None:
     proxies = ",".join(settings.trusted_proxies)
     # No access log: query strings can carry what a person typed (e.g. a retrieval preview).
     # log_config=None: uvicorn logs through our one handler instead of configuring its own.
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_config=None, log_level="info",
-                access_log=False, proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None)
+    uvicorn.run(
+        create_app(settings),
+        host=args.host,
+        port=args.port,
+        log_config=None,
+        log_level="info",
+        access_log=False,
+        proxy_headers=bool(proxies),
+        forwarded_allow_ips=proxies or None,
+    )
 
 
 if __name__ == "__main__":

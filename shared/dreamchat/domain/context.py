@@ -177,6 +177,7 @@ class _IndexBudget:
             units.pop()
         return units
 
+
 def _fitting(details: list[LongTermDetail], tokens: int) -> list[LongTermDetail]:
     chosen: list[LongTermDetail] = []
     for detail in details:
@@ -185,15 +186,26 @@ def _fitting(details: list[LongTermDetail], tokens: int) -> list[LongTermDetail]
     return chosen
 
 
-def assemble(view: MemoryView, instructions: str, current: str | None, now: datetime, zone: str,
-             budget: int, recent_budget: int | None = None) -> Context:
+def assemble(
+    view: MemoryView,
+    instructions: str,
+    current: str | None,
+    now: datetime,
+    zone: str,
+    budget: int,
+    recent_budget: int | None = None,
+) -> Context:
     """The context of one turn; its remembered sections never exceed `budget` tokens (nor
     `recent_budget` when the message is about nothing remembered)."""
     tz = ZoneInfo(zone)
     plan = plan_memory(view, budget, tz, recent_budget)
     system_parts = [
-        ("system", "\n\n".join(p for p in (persona(view.base_soul, view.self_soul), render_about(view.about_person),
-                                              instructions) if p).strip()),
+        (
+            "system",
+            "\n\n".join(
+                p for p in (persona(view.base_soul, view.self_soul), render_about(view.about_person), instructions) if p
+            ).strip(),
+        ),
         ("core", plan.core),
         ("mid_term", render_mids(plan.mids, tz)),
         ("long_term", render_units(plan.units, tz)),
@@ -246,7 +258,9 @@ def render_mids(mids: list[MidTermMemory], tz: ZoneInfo) -> str:
     for m in mids:
         when = datetime.fromtimestamp(m.created_at, tz).strftime("%Y-%m-%d %H时")
         tags = m.emotion_tags
-        lines.append(f"- {when}：{clip(m.summary, MID_SUMMARY_TOKENS)}（{tags.basic_emotion}/{tags.scene}/{tags.atmosphere}）")
+        lines.append(
+            f"- {when}：{clip(m.summary, MID_SUMMARY_TOKENS)}（{tags.basic_emotion}/{tags.scene}/{tags.atmosphere}）"
+        )
     return "【最近的经历】\n" + "\n".join(lines)
 
 

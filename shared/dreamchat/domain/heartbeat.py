@@ -119,9 +119,7 @@ def _whole_weeks_skipped(moment: datetime, remaining: float, night: Night, tz: Z
 def _next_boundary(moment: datetime, night: Night, tz: ZoneInfo) -> datetime:
     day = moment.date()
     candidates = [
-        _local(day + timedelta(days=offset), hour, tz)
-        for offset in (0, 1, 2)
-        for hour in (night.start, night.end)
+        _local(day + timedelta(days=offset), hour, tz) for offset in (0, 1, 2) for hour in (night.start, night.end)
     ]
     return min((c for c in candidates if c.timestamp() > moment.timestamp()), key=datetime.timestamp)
 
@@ -130,7 +128,9 @@ def _local(day: date, hour: int, tz: ZoneInfo) -> datetime:
     return datetime.combine(day, time(hour), tzinfo=tz)
 
 
-def next_scheduled(after: datetime, scheduled: list[ScheduledHeartbeat], zone: str) -> tuple[datetime, ScheduledHeartbeat] | None:
+def next_scheduled(
+    after: datetime, scheduled: list[ScheduledHeartbeat], zone: str
+) -> tuple[datetime, ScheduledHeartbeat] | None:
     """The first scheduled heartbeat strictly after `after`, in the pair's time zone."""
     tz = ZoneInfo(zone)
     local = after.astimezone(tz)
@@ -151,8 +151,9 @@ class Due:
     scheduled: ScheduledHeartbeat | None = None
 
 
-def next_heartbeat(state: HeartbeatState, interval: timedelta, prefs: Prefs, night_owl: bool, zone: str,
-                   now: datetime) -> Due | None:
+def next_heartbeat(
+    state: HeartbeatState, interval: timedelta, prefs: Prefs, night_owl: bool, zone: str, now: datetime
+) -> Due | None:
     """The next heartbeat to run, or None (off, paused, or the person never wrote)."""
     if not prefs.enabled or prefs.daily_cap == 0 or state.last_person_at is None or paused(state, prefs, now):
         return None
@@ -184,7 +185,7 @@ def _timed(state: HeartbeatState, interval: timedelta, prefs: Prefs, night_owl: 
     if state.moved_to is not None:
         return Due(datetime.fromtimestamp(state.moved_to, ZoneInfo(zone)), "timed")
     base = max(state.last_person_at or 0, state.last_sent_at or 0, state.last_run_at or 0)
-    backoff = min(2 ** state.unanswered, prefs.max_backoff)
+    backoff = min(2**state.unanswered, prefs.max_backoff)
     start = datetime.fromtimestamp(base, ZoneInfo(zone))
     at = stretched_due(start, interval * backoff, night_window(night_owl, prefs), zone)
     quiet_until = datetime.fromtimestamp((state.last_person_at or 0) + prefs.quiet_minutes * 60, ZoneInfo(zone))
@@ -220,8 +221,9 @@ def person_active(state: HeartbeatState, prefs: Prefs, now: datetime) -> bool:
 def person_wrote(state: HeartbeatState, now: datetime) -> HeartbeatState:
     """The person wrote: heartbeats count from now, and every heartbeat sent so far is answered:
     the back-off, the pause and the day's cap start again from nothing."""
-    return state.model_copy(update={"last_person_at": int(now.timestamp()), "unanswered": 0, "sent_today": 0,
-                                    "moved_to": None})
+    return state.model_copy(
+        update={"last_person_at": int(now.timestamp()), "unanswered": 0, "sent_today": 0, "moved_to": None}
+    )
 
 
 def read_heartbeat_reply(text: str) -> tuple[str, float | None]:
@@ -249,8 +251,9 @@ def sent_recently(state: HeartbeatState, text: str, now: datetime) -> bool:
 def record_run(state: HeartbeatState, due: datetime, now: datetime, moved_hours: float | None) -> HeartbeatState:
     """A heartbeat ran (whether or not it sent anything); the AI may have moved the next one."""
     moved = int(now.timestamp() + moved_hours * 3600) if moved_hours else None
-    return state.model_copy(update={"last_run_at": int(now.timestamp()), "last_run_due": int(due.timestamp()),
-                                    "moved_to": moved})
+    return state.model_copy(
+        update={"last_run_at": int(now.timestamp()), "last_run_due": int(due.timestamp()), "moved_to": moved}
+    )
 
 
 def record_sent(state: HeartbeatState, texts: list[str], now: datetime, zone: str) -> HeartbeatState:
@@ -258,8 +261,15 @@ def record_sent(state: HeartbeatState, texts: list[str], now: datetime, zone: st
     day = now.astimezone(ZoneInfo(zone)).date().isoformat()
     today = state.sent_today + 1 if state.sent_day == day else 1
     recent = [s for s in state.recent if at - s.at < 86400] + [SentText(text=t, at=at) for t in texts]
-    return state.model_copy(update={"last_sent_at": at, "unanswered": state.unanswered + 1, "sent_day": day,
-                                    "sent_today": today, "recent": recent[-50:]})
+    return state.model_copy(
+        update={
+            "last_sent_at": at,
+            "unanswered": state.unanswered + 1,
+            "sent_day": day,
+            "sent_today": today,
+            "recent": recent[-50:],
+        }
+    )
 
 
 def cap_reached(state: HeartbeatState, prefs: Prefs, now: datetime, zone: str) -> bool:

@@ -28,17 +28,26 @@ class QualityFigures(BaseModel):
 
     def with_compression(self, ratio: float, completeness: float | None = None) -> QualityFigures:
         sampled = completeness is not None
-        return self.model_copy(update={
-            "compressions": self.compressions + 1, "ratio_sum": self.ratio_sum + ratio,
-            "completeness_samples": self.completeness_samples + sampled,
-            "completeness_sum": self.completeness_sum + (completeness or 0.0)})
+        return self.model_copy(
+            update={
+                "compressions": self.compressions + 1,
+                "ratio_sum": self.ratio_sum + ratio,
+                "completeness_samples": self.completeness_samples + sampled,
+                "completeness_sum": self.completeness_sum + (completeness or 0.0),
+            }
+        )
 
     def with_extraction(self, considered: int, extracted: int, accuracy: float | None = None) -> QualityFigures:
         sampled = accuracy is not None
-        return self.model_copy(update={
-            "extractions": self.extractions + 1, "considered": self.considered + considered,
-            "extracted": self.extracted + extracted, "accuracy_samples": self.accuracy_samples + sampled,
-            "accuracy_sum": self.accuracy_sum + (accuracy or 0.0)})
+        return self.model_copy(
+            update={
+                "extractions": self.extractions + 1,
+                "considered": self.considered + considered,
+                "extracted": self.extracted + extracted,
+                "accuracy_samples": self.accuracy_samples + sampled,
+                "accuracy_sum": self.accuracy_sum + (accuracy or 0.0),
+            }
+        )
 
     def report(self) -> dict[str, object]:
         """Each figure (a share, 0-1; None until measured), how many runs it rests on, and the spec's target."""
@@ -48,7 +57,9 @@ class QualityFigures(BaseModel):
             "key_point_accuracy": (_share(self.accuracy_sum, self.accuracy_samples), self.accuracy_samples),
             "extraction_rate": (_share(self.extracted, self.considered), self.extractions),
         }
-        return {name: {"value": value, "runs": runs, "target": TARGETS[name]} for name, (value, runs) in figures.items()}
+        return {
+            name: {"value": value, "runs": runs, "target": TARGETS[name]} for name, (value, runs) in figures.items()
+        }
 
 
 def extraction_rate(considered: int, extracted: int) -> float | None:

@@ -47,13 +47,19 @@ class ReplyDecision:
     draw: float = 0.0  # the random number drawn
 
 
-def warm_start(level: RelationshipLevel, level_set: bool, person_message_number: int | None, warm_messages: int) -> bool:
+def warm_start(
+    level: RelationshipLevel, level_set: bool, person_message_number: int | None, warm_messages: int
+) -> bool:
     """A new friendship's first day is warm: while the level is still the starting one and nobody has
     set it (`level_set`: a judgment, a tool or the person changed it), the person's first
     `warm_messages` messages are never read without a reply. `person_message_number` counts from 1
     (None: beyond the window looked at)."""
-    return (level == DEFAULT_LEVEL and not level_set and person_message_number is not None
-            and 1 <= person_message_number <= warm_messages)
+    return (
+        level == DEFAULT_LEVEL
+        and not level_set
+        and person_message_number is not None
+        and 1 <= person_message_number <= warm_messages
+    )
 
 
 def read_pause_seconds(random: float, cap_seconds: float) -> float:
@@ -61,8 +67,15 @@ def read_pause_seconds(random: float, cap_seconds: float) -> float:
     return min(READ_PAUSE_MIN + random * (READ_PAUSE_MAX - READ_PAUSE_MIN), cap_seconds)
 
 
-def decide_reply(level: RelationshipLevel, mood: BasicEmotion | None, local_hour: int, message: str,
-                 random: float, *, warm: bool = False) -> ReplyDecision:
+def decide_reply(
+    level: RelationshipLevel,
+    mood: BasicEmotion | None,
+    local_hour: int,
+    message: str,
+    random: float,
+    *,
+    warm: bool = False,
+) -> ReplyDecision:
     """Whether the AI answers (`inclined`: `random` fell under the probability, or always on a warm
     first day) and the guidance for it."""
     probability = reply_probability(level, message, mood, local_hour)
@@ -81,8 +94,9 @@ def decide_reply(level: RelationshipLevel, mood: BasicEmotion | None, local_hour
     return ReplyDecision(inclined, probability, "".join(parts), warm, random)
 
 
-def reply_probability(level: RelationshipLevel, message: str, mood: BasicEmotion | None = None,
-                      local_hour: int = 12) -> float:
+def reply_probability(
+    level: RelationshipLevel, message: str, mood: BasicEmotion | None = None, local_hour: int = 12
+) -> float:
     """The level's reply rate, nudged by what the message is, the AI's mood and the hour.
     An ordinary message in daytime with no particular mood gets the level's rate exactly."""
     text = message.strip()

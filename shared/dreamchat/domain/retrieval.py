@@ -16,7 +16,8 @@ from dreamchat.domain.models import LongTermIndex
 jieba.setLogLevel(60)  # jieba prints its dictionary loading otherwise
 
 _TOKEN = re.compile(r"[\u4e00-\u9fff]+|[a-z0-9]+", re.IGNORECASE)
-_STOP = frozenset("""
+_STOP = frozenset(
+    """
 的 了 是 我 你 他 她 它 们 在 和 与 也 都 就 吗 呢 吧 啊 呀 哦 嗯 这 那 有 没 不 要 会 一 个 很 还 又 把 被 让 给
 a about above after again all also am an and any are as at be because been before being both but by
 can could did do does doing don down during each few for from further had has have having he her here
@@ -25,7 +26,8 @@ now of off on once only or other our ours out over own same she should so some s
 their theirs them themselves then there these they this those through to too under until up very was
 we were what when where which while who whom why will with would you your yours yourself s t re ve ll d
 really lot lots thing things get got like
-""".split())
+""".split()
+)
 # An entry is a strong match (its detail document is loaded) when the query names at least half
 # of its title's words, or shares at least this many distinct rare words with it (a word in
 # more than RARE_SHARE of the entries, like "today" or "new", says nothing about which one).
@@ -35,11 +37,13 @@ RARE_SHARE = 0.25
 # Greeting, catching-up and time-passing words: they rank, but never make a message "about" a
 # memory (they name no topic), so "It's been a few days. What's new with you?" gets the
 # small-talk budget however many memories say "days" or "new".
-SMALL_TALK = frozenset("""
+SMALL_TALK = frozenset(
+    """
 hey hi hello hiya howdy yo new news day days week weeks month months year years today yesterday
 lately recently recent ago while
 你好 您好 嗨 哈喽 哈啰 早上好 晚上好 好久不见 怎么样 新鲜事 今天 昨天 最近 几天 好几天 这几天 前几天 这段时间
-""".split())
+""".split()
+)
 
 
 def words(text: str) -> list[str]:

@@ -17,8 +17,9 @@ _OVERRIDE = re.compile(
 )
 
 
-def self_soul_problem(new: str, base_soul: str, last_update: int, now: datetime,
-                      min_interval: timedelta = MIN_INTERVAL) -> str | None:
+def self_soul_problem(
+    new: str, base_soul: str, last_update: int, now: datetime, min_interval: timedelta = MIN_INTERVAL
+) -> str | None:
     """Why the AI may not set this self_soul now, or None when it may."""
     text = new.strip()
     if not text:

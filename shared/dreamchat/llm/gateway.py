@@ -61,9 +61,7 @@ class TokenUsage:
     completion_tokens: int = 0
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
-        return TokenUsage(
-            self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens
-        )
+        return TokenUsage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens)
 
 
 @dataclass(frozen=True)
@@ -210,8 +208,15 @@ class OpenAIGateway:
             logger.warning("llm context too long key=%s; retrying with a shorter one", key)
             return self._complete(key, shorter(messages), tools, run_tool, max_tool_rounds, deadline)
 
-    def _complete(self, key: str, messages: list[Message], tools: Sequence[Mapping[str, Any]] | None,
-                  run_tool: ToolRunner | None, rounds: int, deadline: Deadline | None) -> Completion:
+    def _complete(
+        self,
+        key: str,
+        messages: list[Message],
+        tools: Sequence[Mapping[str, Any]] | None,
+        run_tool: ToolRunner | None,
+        rounds: int,
+        deadline: Deadline | None,
+    ) -> Completion:
         if not tools or run_tool is None or self.refuses("tools", key):
             message, usage = self._chat(key, messages, deadline=deadline)
             return Completion(message.content or "", usage, reasoning=reasoning_of(message))
@@ -240,8 +245,15 @@ class OpenAIGateway:
         with self._lock:
             self._refuses[(feature, key)] = self._monotonic() + REFUSAL_MEMORY_SECONDS
 
-    def _tool_loop(self, key: str, conversation: list[Message], tools: list[Any], run_tool: ToolRunner, rounds: int,
-                   deadline: Deadline | None) -> Completion:
+    def _tool_loop(
+        self,
+        key: str,
+        conversation: list[Message],
+        tools: list[Any],
+        run_tool: ToolRunner,
+        rounds: int,
+        deadline: Deadline | None,
+    ) -> Completion:
         """Model turns with tools, each answered with tool results, then one turn that must answer in text.
         With a deadline, a round starts only if the answer can still follow it. A reasoning model's
         `reasoning_content` goes back with its tool calls (DeepSeek's thinking mode requires it) and
@@ -252,8 +264,9 @@ class OpenAIGateway:
                 break  # another round would leave no time for the answer
             started = self._monotonic()
             try:
-                message, round_usage = self._chat(key, conversation, deadline=deadline, share=TOOL_ROUND_SHARE,
-                                                  tools=tools)
+                message, round_usage = self._chat(
+                    key, conversation, deadline=deadline, share=TOOL_ROUND_SHARE, tools=tools
+                )
             except LLMUnavailable as error:
                 if deadline is None or not _timed_out(error):
                     raise
@@ -333,8 +346,15 @@ class OpenAIGateway:
         message, _ = self._chat(key, conversation)
         return message.content or ""
 
-    def _chat(self, key: str, conversation: list[Message], *, deadline: Deadline | None = None, share: float = 1.0,
-              **options: Any) -> tuple[Any, TokenUsage]:
+    def _chat(
+        self,
+        key: str,
+        conversation: list[Message],
+        *,
+        deadline: Deadline | None = None,
+        share: float = 1.0,
+        **options: Any,
+    ) -> tuple[Any, TokenUsage]:
         """One non-streaming call: the assistant message and its usage."""
         started = time.monotonic()
         response = self._create(key, deadline=deadline, share=share, messages=conversation, **options)
@@ -397,7 +417,11 @@ class OpenAIGateway:
             self._usage[key] = self._usage.get(key, UsageTotals()).add(record)
         logger.info(
             "llm call key=%s ok=%s latency_ms=%d prompt_tokens=%d completion_tokens=%d",
-            key, ok, latency * 1000, usage.prompt_tokens, usage.completion_tokens,
+            key,
+            ok,
+            latency * 1000,
+            usage.prompt_tokens,
+            usage.completion_tokens,
         )
         if self._on_call is not None:
             self._on_call(record)
@@ -443,13 +467,13 @@ def _run_tool(run_tool: ToolRunner, call: Any, deadline: Deadline | None = None)
         return ToolCall(name, arguments, f"错误：工具 {name} 执行失败（{error}）。", ok=False)
 
 
-def _validate(schema: type[T], found: dict[str, Any] | None) -> T:
+def _validate[T: BaseModel](schema: type[T], found: dict[str, Any] | None) -> T:
     if found is None:
         raise LLMOutputError("the reply contained no JSON object")
     return schema.model_validate(found)
 
 
-def _coerced(coerce: Callable[[dict[str, Any]], T], raw: dict[str, Any], key: str) -> T:
+def _coerced[T: BaseModel](coerce: Callable[[dict[str, Any]], T], raw: dict[str, Any], key: str) -> T:
     try:
         return coerce(raw)
     except (ValidationError, ValueError, TypeError, KeyError) as error:
@@ -478,25 +502,33 @@ def _usage_of(usage: Any) -> TokenUsage:
 def shorter(messages: Sequence[Message]) -> list[Message]:
     """The conversation without the older half of what follows the system prompt (the latest message stays)."""
     head = list(messages[:1]) if messages and messages[0].get("role") == "system" else []
-    rest = list(messages[len(head):])
-    return [*head, *rest[len(rest) // 2:]]
+    rest = list(messages[len(head) :])
+    return [*head, *rest[len(rest) // 2 :]]
 
 
 _CONTEXT_CODES = frozenset({"context_length_exceeded", "string_above_max_length", "context_too_long"})
-_MODERATION_CODES = frozenset({"content_filter", "content_policy_violation", "data_inspection_failed",
-                               "moderation_blocked", "sensitive_content"})
+_MODERATION_CODES = frozenset(
+    {"content_filter", "content_policy_violation", "data_inspection_failed", "moderation_blocked", "sensitive_content"}
+)
 _UNSUPPORTED_CODES = frozenset({"unsupported_parameter", "unsupported_value", "unsupported_feature"})
 _CONTEXT_WORDS = re.compile(
     r"maximum context length|context[ _]length|context window|too many tokens|reduce the length"
-    r"|input (is )?too long|range of input length|exceeds? the (model'?s? )?(maximum|max)", re.IGNORECASE)
+    r"|input (is )?too long|range of input length|exceeds? the (model'?s? )?(maximum|max)",
+    re.IGNORECASE,
+)
 _MODERATION_WORDS = re.compile(
     r"content[ _](management )?polic|content[ _]filter|inappropriate content|moderation|data[ _]inspection"
-    r"|sensitive|safety system", re.IGNORECASE)
+    r"|sensitive|safety system",
+    re.IGNORECASE,
+)
 _UNSUPPORTED_WORDS = re.compile(
     r"not supported|unsupported|does not support|doesn'?t support|not support|unrecognized request argument"
-    r"|unknown (parameter|field|argument)|extra (inputs|fields) (are )?not permitted", re.IGNORECASE)
-_FEATURE_WORDS = re.compile(r"\btools?\b|tool_choice|function[ _]?call|\bfunctions\b|response_format|json[ _]?(mode|object)",
-                            re.IGNORECASE)
+    r"|unknown (parameter|field|argument)|extra (inputs|fields) (are )?not permitted",
+    re.IGNORECASE,
+)
+_FEATURE_WORDS = re.compile(
+    r"\btools?\b|tool_choice|function[ _]?call|\bfunctions\b|response_format|json[ _]?(mode|object)", re.IGNORECASE
+)
 _FEATURE_PARAMS = frozenset({"tools", "tool_choice", "functions", "function_call", "response_format"})
 
 
@@ -569,4 +601,3 @@ def _describe(error: Exception) -> str:
     """Error class and status only: provider error bodies may echo the prompt."""
     status = getattr(error, "status_code", None)
     return f"{type(error).__name__}" + (f" {status}" if status else "")
-

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Protocol
 
 from dreamchat.budget import MIN_CALL_SECONDS, models_deadline
 from dreamchat.config import Settings
@@ -43,7 +43,6 @@ from dreamchat.llm.offline import OfflineMemoryModels
 
 logger = logging.getLogger(__name__)
 
-R = TypeVar("R")
 
 TASK_KEYS: dict[str, str] = {
     "compress": "qwen_short_to_mid",
@@ -135,7 +134,7 @@ def _cite_only(output: ExtractOutput, known: set[str]) -> ExtractOutput:
 
 
 @dataclass(frozen=True)
-class Degradable(Generic[R]):
+class Degradable[R]:
     """A result, and whether the offline provider produced it because the real model kept failing."""
 
     value: R
@@ -186,7 +185,7 @@ class FallbackMemoryModels:
         """`MemoryModels.judge_relationship`, degraded to keeping the level."""
         return self._run("judge_relationship", lambda models: models.judge_relationship(current_level, recent, now))
 
-    def _run(self, task: str, call: Callable[[MemoryModels], R]) -> Degradable[R]:
+    def _run[R](self, task: str, call: Callable[[MemoryModels], R]) -> Degradable[R]:
         for attempt in range(1, self._attempts + 1):
             if not _time_for_an_attempt():
                 logger.warning("memory model out of time task=%s; answering offline", task)

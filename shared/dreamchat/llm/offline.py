@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-import jieba  # type: ignore[import-untyped]
+import jieba
 
 from dreamchat.domain.emotions import infer_tags
 from dreamchat.domain.models import (
@@ -45,8 +45,29 @@ _RUN = re.compile(r"(?:^|\s)(用户|AI)：")  # where `render` starts a speaker'
 # frequent in chat, never what a memory is about; jieba's IDF alone ranks some of them high
 FILLER = frozenset(
     {
-        "感觉", "觉得", "知道", "就是", "然后", "还是", "今天", "现在", "一下", "这个", "那个", "什么",
-        "怎么", "可以", "没有", "我们", "你们", "他们", "自己", "真的", "谢谢", "哈哈", "好的",
+        "感觉",
+        "觉得",
+        "知道",
+        "就是",
+        "然后",
+        "还是",
+        "今天",
+        "现在",
+        "一下",
+        "这个",
+        "那个",
+        "什么",
+        "怎么",
+        "可以",
+        "没有",
+        "我们",
+        "你们",
+        "他们",
+        "自己",
+        "真的",
+        "谢谢",
+        "哈哈",
+        "好的",
     }
 )
 
@@ -111,7 +132,7 @@ def split_sentences(text: str, speaker: str = "") -> list[Sentence]:
 
 def keywords(text: str, top: int = 12) -> dict[str, float]:
     """jieba TF-IDF keywords of `text` with their weights, strongest first (filler words left out)."""
-    import jieba.analyse  # type: ignore[import-untyped]  # half a second: only when first needed
+    import jieba.analyse  # half a second: only when first needed
 
     found = jieba.analyse.extract_tags(_RUN.sub(" ", text), topK=top + len(FILLER), withWeight=True)
     return dict([(word, weight) for word, weight in found if word not in FILLER][:top])

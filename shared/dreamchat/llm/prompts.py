@@ -191,7 +191,8 @@ def transcript(
     """One line per message: `[YYYY-MM-DD HH:MM] speaker：content`."""
     labels = {"user": user_label, "assistant": ai_label}
     return "\n".join(
-        f"[{datetime.fromtimestamp(c.timestamp, tz):%Y-%m-%d %H:%M}] {labels[c.role]}：{c.content}" for c in conversations
+        f"[{datetime.fromtimestamp(c.timestamp, tz):%Y-%m-%d %H:%M}] {labels[c.role]}：{c.content}"
+        for c in conversations
     )
 
 

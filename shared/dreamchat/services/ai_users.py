@@ -16,6 +16,7 @@ from dreamchat.ports import (
     BlobStore,
     Clock,
     Delete,
+    Item,
     ItemStore,
     KeyRange,
     Put,
@@ -103,14 +104,23 @@ class AIUserService:
         self._store.delete(*keys.pair_member(ai_user_id, account_id))
         return erased
 
-    def friends(self, account_id: str) -> list[tuple[AIUser, dict]]:
+    def friends(self, account_id: str) -> list[tuple[AIUser, dict[str, Any]]]:
         """Befriended AI users still visible to the caller, with the friendship (since, last_read)."""
         result = []
         for item in self._all(keys.account_pk(account_id), keys.FRIEND_PREFIX):
             ai_user = self._load(item["ai_user_id"])
             if ai_user and (ai_user.owner_id == account_id or ai_user.visibility == "public"):
-                result.append((ai_user, {"since": item["since"], "last_read": item.get("last_read"),
-                                         "pinned": bool(item.get("pinned")), "muted": bool(item.get("muted"))}))
+                result.append(
+                    (
+                        ai_user,
+                        {
+                            "since": item["since"],
+                            "last_read": item.get("last_read"),
+                            "pinned": bool(item.get("pinned")),
+                            "muted": bool(item.get("muted")),
+                        },
+                    )
+                )
         return result
 
     def set_friendship(self, account_id: str, ai_user_id: str, changes: dict[str, bool]) -> dict[str, bool]:
@@ -157,7 +167,9 @@ class AIUserService:
             pair = PairId(account_id=account_id, ai_user_id=item["ai_user_id"])
             self._erasures.mark_pair(pair)
             erased += erase_pair(self._store, self._blobs, pair)
-            self._store.transact([Delete(item["pk"], item["sk"]), Delete(*keys.pair_member(item["ai_user_id"], account_id))])
+            self._store.transact(
+                [Delete(item["pk"], item["sk"]), Delete(*keys.pair_member(item["ai_user_id"], account_id))]
+            )
         return erased
 
     def _delete(self, ai_user_id: str, owner_id: str) -> Erased:
@@ -167,10 +179,15 @@ class AIUserService:
             pair = PairId(account_id=member["account_id"], ai_user_id=ai_user_id)
             self._erasures.mark_pair(pair)
             erased += erase_pair(self._store, self._blobs, pair)
-            self._store.transact([Delete(*keys.friend(pair.account_id, ai_user_id)), Delete(member["pk"], member["sk"])])
+            self._store.transact(
+                [Delete(*keys.friend(pair.account_id, ai_user_id)), Delete(member["pk"], member["sk"])]
+            )
         self._store.transact(
-            [Delete(*keys.ai_user(ai_user_id)), Delete(*keys.owned(owner_id, ai_user_id)),
-             Delete(*keys.public_listing(ai_user_id))]
+            [
+                Delete(*keys.ai_user(ai_user_id)),
+                Delete(*keys.owned(owner_id, ai_user_id)),
+                Delete(*keys.public_listing(ai_user_id)),
+            ]
         )
         return erased
 
@@ -189,7 +206,7 @@ class AIUserService:
         item = self._store.get(*keys.ai_user(ai_user_id))
         return AIUser.model_validate({k: v for k, v in item.items() if k not in _INTERNAL}) if item else None
 
-    def _all(self, pk: str, prefix: str) -> list[dict]:
+    def _all(self, pk: str, prefix: str) -> list[Item]:
         return query_all(self._store, pk, KeyRange(prefix=prefix))
 
     def _epoch(self) -> int:

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import cache
+from typing import Any
 
 import jwt
 from argon2 import PasswordHasher
@@ -25,10 +26,11 @@ from dreamchat.config import Settings
 from dreamchat.domain.accounts import password_problem, username_problem
 from dreamchat.domain.models import Account
 from dreamchat.errors import Conflict, Forbidden, Invalid, Unauthorized, Unavailable
-from dreamchat.ports import Clock, ConditionFailed, ItemStore, Put, query_all
+from dreamchat.ports import Clock, ConditionFailed, Item, ItemStore, Put, query_all
 from dreamchat.services.limits import RateLimit
 
 _ALGORITHM = "HS256"
+Claims = dict[str, Any]  # a decoded JWT
 _BAD_LOGIN = "invalid username or password"
 _HASH_WAIT_SECONDS = 10
 _hasher = PasswordHasher()
@@ -117,8 +119,12 @@ class AuthService:
         username whatever the address (a new X-Forwarded-For does not reset it)."""
         self._count_client(client)
         window = self._settings.login_window_minutes * 60
-        self._limit.hit(keys.login_limit_scope(username), self._settings.login_attempts, window,
-                        "too many failed logins; try again later")
+        self._limit.hit(
+            keys.login_limit_scope(username),
+            self._settings.login_attempts,
+            window,
+            "too many failed logins; try again later",
+        )
         account = self._find(username)
         if not self._hashing.verify(account.password_hash if account else _dummy_hash(), password) or account is None:
             raise Unauthorized(_BAD_LOGIN)
@@ -180,18 +186,25 @@ class AuthService:
     def _start_family(self, account_id: str) -> Tokens:
         family, jti = uuid.uuid4().hex, uuid.uuid4().hex
         pk, sk = keys.token_family(account_id, family)
-        item = {"pk": pk, "sk": sk, "account_id": account_id, "family": family, "current_jti": jti,
-                "revoked": False, "expires_at": self._refresh_expiry()}
+        item = {
+            "pk": pk,
+            "sk": sk,
+            "account_id": account_id,
+            "family": family,
+            "current_jti": jti,
+            "revoked": False,
+            "expires_at": self._refresh_expiry(),
+        }
         self._store.put_versioned(item, None)
         return self._issue(account_id, family, jti)
 
-    def _rotate(self, record: dict) -> Tokens:
+    def _rotate(self, record: Item) -> Tokens:
         jti = uuid.uuid4().hex
         item = {**record, "current_jti": jti, "expires_at": self._refresh_expiry()}
         self._store.put_versioned(item, record["version"])
         return self._issue(record["account_id"], record["family"], jti)
 
-    def _revoke(self, record: dict) -> None:
+    def _revoke(self, record: Item) -> None:
         # Revocation must stick even if another request rotates meanwhile: write unconditionally.
         self._store.put({**record, "revoked": True})
 
@@ -204,7 +217,7 @@ class AuthService:
         refresh = jwt.encode({**base, "typ": "refresh", "jti": jti, "exp": refresh_exp}, self._secret, _ALGORITHM)
         return Tokens(access, refresh, int(access_life.total_seconds()))
 
-    def _decode(self, token: str, kind: str) -> dict:
+    def _decode(self, token: str, kind: str) -> Claims:
         claims = self._verified(token)
         if claims.get("typ") != kind:
             raise Unauthorized(f"this is not a {kind} token")
@@ -213,15 +226,19 @@ class AuthService:
         return claims
 
     def _count_client(self, client: str) -> None:
-        self._limit.hit(keys.client_limit_scope(client), self._settings.auth_requests_per_minute, 60,
-                        "too many sign-in requests from this address; wait a moment")
+        self._limit.hit(
+            keys.client_limit_scope(client),
+            self._settings.auth_requests_per_minute,
+            60,
+            "too many sign-in requests from this address; wait a moment",
+        )
 
-    def _verified(self, token: str) -> dict:
+    def _verified(self, token: str) -> Claims:
         """The claims of a token signed with the current secret, or with the previous one while
         the rotation window lasts (tokens are only ever signed with the current one)."""
         for secret in self._verifying_secrets():
             try:
-                return jwt.decode(
+                claims: Claims = jwt.decode(
                     token,
                     secret,
                     algorithms=[_ALGORITHM],
@@ -232,6 +249,7 @@ class AuthService:
                 continue
             except jwt.PyJWTError as error:
                 raise Unauthorized("invalid token") from error
+            return claims
         raise Unauthorized("invalid token")
 
     def _verifying_secrets(self) -> list[str]:
@@ -248,5 +266,5 @@ class AuthService:
         return int(self._clock.now().timestamp())
 
 
-def _fields(item: dict) -> dict:
+def _fields(item: Item) -> Item:
     return {k: v for k, v in item.items() if k not in ("pk", "sk", "version", "expires_at")}

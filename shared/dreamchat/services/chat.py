@@ -28,7 +28,7 @@ from dreamchat.llm.chat_prompts import chat_instructions
 from dreamchat.llm.errors import LLMError
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.offline import offline_reply
-from dreamchat.ports import Clock, RandomSource
+from dreamchat.ports import Clock, RandomSource, SearchProvider
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.limits import RateLimit
 from dreamchat.services.memory import MemoryService
@@ -86,9 +86,17 @@ def check_content(content: str) -> str:
 
 
 class ChatService:
-    def __init__(self, memory: MemoryService, soul: SoulService, heartbeats: HeartbeatStates,
-                 gateway: OpenAIGateway | None, search: object, clock: Clock, random: RandomSource,
-                 settings: Settings) -> None:
+    def __init__(
+        self,
+        memory: MemoryService,
+        soul: SoulService,
+        heartbeats: HeartbeatStates,
+        gateway: OpenAIGateway | None,
+        search: SearchProvider,
+        clock: Clock,
+        random: RandomSource,
+        settings: Settings,
+    ) -> None:
         self.memory = memory
         self._soul = soul
         self._heartbeats = heartbeats
@@ -102,8 +110,12 @@ class ChatService:
     def accept(self, pair: PairId, ai_user: AIUser, content: str) -> Message:
         """Store the person's message durably (the first step of every turn and of save-message)."""
         check_content(content)
-        self._limit.hit(keys.message_limit_scope(pair.account_id), self._settings.messages_per_minute, 60,
-                        "too many messages; wait a moment")
+        self._limit.hit(
+            keys.message_limit_scope(pair.account_id),
+            self._settings.messages_per_minute,
+            60,
+            "too many messages; wait a moment",
+        )
         message = self.memory.record(pair, "user", content)
         relationship, _ = self.memory.repo.relationship(pair)
         self._heartbeats.change(pair, ai_user, relationship, lambda state: person_wrote(state, self._clock.now()))
@@ -117,8 +129,9 @@ class ChatService:
             self.memory.end_topic(pair, message.topic_id)
         return message, ended
 
-    def respond(self, pair: PairId, ai_user: AIUser, person: Message,
-                deadline: Deadline | None = None) -> list[Thinking | Sent | Done | Failed]:
+    def respond(
+        self, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline | None = None
+    ) -> list[Thinking | Sent | Done | Failed]:
         """The AI's side of the turn, all of it done: the events to send, ending with Done or Failed."""
         deadline = deadline or Deadline.after(self._settings.chat_turn_seconds)
         try:
@@ -131,11 +144,15 @@ class ChatService:
         if markers.switched:
             person = self.memory.switch_topic(pair, person)
         reasoning = reply.reasoning[:MAX_REASONING_CHARS]
-        sent = list(self._send(pair, person, replies.split_messages(markers.text), typed=reply.typed,
-                               reasoning=reasoning))
+        sent = list(
+            self._send(pair, person, replies.split_messages(markers.text), typed=reply.typed, reasoning=reasoning)
+        )
         if not sent:  # 已读不回: the history shows it, not only the live turn
-            self.memory.repo.store.transact(self.memory.repo.message_puts(
-                pair, person.model_copy(update={"read_no_reply": True, "reasoning": reasoning})))
+            self.memory.repo.store.transact(
+                self.memory.repo.message_puts(
+                    pair, person.model_copy(update={"read_no_reply": True, "reasoning": reasoning})
+                )
+            )
         # A topic that grows past the limit ends too, so short-term memory stays bounded.
         too_long = len(self.memory.repo.short_term(pair, person.topic_id)) >= self._settings.topic_max_messages
         ended = (markers.ended or too_long) and self.memory.end_topic(pair, person.topic_id)
@@ -143,8 +160,11 @@ class ChatService:
         thinking = [Thinking(reasoning)] if reasoning else []
         pause = 0.0
         if not sent:
-            pause = reply.read_pause if reply.read_pause is not None else replies.read_pause_seconds(
-                self._random.random(), self._settings.max_delay_seconds)
+            pause = (
+                reply.read_pause
+                if reply.read_pause is not None
+                else replies.read_pause_seconds(self._random.random(), self._settings.max_delay_seconds)
+            )
         return [*thinking, *sent, Done(bool(sent), ended, len(sent), int(pause * 1000))]
 
     def _generate(self, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline) -> Reply:
@@ -159,16 +179,34 @@ class ChatService:
             log.info("read without replying", extra={"ai_user_id": ai_user.id, "probability": decision.probability})
             # the draw's leftover is itself uniform: no second draw, so seeded runs keep their sequence
             leftover = (decision.draw - decision.probability) / max(1 - decision.probability, 1e-9)
-            return Reply("", read_pause=replies.read_pause_seconds(min(max(leftover, 0.0), 1.0),
-                                                                   self._settings.max_delay_seconds))
-        instructions = chat_instructions(ai_user.name, self._clock.now(), ai_user.timezone,
-                                         snapshot.relationship.level, decision.guidance)
-        context = self.memory.context(pair, ai_user, person.content, instructions, exclude_message=person.id,
-                                      snapshot=snapshot)
-        tools = ToolBox(pair, ai_user, self.memory, self._soul, self._heartbeats, self._search, self._clock,
-                        self._settings.search_results)
-        completion = self._gateway.complete(key, context.messages, tools=tool_schemas(), run_tool=tools.run,
-                                            max_tool_rounds=self._settings.tool_rounds, deadline=deadline)
+            return Reply(
+                "",
+                read_pause=replies.read_pause_seconds(min(max(leftover, 0.0), 1.0), self._settings.max_delay_seconds),
+            )
+        instructions = chat_instructions(
+            ai_user.name, self._clock.now(), ai_user.timezone, snapshot.relationship.level, decision.guidance
+        )
+        context = self.memory.context(
+            pair, ai_user, person.content, instructions, exclude_message=person.id, snapshot=snapshot
+        )
+        tools = ToolBox(
+            pair,
+            ai_user,
+            self.memory,
+            self._soul,
+            self._heartbeats,
+            self._search,
+            self._clock,
+            self._settings.search_results,
+        )
+        completion = self._gateway.complete(
+            key,
+            context.messages,
+            tools=tool_schemas(),
+            run_tool=tools.run,
+            max_tool_rounds=self._settings.tool_rounds,
+            deadline=deadline,
+        )
         return Reply(completion.text or "", reasoning=completion.reasoning)
 
     def _decide(self, pair: PairId, snapshot: PairSnapshot, ai_user: AIUser, person: Message) -> replies.ReplyDecision:
@@ -177,19 +215,29 @@ class ChatService:
         hour = self._clock.now().astimezone(ZoneInfo(ai_user.timezone)).hour
         relationship = snapshot.relationship
         warm_n = self._settings.warm_start_messages
-        warm = replies.warm_start(relationship.level, relationship.updated_at != 0,
-                                  self.memory.repo.person_message_number(pair, person.id, warm_n) if warm_n else None,
-                                  warm_n)
+        warm = replies.warm_start(
+            relationship.level,
+            relationship.updated_at != 0,
+            self.memory.repo.person_message_number(pair, person.id, warm_n) if warm_n else None,
+            warm_n,
+        )
         return replies.decide_reply(relationship.level, mood, hour, person.content, self._random.random(), warm=warm)
 
-    def _send(self, pair: PairId, after: Message, lines: list[str], *, typed: bool = True,
-              reasoning: str = "") -> Iterator[Sent]:
+    def _send(
+        self, pair: PairId, after: Message, lines: list[str], *, typed: bool = True, reasoning: str = ""
+    ) -> Iterator[Sent]:
         """Store and yield the AI's messages; the chain of thought is kept with the first one."""
         previous = after.id
         for index, line in enumerate(lines):
             delay = replies.typing_delay(line, self._random.random(), self._settings.max_delay_seconds) if typed else 0
-            message = self.memory.record(pair, "assistant", line, after=previous, delay_ms=int(delay * 1000),
-                                         reasoning=reasoning if index == 0 else "")
+            message = self.memory.record(
+                pair,
+                "assistant",
+                line,
+                after=previous,
+                delay_ms=int(delay * 1000),
+                reasoning=reasoning if index == 0 else "",
+            )
             previous = message.id
             yield Sent(message, message.delay_ms, index)
 
@@ -197,4 +245,3 @@ class ChatService:
         if not says_farewell(person.content, self._settings.farewell_keywords):
             return False
         return self.memory.end_topic(pair, person.topic_id)
-

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dreamchat.adapters.embeddings import build_embedder
-from dreamchat.adapters.events import EXTRACTION_DUE, HEARTBEAT_DUE, LocalWorkQueue, MissingQueue
+from dreamchat.adapters.events import EXTRACTION_DUE, HEARTBEAT_DUE, LocalEventBus, LocalWorkQueue, MissingQueue
 from dreamchat.adapters.search import NoSearch, WebSearch, bocha, searxng, tavily
 from dreamchat.config import Settings
 from dreamchat.domain.models import MidTermMemory, PairId
@@ -112,9 +112,14 @@ def build_search(settings: Settings) -> WebSearch | NoSearch:
     return (bocha if settings.search_provider == "bocha" else tavily)(key, settings.search_url)
 
 
-def build_services(runtime: Runtime, *, gateway: OpenAIGateway | None = None,
-                   models: FallbackMemoryModels | None = None, embedder: Embedder | None = None,
-                   on_quality: OnFigure | None = None) -> Services:
+def build_services(
+    runtime: Runtime,
+    *,
+    gateway: OpenAIGateway | None = None,
+    models: FallbackMemoryModels | None = None,
+    embedder: Embedder | None = None,
+    on_quality: OnFigure | None = None,
+) -> Services:
     settings, clock = runtime.settings, runtime.clock
     if gateway is None and settings.llm_configured:
         gateway = OpenAIGateway.from_settings(settings)
@@ -128,8 +133,20 @@ def build_services(runtime: Runtime, *, gateway: OpenAIGateway | None = None,
     chat = ChatService(memory, soul, heartbeats, gateway, search, clock, runtime.random, settings)
     ai_users = AIUserService(runtime.store, runtime.blobs, clock)
     leases = Leases(runtime.store, clock, settings.lease_seconds, settings.lease_attempts)
-    heartbeat = HeartbeatService(runtime.store, heartbeats, ai_users, memory, soul, gateway, search,
-                                 runtime.queue or MissingQueue(), leases, clock, runtime.random, settings)
+    heartbeat = HeartbeatService(
+        runtime.store,
+        heartbeats,
+        ai_users,
+        memory,
+        soul,
+        gateway,
+        search,
+        runtime.queue or MissingQueue(),
+        leases,
+        clock,
+        runtime.random,
+        settings,
+    )
     extraction = ExtractionService(runtime.store, memory, leases, _extract_queue(runtime), clock, settings)
     services = Services(
         runtime=runtime,
@@ -158,6 +175,6 @@ def _extract_queue(runtime: Runtime) -> WorkQueue:
     """SQS in AWS; locally the bus's worker thread, like heartbeats."""
     if runtime.extract_queue is not None:
         return runtime.extract_queue
-    if hasattr(runtime.bus, "subscribe"):
-        return LocalWorkQueue(runtime.bus, EXTRACTION_DUE)  # type: ignore[arg-type]
+    if isinstance(runtime.bus, LocalEventBus):
+        return LocalWorkQueue(runtime.bus, EXTRACTION_DUE)
     return MissingQueue("DREAMCHAT_EXTRACT_QUEUE_URL")

@@ -56,8 +56,15 @@ class ExtractOutcome:
 
 
 class ExtractionService:
-    def __init__(self, store: ItemStore, memory: MemoryService, leases: Leases, queue: WorkQueue, clock: Clock,
-                 settings: Settings) -> None:
+    def __init__(
+        self,
+        store: ItemStore,
+        memory: MemoryService,
+        leases: Leases,
+        queue: WorkQueue,
+        clock: Clock,
+        settings: Settings,
+    ) -> None:
         self._store = store
         self._memory = memory
         self._leases = leases

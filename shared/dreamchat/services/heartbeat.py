@@ -25,7 +25,7 @@ from dreamchat.errors import NotFound
 from dreamchat.llm.chat_prompts import chat_instructions, heartbeat_prompt
 from dreamchat.llm.errors import LLMError
 from dreamchat.llm.gateway import OpenAIGateway
-from dreamchat.ports import Clock, ItemStore, RandomSource, WorkQueue
+from dreamchat.ports import Clock, ItemStore, RandomSource, SearchProvider, WorkQueue
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.due_index import due_pages, leased
 from dreamchat.services.heartbeat_state import HEARTBEAT_DUE, HeartbeatStates, due_key
@@ -77,9 +77,21 @@ class Outcome:
 
 
 class HeartbeatService:
-    def __init__(self, store: ItemStore, states: HeartbeatStates, ai_users: AIUserService, memory: MemoryService,
-                 soul: SoulService, gateway: OpenAIGateway | None, search: object, queue: WorkQueue, leases: Leases,
-                 clock: Clock, random: RandomSource, settings: Settings) -> None:
+    def __init__(
+        self,
+        store: ItemStore,
+        states: HeartbeatStates,
+        ai_users: AIUserService,
+        memory: MemoryService,
+        soul: SoulService,
+        gateway: OpenAIGateway | None,
+        search: SearchProvider,
+        queue: WorkQueue,
+        leases: Leases,
+        clock: Clock,
+        random: RandomSource,
+        settings: Settings,
+    ) -> None:
         self._store = store
         self._states = states
         self._ai_users = ai_users
@@ -123,8 +135,9 @@ class HeartbeatService:
         state, _ = self._states.get(pair)
         prefs = self._states.prefs(pair.account_id)
         now = self._clock.now()
-        due = hb.next_heartbeat(state, heartbeat_interval(relationship), prefs, ai_user.night_owl,
-                                ai_user.timezone, now)
+        due = hb.next_heartbeat(
+            state, heartbeat_interval(relationship), prefs, ai_user.night_owl, ai_user.timezone, now
+        )
         if not force and (due is None or due.at > now + _SLACK):
             self._states.change(pair, ai_user, relationship, _unleased)
             return Outcome("not_due", "the person wrote or the plan changed since the sweep")
@@ -145,8 +158,9 @@ class HeartbeatService:
         log.info("heartbeat ran", extra={"ai_user_id": pair.ai_user_id, "status": outcome.status, "kind": kind})
         return outcome
 
-    def _not_claimed(self, claim: Claim, pair: PairId, ai_user: AIUser, relationship: Relationship,
-                     due_at: datetime) -> Outcome:
+    def _not_claimed(
+        self, claim: Claim, pair: PairId, ai_user: AIUser, relationship: Relationship, due_at: datetime
+    ) -> Outcome:
         if claim.status == "done":
             return Outcome("duplicate", "this heartbeat already ran")
         if claim.status == "held":
@@ -157,8 +171,9 @@ class HeartbeatService:
         log.warning("heartbeat abandoned", extra={"ai_user_id": pair.ai_user_id, "attempts": claim.attempt})
         return Outcome("abandoned", f"{claim.attempt} attempts did not finish")
 
-    def _record(self, pair: PairId, ai_user: AIUser, relationship: Relationship, due_at: datetime,
-                outcome: Outcome) -> None:
+    def _record(
+        self, pair: PairId, ai_user: AIUser, relationship: Relationship, due_at: datetime, outcome: Outcome
+    ) -> None:
         """The run is over: the due time moves on, what was sent counts, the lease ends."""
         now = self._clock.now()
         sent_texts = [m.content for m in outcome.messages]
@@ -169,16 +184,25 @@ class HeartbeatService:
 
         self._states.change(pair, ai_user, relationship, finish)
 
-    def _decide(self, pair: PairId, ai_user: AIUser, state: hb.HeartbeatState, prefs: hb.Prefs, kind: str,
-                due: hb.Due | None, now: datetime) -> Outcome:
+    def _decide(
+        self,
+        pair: PairId,
+        ai_user: AIUser,
+        state: hb.HeartbeatState,
+        prefs: hb.Prefs,
+        kind: str,
+        due: hb.Due | None,
+        now: datetime,
+    ) -> Outcome:
         if kind == "scheduled" and hb.person_active(state, prefs, now):
             return Outcome("skipped", "the person is in the middle of a conversation")
         if hb.cap_reached(state, prefs, now, ai_user.timezone):
             return Outcome("skipped", "today's heartbeat cap is reached")
-        if self._gateway is None or not self._gateway.configured(self._key(ai_user)):
+        gateway = self._gateway
+        if gateway is None or not gateway.configured(self._key(ai_user)):
             return Outcome("skipped", "no chat model is configured (offline mode sends no heartbeats)")
         try:
-            text = self._generate(pair, ai_user, state, kind, due, now)
+            text = self._generate(gateway, pair, ai_user, state, kind, due, now)
         except LLMError as error:
             return Outcome("failed", f"the chat model failed ({type(error).__name__})")
         wanted, moved = hb.read_heartbeat_reply(read_markers(text).text)
@@ -188,8 +212,16 @@ class HeartbeatService:
         reason = "the AI chose not to disturb" if not wanted else "the same words were sent within 24 hours"
         return Outcome("skipped", reason, moved_hours=moved)
 
-    def _generate(self, pair: PairId, ai_user: AIUser, state: hb.HeartbeatState, kind: str, due: hb.Due | None,
-                  now: datetime) -> str:
+    def _generate(
+        self,
+        gateway: OpenAIGateway,
+        pair: PairId,
+        ai_user: AIUser,
+        state: hb.HeartbeatState,
+        kind: str,
+        due: hb.Due | None,
+        now: datetime,
+    ) -> str:
         silent = (now.timestamp() - (state.last_person_at or now.timestamp())) / 3600
         template = due.scheduled.message_template if due and due.scheduled else ""
         relationship, _ = self._memory.repo.relationship(pair)
@@ -199,9 +231,14 @@ class HeartbeatService:
         messages = [*context.messages, {"role": "system", "content": trigger}]
         tools = ToolBox(pair, ai_user, self._memory, self._soul, self._states, self._search, self._clock)
         deadline = Deadline.after(self._settings.heartbeat_turn_seconds)
-        completion = self._gateway.complete(self._key(ai_user), messages, tools=tool_schemas(),  # type: ignore[union-attr]
-                                            run_tool=tools.run, max_tool_rounds=self._settings.tool_rounds,
-                                            deadline=deadline)
+        completion = gateway.complete(
+            self._key(ai_user),
+            messages,
+            tools=tool_schemas(),
+            run_tool=tools.run,
+            max_tool_rounds=self._settings.tool_rounds,
+            deadline=deadline,
+        )
         return completion.text or ""
 
     def _send(self, pair: PairId, lines: list[str]) -> list[Message]:
@@ -223,7 +260,6 @@ class HeartbeatService:
     @staticmethod
     def _key(ai_user: AIUser) -> str:
         return "deepseek_reasoner" if ai_user.model == "reasoner" else "deepseek_chat"
-
 
 
 def _unleased(state: hb.HeartbeatState) -> hb.HeartbeatState:

@@ -48,23 +48,34 @@ class HeartbeatStates:
 
     def default_prefs(self) -> Prefs:
         s = self._settings
-        return Prefs(daily_cap=s.heartbeat_daily_cap, quiet_minutes=s.heartbeat_quiet_minutes,
-                     max_backoff=s.heartbeat_max_backoff, pause_after_days=s.heartbeat_pause_days)
+        return Prefs(
+            daily_cap=s.heartbeat_daily_cap,
+            quiet_minutes=s.heartbeat_quiet_minutes,
+            max_backoff=s.heartbeat_max_backoff,
+            pause_after_days=s.heartbeat_pause_days,
+        )
 
     def save_prefs(self, account_id: str, prefs: Prefs) -> None:
         self._store.put(item(*keys.heartbeat_prefs(account_id), prefs.model_dump()))
 
-    def change(self, pair: PairId, ai_user: AIUser, relationship: Relationship,
-               edit: Callable[[HeartbeatState], HeartbeatState]) -> HeartbeatState:
+    def change(
+        self,
+        pair: PairId,
+        ai_user: AIUser,
+        relationship: Relationship,
+        edit: Callable[[HeartbeatState], HeartbeatState],
+    ) -> HeartbeatState:
         """Apply `edit` under optimistic locking, then store the state with its next due time."""
         prefs = self.prefs(pair.account_id)
         for _ in range(_ATTEMPTS):
             state, version = self.get(pair)
             updated = edit(state)
-            due = next_heartbeat(updated, heartbeat_interval(relationship), prefs, ai_user.night_owl,
-                                 ai_user.timezone, self._clock.now())
-            updated = updated.model_copy(update={"next_due": int(due.at.timestamp()) if due else None,
-                                                 "next_kind": due.kind if due else None})
+            due = next_heartbeat(
+                updated, heartbeat_interval(relationship), prefs, ai_user.night_owl, ai_user.timezone, self._clock.now()
+            )
+            updated = updated.model_copy(
+                update={"next_due": int(due.at.timestamp()) if due else None, "next_kind": due.kind if due else None}
+            )
             try:
                 self._store.put_versioned(self._item(pair, updated, due), version)
                 return updated
@@ -86,10 +97,16 @@ class HeartbeatStates:
 
     def next_due(self, pair: PairId, ai_user: AIUser, relationship: Relationship) -> Due | None:
         state, _ = self.get(pair)
-        return next_heartbeat(state, heartbeat_interval(relationship), self.prefs(pair.account_id),
-                              ai_user.night_owl, ai_user.timezone, self._clock.now())
+        return next_heartbeat(
+            state,
+            heartbeat_interval(relationship),
+            self.prefs(pair.account_id),
+            ai_user.night_owl,
+            ai_user.timezone,
+            self._clock.now(),
+        )
 
-    def _item(self, pair: PairId, state: HeartbeatState, due: Due | None) -> dict:
+    def _item(self, pair: PairId, state: HeartbeatState, due: Due | None) -> Item:
         fields = state.model_dump()
         if due is not None:
             fields[DUE_PK] = keys.due_partition(HEARTBEAT_DUE, keys.shard(pair))

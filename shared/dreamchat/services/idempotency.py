@@ -57,8 +57,16 @@ class Idempotency:
 
     def finish(self, claim: Claim, result: Any) -> None:
         pk, sk = keys.idempotency(claim.account_id, claim.key)
-        self._store.put({"pk": pk, "sk": sk, "fingerprint": claim.fingerprint, "done": True,
-                         "result": json.dumps(result, ensure_ascii=False), "expires_at": self._epoch() + KEEP_SECONDS})
+        self._store.put(
+            {
+                "pk": pk,
+                "sk": sk,
+                "fingerprint": claim.fingerprint,
+                "done": True,
+                "result": json.dumps(result, ensure_ascii=False),
+                "expires_at": self._epoch() + KEEP_SECONDS,
+            }
+        )
 
     def abandon(self, claim: Claim) -> None:
         """The request failed before it stored anything: a retry may run it."""

@@ -12,7 +12,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import Literal
 
-from dreamchat.ports import Clock, ConditionFailed, ItemStore
+from dreamchat.ports import Clock, ConditionFailed, Item, ItemStore
 
 KEEP_SECONDS = 7 * 86400  # a finished claim answers redeliveries for a week, then expires
 _RACE_ATTEMPTS = 3
@@ -68,8 +68,9 @@ class Leases:
         """Leave the work free to take at once (its run failed and was not claimed)."""
         found = self._store.get(pk, sk)
         with suppress(ConditionFailed):  # someone claimed it meanwhile: theirs stands
-            self._store.put_versioned(self._item(pk, sk, found["attempts"] if found else 0, self._now()),
-                                      found["version"] if found else None)
+            self._store.put_versioned(
+                self._item(pk, sk, found["attempts"] if found else 0, self._now()), found["version"] if found else None
+            )
 
     def finish(self, claim: Claim) -> None:
         """The work is done (or given up): every later delivery is a duplicate. Done is final,
@@ -77,9 +78,15 @@ class Leases:
         item = self._item(claim.pk, claim.sk, claim.attempt, self._now())
         self._store.put({**item, "done": True, "version": (claim.version or 0) + 1})
 
-    def _item(self, pk: str, sk: str, attempt: int, lease_until: int) -> dict:
-        return {"pk": pk, "sk": sk, "lease_until": lease_until, "attempts": attempt, "done": False,
-                "expires_at": self._now() + KEEP_SECONDS}
+    def _item(self, pk: str, sk: str, attempt: int, lease_until: int) -> Item:
+        return {
+            "pk": pk,
+            "sk": sk,
+            "lease_until": lease_until,
+            "attempts": attempt,
+            "done": False,
+            "expires_at": self._now() + KEEP_SECONDS,
+        }
 
     def _now(self) -> int:
         return int(self._clock.now().timestamp())

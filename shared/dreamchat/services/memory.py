@@ -46,6 +46,7 @@ from dreamchat.ports import (
     Event,
     EventBus,
     Item,
+    Operation,
     Put,
     RandomSource,
 )
@@ -86,8 +87,16 @@ class ExtractResult:
 
 
 class MemoryService:
-    def __init__(self, repo: MemoryRepository, bus: EventBus, clock: Clock, random: RandomSource,
-                 models: FallbackMemoryModels, settings: Settings, retriever: Retriever) -> None:
+    def __init__(
+        self,
+        repo: MemoryRepository,
+        bus: EventBus,
+        clock: Clock,
+        random: RandomSource,
+        models: FallbackMemoryModels,
+        settings: Settings,
+        retriever: Retriever,
+    ) -> None:
         self.repo = repo
         self.retriever = retriever
         self._bus = bus
@@ -98,21 +107,38 @@ class MemoryService:
 
     # short-term
 
-    def record(self, pair: PairId, role: Role, content: str, *, kind: MessageKind = "chat", after: str | None = None,
-               delay_ms: int = 0, reasoning: str = "") -> Message:
+    def record(
+        self,
+        pair: PairId,
+        role: Role,
+        content: str,
+        *,
+        kind: MessageKind = "chat",
+        after: str | None = None,
+        delay_ms: int = 0,
+        reasoning: str = "",
+    ) -> Message:
         """Store one message durably in the log and its topic; opens or closes topics as needed."""
         for _ in range(_APPEND_ATTEMPTS):
             now = self._clock.now()
             state, version = self.repo.topic_state(pair)
             last = self.repo.last_message(pair)
             fresh = topics.new_topic_id(now, self._random.random())
-            placement = topics.place_message(state, last.timestamp if last else None, now,
-                                             self._settings.topic_idle_hours, fresh)
+            placement = topics.place_message(
+                state, last.timestamp if last else None, now, self._settings.topic_idle_hours, fresh
+            )
             previous = max(filter(None, [after, last.id if last else None]), default=None)
-            message = Message(id=message_id(now, self._random.random(), previous), role=role, content=content,
-                              timestamp=int(now.timestamp()), topic_id=placement.topic_id, kind=kind,
-                              delay_ms=delay_ms, reasoning=reasoning)
-            operations: list = self.repo.message_puts(pair, message)
+            message = Message(
+                id=message_id(now, self._random.random(), previous),
+                role=role,
+                content=content,
+                timestamp=int(now.timestamp()),
+                topic_id=placement.topic_id,
+                kind=kind,
+                delay_ms=delay_ms,
+                reasoning=reasoning,
+            )
+            operations: list[Operation] = [*self.repo.message_puts(pair, message)]
             if placement.opens_topic:
                 opened = TopicState(fresh, int(now.timestamp()))
                 operations.append(self.repo.topic_state_put(pair, opened, version, self._idle_check(now)))
@@ -149,9 +175,11 @@ class MemoryService:
         fresh = topics.new_topic_id(now, self._random.random())
         moved = message.model_copy(update={"topic_id": fresh})
         opened = TopicState(fresh, int(now.timestamp()))
-        operations = [*self.repo.replace_message(pair, message, moved),
-                      self.repo.topic_state_put(pair, opened, version, self._idle_check(now)),
-                      self.repo.pending_put(pair, state.topic_id, self._retry_check(now))]
+        operations = [
+            *self.repo.replace_message(pair, message, moved),
+            self.repo.topic_state_put(pair, opened, version, self._idle_check(now)),
+            self.repo.pending_put(pair, state.topic_id, self._retry_check(now)),
+        ]
         try:
             self.repo.store.transact(operations)
         except ConditionFailed:
@@ -175,7 +203,11 @@ class MemoryService:
         if state is None:
             return 0
         now = self._clock.now()
-        if not state.ended and last is not None and not topics.is_idle(last.timestamp, now, self._settings.topic_idle_hours):
+        if (
+            not state.ended
+            and last is not None
+            and not topics.is_idle(last.timestamp, now, self._settings.topic_idle_hours)
+        ):
             check = datetime.fromtimestamp(last.timestamp, UTC) + timedelta(hours=self._settings.topic_idle_hours)
             with suppress(ConditionFailed):  # a message or an ending changed the topic meanwhile
                 self.repo.store.transact([self.repo.topic_state_put(pair, state, version, iso(check))])
@@ -261,17 +293,22 @@ class MemoryService:
             # If someone else changed the topic meanwhile, this topic is closed either way.
             with suppress(ConditionFailed):
                 self.repo.store.transact(
-                    [self.repo.topic_state_put(pair, TopicState(topic_id, state.created_at, True), version)])
+                    [self.repo.topic_state_put(pair, TopicState(topic_id, state.created_at, True), version)]
+                )
 
     def _mid_item(self, pair: PairId, mid: MidTermMemory) -> Item:
         due = datetime.fromtimestamp(mid.created_at, UTC)
-        return item(keys.pair_pk(pair), keys.mid_term(mid.topic_id), {
-            **mid.model_dump(),
-            **self.retriever.vectors_for(texts_of(mid.model_dump())),
-            "version": 1,
-            DUE_PK: keys.due_partition(EXTRACT_DUE, keys.shard(pair)),
-            DUE_SK: f"{iso(due)}#{keys.pair_pk(pair)}#{mid.id}",
-        })
+        return item(
+            keys.pair_pk(pair),
+            keys.mid_term(mid.topic_id),
+            {
+                **mid.model_dump(),
+                **self.retriever.vectors_for(texts_of(mid.model_dump())),
+                "version": 1,
+                DUE_PK: keys.due_partition(EXTRACT_DUE, keys.shard(pair)),
+                DUE_SK: f"{iso(due)}#{keys.pair_pk(pair)}#{mid.id}",
+            },
+        )
 
     # mid-term -> long-term -> core
 
@@ -279,8 +316,9 @@ class MemoryService:
         """Distil mid-term memories older than the threshold (all of them when forced)."""
         now = self._clock.now()
         cutoff = now.timestamp() if force else (now - timedelta(hours=self._settings.extract_after_hours)).timestamp()
-        pending = [i for i in self.repo.mid_term_items(pair)
-                   if not i.get("extracted_to_long") and i["created_at"] <= cutoff][:EXTRACT_BATCH]
+        pending = [
+            i for i in self.repo.mid_term_items(pair) if not i.get("extracted_to_long") and i["created_at"] <= cutoff
+        ][:EXTRACT_BATCH]
         result = ExtractResult()
         if pending:
             mids = [to_model(MidTermMemory, i) for i in pending]
@@ -297,8 +335,9 @@ class MemoryService:
         self.refresh_vectors(pair)
         return result
 
-    def _store_long(self, pair: PairId, memory: ExtractedMemory, by_id: dict[str, Item], zone: str,
-                    degraded: bool) -> LongTermIndex | None:
+    def _store_long(
+        self, pair: PairId, memory: ExtractedMemory, by_id: dict[str, Item], zone: str, degraded: bool
+    ) -> LongTermIndex | None:
         sources = [by_id[i] for i in dict.fromkeys(memory.source_mid_ids) if i in by_id][:24]
         if not sources:
             return None
@@ -309,13 +348,27 @@ class MemoryService:
         date = datetime.fromtimestamp(first, tz).strftime("%Y-%m-%d")
         blob_key = self._detail_key(pair, date, memory.title, digest, [s["id"] for s in sources])
         tags = next((s.get("emotion_tags") for s in sources if s.get("emotion_tags")), None)
-        detail = LongTermDetail(title=memory.title, detail_content=memory.detail_content, emotion_tags=tags,
-                                source_mid_ids=[s["id"] for s in sources])
+        detail = LongTermDetail(
+            title=memory.title,
+            detail_content=memory.detail_content,
+            emotion_tags=tags,
+            source_mid_ids=[s["id"] for s in sources],
+        )
         self.repo.put_detail(pair, blob_key, detail)  # the document first: an index never points at nothing
-        index = LongTermIndex(id=long_id, title=memory.title, key_points=memory.key_points,
-                              detail_file=blob_key.rsplit("/", 1)[-1], created_at=first,
-                              time_precision="month" if last - first > 31 * 86400 else "day", degraded=degraded)
-        fields = {**index.model_dump(), **self.retriever.vectors_for(texts_of(index.model_dump())), "core_judged": False}
+        index = LongTermIndex(
+            id=long_id,
+            title=memory.title,
+            key_points=memory.key_points,
+            detail_file=blob_key.rsplit("/", 1)[-1],
+            created_at=first,
+            time_precision="month" if last - first > 31 * 86400 else "day",
+            degraded=degraded,
+        )
+        fields = {
+            **index.model_dump(),
+            **self.retriever.vectors_for(texts_of(index.model_dump())),
+            "core_judged": False,
+        }
         operations = [Put(item(keys.pair_pk(pair), keys.long_term(long_id), fields), if_absent=True)]
         operations += [Put(_extracted(s), expected_version=s["version"]) for s in sources]
         try:
@@ -356,11 +409,16 @@ class MemoryService:
         judgment = self._models.judge_core(items, existing, now.astimezone(ZoneInfo(zone))).value
         candidate = Candidate(judgment.create, judgment.content.strip(), judgment.importance)
         created: list[CoreMemory] = []
-        operations: list = []
+        operations: list[Operation] = []
         if admission_problem(candidate, existing, now, zone) is None:
-            memory = CoreMemory(id=f"core_{unjudged[0]['id'].removeprefix('long_')}", content=candidate.content[:500],
-                                importance=candidate.importance, category=judgment.category[:40] or "其他",
-                                created_at=int(now.timestamp()), source="ai")
+            memory = CoreMemory(
+                id=f"core_{unjudged[0]['id'].removeprefix('long_')}",
+                content=candidate.content[:500],
+                importance=candidate.importance,
+                category=judgment.category[:40] or "其他",
+                created_at=int(now.timestamp()),
+                source="ai",
+            )
             operations.append(self.repo.core_put(pair, memory))
             created.append(memory)
         operations += [Put({**i, "core_judged": True}) for i in unjudged]
@@ -373,17 +431,40 @@ class MemoryService:
 
     # context and retrieval
 
-    def context(self, pair: PairId, ai_user: AIUser, current: str | None, instructions: str,
-                exclude_message: str | None = None, snapshot: PairSnapshot | None = None) -> Context:
+    def context(
+        self,
+        pair: PairId,
+        ai_user: AIUser,
+        current: str | None,
+        instructions: str,
+        exclude_message: str | None = None,
+        snapshot: PairSnapshot | None = None,
+    ) -> Context:
         snapshot = snapshot or self.repo.snapshot(pair)
         short_term = [m for m in self.repo.short_term(pair) if m.id != exclude_message]
         recent = "\n".join(m.content for m in short_term[-2:])
         found = self.retriever.find(pair, snapshot.long_index, snapshot.mids, snapshot.vectors, current or "", recent)
         details = self._details(pair, current or "", found.hits, snapshot.long_index)
-        view = MemoryView(ai_user.base_soul, snapshot.self_soul.self_soul, snapshot.core, snapshot.mids,
-                          found.hits, found.units, details, short_term, self.repo.about_person(pair.account_id))
-        return assemble(view, instructions, current, self._clock.now(), ai_user.timezone,
-                        self._settings.memory_tokens, self._settings.recent_memory_tokens)
+        view = MemoryView(
+            ai_user.base_soul,
+            snapshot.self_soul.self_soul,
+            snapshot.core,
+            snapshot.mids,
+            found.hits,
+            found.units,
+            details,
+            short_term,
+            self.repo.about_person(pair.account_id),
+        )
+        return assemble(
+            view,
+            instructions,
+            current,
+            self._clock.now(),
+            ai_user.timezone,
+            self._settings.memory_tokens,
+            self._settings.recent_memory_tokens,
+        )
 
     def _details(self, pair: PairId, query: str, hits: list[Hit], entries: list[LongTermIndex]) -> list[LongTermDetail]:
         """Detail documents of the memories the message names outright (at most two)."""
@@ -406,7 +487,9 @@ class MemoryService:
         at a time; how many memories got new vectors. A failing embedder changes nothing."""
         if not self.retriever.embedder.name:
             return 0
-        stale = [i for i in self.repo.mid_term_items(pair) + self.repo.long_index_items(pair) if self.retriever.stale(i)]
+        stale = [
+            i for i in self.repo.mid_term_items(pair) + self.repo.long_index_items(pair) if self.retriever.stale(i)
+        ]
         done, budget = 0, REFRESH_BATCH
         for found in stale:
             texts = texts_of(found)
@@ -419,7 +502,7 @@ class MemoryService:
             done += self._save_vectors(found, fields)
         return done
 
-    def _save_vectors(self, found: Item, fields: dict) -> int:
+    def _save_vectors(self, found: Item, fields: Item) -> int:
         if "version" in found:  # mid-term items are versioned: a concurrent edit wins
             try:
                 self.repo.store.put_versioned({**found, **fields}, found["version"])

@@ -9,6 +9,7 @@ import uuid
 from typing import Any
 
 from dreamchat import keys
+from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import (
     CoreMemory,
     EmotionTags,
@@ -18,7 +19,6 @@ from dreamchat.domain.models import (
     PairId,
 )
 from dreamchat.errors import Invalid, NotFound
-from dreamchat.domain import vectors as vec
 from dreamchat.ports import Clock, Delete, Item, Put
 from dreamchat.services.memory_repo import MemoryRepository, item, to_model
 from dreamchat.services.recall import Retriever, texts_of
@@ -38,7 +38,7 @@ class MemoryEditor:
         fresh = {k: v for k, v in merged.items() if k != vec.FIELD}
         return {**fresh, **self._retriever.vectors_for(texts_of(fresh))}
 
-    def short_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> dict | None:
+    def short_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> Item | None:
         found = next((m for m in self._repo.short_term(pair) if m.id == entry_id), None)
         if found is None:
             raise NotFound("no such short-term message")
@@ -48,10 +48,12 @@ class MemoryEditor:
             self._repo.store.transact([Delete(*short_key), Delete(*log_key)])
             return None
         updated = Message.model_validate({**found.model_dump(), **changes})
-        self._repo.store.transact([Put(item(*short_key, updated.model_dump())), Put(item(*log_key, updated.model_dump()))])
+        self._repo.store.transact(
+            [Put(item(*short_key, updated.model_dump())), Put(item(*log_key, updated.model_dump()))]
+        )
         return updated.model_dump()
 
-    def mid_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> dict | None:
+    def mid_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> Item | None:
         found = next((i for i in self._repo.mid_term_items(pair) if i["id"] == entry_id), None)
         if found is None:
             raise NotFound("no such mid-term memory")
@@ -65,7 +67,7 @@ class MemoryEditor:
         self._repo.store.put_versioned({**merged, **memory.model_dump()}, found["version"])
         return memory.model_dump()
 
-    def long_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> dict | None:
+    def long_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> Item | None:
         found = next((i for i in self._repo.long_index_items(pair) if i["id"] == entry_id), None)
         if found is None:
             raise NotFound("no such long-term memory")
@@ -81,7 +83,7 @@ class MemoryEditor:
         self._repo.store.put(merged)
         return entry.model_dump()
 
-    def core(self, pair: PairId, entry_id: str | None, delete: bool, changes: dict[str, Any]) -> dict | None:
+    def core(self, pair: PairId, entry_id: str | None, delete: bool, changes: dict[str, Any]) -> Item | None:
         if entry_id is None:
             return self._add_core(pair, changes)
         found = next((m for m in self._repo.core(pair) if m.id == entry_id), None)
@@ -94,11 +96,18 @@ class MemoryEditor:
         self._repo.store.put(item(keys.pair_pk(pair), keys.core(entry_id), updated.model_dump()))
         return updated.model_dump()
 
-    def _add_core(self, pair: PairId, changes: dict[str, Any]) -> dict:
+    def _add_core(self, pair: PairId, changes: dict[str, Any]) -> Item:
         if not changes.get("content"):
             raise Invalid("a new core memory needs content")
-        memory = CoreMemory.model_validate({"importance": 8, **changes, "id": f"core_{uuid.uuid4().hex[:12]}",
-                                            "created_at": int(self._clock.now().timestamp()), "source": "person"})
+        memory = CoreMemory.model_validate(
+            {
+                "importance": 8,
+                **changes,
+                "id": f"core_{uuid.uuid4().hex[:12]}",
+                "created_at": int(self._clock.now().timestamp()),
+                "source": "person",
+            }
+        )
         self._repo.store.transact([self._repo.core_put(pair, memory)])
         return memory.model_dump()
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel
 
 from dreamchat import keys
-from dreamchat.domain.reply import MAX_MESSAGES as MAX_LINES
+from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import (
     CoreMemory,
     LongTermDetail,
@@ -20,7 +20,7 @@ from dreamchat.domain.models import (
     Relationship,
     SelfSoul,
 )
-from dreamchat.domain import vectors as vec
+from dreamchat.domain.reply import MAX_MESSAGES as MAX_LINES
 from dreamchat.domain.topics import TopicState
 from dreamchat.ports import (
     DUE_PK,
@@ -34,11 +34,10 @@ from dreamchat.ports import (
     query_all,
 )
 
-M = TypeVar("M", bound=BaseModel)
 _INTERNAL = {"pk", "sk", "version", "expires_at", "core_judged", DUE_PK, DUE_SK, vec.FIELD}
 
 
-def to_model(model: type[M], item: Item) -> M:
+def to_model[M: BaseModel](model: type[M], item: Item) -> M:
     return model.model_validate({k: v for k, v in item.items() if k not in _INTERNAL})
 
 
@@ -80,8 +79,11 @@ class MemoryRepository:
             mids=[to_model(MidTermMemory, i) for i in items if i["sk"].startswith(keys.MID_PREFIX)],
             long_index=[to_model(LongTermIndex, i) for i in items if i["sk"].startswith(keys.LONG_PREFIX)],
             core=[to_model(CoreMemory, i) for i in items if i["sk"].startswith(keys.CORE_PREFIX)],
-            vectors={i["id"]: vec.StoredVectors.from_item(i.get(vec.FIELD)) for i in items
-                     if i["sk"].startswith((keys.MID_PREFIX, keys.LONG_PREFIX))},
+            vectors={
+                i["id"]: vec.StoredVectors.from_item(i.get(vec.FIELD))
+                for i in items
+                if i["sk"].startswith((keys.MID_PREFIX, keys.LONG_PREFIX))
+            },
         )
 
     # short-term and the conversation log
@@ -93,11 +95,16 @@ class MemoryRepository:
         state = TopicState(found["topic_id"], found["created_at"], found.get("ended", False))
         return state, found["version"]
 
-    def topic_state_put(self, pair: PairId, state: TopicState, version: int | None,
-                        idle_check: str | None = None) -> Put:
+    def topic_state_put(
+        self, pair: PairId, state: TopicState, version: int | None, idle_check: str | None = None
+    ) -> Put:
         """The topic state; an open topic sits in the due index until its idle check (`<iso time>`)."""
-        fields: dict[str, Any] = {"topic_id": state.topic_id, "created_at": state.created_at, "ended": state.ended,
-                                  "version": (version or 0) + 1}
+        fields: dict[str, Any] = {
+            "topic_id": state.topic_id,
+            "created_at": state.created_at,
+            "ended": state.ended,
+            "version": (version or 0) + 1,
+        }
         if idle_check is not None and not state.ended:
             fields[DUE_PK] = keys.due_partition(keys.TOPIC_DUE, keys.shard(pair))
             fields[DUE_SK] = f"{idle_check}#{keys.pair_pk(pair)}"
@@ -106,11 +113,17 @@ class MemoryRepository:
     def pending_put(self, pair: PairId, topic_id: str, check_at: str) -> Put:
         """The ended topic waits in the due index until compressed; a sweep compresses it if its
         TopicEnded event was lost."""
-        return Put(item(keys.pair_pk(pair), keys.pending_compression(topic_id), {
-            "topic_id": topic_id,
-            DUE_PK: keys.due_partition(keys.COMPRESS_DUE, keys.shard(pair)),
-            DUE_SK: f"{check_at}#{keys.pair_pk(pair)}#{topic_id}",
-        }))
+        return Put(
+            item(
+                keys.pair_pk(pair),
+                keys.pending_compression(topic_id),
+                {
+                    "topic_id": topic_id,
+                    DUE_PK: keys.due_partition(keys.COMPRESS_DUE, keys.shard(pair)),
+                    DUE_SK: f"{check_at}#{keys.pair_pk(pair)}#{topic_id}",
+                },
+            )
+        )
 
     def pending_done(self, pair: PairId, topic_id: str) -> None:
         self.store.delete(keys.pair_pk(pair), keys.pending_compression(topic_id))
@@ -127,7 +140,9 @@ class MemoryRepository:
         page = self.store.query(keys.messages_pk(pair), limit=1, descending=True)
         return to_model(Message, page.items[0]) if page.items else None
 
-    def messages(self, pair: PairId, *, before: str | None, after: str | None, limit: int) -> tuple[list[Message], bool]:
+    def messages(
+        self, pair: PairId, *, before: str | None, after: str | None, limit: int
+    ) -> tuple[list[Message], bool]:
         """A window of the log, oldest first, and whether more lie beyond it in the paging direction."""
         pk = keys.messages_pk(pair)
         if after is not None:
@@ -193,8 +208,10 @@ class MemoryRepository:
 
     def replace_message(self, pair: PairId, old: Message, new: Message) -> list[Put | Delete]:
         """Operations moving a message to another topic (a semantic switch)."""
-        return [Delete(keys.short_term_pk(pair), keys.short_term_sk(old.topic_id, old.id)),
-                *self.message_puts(pair, new)]
+        return [
+            Delete(keys.short_term_pk(pair), keys.short_term_sk(old.topic_id, old.id)),
+            *self.message_puts(pair, new),
+        ]
 
     # mid-term
 
@@ -248,4 +265,3 @@ class MemoryRepository:
     def relationship_put(self, pair: PairId, relationship: Relationship, version: int | None) -> Put:
         fields = {**relationship.model_dump(), "version": (version or 0) + 1}
         return Put(item(keys.pair_pk(pair), keys.RELATIONSHIP_SK, fields), expected_version=version or 0)
-

@@ -15,7 +15,7 @@ from dreamchat.domain.quality import QualityFigures, extraction_rate, sampled
 from dreamchat.llm.contracts import QualityScore
 from dreamchat.llm.errors import LLMError
 from dreamchat.llm.gateway import OpenAIGateway
-from dreamchat.llm.prompts import accuracy_prompt, completeness_prompt
+from dreamchat.llm.prompts import Messages, accuracy_prompt, completeness_prompt
 from dreamchat.ports import Clock, ConditionFailed, RandomSource
 from dreamchat.services.memory_repo import MemoryRepository, item
 
@@ -26,8 +26,15 @@ OnFigure = Callable[[str, float], None]
 
 
 class QualityService:
-    def __init__(self, repo: MemoryRepository, gateway: OpenAIGateway | None, clock: Clock, random: RandomSource,
-                 settings: Settings, on_figure: OnFigure | None = None) -> None:
+    def __init__(
+        self,
+        repo: MemoryRepository,
+        gateway: OpenAIGateway | None,
+        clock: Clock,
+        random: RandomSource,
+        settings: Settings,
+        on_figure: OnFigure | None = None,
+    ) -> None:
         self._repo = repo
         self._gateway = gateway
         self._clock = clock
@@ -73,7 +80,7 @@ class QualityService:
         summaries = [m.summary for m in self._repo.mid_terms(pair) if m.id in sources]
         return self._score(accuracy_prompt(summaries, [(m.title, m.key_points) for m in memories]))
 
-    def _score(self, messages: list) -> float | None:
+    def _score(self, messages: Messages) -> float | None:
         assert self._gateway is not None
         try:
             return self._gateway.structured(JUDGE_KEY, messages, QualityScore).score / 100

@@ -43,8 +43,12 @@ class Prepared:
 
 def units_of(entries: list[LongTermIndex], mids: list[MidTermMemory]) -> list[Unit]:
     """Each key point of each long-term entry; each summary not yet extracted."""
-    units = [Unit(f"{e.id}#{n:03d}", e.id, point, e.created_at, e.time_precision, e.title)
-             for e in entries for n, point in enumerate(e.key_points) if point.strip()]
+    units = [
+        Unit(f"{e.id}#{n:03d}", e.id, point, e.created_at, e.time_precision, e.title)
+        for e in entries
+        for n, point in enumerate(e.key_points)
+        if point.strip()
+    ]
     units += [Unit(f"{m.id}#000", m.id, m.summary, m.created_at, "hour") for m in mids if not m.extracted_to_long]
     return units
 
@@ -67,8 +71,15 @@ class Retriever:
         """What ranks the units: "api", "local" (with BM25) or "bm25" alone."""
         return self.embedder.kind
 
-    def find(self, pair: PairId, entries: list[LongTermIndex], mids: list[MidTermMemory],
-             stored: dict[str, vec.StoredVectors | None], message: str, recent: str = "") -> Found:
+    def find(
+        self,
+        pair: PairId,
+        entries: list[LongTermIndex],
+        mids: list[MidTermMemory],
+        stored: dict[str, vec.StoredVectors | None],
+        message: str,
+        recent: str = "",
+    ) -> Found:
         """The pair's units ranked for the message (no ranking for an empty one), and all its units
         newest first."""
         prepared = self.prepare(pair, entries, mids, stored)
@@ -77,12 +88,21 @@ class Retriever:
             query = Query(query.message, query.recent, self.embed(query.texts, query=True))
         return Found(search(prepared.index, query) if message.strip() else [], prepared.newest)
 
-    def prepare(self, pair: PairId, entries: list[LongTermIndex], mids: list[MidTermMemory],
-                stored: dict[str, vec.StoredVectors | None]) -> Prepared:
+    def prepare(
+        self,
+        pair: PairId,
+        entries: list[LongTermIndex],
+        mids: list[MidTermMemory],
+        stored: dict[str, vec.StoredVectors | None],
+    ) -> Prepared:
         """The units and their index, from the cache while the pair's memories stay the same."""
-        fingerprint = hash((tuple((e.id, e.created_at, e.time_precision, e.title, tuple(e.key_points)) for e in entries),
-                            tuple((m.id, m.summary, m.extracted_to_long) for m in mids),
-                            tuple((p, s.digest, s.model) for p, s in stored.items() if s)))
+        fingerprint = hash(
+            (
+                tuple((e.id, e.created_at, e.time_precision, e.title, tuple(e.key_points)) for e in entries),
+                tuple((m.id, m.summary, m.extracted_to_long) for m in mids),
+                tuple((p, s.digest, s.model) for p, s in stored.items() if s),
+            )
+        )
         key = (f"{pair.account_id}/{pair.ai_user_id}", f"{self.embedder.name}:{fingerprint}")
         with self._lock:
             if key in self._cache:

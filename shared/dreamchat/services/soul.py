@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from dreamchat.config import Settings
@@ -44,18 +45,28 @@ class Reflection:
 
 
 class SoulService:
-    def __init__(self, repo: MemoryRepository, models: FallbackMemoryModels, heartbeats: HeartbeatStates,
-                 clock: Clock, settings: Settings) -> None:
+    def __init__(
+        self,
+        repo: MemoryRepository,
+        models: FallbackMemoryModels,
+        heartbeats: HeartbeatStates,
+        clock: Clock,
+        settings: Settings,
+    ) -> None:
         self._repo = repo
         self._models = models
         self._heartbeats = heartbeats
         self._clock = clock
         self._settings = settings
 
-    def view(self, pair: PairId, ai_user: AIUser) -> dict:
+    def view(self, pair: PairId, ai_user: AIUser) -> dict[str, Any]:
         soul, _ = self._repo.self_soul(pair)
-        return {"base_soul": ai_user.base_soul, "self_soul": soul.self_soul, "updated_at": soul.updated_at,
-                "persona": persona(ai_user.base_soul, soul.self_soul)}
+        return {
+            "base_soul": ai_user.base_soul,
+            "self_soul": soul.self_soul,
+            "updated_at": soul.updated_at,
+            "persona": persona(ai_user.base_soul, soul.self_soul),
+        }
 
     def update_self_soul(self, pair: PairId, ai_user: AIUser, new: str, *, rate_limited: bool = True) -> str | None:
         """Set the self_soul if the rules allow; the problem otherwise."""
@@ -88,13 +99,15 @@ class SoulService:
         messages, _ = self._repo.messages(pair, before=None, after=None, limit=RECENT_MESSAGES)
         return [Conversation(role=m.role, content=m.content, timestamp=m.timestamp) for m in messages]
 
-    def set_relationship(self, pair: PairId, ai_user: AIUser, level: RelationshipLevel, heartbeat_hours: float | None,
-                         reason: str) -> Relationship:
+    def set_relationship(
+        self, pair: PairId, ai_user: AIUser, level: RelationshipLevel, heartbeat_hours: float | None, reason: str
+    ) -> Relationship:
         """Change the level (and optionally the heartbeat hours); the change enters core memory."""
         for _ in range(10):
             current, version = self._repo.relationship(pair)
-            updated = Relationship(level=level, heartbeat_hours=heartbeat_hours, reason=reason[:500],
-                                   updated_at=self._now())
+            updated = Relationship(
+                level=level, heartbeat_hours=heartbeat_hours, reason=reason[:500], updated_at=self._now()
+            )
             operations = [self._repo.relationship_put(pair, updated, version)]
             if current.level != level:
                 operations.append(self._repo.core_put(pair, self._change_record(current.level, level, reason)))
@@ -120,8 +133,14 @@ class SoulService:
 
     def _change_record(self, old: RelationshipLevel, new: RelationshipLevel, reason: str) -> CoreMemory:
         content = f"关系等级从「{old}」变为「{new}」" + (f"：{reason[:200]}" if reason.strip() else "")
-        return CoreMemory(id=f"core_rel_{self._now():010d}_{uuid.uuid4().hex[:6]}", content=content[:500],
-                          importance=8, category="关系", created_at=self._now(), source="relationship")
+        return CoreMemory(
+            id=f"core_rel_{self._now():010d}_{uuid.uuid4().hex[:6]}",
+            content=content[:500],
+            importance=8,
+            category="关系",
+            created_at=self._now(),
+            source="relationship",
+        )
 
     def _now(self) -> int:
         return int(self._clock.now().timestamp())

@@ -99,8 +99,16 @@ class Erasures:
         pk, sk = keys.tombstone(owner)
         now = self._clock.now()
         again = _iso(now + ERASE_AGAIN_AFTER)
-        self._store.put({"pk": pk, "sk": sk, "owner": owner, "expires_at": int((now + KEEP_TOMBSTONE).timestamp()),
-                         DUE_PK: keys.due_partition(keys.ERASE_DUE, 0), DUE_SK: f"{again}#{pk}"})
+        self._store.put(
+            {
+                "pk": pk,
+                "sk": sk,
+                "owner": owner,
+                "expires_at": int((now + KEEP_TOMBSTONE).timestamp()),
+                DUE_PK: keys.due_partition(keys.ERASE_DUE, 0),
+                DUE_SK: f"{again}#{pk}",
+            }
+        )
 
     def mark_pair(self, pair: PairId) -> None:
         self.mark(keys.pair_pk(pair))

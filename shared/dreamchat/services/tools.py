@@ -6,13 +6,13 @@ Arguments are validated; a bad call returns an error to the model, never raises.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from dreamchat.adapters.search import SearchUnavailable
 from dreamchat.domain.heartbeat import add_scheduled, remove_scheduled
 from dreamchat.domain.models import (
     AIUser,
@@ -21,7 +21,7 @@ from dreamchat.domain.models import (
     ScheduledHeartbeat,
 )
 from dreamchat.llm.chat_prompts import local_time
-from dreamchat.ports import Clock
+from dreamchat.ports import Clock, SearchProvider, SearchUnavailable
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.memory import MemoryService
 from dreamchat.services.soul import SoulService
@@ -32,7 +32,9 @@ class Args(BaseModel):
 
 
 class UpdateSelfSoul(Args):
-    new_content: str = Field(min_length=1, max_length=1000, description="新的自我描述（后天形成的自我认知，不要重复基础性格）")
+    new_content: str = Field(
+        min_length=1, max_length=1000, description="新的自我描述（后天形成的自我认知，不要重复基础性格）"
+    )
 
 
 class UpdateRelationship(Args):
@@ -82,7 +84,8 @@ def _schemas() -> str:
 
 def tool_schemas() -> list[dict[str, Any]]:
     """The tools in OpenAI function-calling format (a fresh copy each call)."""
-    return json.loads(_schemas())
+    schemas: list[dict[str, Any]] = json.loads(_schemas())
+    return schemas
 
 
 def _build_schemas() -> list[dict[str, Any]]:
@@ -94,8 +97,9 @@ def _build_schemas() -> list[dict[str, Any]]:
             prop.pop("title", None)
         parameters.setdefault("properties", {})
         parameters.setdefault("required", [])
-        schemas.append({"type": "function", "function": {"name": name, "description": description,
-                                                          "parameters": parameters}})
+        schemas.append(
+            {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
+        )
     return schemas
 
 
@@ -108,7 +112,7 @@ class ToolBox:
     memory: MemoryService
     soul: SoulService
     heartbeats: HeartbeatStates
-    search: Any
+    search: SearchProvider
     clock: Clock
     results: int = 5
 
@@ -120,7 +124,8 @@ class ToolBox:
         except ValidationError as error:
             problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in error.errors())
             return _answer(error=f"invalid arguments: {problems}")
-        return getattr(self, f"_{name}")(args)
+        tool: Callable[[Args], str] = getattr(self, f"_{name}")
+        return tool(args)
 
     def _update_self_soul(self, args: UpdateSelfSoul) -> str:
         problem = self.soul.update_self_soul(self.pair, self.ai_user, args.new_content)
@@ -168,9 +173,12 @@ class ToolBox:
             return _answer(error=str(error))
         if not results:
             return _answer(results=[], note="没有搜到相关结果")
-        return _answer(results=[{"source": n, "title": r.title, "url": r.url, "snippet": r.snippet}
-                                for n, r in enumerate(results, 1)],
-                       note="用到搜索结果时，像朋友聊天一样自然地说出消息来源（网站名或链接）")
+        return _answer(
+            results=[
+                {"source": n, "title": r.title, "url": r.url, "snippet": r.snippet} for n, r in enumerate(results, 1)
+            ],
+            note="用到搜索结果时，像朋友聊天一样自然地说出消息来源（网站名或链接）",
+        )
 
     def _recall_memory(self, args: RecallMemory) -> str:
         found = self.memory.recall(self.pair, args.query)
@@ -190,4 +198,3 @@ def _remember(box: list[bool], result: tuple[Any, bool]) -> Any:
 
 def _answer(**fields: Any) -> str:
     return json.dumps({k: v for k, v in fields.items() if v is not None or k == "next_heartbeat"}, ensure_ascii=False)
-

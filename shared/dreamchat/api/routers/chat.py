@@ -11,12 +11,12 @@ from fastapi import Path as PathParam
 from pydantic import Field
 from sse_starlette import EventSourceResponse
 
+from dreamchat import keys
 from dreamchat.api.deadline import SCOPE_KEY
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
 from dreamchat.api.model_work import ModelPoolDep
 from dreamchat.api.schemas import Body
-from dreamchat import keys
 from dreamchat.budget import Deadline
 from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.errors import Conflict, Invalid, NotFound
@@ -47,20 +47,38 @@ def _events(turn: Iterable[Thinking | Sent | Done | Failed]) -> Iterator[dict[st
         if isinstance(event, Thinking):  # a reasoning model's chain of thought, for clients that show it
             yield {"event": "thinking", "data": json.dumps({"content": event.content}, ensure_ascii=False)}
         elif isinstance(event, Sent):
-            data = {"message_id": event.message.id, "content": event.message.content, "delay_ms": event.delay_ms,
-                    "index": event.index, "timestamp": event.message.timestamp}
+            data = {
+                "message_id": event.message.id,
+                "content": event.message.content,
+                "delay_ms": event.delay_ms,
+                "index": event.index,
+                "timestamp": event.message.timestamp,
+            }
             yield {"event": "message", "data": json.dumps(data, ensure_ascii=False)}
         elif isinstance(event, Done):
-            data = {"replied": event.replied, "topic_ended": event.topic_ended, "message_count": event.message_count,
-                    "read_after_ms": event.read_after_ms}
+            data = {
+                "replied": event.replied,
+                "topic_ended": event.topic_ended,
+                "message_count": event.message_count,
+                "read_after_ms": event.read_after_ms,
+            }
             yield {"event": "done", "data": json.dumps(data)}
         else:
-            yield {"event": "error", "data": json.dumps({"code": event.code, "message": event.message},
-                                                        ensure_ascii=False)}
+            yield {
+                "event": "error",
+                "data": json.dumps({"code": event.code, "message": event.message}, ensure_ascii=False),
+            }
 
 
-IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", min_length=1, max_length=255,
-                                             description="Retries with the same key store and answer once (24 h)")]
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        min_length=1,
+        max_length=255,
+        description="Retries with the same key store and answer once (24 h)",
+    ),
+]
 
 
 def _keys(services: Services) -> Idempotency:
@@ -76,8 +94,9 @@ def _abandon(services: Services, claim: Claim | None) -> None:
         _keys(services).abandon(claim)
 
 
-def _turn(services: Services, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline,
-          claim: Claim | None) -> list[dict[str, str]]:
+def _turn(
+    services: Services, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline, claim: Claim | None
+) -> list[dict[str, str]]:
     """The whole AI side of a turn as SSE events, kept for the Idempotency-Key's retries."""
     turn = _respond(services, pair, ai_user, person, deadline)
     if isinstance(turn[-1], Failed):  # the person may ask for the answer again at once
@@ -100,8 +119,9 @@ def _answering(services: Services) -> Leases:
     return Leases(services.runtime.store, services.runtime.clock, seconds, max_attempts=RETRIES_PER_MESSAGE)
 
 
-def _retried(services: Services, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline,
-             lease: LeaseClaim) -> list[dict[str, str]]:
+def _retried(
+    services: Services, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline, lease: LeaseClaim
+) -> list[dict[str, str]]:
     """A retry's turn under its lease: a failure leaves the message free to retry, an answer ends it."""
     turn = _respond(services, pair, ai_user, person, deadline)
     answering = _answering(services)
@@ -112,8 +132,9 @@ def _retried(services: Services, pair: PairId, ai_user: AIUser, person: Message,
     return list(_events(turn))
 
 
-def _respond(services: Services, pair: PairId, ai_user: AIUser, person: Message,
-             deadline: Deadline) -> list[Thinking | Sent | Done | Failed]:
+def _respond(
+    services: Services, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline
+) -> list[Thinking | Sent | Done | Failed]:
     try:
         return list(services.chat.respond(pair, ai_user, person, deadline))
     except Gone:  # the account or the pair was deleted while the AI was answering
@@ -123,12 +144,26 @@ def _respond(services: Services, pair: PairId, ai_user: AIUser, person: Message,
         return [Failed("internal_error", "这次没能回复，你的消息已经保存。")]
 
 
-@router.post("/{user_id}/chat", response_class=EventSourceResponse,
-             responses={200: {"description": "The AI's messages as server-sent events: a reasoner's `thinking`, `message`s, then `done` or `error`",
-                              "content": {"text/event-stream": {"schema": {"type": "string"}}}},
-                        **documented(400, 401, 404, 409, 413, 422, 429, 503)})
-def chat(user_id: str, body: ChatMessage, request: Request, caller: CurrentCaller, services: ServicesDep,
-         models: ModelPoolDep, idempotency_key: IdempotencyKey = None) -> EventSourceResponse:
+@router.post(
+    "/{user_id}/chat",
+    response_class=EventSourceResponse,
+    responses={
+        200: {
+            "description": "The AI's messages as server-sent events: a reasoner's `thinking`, `message`s, then `done` or `error`",
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        },
+        **documented(400, 401, 404, 409, 413, 422, 429, 503),
+    },
+)
+def chat(
+    user_id: str,
+    body: ChatMessage,
+    request: Request,
+    caller: CurrentCaller,
+    services: ServicesDep,
+    models: ModelPoolDep,
+    idempotency_key: IdempotencyKey = None,
+) -> EventSourceResponse:
     """Send a message; the AI's messages come back as server-sent events."""
     deadline: Deadline = request.scope[SCOPE_KEY]  # set by RequestDeadline
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
@@ -158,12 +193,25 @@ def chat(user_id: str, body: ChatMessage, request: Request, caller: CurrentCalle
     return EventSourceResponse(stream(), ping=15)
 
 
-@router.post("/{user_id}/messages/{message_id}/retry", response_class=EventSourceResponse,
-             responses={200: {"description": "The AI's messages for the stored message, as `POST /chat` sends them",
-                              "content": {"text/event-stream": {"schema": {"type": "string"}}}},
-                        **documented(401, 404, 409, 422, 503)})
-def retry(user_id: str, request: Request, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep,
-          message_id: str = PathParam(min_length=1, max_length=64)) -> EventSourceResponse:
+@router.post(
+    "/{user_id}/messages/{message_id}/retry",
+    response_class=EventSourceResponse,
+    responses={
+        200: {
+            "description": "The AI's messages for the stored message, as `POST /chat` sends them",
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        },
+        **documented(401, 404, 409, 422, 503),
+    },
+)
+def retry(
+    user_id: str,
+    request: Request,
+    caller: CurrentCaller,
+    services: ServicesDep,
+    models: ModelPoolDep,
+    message_id: str = PathParam(min_length=1, max_length=64),
+) -> EventSourceResponse:
     """Ask again for the reply to the person's latest message after a failed turn; the message is not stored again.
 
     409 unless it is the conversation's last message, the person's, and not already read without a reply."""
@@ -196,8 +244,9 @@ def retry(user_id: str, request: Request, caller: CurrentCaller, services: Servi
 
 
 @router.delete("/{user_id}/messages/{message_id}", responses=documented(401, 404, 422))
-def delete_message(user_id: str, caller: CurrentCaller, services: ServicesDep,
-                   message_id: str = PathParam(min_length=1, max_length=64)) -> dict[str, Any]:
+def delete_message(
+    user_id: str, caller: CurrentCaller, services: ServicesDep, message_id: str = PathParam(min_length=1, max_length=64)
+) -> dict[str, Any]:
     """Delete one message of the conversation (the person's or the AI's), also from short-term memory."""
     pair = services.ai_users.pair(caller.id, user_id)
     if not services.memory.repo.delete_message(pair, message_id):
@@ -219,10 +268,18 @@ def greet(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[st
     return {"message": message.model_dump()}
 
 
-@router.post("/{user_id}/save-message", status_code=status.HTTP_201_CREATED,
-             responses=documented(400, 401, 404, 409, 413, 422, 429))
-def save_message(user_id: str, body: ChatMessage, caller: CurrentCaller, services: ServicesDep,
-                 idempotency_key: IdempotencyKey = None) -> dict[str, Any]:
+@router.post(
+    "/{user_id}/save-message",
+    status_code=status.HTTP_201_CREATED,
+    responses=documented(400, 401, 404, 409, 413, 422, 429),
+)
+def save_message(
+    user_id: str,
+    body: ChatMessage,
+    caller: CurrentCaller,
+    services: ServicesDep,
+    idempotency_key: IdempotencyKey = None,
+) -> dict[str, Any]:
     """Store the person's message without asking for a reply."""
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
     claim = _claim(services, caller.id, idempotency_key, "save-message", user_id, body.content)
@@ -240,10 +297,14 @@ def save_message(user_id: str, body: ChatMessage, caller: CurrentCaller, service
 
 
 @router.get("/{user_id}/messages", responses=documented(400, 401, 404, 422))
-def messages(user_id: str, caller: CurrentCaller, services: ServicesDep,
-             before: str | None = Query(default=None, min_length=1, max_length=64),
-             after: str | None = Query(default=None, min_length=1, max_length=64),
-             limit: int = Query(default=50, ge=1, le=200)) -> dict[str, Any]:
+def messages(
+    user_id: str,
+    caller: CurrentCaller,
+    services: ServicesDep,
+    before: str | None = Query(default=None, min_length=1, max_length=64),
+    after: str | None = Query(default=None, min_length=1, max_length=64),
+    limit: int = Query(default=50, ge=1, le=200),
+) -> dict[str, Any]:
     """The conversation oldest to newest; `before` pages back, `after` fetches newer messages."""
     pair = services.ai_users.pair(caller.id, user_id)
     if before is not None and after is not None:

@@ -32,12 +32,17 @@ def _friend_view(services: ServicesDep, account_id: str, ai_user: AIUser, friend
         "next_heartbeat": state.next_due,
         "pinned": friendship.get("pinned", False),
         "muted": friendship.get("muted", False),
-        "last_message": {"role": last.role, "content": last.content, "timestamp": last.timestamp,
-                         "kind": last.kind} if last else None,
+        "last_message": {"role": last.role, "content": last.content, "timestamp": last.timestamp, "kind": last.kind}
+        if last
+        else None,
     }
 
 
-@router.post("/{user_id}", status_code=status.HTTP_201_CREATED, responses={200: {"description": "Already friends"}, **documented(401, 404, 422)})
+@router.post(
+    "/{user_id}",
+    status_code=status.HTTP_201_CREATED,
+    responses={200: {"description": "Already friends"}, **documented(401, 404, 422)},
+)
 def add_friend(user_id: str, caller: CurrentCaller, services: ServicesDep, response: Response) -> dict[str, Any]:
     """Befriend one's own or a public AI user; a new pair starts with fresh memories."""
     already = any(a.id == user_id for a, _ in services.ai_users.friends(caller.id))

@@ -5,8 +5,11 @@ from fastapi import APIRouter, Request
 router = APIRouter()
 
 
-RETRIEVAL = {"api": "hybrid (BM25 + embeddings API)", "local": "hybrid (BM25 + local embedding model)",
-             "bm25": "BM25 alone (no embedding model)"}
+RETRIEVAL = {
+    "api": "hybrid (BM25 + embeddings API)",
+    "local": "hybrid (BM25 + local embedding model)",
+    "bm25": "BM25 alone (no embedding model)",
+}
 
 
 @router.get("/api/health")

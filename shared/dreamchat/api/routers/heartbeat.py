@@ -9,7 +9,7 @@ from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
 from dreamchat.api.model_work import ModelPoolDep
 from dreamchat.api.schemas import Body
-from dreamchat.domain.heartbeat import Prefs, remove_scheduled
+from dreamchat.domain.heartbeat import HeartbeatState, Prefs, remove_scheduled
 from dreamchat.domain.models import PairId
 from dreamchat.errors import NotFound
 from dreamchat.services.container import Services
@@ -35,18 +35,20 @@ def _status(services: Services, account_id: str) -> dict[str, Any]:
         pair = PairId(account_id=account_id, ai_user_id=ai_user.id)
         state, _ = services.heartbeats.get(pair)
         relationship, _ = services.memory.repo.relationship(pair)
-        entries.append({
-            "ai_user_id": ai_user.id,
-            "name": ai_user.name,
-            "avatar": ai_user.avatar,
-            "enabled": prefs.enabled,
-            "level": relationship.level,
-            "next_due": state.next_due,
-            "next_kind": state.next_kind,
-            "last_sent": state.last_sent_at,
-            "unanswered": state.unanswered,
-            "scheduled": [s.model_dump() for s in state.scheduled],
-        })
+        entries.append(
+            {
+                "ai_user_id": ai_user.id,
+                "name": ai_user.name,
+                "avatar": ai_user.avatar,
+                "enabled": prefs.enabled,
+                "level": relationship.level,
+                "next_due": state.next_due,
+                "next_kind": state.next_kind,
+                "last_sent": state.last_sent_at,
+                "unanswered": state.unanswered,
+                "scheduled": [s.model_dump() for s in state.scheduled],
+            }
+        )
     return {"prefs": prefs.model_dump(), "ai_users": entries}
 
 
@@ -92,8 +94,7 @@ def _trigger(services: Services, account_id: str, user_id: str) -> dict[str, Any
     pair = services.ai_users.pair(account_id, user_id)
     now = int(services.runtime.clock.now().timestamp())
     outcome = services.heartbeat.run(Work(pair.account_id, pair.ai_user_id, now), force=True)
-    return {"status": outcome.status, "reason": outcome.reason,
-            "messages": [m.model_dump() for m in outcome.messages]}
+    return {"status": outcome.status, "reason": outcome.reason, "messages": [m.model_dump() for m in outcome.messages]}
 
 
 @router.get("/scheduled/{user_id}", responses=documented(404, 422))
@@ -105,14 +106,19 @@ def scheduled(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dic
 
 
 @router.delete("/scheduled/{user_id}/{hour}/{minute}", responses=documented(404, 422))
-def cancel_scheduled(user_id: str, caller: CurrentCaller, services: ServicesDep,
-                     hour: int = Path(ge=0, le=23), minute: int = Path(ge=0, le=59)) -> dict[str, Any]:
+def cancel_scheduled(
+    user_id: str,
+    caller: CurrentCaller,
+    services: ServicesDep,
+    hour: int = Path(ge=0, le=23),
+    minute: int = Path(ge=0, le=59),
+) -> dict[str, Any]:
     """Cancel the caller's scheduled heartbeat at hour:minute with this AI friend; 404 if there is none."""
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
     relationship, _ = services.memory.repo.relationship(pair)
     removed: list[bool] = []
 
-    def edit(state):  # type: ignore[no-untyped-def]
+    def edit(state: HeartbeatState) -> HeartbeatState:
         updated, found = remove_scheduled(state, hour, minute)
         removed.append(found)
         return updated

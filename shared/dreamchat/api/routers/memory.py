@@ -45,19 +45,25 @@ class LongTermEdit(Edit):
 
 
 class CoreEdit(Edit):
+    # A new core memory has no id yet: optional here, unlike every other edit (pydantic allows the narrowing)
     id: str | None = Field(default=None, min_length=1, max_length=100)  # type: ignore[assignment]
     content: str | None = Field(default=None, min_length=1, max_length=500)
     importance: int | None = Field(default=None, ge=1, le=10)
     category: str | None = Field(default=None, min_length=1, max_length=40)
 
 
-EDITS: dict[str, type[Edit]] = {"short_term": ShortTermEdit, "mid_term": MidTermEdit,
-                                "long_term": LongTermEdit, "core": CoreEdit}
+EDITS: dict[str, type[Edit]] = {
+    "short_term": ShortTermEdit,
+    "mid_term": MidTermEdit,
+    "long_term": LongTermEdit,
+    "core": CoreEdit,
+}
 
 
 @router.get("/{user_id}")
-def memory_context(user_id: str, caller: CurrentCaller, services: ServicesDep,
-                   q: str | None = Query(default=None, max_length=2000)) -> dict[str, Any]:
+def memory_context(
+    user_id: str, caller: CurrentCaller, services: ServicesDep, q: str | None = Query(default=None, max_length=2000)
+) -> dict[str, Any]:
     """The context the model would see now, with tokens per section; `q` previews retrieval for a message."""
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
     relationship, _ = services.memory.repo.relationship(pair)
@@ -118,8 +124,13 @@ def memory_detail(user_id: str, detail_file: str, caller: CurrentCaller, service
 
 
 @router.put("/{user_id}/{memory_type}", responses=documented(400, 413))
-def edit_memory(user_id: str, memory_type: MemoryType, caller: CurrentCaller, services: ServicesDep,
-                body: dict[str, Any] = Body(...)) -> dict[str, Any]:
+def edit_memory(
+    user_id: str,
+    memory_type: MemoryType,
+    caller: CurrentCaller,
+    services: ServicesDep,
+    body: dict[str, Any] = Body(...),
+) -> dict[str, Any]:
     """The person corrects or deletes one memory (or adds a core memory, without an id)."""
     pair = services.ai_users.pair(caller.id, user_id)
     try:
@@ -135,8 +146,9 @@ def edit_memory(user_id: str, memory_type: MemoryType, caller: CurrentCaller, se
 
 
 @router.post("/{user_id}/compress", responses=documented(503))
-async def compress_now(user_id: str, caller: CurrentCaller, services: ServicesDep,
-                       models: ModelPoolDep) -> dict[str, Any]:
+async def compress_now(
+    user_id: str, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep
+) -> dict[str, Any]:
     """End the current topic and compress short-term memory into mid-term now."""
     return await models.call(_compress_now, services, caller.id, user_id)
 
@@ -148,8 +160,9 @@ def _compress_now(services: Services, account_id: str, user_id: str) -> dict[str
 
 
 @router.post("/{user_id}/extract", responses=documented(503))
-async def extract_now(user_id: str, caller: CurrentCaller, services: ServicesDep,
-                      models: ModelPoolDep) -> dict[str, Any]:
+async def extract_now(
+    user_id: str, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep
+) -> dict[str, Any]:
     """Distil every un-extracted mid-term memory into long-term memory now, then judge core memory."""
     return await models.call(_extract_now, services, caller.id, user_id)
 

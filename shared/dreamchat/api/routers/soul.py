@@ -26,18 +26,24 @@ async def reflect(user_id: str, caller: CurrentCaller, services: ServicesDep, mo
 
 def _reflect(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
     result = services.soul.reflect(*services.ai_users.companion(account_id, user_id))
-    return {"changed": result.changed, "self_soul": result.self_soul, "degraded": result.degraded,
-            "refused": result.refused}
+    return {
+        "changed": result.changed,
+        "self_soul": result.self_soul,
+        "degraded": result.degraded,
+        "refused": result.refused,
+    }
 
 
 @router.post("/relationship/{user_id}/judge", responses=documented(503))
-async def judge_relationship(user_id: str, caller: CurrentCaller, services: ServicesDep,
-                             models: ModelPoolDep) -> dict[str, Any]:
+async def judge_relationship(
+    user_id: str, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep
+) -> dict[str, Any]:
     """Let the AI judge the relationship level from recent conversations."""
     return await models.call(_judge, services, caller.id, user_id)
 
 
 def _judge(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
     relationship, changed, degraded = services.soul.judge_relationship(
-        *services.ai_users.companion(account_id, user_id))
+        *services.ai_users.companion(account_id, user_id)
+    )
     return {"relationship": relationship.model_dump(), "changed": changed, "degraded": degraded}

@@ -1,0 +1,101 @@
+"""The layering the code follows, as a test: a new upward import fails here, not in review.
+
+Domain imports nothing of ours but itself; ports only domain; services never adapters or api;
+Lambda handlers only `dreamchat.serverless` and the app. Imports inside functions count too.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT / "shared"
+OURS = ("dreamchat", "functions", "infra")
+
+# The composition root builds the adapters the settings name and hands them to the services:
+# the one module of services that may know adapters.
+COMPOSITION_ROOTS = {"dreamchat.services.container"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(SHARED if path.is_relative_to(SHARED) else ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(source: str, module: str, *, is_package: bool = False) -> set[str]:
+    """Our modules that `source` imports, relative imports resolved; `from x import y` gives x.y."""
+    package = module if is_package else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return {name for name in found if name.split(".")[0] in OURS}
+
+
+def within(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes)
+
+
+def breaches(imports: set[str], *, only: tuple[str, ...] = (), never: tuple[str, ...] = ()) -> list[str]:
+    return sorted(name for name in imports if (only and not within(name, only)) or within(name, never))
+
+
+def layer(*parts: str) -> list[Path]:
+    base = SHARED.joinpath("dreamchat", *parts)
+    return sorted(base.rglob("*.py")) if base.is_dir() else [base.with_suffix(".py")]
+
+
+def violations(paths: list[Path], *, only: tuple[str, ...] = (), never: tuple[str, ...] = ()) -> list[str]:
+    found = []
+    for path in paths:
+        module = module_name(path)
+        imports = imports_of(path.read_text(encoding="utf-8"), module, is_package=path.name == "__init__.py")
+        found += [f"{module} -> {name}" for name in breaches(imports, only=only, never=never)]
+    return found
+
+
+def test_domain_imports_nothing_of_ours_but_itself():
+    assert violations(layer("domain"), only=("dreamchat.domain",)) == []
+
+
+def test_ports_import_only_the_domain():
+    assert violations(layer("ports"), only=("dreamchat.domain",)) == []
+
+
+def test_services_never_import_adapters_or_the_api():
+    services = [path for path in layer("services") if module_name(path) not in COMPOSITION_ROOTS]
+    assert violations(services, never=("dreamchat.adapters", "dreamchat.api")) == []
+
+
+def test_handlers_import_only_the_serverless_entry_points_and_the_app():
+    handlers = sorted((ROOT / "functions").glob("*/handler.py"))
+    assert len(handlers) == 4
+    assert violations(handlers, only=("dreamchat.serverless", "dreamchat.api.app")) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("import dreamchat.adapters.sqlite_store", "dreamchat.adapters.sqlite_store"),
+        ("def f():\n    from ..services import memory\n", "dreamchat.services.memory"),
+        ("from dreamchat import keys", "dreamchat.keys"),
+    ],
+)
+def test_an_upward_import_in_the_domain_is_a_breach(source, found):
+    imports = imports_of(source, "dreamchat.domain.leak")
+    assert breaches(imports, only=("dreamchat.domain",)) == [found]
+
+
+def test_the_domain_importing_itself_relatively_is_no_breach():
+    imports = imports_of("from .models import PairId\nfrom . import text\n", "dreamchat.domain.leak")
+    assert imports == {"dreamchat.domain.models.PairId", "dreamchat.domain.text"}
+    assert breaches(imports, only=("dreamchat.domain",)) == []
