@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request, status
@@ -15,7 +15,7 @@ from dreamchat import keys
 from dreamchat.api.deadline import SCOPE_KEY
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
-from dreamchat.api.model_work import ModelPoolDep
+from dreamchat.api.model_work import ModelPool, ModelPoolDep
 from dreamchat.api.schemas import Body
 from dreamchat.budget import Deadline
 from dreamchat.domain.models import AIUser, Message, PairId
@@ -92,6 +92,21 @@ def _claim(services: Services, account_id: str, key: str | None, *request: str) 
 def _abandon(services: Services, claim: Claim | None) -> None:
     if claim is not None and claim.replay is None:
         _keys(services).abandon(claim)
+
+
+def _streamed(models: ModelPool, turn: Callable[..., list[dict[str, str]]], *args: Any) -> EventSourceResponse:
+    """The whole turn runs, on the reserved model pool slot, before the first event: a client that hangs
+    up cannot cut it short (a worker thread is not cancelled; the events then reach no one)."""
+
+    async def stream() -> AsyncIterator[dict[str, str]]:
+        try:
+            events = await models.run(turn, *args)
+        finally:
+            models.release()
+        for event in events:
+            yield event
+
+    return EventSourceResponse(stream(), ping=15)
 
 
 def _turn(
@@ -180,17 +195,7 @@ def chat(
         _abandon(services, claim)
         raise
 
-    async def stream() -> AsyncIterator[dict[str, str]]:
-        # The whole turn runs, on the model pool, before the first event: a client that hangs up
-        # cannot cut it short (a worker thread is not cancelled; the events then reach no one).
-        try:
-            events = await models.run(_turn, services, pair, ai_user, person, deadline, claim)
-        finally:
-            models.release()
-        for event in events:
-            yield event
-
-    return EventSourceResponse(stream(), ping=15)
+    return _streamed(models, _turn, services, pair, ai_user, person, deadline, claim)
 
 
 @router.post(
@@ -227,20 +232,14 @@ def retry(
     if services.runtime.store.get(pk, sk) is None and not _turn_over(services, last):
         raise Conflict("this message is still being answered")  # its own turn may still run: no failure seen
     models.reserve()
-    lease = answering.claim(pk, sk)
-    if lease.status != "won":
+    try:
+        lease = answering.claim(pk, sk)
+        if lease.status != "won":
+            raise Conflict("this message is already being answered")
+    except BaseException:
         models.release()
-        raise Conflict("this message is already being answered")
-
-    async def stream() -> AsyncIterator[dict[str, str]]:
-        try:
-            events = await models.run(_retried, services, pair, ai_user, last, deadline, lease)
-        finally:
-            models.release()
-        for event in events:
-            yield event
-
-    return EventSourceResponse(stream(), ping=15)
+        raise
+    return _streamed(models, _retried, services, pair, ai_user, last, deadline, lease)
 
 
 @router.delete("/{user_id}/messages/{message_id}", responses=documented(401, 404, 422))
