@@ -418,7 +418,7 @@ export function renderChat(main, ctx, id) {
       item.failed = true;
       setTyping(false);
       render();
-      showNotice(describe(error, { 409: "这条消息已经有回复了，或者后面又有了新消息。" }));
+      showNotice(describe(error, { 409: "这条消息可能还在回复中、已经有了回复，或者后面又有了新消息，稍后刷新看看。" }));
       return;
     }
     await stream(response, item);
