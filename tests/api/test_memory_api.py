@@ -119,7 +119,8 @@ def test_three_topics_ended_three_ways_go_through_every_tier(app, person, ai, fa
     assert names == ["system", "core", "mid_term", "long_term", "long_term_details", "short_term", "current_message"]
     text = {s["name"]: s["text"] for s in context["sections"]}
     assert "对方极度恐高，不要提议高处的活动" in text["core"]
-    assert "作家梦想" in text["long_term"] and "恐高" in text["long_term"]
+    # index lines carry a memory's date and key points (its title is left out since issue 16)
+    assert "2026-03-16 想成为作家；在写第一部小说" in text["long_term"] and "极度恐高" in text["long_term"]
     assert "对方坦白自己极度恐高" in text["long_term_details"]
     assert all(s["tokens"] >= 0 for s in context["sections"]) and context["total_tokens"] > 0
 
