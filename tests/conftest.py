@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
 import boto3
 import pytest
@@ -108,3 +112,48 @@ def blobs(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
     else:
         with mock_aws():
             yield make_s3()
+
+
+class _TableKeptInPlace:
+    """Stands in for moto's `copy` module inside one transaction: the table is not copied."""
+
+    @staticmethod
+    def deepcopy(value: object) -> object:
+        from moto.dynamodb.models.table import Table
+
+        return value if isinstance(value, Table) else copy.deepcopy(value)
+
+
+@contextmanager
+def transactions_without_table_copies() -> Iterator[None]:
+    """moto copies the whole table before every TransactWriteItems, to roll back a failed one, so a
+    test's cost grows with the square of its items. Here each transaction's conditions are first
+    checked against the state before it (as DynamoDB does; its operations touch distinct items); if
+    none fails, nothing needs rolling back and moto runs it without the copy. A transaction that
+    fails goes through moto's own path, copy and rollback included."""
+    from moto.dynamodb import models
+    from moto.dynamodb.comparisons import get_filter_expression
+
+    original = models.DynamoDBBackend.transact_write_items
+
+    def fails(backend: Any, entry: dict[str, Any]) -> bool:
+        op = next(iter(entry.values()))
+        if "ConditionExpression" not in op:
+            return False
+        table = backend.get_table(op["TableName"])
+        key = op.get("Key") or {
+            name: op["Item"][name] for name in (table.hash_key_attr, table.range_key_attr) if name is not None
+        }
+        condition = get_filter_expression(
+            op["ConditionExpression"], op.get("ExpressionAttributeNames"), op.get("ExpressionAttributeValues")
+        )
+        return not condition.expr(backend.get_item(op["TableName"], key))
+
+    def transact(backend: Any, transact_items: list[dict[str, Any]]) -> None:
+        if any(fails(backend, entry) for entry in transact_items):
+            return original(backend, transact_items)
+        with mock.patch.object(models, "copy", _TableKeptInPlace):
+            return original(backend, transact_items)
+
+    with mock.patch.object(models.DynamoDBBackend, "transact_write_items", transact):
+        yield
