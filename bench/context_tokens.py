@@ -213,6 +213,7 @@ class Outcome:
     points: list[Point]
     recall: Recall
     seconds: float
+    anchors: Counter = field(default_factory=Counter)
 
 
 class Replay:
@@ -245,6 +246,7 @@ class Replay:
             updated_at=created,
         )
         self.history: list[dict[str, str]] = []
+        self.dia_of: dict[str, str] = {}  # message id -> LoCoMo dia_id
 
     def close(self) -> None:
         self.runtime.close()
@@ -254,7 +256,8 @@ class Replay:
         self.clock.set(session.started)
         topic = None
         for turn in session.turns:
-            topic = self.memory.record(PAIR, turn.role, turn.text).topic_id
+            recorded = self.memory.record(PAIR, turn.role, turn.text)
+            topic, self.dia_of[recorded.id] = recorded.topic_id, turn.dia_id
             self.history.append({"role": turn.role, "content": turn.text})
             self.clock.advance(seconds=TURN_SECONDS)
         assert topic is not None
@@ -316,6 +319,19 @@ class Replay:
             details.count("《"),
             {s.name: s.tokens for s in ours.sections},
         )
+
+    def anchors(self) -> Counter:
+        """How the key points were anchored to their messages: `points`, `anchored` (to some message) and
+        `right` (to one of the turns LoCoMo cites for that fact). Scripted memories only: their key
+        points are LoCoMo's facts."""
+        cited = {f.text: set(f.dia_ids) for s in self.dialogue.sessions for f in s.facts}
+        counts: Counter = Counter()
+        for entry in self.memory.repo.long_index(PAIR):
+            for point, source in zip(entry.key_points, entry.sources or [""] * len(entry.key_points), strict=False):
+                counts["points"] += 1
+                counts["anchored"] += bool(source)
+                counts["right"] += self.dia_of.get(source, "") in cited.get(point, set())
+        return counts
 
     def recall(self) -> Recall:
         recall = Recall()
@@ -390,10 +406,10 @@ def run(dialogue: Dialogue, options: Options, out) -> Outcome:
                 + ", ".join(f"{name} {tokens}" for name, tokens in points[-1].sections.items()),
                 file=out,
             )
-            recall = replay.recall()
+            recall, anchors = replay.recall(), replay.anchors()
         finally:
             replay.close()
-    return Outcome(dialogue.sample_id, points, recall, time.perf_counter() - started)
+    return Outcome(dialogue.sample_id, points, recall, time.perf_counter() - started, anchors)
 
 
 def growth(points: list[Point], policy: str) -> float | None:
@@ -437,6 +453,13 @@ def report(outcomes: list[Outcome], out) -> None:
         file=out,
     )
     recall_report(outcomes, out)
+    anchors = sum((o.anchors for o in outcomes), Counter())
+    print(
+        f"\nkey points anchored to the message they came from (shown as 当时的原话 for the best hits): "
+        f"{share(anchors['anchored'], anchors['points'])} of {anchors['points']}; to a turn LoCoMo cites for that "
+        f"fact: {share(anchors['right'], anchors['points'])} (scripted memories only: their points are LoCoMo's facts)",
+        file=out,
+    )
     targets(outcomes, out)
 
 

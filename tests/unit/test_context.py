@@ -6,6 +6,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from dreamchat.domain.context import (
+    QUOTE_SHARE,
     SELF_MARKER,
     Context,
     MemoryView,
@@ -21,6 +22,7 @@ from dreamchat.domain.models import (
     Message,
     MidTermMemory,
 )
+from dreamchat.domain.quotes import Quote
 from dreamchat.domain.retrieval import Hit, Unit
 from dreamchat.domain.tokens import estimate_tokens
 from dreamchat.services.recall import units_of
@@ -340,3 +342,20 @@ def test_a_core_memory_the_person_wrote_in_the_first_person_is_quoted_as_theirs(
     assert "- 对方亲口告诉你（其中的“我”指对方）：「我对芒果过敏」" in text
     assert "\n- 我对芒果过敏" not in text
     assert "- 他喜欢大海" in text
+
+
+def test_quotes_come_before_units_within_their_share_and_the_budget_still_holds() -> None:
+    entries = [index(n, f"回忆{n}", days=n / 10, points=[f"第{n}件事" * 5, "又一件"]) for n in range(400)]
+    quotes = [Quote(f"long_{n}#000", f"m{n}", "user", days_ago(n), "我们画了一幅日落" * 6) for n in range(10)]
+    for budget in (100, 400, 1000, 1700):
+        context = build(view_of(entries, [f"long_{n}" for n in range(0, 400, 3)], quotes=quotes), budget=budget)
+        said = section(context, "long_term_details")
+        assert context.memory_tokens <= budget
+        assert estimate_tokens(said) <= QUOTE_SHARE * budget
+        assert (said.count("对方：「") >= 1) == (budget >= 1000)  # one quote is about 60 tokens
+
+
+def test_small_talk_shows_no_quotes() -> None:
+    entries = [index(n, f"回忆{n}", days=n, points=[f"第{n}件事"]) for n in range(20)]
+    quote = Quote("long_1#000", "m1", "user", days_ago(1), "我们画了一幅日落")
+    assert section(build(view_of(entries, quotes=[quote]), budget=1700), "long_term_details") == ""

@@ -22,6 +22,7 @@ from dreamchat.domain.models import (
     Message,
     MidTermMemory,
 )
+from dreamchat.domain.quotes import Quote
 from dreamchat.domain.retrieval import Hit, Unit
 from dreamchat.domain.tokens import estimate_messages_tokens, estimate_tokens
 
@@ -34,6 +35,8 @@ MEMORY_SECTIONS = ("core", "mid_term", "long_term", "long_term_details")
 # the memories: "instruments" for "playing the violin"), the units ranked by meaning fill this
 # share of what is left, and recency the rest.
 UNSURE_SHARE = 0.5
+# What was said behind the best matches (`quotes`) takes at most this share of the budget.
+QUOTE_SHARE = 0.1
 
 
 def persona(base_soul: str, self_soul: str) -> str:
@@ -82,6 +85,7 @@ class MemoryView:
     details: list[LongTermDetail]
     short_term: list[Message]
     about_person: str = ""  # the person's own 关于我, written once for every AI friend
+    quotes: list[Quote] = field(default_factory=list)  # what was said behind the best hits, best first
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,7 @@ class Plan:
     mids: list[MidTermMemory]
     units: list[Unit]
     details: list[LongTermDetail]
+    quotes: list[Quote] = field(default_factory=list)
 
 
 def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int | None = None) -> Plan:
@@ -99,11 +104,14 @@ def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int 
     best first, within `budget`; else the latest summary, then the best ranked units (a match by
     meaning alone) for UNSURE_SHARE of what is left, within `recent_budget` (small talk needs less);
     then the recent summaries, latest first, and the newest units; then detail documents, while
-    they fit."""
+    they fit. A message about something remembered also gets the words said behind its best
+    matches (`view.quotes`), within QUOTE_SHARE of the budget, before any unit."""
     about = any(hit.relevant for hit in view.hits)
     budget = budget if about or recent_budget is None else min(budget, recent_budget)
     core = clip(render_core(for_context(view.core)), budget // 3)
     left = budget - estimate_tokens(core)
+    quotes = _quoted(view.quotes, int(QUOTE_SHARE * budget), tz) if about else []
+    left -= estimate_tokens(render_details([], quotes, tz))
     recent = sorted(view.mids, key=lambda m: (m.created_at, m.id))[::-1][:MID_LIMIT]
     # the latest summary comes first for small talk; a message about something remembered gets its
     # units first, and the summaries (the latest first) compete for what is left
@@ -123,8 +131,17 @@ def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int 
             break
     units = index.chosen()
     spent = estimate_tokens(core) + estimate_tokens(render_mids(mids, tz)) + estimate_tokens(render_units(units, tz))
-    details = _fitting(view.details, budget - spent)
-    return Plan(core, sorted(mids, key=lambda m: (m.created_at, m.id)), units, details)
+    details = _fitting(view.details, quotes, budget - spent, tz)
+    return Plan(core, sorted(mids, key=lambda m: (m.created_at, m.id)), units, details, quotes)
+
+
+def _quoted(quotes: list[Quote], tokens: int, tz: ZoneInfo) -> list[Quote]:
+    """The quotes, best first, while their section fits in `tokens`."""
+    chosen: list[Quote] = []
+    for quote in quotes:
+        if estimate_tokens(render_details([], [*chosen, quote], tz)) <= tokens:
+            chosen.append(quote)
+    return chosen
 
 
 class _IndexBudget:
@@ -178,10 +195,10 @@ class _IndexBudget:
         return units
 
 
-def _fitting(details: list[LongTermDetail], tokens: int) -> list[LongTermDetail]:
+def _fitting(details: list[LongTermDetail], quotes: list[Quote], tokens: int, tz: ZoneInfo) -> list[LongTermDetail]:
     chosen: list[LongTermDetail] = []
     for detail in details:
-        if estimate_tokens(render_details([*chosen, detail])) <= tokens:
+        if estimate_tokens(render_details([*chosen, detail], quotes, tz)) <= tokens:
             chosen.append(detail)
     return chosen
 
@@ -209,7 +226,7 @@ def assemble(
         ("core", plan.core),
         ("mid_term", render_mids(plan.mids, tz)),
         ("long_term", render_units(plan.units, tz)),
-        ("long_term_details", render_details(plan.details)),
+        ("long_term_details", render_details(plan.details, plan.quotes, tz)),
     ]
     sections = [Section(name, text, estimate_tokens(text)) for name, text in system_parts]
     system_text = "\n\n".join(text for _, text in system_parts if text)
@@ -314,10 +331,19 @@ def render_index(entries: list[LongTermIndex]) -> str:
     return INDEX_HEADER + "\n" + "\n".join(map(render_index_line, entries))
 
 
-def render_details(details: list[LongTermDetail]) -> str:
-    if not details:
-        return ""
-    return "【相关回忆详情】\n" + "\n".join(f"《{d.title}》{d.detail_content}" for d in details)
+def render_details(details: list[LongTermDetail], quotes: list[Quote] | None = None, tz: ZoneInfo | None = None) -> str:
+    """What was said behind the best matches (dated, by who said it), then the detail documents."""
+    parts = []
+    if quotes:
+        said = {"user": "对方", "assistant": "你"}
+        lines = [
+            f"- {when(q.timestamp, 'day', tz or ZoneInfo('UTC'))} {said.get(q.role, q.role)}：「{q.text}」"
+            for q in quotes
+        ]
+        parts.append("【当时的原话】\n" + "\n".join(lines))
+    if details:
+        parts.append("【相关回忆详情】\n" + "\n".join(f"《{d.title}》{d.detail_content}" for d in details))
+    return "\n".join(parts)
 
 
 def _join(history: list[dict[str, str]]) -> str:

@@ -97,6 +97,9 @@ class MidTermMemory(Entity):
     created_at: int
     compression_ratio: float
     degraded: bool = False
+    # the topic's first and last message in the conversation log (None for memories stored before them)
+    first_message_id: str | None = None
+    last_message_id: str | None = None
 
 
 class LongTermIndex(Entity):
@@ -107,6 +110,8 @@ class LongTermIndex(Entity):
     created_at: int
     time_precision: Literal["day", "month"] = "day"
     degraded: bool = False
+    # per key point, the id of the message in the conversation log it was drawn from ("" when none)
+    sources: list[str] = Field(default_factory=list)
 
 
 class LongTermDetail(Entity):

@@ -135,6 +135,7 @@ class Unit:
     created_at: int
     precision: Precision = "day"
     title: str = ""
+    source: str = ""  # the id of the message it was drawn from, when known
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from dreamchat.domain.models import (
     PairId,
     Role,
 )
+from dreamchat.domain.quotes import QUOTE_RANKS, Quote, anchor, excerpt
 from dreamchat.domain.retrieval import Hit, Scored, strong_matches
 from dreamchat.domain.topics import Placement, TopicState
 from dreamchat.llm.contracts import ExtractedMemory
@@ -270,6 +271,8 @@ class MemoryService:
             created_at=messages[-1].timestamp - messages[-1].timestamp % 3600,
             compression_ratio=compression_ratio(result.value.summary, messages),
             degraded=result.degraded,
+            first_message_id=messages[0].id,
+            last_message_id=messages[-1].id,
         )
         if not self.repo.store.put_if_absent(self._mid_item(pair, mid)):
             mid = self.repo.mid_term(pair, topic_id) or mid
@@ -363,6 +366,7 @@ class MemoryService:
             created_at=first,
             time_precision="month" if last - first > 31 * 86400 else "day",
             degraded=degraded,
+            sources=self._anchors(pair, memory.key_points, sources),
         )
         fields = {
             **index.model_dump(),
@@ -380,6 +384,11 @@ class MemoryService:
             for s in sources:  # stored, or left for the next sweep: either way not a leftover
                 by_id.pop(s["id"], None)
         return index
+
+    def _anchors(self, pair: PairId, points: list[str], sources: list[Item]) -> list[str]:
+        """Per key point, the message of the source topics it was drawn from ("" when none)."""
+        messages = [m for s in sources for m in self.repo.topic_messages(pair, s)]
+        return anchor(points, [(m.id, m.content) for m in messages]) if messages else []
 
     def _detail_key(self, pair: PairId, date: str, title: str, digest: str, sources: list[str]) -> str:
         """`<date>_<title>.json`; another memory with the same date and title gets the digest appended."""
@@ -445,6 +454,7 @@ class MemoryService:
         recent = "\n".join(m.content for m in short_term[-2:])
         found = self.retriever.find(pair, snapshot.long_index, snapshot.mids, snapshot.vectors, current or "", recent)
         details = self._details(pair, current or "", found.hits, snapshot.long_index)
+        quotes = self._quotes(pair, current or "", found.hits)
         view = MemoryView(
             ai_user.base_soul,
             snapshot.self_soul.self_soul,
@@ -455,6 +465,7 @@ class MemoryService:
             details,
             short_term,
             self.repo.about_person(pair.account_id),
+            quotes,
         )
         return assemble(
             view,
@@ -472,6 +483,19 @@ class MemoryService:
         best = list(dict.fromkeys(h.unit.parent_id for h in hits[:10] if h.relevant and h.unit.parent_id in by_id))
         ranked = [Scored(by_id[p], 1.0) for p in best]
         return [d for s in strong_matches(query, ranked) if (d := self.repo.detail(pair, s.entry.detail_file))]
+
+    def _quotes(self, pair: PairId, query: str, hits: list[Hit]) -> list[Quote]:
+        """What was said behind the best QUOTE_RANKS hits that share a rare word with the message: one
+        read of the log per message (a message the person deleted is never shown)."""
+        quotes: list[Quote] = []
+        for unit in (h.unit for h in hits[:QUOTE_RANKS] if h.relevant):
+            if not unit.source or any(q.message_id == unit.source for q in quotes):
+                continue
+            message = self.repo.message(pair, unit.source)
+            if message is not None:
+                text = excerpt(message.content, query, unit.text)
+                quotes.append(Quote(unit.id, message.id, message.role, message.timestamp, text))
+        return quotes
 
     def recall(self, pair: PairId, query: str, limit: int = 3) -> list[LongTermDetail]:
         """The detail documents of the memories that best match the query (the recall_memory tool):

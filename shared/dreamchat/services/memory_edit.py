@@ -76,6 +76,9 @@ class MemoryEditor:
             self._repo.blobs.delete(f"{keys.pair_blob_prefix(pair)}long_term_details/{found['detail_file']}")
             return None
         detail_content = changes.pop("detail_content", None)
+        if "key_points" in changes:  # a point keeps the message it came from while its text stays
+            was = dict(zip(found.get("key_points", []), found.get("sources", []), strict=False))
+            changes["sources"] = [was.get(point, "") for point in changes["key_points"]]
         merged = self._with_vectors(found, {**found, **changes})
         entry = to_model(LongTermIndex, merged)
         if detail_content is not None:

@@ -44,13 +44,17 @@ class Prepared:
 def units_of(entries: list[LongTermIndex], mids: list[MidTermMemory]) -> list[Unit]:
     """Each key point of each long-term entry; each summary not yet extracted."""
     units = [
-        Unit(f"{e.id}#{n:03d}", e.id, point, e.created_at, e.time_precision, e.title)
+        Unit(f"{e.id}#{n:03d}", e.id, point, e.created_at, e.time_precision, e.title, _source(e, n))
         for e in entries
         for n, point in enumerate(e.key_points)
         if point.strip()
     ]
     units += [Unit(f"{m.id}#000", m.id, m.summary, m.created_at, "hour") for m in mids if not m.extracted_to_long]
     return units
+
+
+def _source(entry: LongTermIndex, number: int) -> str:
+    return entry.sources[number] if number < len(entry.sources) else ""
 
 
 def texts_of(found: Item) -> list[str]:
@@ -98,7 +102,10 @@ class Retriever:
         """The units and their index, from the cache while the pair's memories stay the same."""
         fingerprint = hash(
             (
-                tuple((e.id, e.created_at, e.time_precision, e.title, tuple(e.key_points)) for e in entries),
+                tuple(
+                    (e.id, e.created_at, e.time_precision, e.title, tuple(e.key_points), tuple(e.sources))
+                    for e in entries
+                ),
                 tuple((m.id, m.summary, m.extracted_to_long) for m in mids),
                 tuple((p, s.digest, s.model) for p, s in stored.items() if s),
             )
