@@ -97,6 +97,7 @@ class Settings(BaseSettings):
     embedding_dimensions: int | None = Field(default=None, ge=64, le=4096)
     embedding_timeout_seconds: float = Field(default=5.0, gt=0)
     embedding_batch: int = Field(default=10, ge=1, le=2048)
+    embedding_cooldown_seconds: float = Field(default=60.0, ge=0)
 
     # memory
     topic_idle_hours: float = Field(default=6.0, gt=0)

@@ -41,7 +41,7 @@ def with_embeddings(runtime, server: FakeLLMServer, model: str = MODEL):
         runtime,
         gateway=services.gateway,
         models=services.models,
-        embedder=ApiEmbedder(server.base_url, "k", model, timeout=2),
+        embedder=ApiEmbedder(server.base_url, "k", model, timeout=2, cooldown=0),
     )
 
 
@@ -147,3 +147,47 @@ def test_a_persons_edit_makes_the_vectors_of_the_new_text_at_once(runtime, fake_
     editor.long_term(PAIR, entry["id"], False, {"key_points": ["其实想去爬山"]})
     stored = vec.StoredVectors.from_item(long_items(runtime)[0][vec.FIELD])
     assert vec.usable(stored, f"api:{MODEL}", ["其实想去爬山"]) is not None
+
+
+class Ticks:
+    """A monotonic clock the test moves."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_refused_key_is_not_called_again_for_ten_cool_downs(runtime, fake_llm, clock) -> None:
+    services = with_embeddings(runtime, fake_llm)
+    remember(services, fake_llm, clock)
+    ticks = Ticks()
+    services.memory.retriever.embedder = ApiEmbedder(fake_llm.base_url, "k", MODEL, cooldown=60, clock=ticks)
+    fake_llm.default = lambda body: Reply.error(401) if "input" in body else Reply.text("ok")
+    before = embedding_calls(fake_llm)
+    for _ in range(5):  # every turn still finds the memory by its words
+        context = services.memory.context(PAIR, AI, "海边日出", "指令")
+        assert "想去海边看日出" in next(s.text for s in context.sections if s.name == "long_term")
+    assert embedding_calls(fake_llm) - before == 1
+    ticks.now = 599
+    services.memory.context(PAIR, AI, "海边日出", "指令")
+    assert embedding_calls(fake_llm) - before == 1
+    ticks.now = 601
+    services.memory.context(PAIR, AI, "海边日出", "指令")
+    assert embedding_calls(fake_llm) - before == 2
+
+
+def test_after_a_server_error_calls_resume_after_one_cool_down(runtime, fake_llm, clock) -> None:
+    services = with_embeddings(runtime, fake_llm)
+    remember(services, fake_llm, clock)
+    ticks = Ticks()
+    services.memory.retriever.embedder = ApiEmbedder(fake_llm.base_url, "k", MODEL, cooldown=60, clock=ticks)
+    fake_llm.script(MODEL, Reply.error(500), Reply.error(500))
+    before = embedding_calls(fake_llm)
+    services.memory.context(PAIR, AI, "海边日出", "指令")
+    services.memory.context(PAIR, AI, "海边日出", "指令")
+    assert embedding_calls(fake_llm) - before == 2  # the SDK's one retry, then the breaker holds
+    ticks.now = 61
+    services.memory.context(PAIR, AI, "海边日出", "指令")
+    assert embedding_calls(fake_llm) - before == 3

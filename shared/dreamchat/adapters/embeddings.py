@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -34,9 +35,14 @@ class NoEmbedder:
 
 
 class ApiEmbedder:
-    """Any OpenAI-compatible `/embeddings` endpoint (DashScope, Ark, OpenAI, a local server)."""
+    """Any OpenAI-compatible `/embeddings` endpoint (DashScope, Ark, OpenAI, a local server).
+
+    A circuit breaker: after a failed call the endpoint is not called again for `cooldown` seconds
+    (ten times that after a refused key or an unknown model, which only a new setting mends), so a
+    misconfigured or failing endpoint costs a turn nothing while words rank alone."""
 
     kind = "api"
+    MISCONFIGURED = 10  # the cool-down's multiple after a 401, 403 or 404
 
     def __init__(
         self,
@@ -47,6 +53,8 @@ class ApiEmbedder:
         dimensions: int | None = None,
         timeout: float = 5.0,
         batch: int = 10,
+        cooldown: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         from openai import OpenAI
 
@@ -54,11 +62,16 @@ class ApiEmbedder:
         self._model = model
         self._dimensions = dimensions
         self._batch = batch
+        self._cooldown = cooldown
+        self._clock = clock
+        self._closed_at = 0.0  # calls resume at this clock reading
         self.name = f"api:{model}" + (f"@{dimensions}" if dimensions else "")
 
     def embed(self, texts: Sequence[str], *, query: bool) -> np.ndarray:
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
+        if self._clock() < self._closed_at:
+            raise EmbeddingUnavailable("the embedding endpoint failed recently; words rank alone for now")
         parts = [self._call(list(texts[i : i + self._batch])) for i in range(0, len(texts), self._batch)]
         if len({p.shape[1] for p in parts}) != 1:
             raise EmbeddingUnavailable("the endpoint answered vectors of different sizes")
@@ -75,9 +88,16 @@ class ApiEmbedder:
             rows = sorted(response.data, key=lambda d: d.index)
             vectors = np.asarray([row.embedding for row in rows], dtype=np.float32)
         except (openai.OpenAIError, ValueError, TypeError, AttributeError) as error:
-            log.warning("embedding call failed: %s", type(error).__name__)
+            misconfigured = getattr(error, "status_code", None) in (401, 403, 404)
+            pause = self._cooldown * (self.MISCONFIGURED if misconfigured else 1)
+            self._closed_at = self._clock() + pause
+            log.warning("embedding call failed: %s; not called again for %.0f s", type(error).__name__, pause)
             raise EmbeddingUnavailable("the embedding endpoint did not answer") from error
-        return checked(vectors, len(texts))
+        try:
+            return checked(vectors, len(texts))
+        except EmbeddingUnavailable:
+            self._closed_at = self._clock() + self._cooldown
+            raise
 
 
 class LocalEmbedder:
@@ -137,6 +157,7 @@ def build_embedder(settings: Settings) -> Embedder:
             dimensions=settings.embedding_dimensions,
             timeout=settings.embedding_timeout_seconds,
             batch=settings.embedding_batch,
+            cooldown=settings.embedding_cooldown_seconds,
         )
     if choice == "local" or (choice == "auto" and local_model_installed()):
         if not local_model_installed():
