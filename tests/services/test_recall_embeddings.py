@@ -12,6 +12,7 @@ from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import AIUser, PairId
 from dreamchat.ports import KeyRange, query_all
 from dreamchat.services.container import build_services
+from dreamchat.services.memory_edit import MemoryEditor
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 from tests.services.conftest import services_with_fake_llm
 
@@ -191,3 +192,30 @@ def test_after_a_server_error_calls_resume_after_one_cool_down(runtime, fake_llm
     ticks.now = 61
     services.memory.context(PAIR, AI, "海边日出", "指令")
     assert embedding_calls(fake_llm) - before == 3
+
+
+def test_a_persons_edit_landing_during_a_re_embedding_is_never_overwritten(runtime, fake_llm, clock) -> None:
+    services = with_embeddings(runtime, fake_llm)
+    remember(services, fake_llm, clock)
+    [entry] = long_items(runtime)
+    editor = MemoryEditor(services.memory.repo, clock, None)
+    store, real_get, real_embedder = (
+        services.memory.repo.store,
+        services.memory.repo.store.get,
+        services.memory.retriever.embedder,
+    )
+
+    class EditsWhileEmbedding:
+        name, kind = "api:another-model", "api"  # every vector is stale
+
+        def embed(self, texts, *, query):
+            if entry["key_points"][0] in texts:  # the person edits while the vectors are made
+                editor.long_term(PAIR, entry["id"], False, {"key_points": ["改成去山里"]})
+            return real_embedder.embed(texts, query=query)
+
+    # and any read of the entry after that still sees it as it was (the edit lands between read and write)
+    store.get = lambda pk, sk: entry if sk == entry["sk"] else real_get(pk, sk)
+    services.memory.retriever.embedder = EditsWhileEmbedding()
+    services.memory.refresh_vectors(PAIR)
+    store.get = real_get
+    assert long_items(runtime)[0]["key_points"] == ["改成去山里"]

@@ -372,6 +372,7 @@ class MemoryService:
             **index.model_dump(),
             **self.retriever.vectors_for(texts_of(index.model_dump())),
             "core_judged": False,
+            "version": 1,  # a person's edit, a re-embedding and the core judge never overwrite each other
         }
         operations = [Put(item(keys.pair_pk(pair), keys.long_term(long_id), fields), if_absent=True)]
         operations += [Put(_extracted(s), expected_version=s["version"]) for s in sources]
@@ -430,7 +431,7 @@ class MemoryService:
             )
             operations.append(self.repo.core_put(pair, memory))
             created.append(memory)
-        operations += [Put({**i, "core_judged": True}) for i in unjudged]
+        operations += [_versioned({**i, "core_judged": True}) for i in unjudged]
         for start in range(0, len(operations), 25):
             try:
                 self.repo.store.transact(operations[start : start + 25])
@@ -533,7 +534,7 @@ class MemoryService:
             except ConditionFailed:
                 return 0
             return 1
-        current = self.repo.store.get(found["pk"], found["sk"])
+        current = self.repo.store.get(found["pk"], found["sk"])  # stored before items had versions
         if current is None or texts_of(current) != texts_of(found):
             return 0  # deleted or edited meanwhile
         self.repo.store.put({**current, **fields})
@@ -549,6 +550,13 @@ def compression_ratio(summary: str, messages: list[Message]) -> float:
 def safe_title(title: str) -> str:
     """A title made safe for a file name: letters, digits, CJK, '-' and '_' only, at most 40 chars."""
     return _UNSAFE.sub("_", title).strip("_")[:40] or "memory"
+
+
+def _versioned(updated: Item) -> Put:
+    """A write of an item read before, lost to any write made since (an item stored before versions: plain)."""
+    if "version" not in updated:
+        return Put(updated)
+    return Put({**updated, "version": updated["version"] + 1}, expected_version=updated["version"])
 
 
 def _extracted(source: Item) -> Item:

@@ -18,8 +18,8 @@ from dreamchat.domain.models import (
     MidTermMemory,
     PairId,
 )
-from dreamchat.errors import Invalid, NotFound
-from dreamchat.ports import Clock, Delete, Item, Put
+from dreamchat.errors import Conflict, Invalid, NotFound
+from dreamchat.ports import Clock, ConditionFailed, Delete, Item, Put
 from dreamchat.services.memory_repo import MemoryRepository, item, to_model
 from dreamchat.services.recall import Retriever, texts_of
 
@@ -79,12 +79,28 @@ class MemoryEditor:
         if "key_points" in changes:  # a point keeps the message it came from while its text stays
             was = dict(zip(found.get("key_points", []), found.get("sources", []), strict=False))
             changes["sources"] = [was.get(point, "") for point in changes["key_points"]]
-        merged = self._with_vectors(found, {**found, **changes})
-        entry = to_model(LongTermIndex, merged)
+        entry = to_model(LongTermIndex, {**found, **changes})  # invalid changes fail before any write
         if detail_content is not None:
             self._rewrite_detail(pair, entry, detail_content)
-        self._repo.store.put(merged)
+        if "version" in found:  # a re-embedding or the core judge writing meanwhile: this edit wins
+            self._put_latest(found, changes)
+        else:
+            self._repo.store.put(self._with_vectors(found, {**found, **changes}))
         return entry.model_dump()
+
+    def _put_latest(self, found: Item, changes: dict[str, Any], attempts: int = 3) -> None:
+        """The person's changes on the latest stored item (its vectors remade when its texts change)."""
+        for _ in range(attempts):
+            merged = self._with_vectors(found, {**found, **changes})
+            try:
+                self._repo.store.put_versioned(merged, found["version"])
+                return
+            except ConditionFailed:
+                latest = self._repo.store.get(found["pk"], found["sk"])
+                if latest is None:
+                    raise NotFound("no such long-term memory") from None
+                found = latest
+        raise Conflict("the memory kept changing; try again")
 
     def core(self, pair: PairId, entry_id: str | None, delete: bool, changes: dict[str, Any]) -> Item | None:
         if entry_id is None:
