@@ -33,7 +33,7 @@ from dreamchat.adapters.events import LocalEventBus, LocalWorkQueue
 from dreamchat.adapters.runtime import ManualClock, SeededRandom
 from dreamchat.adapters.sqlite_store import SqliteItemStore
 from dreamchat.config import Settings
-from dreamchat.domain.models import CoreMemory, EmotionTags, LongTermDetail, LongTermIndex, MidTermMemory
+from dreamchat.domain.models import CoreMemory, EmotionTags, LongTermDetail, LongTermIndex, Message, MidTermMemory
 from dreamchat.llm.gateway import Completion, TokenUsage
 from dreamchat.ports import Put
 from dreamchat.services.container import build_services
@@ -96,14 +96,23 @@ def seed(services: Any, account: str, ai_user_id: str) -> None:
         )
         puts.append(Put(item(pk, keys.mid_term(mid.topic_id), {**mid.model_dump(), "version": 1})))
     for i in range(120):
+        said = Message(
+            id=f"m{(1_700_000_000 + i * 86400) * 1_000_000:016d}000000",
+            role="user",
+            content=f"{LINES[i % 5]}，说来话长。",
+            timestamp=1_700_000_000 + i * 86400,
+            topic_id=f"topic_{i % 30:04d}",
+        )
+        puts.append(Put(item(keys.messages_pk(pair), said.id, said.model_dump())))  # the log keeps what was said
         entry = LongTermIndex(
             id=f"long_{i:04d}",
             title=f"{LINES[i % 5][:4]}{i}",
             key_points=[LINES[i % 5], f"第{i}次"],
             detail_file=f"2026-01-01_entry{i}.json",
             created_at=1_700_000_000 + i * 86400,
+            sources=[said.id, ""],  # each key point anchored to its message, as extraction does
         )
-        puts.append(Put(item(pk, keys.long_term(entry.id), {**entry.model_dump(), "core_judged": True})))
+        puts.append(Put(item(pk, keys.long_term(entry.id), {**entry.model_dump(), "core_judged": True, "version": 1})))
         repo.put_detail(
             pair,
             f"{keys.pair_blob_prefix(pair)}long_term_details/{entry.detail_file}",

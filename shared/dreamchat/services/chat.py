@@ -21,6 +21,7 @@ from dreamchat.config import Settings
 from dreamchat.domain import reply as replies
 from dreamchat.domain.heartbeat import person_wrote
 from dreamchat.domain.models import MAX_MESSAGE_CHARS, MAX_REASONING_CHARS, AIUser, Message, PairId
+from dreamchat.domain.relationship import DEFAULT_LEVEL
 from dreamchat.domain.text import is_blank
 from dreamchat.domain.topics import read_markers, says_farewell
 from dreamchat.errors import Invalid, TooLarge
@@ -215,12 +216,11 @@ class ChatService:
         hour = self._clock.now().astimezone(ZoneInfo(ai_user.timezone)).hour
         relationship = snapshot.relationship
         warm_n = self._settings.warm_start_messages
-        warm = replies.warm_start(
-            relationship.level,
-            relationship.updated_at != 0,
-            self.memory.repo.person_message_number(pair, person.id, warm_n) if warm_n else None,
-            warm_n,
-        )
+        level_set = relationship.updated_at != 0
+        # the log's start is read only while the first day can still be warm (a level set ends it)
+        may_be_warm = warm_n and relationship.level == DEFAULT_LEVEL and not level_set
+        number = self.memory.repo.person_message_number(pair, person.id, warm_n) if may_be_warm else None
+        warm = replies.warm_start(relationship.level, level_set, number, warm_n)
         return replies.decide_reply(relationship.level, mood, hour, person.content, self._random.random(), warm=warm)
 
     def _send(
