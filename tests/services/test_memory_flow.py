@@ -262,7 +262,7 @@ def test_recall_finds_the_detail_document(services, fake_llm, clock) -> None:
     )
     services.memory.extract(PAIR, ZONE)
     found = services.memory.recall(PAIR, "还记得我们说去海边吗")
-    assert [d.detail_content for d in found] == ["两人商量周六去海边看日出"]
+    assert [r.detail.detail_content for r in found] == ["两人商量周六去海边看日出"]
 
 
 def test_an_idle_topic_is_closed_by_the_sweep_without_a_new_message(services, runtime, clock) -> None:

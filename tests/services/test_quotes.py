@@ -93,3 +93,13 @@ def test_editing_key_points_keeps_the_sources_of_the_unchanged_ones(runtime, fak
     editor = MemoryEditor(services.memory.repo, runtime.clock, services.memory.retriever)
     editor.long_term(PAIR, found["id"], False, {"key_points": ["他很开心", POINTS[0], "新写的"]})
     assert entry(runtime)["sources"] == ["", painted, ""]
+
+
+def test_recall_memory_returns_the_words_said_behind_the_memory(runtime, fake_llm, clock) -> None:
+    services = services_with_fake_llm(runtime, fake_llm)
+    painted, _, _ = remember(services, fake_llm, clock)
+    [recalled] = services.memory.recall(PAIR, "孩子们画的画")
+    assert recalled.detail.detail_content == "聊了画画"
+    assert [q.message_id for q in recalled.said] == [painted] and "棕榈树" in recalled.said[0].text
+    assert services.memory.repo.delete_message(PAIR, painted)
+    assert services.memory.recall(PAIR, "孩子们画的画")[0].said == []

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from dreamchat.domain.quotes import anchor, excerpt
+from zoneinfo import ZoneInfo
+
+from dreamchat.domain.context import render_quote
+from dreamchat.domain.quotes import Quote, anchor, excerpt
 from dreamchat.domain.tokens import estimate_tokens
 
 MESSAGES = [
@@ -45,3 +48,11 @@ def test_a_long_message_shows_the_sentences_the_question_asks_about_in_their_ord
 def test_one_sentence_longer_than_the_limit_is_clipped_and_marked() -> None:
     shown = excerpt("我们画了好多好多的画" * 50, "画", "画", max_tokens=30)
     assert shown.endswith("…") and estimate_tokens(shown) <= 30
+
+
+def test_a_quote_reads_as_when_who_and_the_words() -> None:
+    tz = ZoneInfo("Asia/Shanghai")
+    assert (
+        render_quote(Quote("u", "m", "user", 1_700_000_000, "我们画了日落"), tz) == "2023-11-15 对方：「我们画了日落」"
+    )
+    assert render_quote(Quote("u", "m", "assistant", 1_700_000_000, "好美"), tz) == "2023-11-15 你：「好美」"

@@ -331,16 +331,17 @@ def render_index(entries: list[LongTermIndex]) -> str:
     return INDEX_HEADER + "\n" + "\n".join(map(render_index_line, entries))
 
 
+def render_quote(quote: Quote, tz: ZoneInfo) -> str:
+    """`2023-07-06 对方：「…」`: when, who (the person is 对方, the AI 你) and the words."""
+    who = {"user": "对方", "assistant": "你"}.get(quote.role, quote.role)
+    return f"{when(quote.timestamp, 'day', tz)} {who}：「{quote.text}」"
+
+
 def render_details(details: list[LongTermDetail], quotes: list[Quote] | None = None, tz: ZoneInfo | None = None) -> str:
     """What was said behind the best matches (dated, by who said it), then the detail documents."""
     parts = []
     if quotes:
-        said = {"user": "对方", "assistant": "你"}
-        lines = [
-            f"- {when(q.timestamp, 'day', tz or ZoneInfo('UTC'))} {said.get(q.role, q.role)}：「{q.text}」"
-            for q in quotes
-        ]
-        parts.append("【当时的原话】\n" + "\n".join(lines))
+        parts.append("【当时的原话】\n" + "\n".join(f"- {render_quote(q, tz or ZoneInfo('UTC'))}" for q in quotes))
     if details:
         parts.append("【相关回忆详情】\n" + "\n".join(f"《{d.title}》{d.detail_content}" for d in details))
     return "\n".join(parts)

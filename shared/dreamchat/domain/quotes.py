@@ -20,6 +20,7 @@ from dreamchat.domain.tokens import estimate_tokens
 ANCHOR_WORDS = 2  # a key point is anchored to a message sharing at least this many of its words
 QUOTE_TOKENS = 60  # the most of one message a turn shows
 QUOTE_RANKS = 3  # a turn shows the words behind its best this many hits
+RECALL_QUOTES = 2  # recall_memory shows the words behind this many key points of each memory
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？…])|\n+|\s+(?=\[)")
 
 

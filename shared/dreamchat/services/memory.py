@@ -34,7 +34,7 @@ from dreamchat.domain.models import (
     PairId,
     Role,
 )
-from dreamchat.domain.quotes import QUOTE_RANKS, Quote, anchor, excerpt
+from dreamchat.domain.quotes import QUOTE_RANKS, RECALL_QUOTES, Quote, anchor, excerpt
 from dreamchat.domain.retrieval import Hit, Scored, strong_matches
 from dreamchat.domain.topics import Placement, TopicState
 from dreamchat.llm.contracts import ExtractedMemory
@@ -498,14 +498,20 @@ class MemoryService:
                 quotes.append(Quote(unit.id, message.id, message.role, message.timestamp, text))
         return quotes
 
-    def recall(self, pair: PairId, query: str, limit: int = 3) -> list[LongTermDetail]:
-        """The detail documents of the memories that best match the query (the recall_memory tool):
-        the same hybrid search as the context."""
+    def recall(self, pair: PairId, query: str, limit: int = 3) -> list[Recalled]:
+        """The detail documents of the memories that best match the query (the recall_memory tool), the
+        same hybrid search as the context, each with what was said behind its two best key points."""
         snapshot = self.repo.snapshot(pair)
         by_id = {e.id: e for e in snapshot.long_index}
         found = self.retriever.find(pair, snapshot.long_index, [], snapshot.vectors, query)
-        best = list(dict.fromkeys(h.unit.parent_id for h in found.hits if h.relevant))[:limit]
-        return [d for p in best if (d := self.repo.detail(pair, by_id[p].detail_file))]
+        relevant = [h for h in found.hits if h.relevant and h.unit.parent_id in by_id]
+        recalled = []
+        for parent in list(dict.fromkeys(h.unit.parent_id for h in relevant))[:limit]:
+            detail = self.repo.detail(pair, by_id[parent].detail_file)
+            if detail is not None:
+                own = [h for h in relevant if h.unit.parent_id == parent][:RECALL_QUOTES]
+                recalled.append(Recalled(detail, self._quotes(pair, query, own)))
+        return recalled
 
     def refresh_vectors(self, pair: PairId) -> int:
         """Make the vectors that are missing or stale (a new embedding model, an edited memory), a batch
@@ -539,6 +545,14 @@ class MemoryService:
             return 0  # deleted or edited meanwhile
         self.repo.store.put({**current, **fields})
         return 1
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """A memory recalled on demand: its detail document and the words said behind it."""
+
+    detail: LongTermDetail
+    said: list[Quote]
 
 
 def compression_ratio(summary: str, messages: list[Message]) -> float:

@@ -10,9 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from dreamchat.domain.context import render_quote
 from dreamchat.domain.heartbeat import add_scheduled, remove_scheduled
 from dreamchat.domain.models import (
     AIUser,
@@ -184,7 +186,17 @@ class ToolBox:
         found = self.memory.recall(self.pair, args.query)
         if not found:
             return _answer(found=[], note="没有找到相关的长期记忆")
-        return _answer(found=[{"title": d.title, "detail": d.detail_content} for d in found])
+        tz = ZoneInfo(self.ai_user.timezone)
+        return _answer(
+            found=[
+                {
+                    "title": r.detail.title,
+                    "detail": r.detail.detail_content,
+                    "said": [render_quote(q, tz) for q in r.said],
+                }
+                for r in found
+            ]
+        )
 
     def _change(self, edit: Any) -> Any:
         relationship, _ = self.memory.repo.relationship(self.pair)
