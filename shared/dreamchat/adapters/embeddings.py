@@ -39,10 +39,13 @@ class ApiEmbedder:
 
     A circuit breaker: after a failed call the endpoint is not called again for `cooldown` seconds
     (ten times that after a refused key or an unknown model, which only a new setting mends), so a
-    misconfigured or failing endpoint costs a turn nothing while words rank alone."""
+    misconfigured or failing endpoint costs a turn nothing while words rank alone. A refusal of one
+    input (400, 413, 422) says nothing about the endpoint and pauses nothing. No retries: the SDK
+    would sleep a 429's whole Retry-After inside the turn."""
 
     kind = "api"
     MISCONFIGURED = 10  # the cool-down's multiple after a 401, 403 or 404
+    REFUSED_INPUT = (400, 413, 422)
 
     def __init__(
         self,
@@ -58,13 +61,14 @@ class ApiEmbedder:
     ) -> None:
         from openai import OpenAI
 
-        self._client = OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=1)
+        self._client = OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0)
         self._model = model
         self._dimensions = dimensions
         self._batch = batch
         self._cooldown = cooldown
         self._clock = clock
         self._closed_at = 0.0  # calls resume at this clock reading
+        self._breaker = threading.Lock()
         self.name = f"api:{model}" + (f"@{dimensions}" if dimensions else "")
 
     def embed(self, texts: Sequence[str], *, query: bool) -> np.ndarray:
@@ -88,16 +92,24 @@ class ApiEmbedder:
             rows = sorted(response.data, key=lambda d: d.index)
             vectors = np.asarray([row.embedding for row in rows], dtype=np.float32)
         except (openai.OpenAIError, ValueError, TypeError, AttributeError) as error:
-            misconfigured = getattr(error, "status_code", None) in (401, 403, 404)
-            pause = self._cooldown * (self.MISCONFIGURED if misconfigured else 1)
-            self._closed_at = self._clock() + pause
-            log.warning("embedding call failed: %s; not called again for %.0f s", type(error).__name__, pause)
+            status = getattr(error, "status_code", None)
+            misconfigured = status in (401, 403, 404)
+            pause = (
+                0.0 if status in self.REFUSED_INPUT else self._cooldown * (self.MISCONFIGURED if misconfigured else 1)
+            )
+            self._pause(pause)
+            log.warning("embedding call failed: %s %s; paused %.0f s", type(error).__name__, status or "", pause)
             raise EmbeddingUnavailable("the embedding endpoint did not answer") from error
         try:
             return checked(vectors, len(texts))
         except EmbeddingUnavailable:
-            self._closed_at = self._clock() + self._cooldown
+            self._pause(self._cooldown)
             raise
+
+    def _pause(self, seconds: float) -> None:
+        """Leave the endpoint alone for `seconds`; a longer pause already running stands."""
+        with self._breaker:
+            self._closed_at = max(self._closed_at, self._clock() + seconds)
 
 
 class LocalEmbedder:

@@ -45,7 +45,10 @@ def anchor(points: Sequence[str], messages: Sequence[tuple[str, str]]) -> list[s
     found = []
     for point in points:
         wanted = list(dict.fromkeys(words(point)))
-        scores = bm25.get_scores(wanted) if wanted else []
+        if not wanted:  # "……", an emoji: nothing to anchor by
+            found.append("")
+            continue
+        scores = bm25.get_scores(wanted)
         ranked = sorted(range(len(messages)), key=lambda i: (-len(corpus[i].intersection(wanted)), -scores[i]))
         best = ranked[0] if ranked else None
         found.append(

@@ -431,13 +431,24 @@ class MemoryService:
             )
             operations.append(self.repo.core_put(pair, memory))
             created.append(memory)
-        operations += [_versioned({**i, "core_judged": True}) for i in unjudged]
+        operations += [put for i in unjudged if (put := self._judged(i)) is not None]
         for start in range(0, len(operations), 25):
             try:
                 self.repo.store.transact(operations[start : start + 25])
             except ConditionFailed:
                 created = []  # this batch was judged by a racing worker already
         return created
+
+    def _judged(self, read: Item) -> Put | None:
+        """The entry marked judged, written only over the version judged. An entry stored before
+        entries had versions is read again and skipped when it changed or went meanwhile (judged
+        again next time); marked, it gets its first version."""
+        if "version" in read:
+            return Put({**read, "core_judged": True, "version": read["version"] + 1}, expected_version=read["version"])
+        current = self.repo.store.get(read["pk"], read["sk"])
+        if current is None or current != read:
+            return None
+        return Put({**current, "core_judged": True, "version": 1})
 
     # context and retrieval
 
@@ -564,13 +575,6 @@ def compression_ratio(summary: str, messages: list[Message]) -> float:
 def safe_title(title: str) -> str:
     """A title made safe for a file name: letters, digits, CJK, '-' and '_' only, at most 40 chars."""
     return _UNSAFE.sub("_", title).strip("_")[:40] or "memory"
-
-
-def _versioned(updated: Item) -> Put:
-    """A write of an item read before, lost to any write made since (an item stored before versions: plain)."""
-    if "version" not in updated:
-        return Put(updated)
-    return Put({**updated, "version": updated["version"] + 1}, expected_version=updated["version"])
 
 
 def _extracted(source: Item) -> Item:
