@@ -217,8 +217,15 @@ class ChatService:
         relationship = snapshot.relationship
         warm_n = self._settings.warm_start_messages
         level_set = relationship.updated_at != 0
-        # the log's start is read only while the first day can still be warm (a level set ends it)
-        may_be_warm = warm_n and relationship.level == DEFAULT_LEVEL and not level_set
+        # the log's start is read only while the first day can still be warm: not after a level was
+        # set, nor once the compressed topics alone hold more messages than the read would reach
+        compressed = sum(m.message_count for m in mids)
+        may_be_warm = (
+            warm_n
+            and relationship.level == DEFAULT_LEVEL
+            and not level_set
+            and compressed < self.memory.repo.message_window(warm_n)
+        )
         number = self.memory.repo.person_message_number(pair, person.id, warm_n) if may_be_warm else None
         warm = replies.warm_start(relationship.level, level_set, number, warm_n)
         return replies.decide_reply(relationship.level, mood, hour, person.content, self._random.random(), warm=warm)

@@ -179,10 +179,15 @@ class MemoryRepository:
         pk, sk = keys.profile(account_id)
         self.store.put({"pk": pk, "sk": sk, "about_me": about_me})
 
+    @staticmethod
+    def message_window(within: int) -> int:
+        """How many messages from the log's start `person_message_number` reads."""
+        return within * (MAX_LINES + 2) + 10
+
     def person_message_number(self, pair: PairId, message_id: str, within: int) -> int | None:
         """Which of the person's messages this is (1 for the first) when it is among their first
         `within`; None when it is later (a bounded read from the start of the log)."""
-        page = self.store.query(keys.messages_pk(pair), limit=within * (MAX_LINES + 2) + 10)
+        page = self.store.query(keys.messages_pk(pair), limit=self.message_window(within))
         mine = [item["sk"] for item in page.items if item.get("role") == "user"][:within]
         return mine.index(message_id) + 1 if message_id in mine else None
 
