@@ -11,7 +11,6 @@ from dreamchat.domain.context import (
     Context,
     MemoryView,
     assemble,
-    clip,
     persona,
 )
 from dreamchat.domain.models import (
@@ -24,7 +23,7 @@ from dreamchat.domain.models import (
 )
 from dreamchat.domain.quotes import Quote
 from dreamchat.domain.retrieval import Hit, Unit
-from dreamchat.domain.tokens import estimate_tokens
+from dreamchat.domain.tokens import clip, estimate_tokens
 from dreamchat.services.recall import units_of
 
 SHANGHAI = "Asia/Shanghai"
@@ -346,7 +345,7 @@ def test_a_core_memory_the_person_wrote_in_the_first_person_is_quoted_as_theirs(
 
 def test_quotes_come_before_units_within_their_share_and_the_budget_still_holds() -> None:
     entries = [index(n, f"回忆{n}", days=n / 10, points=[f"第{n}件事" * 5, "又一件"]) for n in range(400)]
-    quotes = [Quote(f"long_{n}#000", f"m{n}", "user", days_ago(n), "我们画了一幅日落" * 6) for n in range(10)]
+    quotes = [Quote(f"m{n}", "user", days_ago(n), "我们画了一幅日落" * 6) for n in range(10)]
     for budget in (100, 400, 1000, 1700):
         context = build(view_of(entries, [f"long_{n}" for n in range(0, 400, 3)], quotes=quotes), budget=budget)
         said = section(context, "long_term_details")
@@ -357,5 +356,5 @@ def test_quotes_come_before_units_within_their_share_and_the_budget_still_holds(
 
 def test_small_talk_shows_no_quotes() -> None:
     entries = [index(n, f"回忆{n}", days=n, points=[f"第{n}件事"]) for n in range(20)]
-    quote = Quote("long_1#000", "m1", "user", days_ago(1), "我们画了一幅日落")
+    quote = Quote("m1", "user", days_ago(1), "我们画了一幅日落")
     assert section(build(view_of(entries, quotes=[quote]), budget=1700), "long_term_details") == ""

@@ -52,7 +52,5 @@ def test_one_sentence_longer_than_the_limit_is_clipped_and_marked() -> None:
 
 def test_a_quote_reads_as_when_who_and_the_words() -> None:
     tz = ZoneInfo("Asia/Shanghai")
-    assert (
-        render_quote(Quote("u", "m", "user", 1_700_000_000, "我们画了日落"), tz) == "2023-11-15 对方：「我们画了日落」"
-    )
-    assert render_quote(Quote("u", "m", "assistant", 1_700_000_000, "好美"), tz) == "2023-11-15 你：「好美」"
+    assert render_quote(Quote("m", "user", 1_700_000_000, "我们画了日落"), tz) == "2023-11-15 对方：「我们画了日落」"
+    assert render_quote(Quote("m", "assistant", 1_700_000_000, "好美"), tz) == "2023-11-15 你：「好美」"

@@ -45,6 +45,7 @@ class ApiEmbedder:
 
     kind = "api"
     MISCONFIGURED = 10  # the cool-down's multiple after a 401, 403 or 404
+    MISCONFIGURED_STATUS = (401, 403, 404)
     REFUSED_INPUT = (400, 413, 422)
 
     def __init__(
@@ -93,10 +94,7 @@ class ApiEmbedder:
             vectors = np.asarray([row.embedding for row in rows], dtype=np.float32)
         except (openai.OpenAIError, ValueError, TypeError, AttributeError) as error:
             status = getattr(error, "status_code", None)
-            misconfigured = status in (401, 403, 404)
-            pause = (
-                0.0 if status in self.REFUSED_INPUT else self._cooldown * (self.MISCONFIGURED if misconfigured else 1)
-            )
+            pause = self._pause_after(status)
             self._pause(pause)
             log.warning("embedding call failed: %s %s; paused %.0f s", type(error).__name__, status or "", pause)
             raise EmbeddingUnavailable("the embedding endpoint did not answer") from error
@@ -105,6 +103,12 @@ class ApiEmbedder:
         except EmbeddingUnavailable:
             self._pause(self._cooldown)
             raise
+
+    def _pause_after(self, status: int | None) -> float:
+        """No pause for a refused input, ten cool-downs for a refused key or unknown model, else one."""
+        if status in self.REFUSED_INPUT:
+            return 0.0
+        return self._cooldown * (self.MISCONFIGURED if status in self.MISCONFIGURED_STATUS else 1)
 
     def _pause(self, seconds: float) -> None:
         """Leave the endpoint alone for `seconds`; a longer pause already running stands."""

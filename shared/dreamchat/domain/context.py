@@ -24,7 +24,7 @@ from dreamchat.domain.models import (
 )
 from dreamchat.domain.quotes import Quote
 from dreamchat.domain.retrieval import Hit, Unit
-from dreamchat.domain.tokens import estimate_messages_tokens, estimate_tokens
+from dreamchat.domain.tokens import clip, estimate_messages_tokens, estimate_tokens
 
 SELF_MARKER = "【自我认知】"
 MID_LIMIT = 5
@@ -281,22 +281,6 @@ def render_mids(mids: list[MidTermMemory], tz: ZoneInfo) -> str:
     return "【最近的经历】\n" + "\n".join(lines)
 
 
-def clip(text: str, max_tokens: int) -> str:
-    """The text cut to about `max_tokens` (at a character boundary), marked with … when cut."""
-    if estimate_tokens(text) <= max_tokens:
-        return text
-    if max_tokens < 2:
-        return ""
-    low, high = 0, len(text)
-    while low < high:
-        middle = (low + high + 1) // 2
-        if estimate_tokens(text[:middle]) <= max_tokens - 1:
-            low = middle
-        else:
-            high = middle - 1
-    return text[:low].rstrip() + "…"
-
-
 def when(moment: int, precision: str, tz: ZoneInfo) -> str:
     """A date at its stored precision: `2023-05-08 14时`, `2023-05-08` or `2023-05`."""
     formats = {"hour": "%Y-%m-%d %H时", "day": "%Y-%m-%d", "month": "%Y-%m"}
@@ -337,11 +321,11 @@ def render_quote(quote: Quote, tz: ZoneInfo) -> str:
     return f"{when(quote.timestamp, 'day', tz)} {who}：「{quote.text}」"
 
 
-def render_details(details: list[LongTermDetail], quotes: list[Quote] | None = None, tz: ZoneInfo | None = None) -> str:
+def render_details(details: list[LongTermDetail], quotes: list[Quote], tz: ZoneInfo) -> str:
     """What was said behind the best matches (dated, by who said it), then the detail documents."""
     parts = []
     if quotes:
-        parts.append("【当时的原话】\n" + "\n".join(f"- {render_quote(q, tz or ZoneInfo('UTC'))}" for q in quotes))
+        parts.append("【当时的原话】\n" + "\n".join(f"- {render_quote(q, tz)}" for q in quotes))
     if details:
         parts.append("【相关回忆详情】\n" + "\n".join(f"《{d.title}》{d.detail_content}" for d in details))
     return "\n".join(parts)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from rank_bm25 import BM25Okapi
 
 from dreamchat.domain.retrieval import words
-from dreamchat.domain.tokens import estimate_tokens
+from dreamchat.domain.tokens import clip, estimate_tokens
 
 ANCHOR_WORDS = 2  # a key point is anchored to a message sharing at least this many of its words
 QUOTE_TOKENS = 60  # the most of one message a turn shows
@@ -28,7 +28,6 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？…])|\n+|\s+(?=\[)")
 class Quote:
     """What was said, as a turn shows it: who said it (`user` is the person), when, the sentences."""
 
-    unit_id: str
     message_id: str
     role: str
     timestamp: int
@@ -49,15 +48,13 @@ def anchor(points: Sequence[str], messages: Sequence[tuple[str, str]]) -> list[s
             found.append("")
             continue
         scores = bm25.get_scores(wanted)
-        ranked = sorted(range(len(messages)), key=lambda i: (-len(corpus[i].intersection(wanted)), -scores[i]))
-        best = ranked[0] if ranked else None
-        found.append(
-            messages[best][0] if best is not None and len(corpus[best].intersection(wanted)) >= ANCHOR_WORDS else ""
-        )
+        shared = [len(c.intersection(wanted)) for c in corpus]
+        best = max(range(len(messages)), key=lambda i: (shared[i], scores[i]))  # the first of equals
+        found.append(messages[best][0] if shared[best] >= ANCHOR_WORDS else "")
     return found
 
 
-def sentences(text: str) -> list[str]:
+def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
 
 
@@ -67,7 +64,7 @@ def excerpt(text: str, query: str, point: str, max_tokens: int = QUOTE_TOKENS) -
     text = " ".join(text.split())
     if estimate_tokens(text) <= max_tokens:
         return text
-    parts = sentences(text)
+    parts = _sentences(text)
     asked, said = set(words(query)), set(words(point))
     scores = [2 * len(asked.intersection(words(s))) + len(said.intersection(words(s))) for s in parts]
     chosen: list[int] = []
@@ -78,12 +75,5 @@ def excerpt(text: str, query: str, point: str, max_tokens: int = QUOTE_TOKENS) -
             chosen.append(number)
             spent += cost
     if not chosen:  # one long sentence: its start
-        return _clip(parts[max(range(len(parts)), key=lambda i: scores[i])] if parts else text, max_tokens)
+        return clip(parts[max(range(len(parts)), key=lambda i: scores[i])] if parts else text, max_tokens)
     return " ".join(parts[i] for i in sorted(chosen))
-
-
-def _clip(text: str, max_tokens: int) -> str:
-    cut = text
-    while cut and estimate_tokens(cut + "…") > max_tokens:
-        cut = cut[: int(len(cut) * 0.9)]
-    return cut.rstrip() + "…" if cut != text else text

@@ -42,3 +42,19 @@ def _texts(message: Mapping[str, object]) -> list[str]:
         if isinstance(function, Mapping):
             texts += [str(function.get("name", "")), str(function.get("arguments", ""))]
     return texts
+
+
+def clip(text: str, max_tokens: int) -> str:
+    """The text cut to about `max_tokens` (at a character boundary), marked with … when cut."""
+    if estimate_tokens(text) <= max_tokens:
+        return text
+    if max_tokens < 2:
+        return ""
+    low, high = 0, len(text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if estimate_tokens(text[:middle]) <= max_tokens - 1:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low].rstrip() + "…"

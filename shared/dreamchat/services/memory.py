@@ -506,7 +506,7 @@ class MemoryService:
             message = self.repo.message(pair, unit.source)
             if message is not None:
                 text = excerpt(message.content, query, unit.text)
-                quotes.append(Quote(unit.id, message.id, message.role, message.timestamp, text))
+                quotes.append(Quote(message.id, message.role, message.timestamp, text))
         return quotes
 
     def recall(self, pair: PairId, query: str, limit: int = 3) -> list[Recalled]:
