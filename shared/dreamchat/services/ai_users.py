@@ -7,14 +7,16 @@ account asking about a private one gets NotFound, exactly as if it did not exist
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from dreamchat import keys
 from dreamchat.domain.models import AIUser, PairId
-from dreamchat.errors import Forbidden, NotFound
+from dreamchat.errors import Conflict, Forbidden, NotFound
 from dreamchat.ports import (
     BlobStore,
     Clock,
+    ConditionFailed,
     Delete,
     Item,
     ItemStore,
@@ -27,6 +29,7 @@ from dreamchat.services.tombstones import Erasures
 
 _NOT_FOUND = "AI user not found"
 _INTERNAL = ("pk", "sk", "version", "expires_at")
+_FRIEND_WRITE_ATTEMPTS = 5
 
 
 class AIUserService:
@@ -126,11 +129,9 @@ class AIUserService:
     def set_friendship(self, account_id: str, ai_user_id: str, changes: dict[str, bool]) -> dict[str, bool]:
         """Pin or mute one friend in the caller's chat list; NotFound unless they are friends."""
         self.pair(account_id, ai_user_id)
-        found = self._store.get(*keys.friend(account_id, ai_user_id))
-        if found is None:
+        updated = self._change_friend(account_id, ai_user_id, lambda found: changes)
+        if updated is None:
             raise NotFound(_NOT_FOUND)
-        updated = {**found, **changes}
-        self._store.put(updated)
         return {"pinned": bool(updated.get("pinned")), "muted": bool(updated.get("muted"))}
 
     def claim_greeting(self, pair: PairId) -> bool:
@@ -140,9 +141,11 @@ class AIUserService:
 
     def mark_read(self, account_id: str, ai_user_id: str, message_id: str) -> None:
         """Remember the newest message the person has seen (for unread counts)."""
-        found = self._store.get(*keys.friend(account_id, ai_user_id))
-        if found is not None and (found.get("last_read") or "") < message_id:
-            self._store.put({**found, "last_read": message_id})
+        self._change_friend(
+            account_id,
+            ai_user_id,
+            lambda found: {"last_read": message_id} if (found.get("last_read") or "") < message_id else None,
+        )
 
     def pair(self, account_id: str, ai_user_id: str) -> PairId:
         """The caller's pair with this AI user; NotFound unless they are friends and it is visible."""
@@ -193,9 +196,39 @@ class AIUserService:
 
     def _friendship(self, account_id: str, ai_user_id: str, now: int) -> list[Put | Delete]:
         return [
-            Put(_item(keys.friend(account_id, ai_user_id), {"ai_user_id": ai_user_id, "since": now})),
+            Put(_item(keys.friend(account_id, ai_user_id), {"ai_user_id": ai_user_id, "since": now, "version": 1})),
             Put(_item(keys.pair_member(ai_user_id, account_id), {"account_id": account_id, "since": now})),
         ]
+
+    def _change_friend(
+        self, account_id: str, ai_user_id: str, change: Callable[[Item], dict[str, Any] | None]
+    ) -> Item | None:
+        """Apply `change` to the friendship as it is stored now; None when there is none.
+
+        Pin, mute and the read mark are written over the version they were computed from, so two
+        of them at once both land, the read mark never moves back, and a write racing an unfriend
+        cannot bring the friendship back (the version condition needs the item to exist). An item
+        stored before friendships had versions is read again and given its first one.
+        """
+        for _ in range(_FRIEND_WRITE_ATTEMPTS):
+            found = self._store.get(*keys.friend(account_id, ai_user_id))
+            if found is None:
+                return None
+            changes = change(found)
+            if not changes:
+                return found
+            updated = {**found, **changes}
+            try:
+                if "version" in found:
+                    self._store.put_versioned(updated, found["version"])
+                elif self._store.get(found["pk"], found["sk"]) == found:
+                    self._store.put({**updated, "version": 1})
+                else:
+                    continue
+            except ConditionFailed:
+                continue
+            return updated
+        raise Conflict("the friendship kept changing; try again")
 
     def _listing(self, ai_user: AIUser) -> list[Put | Delete]:
         if ai_user.visibility != "public":

@@ -1,0 +1,122 @@
+"""Pin, mute and the read mark against each other and against an unfriend (each lost a write before).
+
+The friendship item was read, changed and written back whole, so whatever landed in between was
+undone: a pin lost, a read mark moved back, or an unfriended friendship written back to life. Each
+test lands the racing write exactly between the other's read and its write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from dreamchat import keys
+from dreamchat.services.container import Services
+
+ACCOUNT = "acc_friend_races"
+
+
+class WriteBetween:
+    """The store, with `action` run once right after the friendship's `nth` read."""
+
+    def __init__(self, inner: Any, key: tuple[str, str], action: Callable[[], object], nth: int) -> None:
+        self._inner, self._key, self._action, self._reads_left = inner, key, action, nth
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def get(self, pk: str, sk: str) -> Any:
+        found = self._inner.get(pk, sk)
+        if (pk, sk) == self._key:
+            self._reads_left -= 1
+            if self._reads_left == 0:
+                self._action()
+        return found
+
+
+def befriended(services: Services) -> str:
+    ai_user = services.ai_users.create("acc_owner", {"name": "小梦", "visibility": "public"})
+    services.ai_users.befriend(ACCOUNT, ai_user.id)
+    return ai_user.id
+
+
+def race(
+    services: Services, ai_user_id: str, first: Callable[[], object], between: Callable[[], object], nth: int = 1
+) -> None:
+    """Run `first` with `between` landing after first's `nth` read of the friendship (the one its
+    change is made from: set_friendship reads it once before, to check the pair)."""
+    ai_users = services.ai_users
+    real = ai_users._store
+    ai_users._store = WriteBetween(real, keys.friend(ACCOUNT, ai_user_id), between, nth)
+    try:
+        first()
+    finally:
+        ai_users._store = real
+
+
+def friendship(services: Services, ai_user_id: str) -> dict[str, Any] | None:
+    return next((f for a, f in services.ai_users.friends(ACCOUNT) if a.id == ai_user_id), None)
+
+
+def test_a_pin_landing_during_a_read_mark_is_kept(offline_services: Services) -> None:
+    ai_user_id = befriended(offline_services)
+    ai_users = offline_services.ai_users
+    race(
+        offline_services,
+        ai_user_id,
+        lambda: ai_users.mark_read(ACCOUNT, ai_user_id, "msg_0002"),
+        lambda: ai_users.set_friendship(ACCOUNT, ai_user_id, {"pinned": True}),
+    )
+    found = friendship(offline_services, ai_user_id)
+    assert found is not None and found["pinned"] is True and found["last_read"] == "msg_0002"
+
+
+def test_a_read_mark_landing_during_a_mute_is_kept(offline_services: Services) -> None:
+    ai_user_id = befriended(offline_services)
+    ai_users = offline_services.ai_users
+    race(
+        offline_services,
+        ai_user_id,
+        lambda: ai_users.set_friendship(ACCOUNT, ai_user_id, {"muted": True}),
+        lambda: ai_users.mark_read(ACCOUNT, ai_user_id, "msg_0005"),
+        nth=2,
+    )
+    found = friendship(offline_services, ai_user_id)
+    assert found is not None and found["muted"] is True and found["last_read"] == "msg_0005"
+
+
+def test_the_read_mark_never_moves_back(offline_services: Services) -> None:
+    ai_user_id = befriended(offline_services)
+    ai_users = offline_services.ai_users
+    race(
+        offline_services,
+        ai_user_id,
+        lambda: ai_users.mark_read(ACCOUNT, ai_user_id, "msg_0003"),
+        lambda: ai_users.mark_read(ACCOUNT, ai_user_id, "msg_0009"),
+    )
+    found = friendship(offline_services, ai_user_id)
+    assert found is not None and found["last_read"] == "msg_0009"
+
+
+def test_a_read_mark_racing_an_unfriend_does_not_bring_the_friendship_back(offline_services: Services) -> None:
+    ai_user_id = befriended(offline_services)
+    ai_users = offline_services.ai_users
+    race(
+        offline_services,
+        ai_user_id,
+        lambda: ai_users.mark_read(ACCOUNT, ai_user_id, "msg_0004"),
+        lambda: ai_users.unfriend(ACCOUNT, ai_user_id, forget=False),
+    )
+    assert friendship(offline_services, ai_user_id) is None
+    assert offline_services.runtime.store.get(*keys.friend(ACCOUNT, ai_user_id)) is None
+
+
+def test_a_friendship_stored_before_versions_is_changed_and_gets_one(offline_services: Services) -> None:
+    ai_user_id = befriended(offline_services)
+    store = offline_services.runtime.store
+    stored = store.get(*keys.friend(ACCOUNT, ai_user_id))
+    store.put({k: v for k, v in stored.items() if k != "version"})  # as the previous release wrote it
+    offline_services.ai_users.set_friendship(ACCOUNT, ai_user_id, {"pinned": True})
+    offline_services.ai_users.mark_read(ACCOUNT, ai_user_id, "msg_0001")
+    after = store.get(*keys.friend(ACCOUNT, ai_user_id))
+    assert after["pinned"] is True and after["last_read"] == "msg_0001" and after["version"] == 2
