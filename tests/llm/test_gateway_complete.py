@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from dreamchat.errors import Conflict
 from dreamchat.llm.errors import LLMNotConfigured
 from dreamchat.llm.gateway import OpenAIGateway, TokenUsage
 from dreamchat.llm.registry import ModelConfig
@@ -34,7 +35,7 @@ class ToolLog:
     def __call__(self, name: str, arguments: dict[str, Any]) -> str:
         self.calls.append((name, arguments))
         if name in self.failing:
-            raise RuntimeError("boom")
+            raise RuntimeError("boom: arn:aws:dynamodb:us-east-1:123456789012:table/dreamchat")
         return self.answers[name]
 
 
@@ -127,7 +128,20 @@ def test_a_failing_tool_becomes_an_error_for_the_model_and_the_turn_goes_on(
     assert [c.ok for c in completion.tool_calls] == [False, True]
     results = [m["content"] for m in fake_llm.requests[1].messages if m["role"] == "tool"]
     assert "search_web" in results[0] and "失败" in results[0]
+    assert "arn:aws" not in results[0] and "boom" not in results[0]  # nothing internal for the model to repeat
     assert results[1] == "晴"
+
+
+def test_a_tool_refusing_with_our_own_error_tells_the_model_why(
+    fake_llm: FakeLLMServer, gateway: OpenAIGateway
+) -> None:
+    def refuse(name: str, arguments: dict[str, Any]) -> str:
+        raise Conflict("the memory kept changing; try again")
+
+    fake_llm.script("deepseek-chat", Reply.tools(("get_weather", {"city": "杭州"})), Reply.text("好"))
+    gateway.complete("deepseek_chat", HELLO, tools=[WEATHER_TOOL], run_tool=refuse)
+    [result] = [m["content"] for m in fake_llm.requests[1].messages if m["role"] == "tool"]
+    assert "the memory kept changing" in result
 
 
 def test_tools_without_a_runner_are_refused(gateway: OpenAIGateway) -> None:

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ValidationError
 
 from dreamchat.budget import MIN_CALL_SECONDS, RETRY_BACKOFF_SECONDS, TOOL_SECONDS, Deadline, models_deadline
 from dreamchat.config import Settings
+from dreamchat.errors import DreamChatError
 from dreamchat.llm.errors import (
     LLMContextTooLong,
     LLMNotConfigured,
@@ -464,7 +465,10 @@ def _run_tool(run_tool: ToolRunner, call: Any, deadline: Deadline | None = None)
         return ToolCall(name, arguments, str(run_tool(name, arguments)), ok=True)
     except Exception as error:  # noqa: BLE001 - a failing tool is reported to the model, not fatal to the turn
         logger.warning("llm tool failed tool=%s error=%s", name, type(error).__name__)
-        return ToolCall(name, arguments, f"错误：工具 {name} 执行失败（{error}）。", ok=False)
+        # Only our own errors are worded for people; any other text (a table name, a URL, a stack
+        # detail) could be repeated to the person by the model.
+        reason = error.message if isinstance(error, DreamChatError) else "内部错误"
+        return ToolCall(name, arguments, f"错误：工具 {name} 执行失败（{reason}）。", ok=False)
 
 
 def _validate[T: BaseModel](schema: type[T], found: dict[str, Any] | None) -> T:
