@@ -275,3 +275,38 @@ def test_a_retry_while_the_messages_own_turn_may_still_run_is_a_409(chat_client,
     runtime.clock.advance(seconds=runtime.settings.chat_turn_seconds + 10)  # no turn runs that long
     fake_llm.script("deepseek-chat", Reply.text("在的"))
     assert alice.post(retry).status_code == 200
+
+
+def test_history_names_the_message_a_reload_can_retry(chat_client, fake_llm, runtime) -> None:  # noqa: F811
+    """A page reloaded after a failed turn still offers 重试: history names the unanswered message."""
+    alice = register(chat_client, "alice")
+    ai = alice.create_ai_user(name="小梦")
+    history = f"/api/ai-users/{ai['id']}/messages"
+    fake_llm.script("deepseek-chat", Reply.error(500))
+    alice.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"})
+    body = alice.get(history).json()
+    assert body["retry_message_id"] == body["messages"][-1]["id"]
+    assert alice.get(f"{history}?before={body['messages'][-1]['id']}").json()["retry_message_id"] is None
+
+    fake_llm.script("deepseek-chat", Reply.text("在的"))
+    assert alice.post(f"/api/ai-users/{ai['id']}/messages/{body['retry_message_id']}/retry").status_code == 200
+    assert alice.get(history).json()["retry_message_id"] is None  # answered
+
+    # saved without a turn: not while a turn could still be answering it, then yes
+    alice.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "睡了吗"})
+    assert alice.get(history).json()["retry_message_id"] is None
+    runtime.clock.advance(seconds=runtime.settings.chat_turn_seconds + 10)
+    body = alice.get(history).json()
+    assert body["retry_message_id"] == body["messages"][-1]["id"]
+    assert alice.get(f"{history}?after={body['messages'][0]['id']}&limit=1").json()["retry_message_id"] is None
+
+
+def test_a_message_read_without_a_reply_is_not_offered_for_retry(chat_client, fake_llm, runtime) -> None:  # noqa: F811
+    alice = register(chat_client, "alice")
+    ai = alice.create_ai_user(name="小梦")
+    fake_llm.script("deepseek-chat", Reply.text(""))  # the model chose to read without replying
+    alice.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "嗯"})
+    runtime.clock.advance(seconds=runtime.settings.chat_turn_seconds + 10)
+    body = alice.get(f"/api/ai-users/{ai['id']}/messages").json()
+    assert body["messages"][-1]["read_no_reply"] is True
+    assert body["retry_message_id"] is None

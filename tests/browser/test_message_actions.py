@@ -86,3 +86,20 @@ def test_a_message_is_copied_or_deleted_from_its_menu(stack: Stack, open_context
     assert stored(stack, account, ai_user["id"]) == [("user", "留着这句")]
     page.reload()
     expect(bubbles).to_have_text(["留着这句"])
+
+
+def test_a_reload_after_a_failed_turn_still_offers_the_retry(stack: Stack, open_context) -> None:
+    account = stack.register()
+    ai_user = stack.create_ai_user(account)
+    page = open_context(PHONE).new_page()
+    open_logged_in(page, stack, account, f"/chat/{ai_user['id']}")
+    stack.llm.script("deepseek-chat", Reply.error(500), Reply.text("刚才走神了，我在"))
+    send(page, "你还在吗")
+    expect(page.locator(".msg-me .msg-failed")).to_contain_text("回复失败")
+    page.reload()
+    unanswered = page.locator(".msg-me .msg-failed")
+    expect(unanswered).to_contain_text("还没有回复")
+    unanswered.get_by_role("button", name="重试").click()
+    expect(page.locator(".msg-list .msg-ai .bubble")).to_have_text(["刚才走神了，我在"], timeout=15_000)
+    expect(page.locator(".msg-failed")).to_have_count(0)
+    assert stored(stack, account, ai_user["id"]) == [("user", "你还在吗"), ("assistant", "刚才走神了，我在")]

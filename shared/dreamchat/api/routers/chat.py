@@ -304,7 +304,10 @@ def messages(
     after: str | None = Query(default=None, min_length=1, max_length=64),
     limit: int = Query(default=50, ge=1, le=200),
 ) -> dict[str, Any]:
-    """The conversation oldest to newest; `before` pages back, `after` fetches newer messages."""
+    """The conversation oldest to newest; `before` pages back, `after` fetches newer messages.
+
+    `retry_message_id` names the person's latest message when it is in this page and its turn ended
+    without an answer (the model failed, the connection dropped): `POST .../retry` answers it."""
     pair = services.ai_users.pair(caller.id, user_id)
     if before is not None and after is not None:
         raise Invalid("use either before or after, not both")
@@ -314,7 +317,19 @@ def messages(
     cursor = None
     if more and window:
         cursor = window[-1].id if after is not None else window[0].id
-    return {"messages": [m.model_dump() for m in window], "next_cursor": cursor}
+    newest = window[-1] if window and before is None and not (more and after is not None) else None
+    return {
+        "messages": [m.model_dump() for m in window],
+        "next_cursor": cursor,
+        "retry_message_id": newest.id if newest is not None and _unanswered(services, pair, newest) else None,
+    }
+
+
+def _unanswered(services: Services, pair: PairId, last: Message) -> bool:
+    """The conversation's last message is the person's and its turn, or a retry, ended without an answer."""
+    if last.role != "user" or last.read_no_reply:
+        return False
+    return _turn_over(services, last) or services.runtime.store.get(*keys.answering(pair, last.id)) is not None
 
 
 @router.post("/{user_id}/read", responses=documented(400, 401, 404, 422))

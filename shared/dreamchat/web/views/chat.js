@@ -112,6 +112,7 @@ export function renderChat(main, ctx, id) {
       const body = await get(`/api/ai-users/${id}/messages?limit=${PAGE}`);
       if (!state.alive) return;
       merge(body.messages || []);
+      offerRetry(body.retry_message_id);
       if (!state.items.length) await greet();
       if (!state.alive) return;
       state.hasMore = morePages(body, PAGE);
@@ -188,6 +189,12 @@ export function renderChat(main, ctx, id) {
       changed = true;
     }
     return changed;
+  }
+
+  // A reload after a failed turn: the server names the person's message still without an answer.
+  function offerRetry(messageId) {
+    const item = messageId && state.items.find((entry) => entry.id === messageId && entry.role === "user");
+    if (item && !item.failed) Object.assign(item, { failed: true, unanswered: true });
   }
 
   // Heartbeat messages (and replies that a broken connection missed) arrive here, without a reload.
@@ -394,6 +401,7 @@ export function renderChat(main, ctx, id) {
   async function retryTurn(item) {
     if (state.active || state.showing) return;
     item.failed = false;
+    item.unanswered = false;
     hideNotice();
     state.active += 1;
     state.sends += 1;
@@ -615,7 +623,7 @@ function row(item, aiUser, first) {
       h("div", { class: "bubble", text: item.content }),
       item.read || item.read_no_reply ? h("div", { class: "msg-meta read-receipt", text: "已读" }) : null,
       item.pending ? h("div", { class: "msg-meta", text: "发送中…" }) : null,
-      item.failed ? h("div", { class: "msg-meta msg-failed" }, h("span", { text: "回复失败" }),
+      item.failed ? h("div", { class: "msg-meta msg-failed" }, h("span", { text: item.unanswered ? "还没有回复" : "回复失败" }),
         h("button", { type: "button", class: "retry-btn", text: "重试" })) : null));
 }
 
