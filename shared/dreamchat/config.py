@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import secrets
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -152,15 +151,3 @@ class Settings(BaseSettings):
         if self.llm_api_key is not None:
             return True
         return any(self.model_override(key, "api_key") for key in MODEL_KEYS)
-
-    def signing_secret(self) -> str:
-        """The JWT secret; in local mode one is created once and kept under DATA_DIR."""
-        if self.jwt_secret is not None:
-            return self.jwt_secret.get_secret_value()
-        if self.storage == "aws":
-            raise ValueError("no JWT secret: set DREAMCHAT_JWT_SECRET or put jwt_secret in DREAMCHAT_SECRETS_ARN")
-        from dreamchat.adapters.private import private_dir, write_private
-
-        path = private_dir(self.data_dir) / "jwt_secret"
-        write_private(path, secrets.token_urlsafe(48))  # 0600 before the secret is in it
-        return path.read_text().strip()

@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 from dreamchat.adapters.blobs import DirectoryBlobStore
-from dreamchat.adapters.private import write_private
+from dreamchat.adapters.private import signing_secret, write_private
 from dreamchat.adapters.sqlite_store import SqliteItemStore
 from dreamchat.config import Settings
 
@@ -48,10 +48,10 @@ def test_blob_folders_and_files_are_owner_only(tmp_path) -> None:
 def test_the_jwt_secret_is_created_owner_only(tmp_path) -> None:
     os.umask(0o022)
     settings = Settings(data_dir=tmp_path / "data")
-    secret = settings.signing_secret()
+    secret = signing_secret(settings)
     assert len(secret) > 40
     assert mode(tmp_path / "data" / "jwt_secret") == 0o600
-    assert settings.signing_secret() == secret
+    assert signing_secret(settings) == secret
 
 
 def test_a_private_file_has_its_mode_before_any_byte_is_written(tmp_path, monkeypatch) -> None:

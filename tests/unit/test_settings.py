@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from dreamchat.adapters.private import signing_secret
 from dreamchat.config import Settings
 
 
@@ -31,9 +32,9 @@ def test_aws_mode_requires_a_jwt_secret() -> None:
 
 
 def test_local_mode_creates_and_keeps_a_jwt_secret(tmp_path) -> None:
-    first = Settings(data_dir=tmp_path).signing_secret()
+    first = signing_secret(Settings(data_dir=tmp_path))
     assert len(first) >= 32
-    assert Settings(data_dir=tmp_path).signing_secret() == first
+    assert signing_secret(Settings(data_dir=tmp_path)) == first
     assert (tmp_path / "jwt_secret").stat().st_mode & 0o077 == 0
 
 

@@ -7,7 +7,10 @@ mode and tightened afterwards (a reader could open them in between).
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
+
+from dreamchat.config import Settings
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -36,3 +39,14 @@ def write_private(path: Path, text: str) -> bool:
     with os.fdopen(handle, "w") as file:
         file.write(text)
     return True
+
+
+def signing_secret(settings: Settings) -> str:
+    """The JWT secret; in local mode one is created once and kept under DATA_DIR."""
+    if settings.jwt_secret is not None:
+        return settings.jwt_secret.get_secret_value()
+    if settings.storage == "aws":
+        raise ValueError("no JWT secret: set DREAMCHAT_JWT_SECRET or put jwt_secret in DREAMCHAT_SECRETS_ARN")
+    path = private_dir(settings.data_dir) / "jwt_secret"
+    write_private(path, secrets.token_urlsafe(48))  # 0600 before the secret is in it
+    return path.read_text().strip()

@@ -78,11 +78,16 @@ class Tokens:
 
 
 class AuthService:
-    def __init__(self, store: ItemStore, clock: Clock, settings: Settings) -> None:
+    def __init__(self, store: ItemStore, clock: Clock, settings: Settings, secret: str | None = None) -> None:
+        """`secret` signs tokens; without it, DREAMCHAT_JWT_SECRET (the wiring finds local mode's own)."""
         self._store = store
         self._clock = clock
         self._settings = settings
-        self._secret = settings.signing_secret()
+        if secret is None:
+            if settings.jwt_secret is None:
+                raise ValueError("no JWT secret")
+            secret = settings.jwt_secret.get_secret_value()
+        self._secret = secret
         self._limit = RateLimit(store, clock)
         self._hashing = HashingPool(settings.password_hash_workers)
         previous = settings.jwt_previous_secret

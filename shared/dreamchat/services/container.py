@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from dreamchat.adapters.embeddings import build_embedder
 from dreamchat.adapters.events import EXTRACTION_DUE, HEARTBEAT_DUE, LocalEventBus, LocalWorkQueue, MissingQueue
+from dreamchat.adapters.private import signing_secret
 from dreamchat.adapters.search import NoSearch, WebSearch, bocha, searxng, tavily
 from dreamchat.config import Settings
 from dreamchat.domain.models import MidTermMemory, PairId
@@ -150,7 +151,7 @@ def build_services(
     extraction = ExtractionService(runtime.store, memory, leases, _extract_queue(runtime), clock, settings)
     services = Services(
         runtime=runtime,
-        auth=AuthService(runtime.store, clock, settings),
+        auth=AuthService(runtime.store, clock, settings, signing_secret(settings)),
         ai_users=ai_users,
         memory=memory,
         soul=soul,
