@@ -45,7 +45,7 @@ from dreamchat.domain.models import PairId
 from dreamchat.ports import DUE_PK, DUE_SK, Operation, Put
 from dreamchat.services.container import build_services
 from dreamchat.services.heartbeat import Work
-from dreamchat.services.heartbeat_state import HEARTBEAT_DUE, due_key
+from dreamchat.services.heartbeat_state import HEARTBEAT_DUE
 from dreamchat.wiring import Runtime
 
 NOW = datetime(2026, 3, 15, 12, 0, tzinfo=UTC)
@@ -122,7 +122,7 @@ def populate(store: SqliteItemStore, pairs: int, due: int) -> None:
             "next_due": int(at.timestamp()),
             "last_person_at": int((NOW - timedelta(days=1)).timestamp()),
             DUE_PK: keys.due_partition(HEARTBEAT_DUE, keys.shard(pair)),
-            DUE_SK: f"{due_key(at)}#{keys.pair_pk(pair)}",
+            DUE_SK: keys.due_sort(keys.due_time(at), keys.pair_pk(pair)),
             "version": 1,
         }
         batch.append(Put(item))

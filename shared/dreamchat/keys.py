@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import zlib
+from datetime import UTC, datetime
 
 from dreamchat.domain.models import PairId
 
@@ -128,6 +129,21 @@ def detail_blob(pair: PairId, date: str, safe_title: str) -> str:
 def shard(pair: PairId) -> int:
     """A stable shard for the due index, so no single partition holds every due pair."""
     return zlib.crc32(pair_pk(pair).encode()) % DUE_SHARDS
+
+
+def due_time(moment: datetime) -> str:
+    """The due index sorts by this text: UTC to the second, so text order is time order."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def due_until(moment: datetime) -> str:
+    """The bound of a due query that takes every entry due at or before `moment`."""
+    return due_time(moment) + "~"
+
+
+def due_sort(when: str, *parts: str) -> str:
+    """A due-index sort key: the due time (`due_time`), then what makes the entry unique."""
+    return "#".join((when, *parts))
 
 
 def due_partition(kind: str, shard_number: int) -> str:

@@ -16,7 +16,7 @@ from dreamchat.domain.models import PairId
 from dreamchat.ports import DUE_SK, Clock, ConditionFailed, Item, ItemStore, WorkQueue
 from dreamchat.services.due_index import due_pages, leased
 from dreamchat.services.leases import Leases
-from dreamchat.services.memory import EXTRACT_DUE, ExtractResult, MemoryService, iso
+from dreamchat.services.memory import EXTRACT_DUE, ExtractResult, MemoryService
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ class ExtractionService:
         until = self._leases.until()
         threshold = timedelta(hours=self._settings.extract_after_hours)
         sent: set[str] = set()
-        pages = due_pages(self._store, EXTRACT_DUE, iso(self._clock.now() - threshold) + "~")
+        pages = due_pages(self._store, EXTRACT_DUE, keys.due_until(self._clock.now() - threshold))
         for items in leased(pages, lambda found: self._lease(found, until, threshold)):
             result.reads += 1
             fresh = [pk for pk in dict.fromkeys(found["pk"] for found in items) if pk not in sent]
@@ -112,7 +112,7 @@ class ExtractionService:
     def _lease(self, found: Item, until: int, threshold: timedelta) -> bool:
         """Move a mid-term memory's due entry to when the lease ends; False if it changed meanwhile."""
         again = datetime.fromtimestamp(until, UTC) - threshold
-        moved = {**found, DUE_SK: f"{iso(again)}#{found['pk']}#{found['id']}"}
+        moved = {**found, DUE_SK: keys.due_sort(keys.due_time(again), found["pk"], found["id"])}
         try:
             self._store.put_versioned(moved, found["version"])
         except ConditionFailed:

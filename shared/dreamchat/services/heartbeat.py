@@ -28,7 +28,7 @@ from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.ports import Clock, ItemStore, RandomSource, SearchProvider, WorkQueue
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.due_index import due_pages, leased
-from dreamchat.services.heartbeat_state import HEARTBEAT_DUE, HeartbeatStates, due_key
+from dreamchat.services.heartbeat_state import HEARTBEAT_DUE, HeartbeatStates
 from dreamchat.services.leases import Claim, Leases
 from dreamchat.services.memory import MemoryService
 from dreamchat.services.soul import SoulService
@@ -110,7 +110,7 @@ class HeartbeatService:
         sweeps skip it until the run ends or the lease lapses); reads only the due index."""
         result = SweepResult()
         until = self._leases.until()
-        pages = due_pages(self._store, HEARTBEAT_DUE, due_key(self._clock.now()) + "~")
+        pages = due_pages(self._store, HEARTBEAT_DUE, keys.due_until(self._clock.now()))
         for items in leased(pages, lambda found: self._states.lease(found, until)):
             result.reads += 1
             work = [self._work(item) for item in items]

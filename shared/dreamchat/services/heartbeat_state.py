@@ -22,10 +22,6 @@ HEARTBEAT_DUE = "HB"
 _ATTEMPTS = 20
 
 
-def due_key(at: datetime) -> str:
-    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 class HeartbeatStates:
     def __init__(self, store: ItemStore, clock: Clock, settings: Settings) -> None:
         self._store = store
@@ -88,7 +84,7 @@ class HeartbeatStates:
         entry moves there, so later sweeps skip it. False if the state changed since it was read."""
         pair = keys.pair_from_pk(found["pk"])
         at = datetime.fromtimestamp(until, UTC)
-        leased = {**found, "lease_until": until, DUE_SK: f"{due_key(at)}#{keys.pair_pk(pair)}"}
+        leased = {**found, "lease_until": until, DUE_SK: keys.due_sort(keys.due_time(at), keys.pair_pk(pair))}
         try:
             self._store.put_versioned(leased, found["version"])
         except ConditionFailed:
@@ -110,5 +106,7 @@ class HeartbeatStates:
         fields = state.model_dump()
         if due is not None:
             fields[DUE_PK] = keys.due_partition(HEARTBEAT_DUE, keys.shard(pair))
-            fields[DUE_SK] = f"{due_key(indexed_at(due.at, state, self._clock.now()))}#{keys.pair_pk(pair)}"
+            fields[DUE_SK] = keys.due_sort(
+                keys.due_time(indexed_at(due.at, state, self._clock.now())), keys.pair_pk(pair)
+            )
         return item(keys.pair_pk(pair), keys.HEARTBEAT_SK, fields)

@@ -74,10 +74,6 @@ def topic_ended(pair: PairId, topic_id: str) -> Event:
     return Event(TOPIC_ENDED, {"account_id": pair.account_id, "ai_user_id": pair.ai_user_id, "topic_id": topic_id})
 
 
-def iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 @dataclass
 class ExtractResult:
     long_term: list[LongTermIndex] = field(default_factory=list)
@@ -192,7 +188,7 @@ class MemoryService:
         """End open topics nobody wrote to for TOPIC_IDLE_HOURS, so they are compressed without
         waiting for the next message. Reads only the due index; how many topics it ended."""
         ended = 0
-        for page in due_pages(self.repo.store, keys.TOPIC_DUE, iso(self._clock.now()) + "~"):
+        for page in due_pages(self.repo.store, keys.TOPIC_DUE, keys.due_until(self._clock.now())):
             for found in page.items:
                 ended += self._check_idle(keys.pair_from_pk(found["pk"]))
         return ended
@@ -211,7 +207,7 @@ class MemoryService:
         ):
             check = datetime.fromtimestamp(last.timestamp, UTC) + timedelta(hours=self._settings.topic_idle_hours)
             with suppress(ConditionFailed):  # a message or an ending changed the topic meanwhile
-                self.repo.store.transact([self.repo.topic_state_put(pair, state, version, iso(check))])
+                self.repo.store.transact([self.repo.topic_state_put(pair, state, version, keys.due_time(check))])
             return 0
         if state.ended:  # ended some other way but still indexed: leave the index
             with suppress(ConditionFailed):
@@ -223,7 +219,7 @@ class MemoryService:
         """Compress ended topics whose TopicEnded was lost (their marker is over an hour old), while
         `has_time()` says another fits; the rest wait for the next sweep."""
         done = 0
-        for page in due_pages(self.repo.store, keys.COMPRESS_DUE, iso(self._clock.now()) + "~"):
+        for page in due_pages(self.repo.store, keys.COMPRESS_DUE, keys.due_until(self._clock.now())):
             for found in page.items:
                 if not has_time():
                     return done
@@ -232,10 +228,10 @@ class MemoryService:
         return done
 
     def _retry_check(self, now: datetime) -> str:
-        return iso(now + COMPRESS_SAFETY_NET)
+        return keys.due_time(now + COMPRESS_SAFETY_NET)
 
     def _idle_check(self, now: datetime) -> str:
-        return iso(now + timedelta(hours=self._settings.topic_idle_hours))
+        return keys.due_time(now + timedelta(hours=self._settings.topic_idle_hours))
 
     def _local_now(self, pair: PairId) -> datetime:
         """Now in the pair's time zone, so prompts show the person's local time."""
@@ -309,7 +305,7 @@ class MemoryService:
                 **self.retriever.vectors_for(texts_of(mid.model_dump())),
                 "version": 1,
                 DUE_PK: keys.due_partition(EXTRACT_DUE, keys.shard(pair)),
-                DUE_SK: f"{iso(due)}#{keys.pair_pk(pair)}#{mid.id}",
+                DUE_SK: keys.due_sort(keys.due_time(due), keys.pair_pk(pair), mid.id),
             },
         )
 

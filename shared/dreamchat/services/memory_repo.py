@@ -107,7 +107,7 @@ class MemoryRepository:
         }
         if idle_check is not None and not state.ended:
             fields[DUE_PK] = keys.due_partition(keys.TOPIC_DUE, keys.shard(pair))
-            fields[DUE_SK] = f"{idle_check}#{keys.pair_pk(pair)}"
+            fields[DUE_SK] = keys.due_sort(idle_check, keys.pair_pk(pair))
         return Put(item(keys.pair_pk(pair), keys.TOPIC_SK, fields), expected_version=version or 0)
 
     def pending_put(self, pair: PairId, topic_id: str, check_at: str) -> Put:
@@ -120,7 +120,7 @@ class MemoryRepository:
                 {
                     "topic_id": topic_id,
                     DUE_PK: keys.due_partition(keys.COMPRESS_DUE, keys.shard(pair)),
-                    DUE_SK: f"{check_at}#{keys.pair_pk(pair)}#{topic_id}",
+                    DUE_SK: keys.due_sort(check_at, keys.pair_pk(pair), topic_id),
                 },
             )
         )

@@ -11,7 +11,7 @@ work has had time to end.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from dreamchat import keys
@@ -98,7 +98,7 @@ class Erasures:
         """Leave the tombstone (before erasing); the erasure runs again after ERASE_AGAIN_AFTER."""
         pk, sk = keys.tombstone(owner)
         now = self._clock.now()
-        again = _iso(now + ERASE_AGAIN_AFTER)
+        again = keys.due_time(now + ERASE_AGAIN_AFTER)
         self._store.put(
             {
                 "pk": pk,
@@ -106,7 +106,7 @@ class Erasures:
                 "owner": owner,
                 "expires_at": int((now + KEEP_TOMBSTONE).timestamp()),
                 DUE_PK: keys.due_partition(keys.ERASE_DUE, 0),
-                DUE_SK: f"{again}#{pk}",
+                DUE_SK: keys.due_sort(again, pk),
             }
         )
 
@@ -120,7 +120,7 @@ class Erasures:
     def erase_again(self) -> Erased:
         """The second erasure of every owner whose tombstone is due; each runs once."""
         erased = Erased(0, 0)
-        for page in due_pages(self._store, keys.ERASE_DUE, _iso(self._clock.now()) + "~", shards=1):
+        for page in due_pages(self._store, keys.ERASE_DUE, keys.due_until(self._clock.now()), shards=1):
             for tombstone in page.items:
                 erased += self._erase(tombstone["owner"])
                 self._store.put({k: v for k, v in tombstone.items() if k not in (DUE_PK, DUE_SK)})
@@ -135,7 +135,3 @@ class Erasures:
         for item in items:
             self._store.transact([Delete(item["pk"], item["sk"])])
         return Erased(len(items), 0)
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
