@@ -120,3 +120,25 @@ def test_a_friendship_stored_before_versions_is_changed_and_gets_one(offline_ser
     offline_services.ai_users.mark_read(ACCOUNT, ai_user_id, "msg_0001")
     after = store.get(*keys.friend(ACCOUNT, ai_user_id))
     assert after["pinned"] is True and after["last_read"] == "msg_0001" and after["version"] == 2
+
+
+def test_a_read_mark_that_keeps_losing_its_race_is_skipped_not_an_error(offline_services: Services) -> None:
+    """Reading the chat must not fail because pins and marks kept landing: the next read marks it."""
+    ai_user_id = befriended(offline_services)
+    ai_users = offline_services.ai_users
+    real = ai_users._store
+    marks = iter(range(100))
+
+    class AlwaysRaced(WriteBetween):
+        def get(self, pk: str, sk: str) -> Any:
+            found = self._inner.get(pk, sk)
+            if (pk, sk) == self._key:
+                self._inner.put({**found, "pinned": next(marks) % 2 == 0, "version": found["version"] + 1})
+            return found
+
+    ai_users._store = AlwaysRaced(real, keys.friend(ACCOUNT, ai_user_id), lambda: None, 0)
+    try:
+        ai_users.mark_read(ACCOUNT, ai_user_id, "msg_0001")
+    finally:
+        ai_users._store = real
+    assert friendship(offline_services, ai_user_id)["last_read"] is None

@@ -6,6 +6,7 @@ account asking about a private one gets NotFound, exactly as if it did not exist
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +27,8 @@ from dreamchat.ports import (
 )
 from dreamchat.services.pairs import NOTHING, Erased, erase_pair
 from dreamchat.services.tombstones import Erasures
+
+log = logging.getLogger(__name__)
 
 _NOT_FOUND = "AI user not found"
 _INTERNAL = ("pk", "sk", "version", "expires_at")
@@ -141,11 +144,14 @@ class AIUserService:
 
     def mark_read(self, account_id: str, ai_user_id: str, message_id: str) -> None:
         """Remember the newest message the person has seen (for unread counts)."""
-        self._change_friend(
-            account_id,
-            ai_user_id,
-            lambda found: {"last_read": message_id} if (found.get("last_read") or "") < message_id else None,
-        )
+        try:
+            self._change_friend(
+                account_id,
+                ai_user_id,
+                lambda found: {"last_read": message_id} if (found.get("last_read") or "") < message_id else None,
+            )
+        except Conflict:  # the friendship kept changing: the next read of the chat marks it
+            log.info("read mark skipped account=%s ai_user=%s", account_id, ai_user_id)
 
     def pair(self, account_id: str, ai_user_id: str) -> PairId:
         """The caller's pair with this AI user; NotFound unless they are friends and it is visible."""
