@@ -180,10 +180,21 @@ _OWNER_PREFIXES = ("PAIR#", "ACCOUNT#", "AIUSER#")
 def owner_pk(pk: str) -> str | None:
     """The partition that owns an item's data and can be erased: a pair's, an account's or an
     AI user's (a pair's extra partitions `#MSG`, `#SHORT`, ... belong to the pair)."""
-    if pk.startswith("PAIR#"):
+    if is_pair_pk(pk):
         return pair_pk(pair_from_pk(pk))
     if pk.startswith(_OWNER_PREFIXES[1:]):
         return "#".join(pk.split("#")[:2])
+    return None
+
+
+def is_pair_pk(pk: str) -> bool:
+    return pk.startswith(_OWNER_PREFIXES[0])
+
+
+def public_listing_of(owner: str) -> tuple[str, str] | None:
+    """The public listing an erased owner may have left: only an AI user has one."""
+    if owner.startswith(_OWNER_PREFIXES[2]):
+        return PUBLIC_PK, owner
     return None
 
 

@@ -127,11 +127,11 @@ class Erasures:
         return erased
 
     def _erase(self, owner: str) -> Erased:
-        if owner.startswith("PAIR#"):
+        if keys.is_pair_pk(owner):
             return erase_pair(self._store, self._blobs, keys.pair_from_pk(owner))
         items = query_all(self._store, owner)
-        if owner.startswith("AIUSER#"):
-            items.append({"pk": keys.PUBLIC_PK, "sk": owner})
+        if (listing := keys.public_listing_of(owner)) is not None:
+            items.append({"pk": listing[0], "sk": listing[1]})
         for item in items:
             self._store.transact([Delete(item["pk"], item["sk"])])
         return Erased(len(items), 0)
