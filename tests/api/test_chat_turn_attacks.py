@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 from dreamchat.api.app import create_app
 from dreamchat.config import Settings
 from dreamchat.domain.models import MAX_MESSAGE_CHARS, PairId
+from dreamchat.services.idempotency import Idempotency
 from dreamchat.wiring import build_runtime
 from tests.api.conftest import Person, register
 from tests.api.sse import parse_sse
@@ -169,3 +170,64 @@ def test_a_storage_failure_during_the_turn_still_ends_the_stream_with_an_error(
     assert [name for name, _ in events] == ["error"] and events[0][1]["code"] == "internal_error"
     monkeypatch.undo()
     assert [m["content"] for m in person.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]] == ["你好"]
+
+
+ERASURES = {
+    "the AI user": lambda services, person, ai_id: services.ai_users.delete(person.id, ai_id),
+    "the pair's memories": lambda services, person, ai_id: services.ai_users.unfriend(person.id, ai_id, forget=True),
+    "the account": lambda services, person, ai_id: services.ai_users.erase_account(person.id),
+}
+
+
+@pytest.mark.parametrize("erased", ERASURES, ids=list(ERASURES))
+@pytest.mark.parametrize("idempotent", [False, True], ids=["plain", "with-key"])
+def test_a_conversation_deleted_while_the_ai_answers_ends_the_stream_with_an_error(
+    app, person, ai, fake_llm, monkeypatch, erased, idempotent
+) -> None:
+    """The turn's own records after the answer (the answering lease, the Idempotency-Key's events)
+    fall on erased data: the stream must still end with an event (it was cut off with none)."""
+    services = app.state.services
+    respond = services.chat.respond
+
+    def deleted_meanwhile(*args, **kwargs):
+        ERASURES[erased](services, person, ai["id"])
+        yield from respond(*args, **kwargs)
+
+    monkeypatch.setattr(services.chat, "respond", deleted_meanwhile)
+    headers = {**person.headers, "Idempotency-Key": "k-1"} if idempotent else person.headers
+    response = person.client.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"}, headers=headers)
+    assert response.status_code == 200
+    events = parse_sse(response.text)
+    assert [name for name, _ in events] == ["error"] and events[0][1]["code"] == "gone"
+
+
+def test_a_conversation_deleted_during_a_retry_ends_its_stream_with_an_error(
+    app, person, ai, fake_llm, monkeypatch
+) -> None:
+    fake_llm.script("deepseek-chat", Reply.error(500))
+    send(person, ai, "在吗")
+    [stored] = person.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]
+    services = app.state.services
+    respond = services.chat.respond
+
+    def deleted_meanwhile(*args, **kwargs):
+        services.ai_users.unfriend(person.id, ai["id"], forget=True)
+        yield from respond(*args, **kwargs)
+
+    monkeypatch.setattr(services.chat, "respond", deleted_meanwhile)
+    response = person.post(f"/api/ai-users/{ai['id']}/messages/{stored['id']}/retry")
+    assert response.status_code == 200
+    assert [name for name, _ in parse_sse(response.text)] == ["error"]
+
+
+def test_a_failure_after_the_answer_still_ends_the_stream_with_an_event(app, person, ai, fake_llm, monkeypatch) -> None:
+    """Whatever fails once the stream has begun (here the Idempotency-Key's record), it ends with `error`."""
+
+    def store_down(*args, **kwargs):
+        raise RuntimeError("the store is down")
+
+    monkeypatch.setattr(Idempotency, "finish", store_down)
+    headers = {**person.headers, "Idempotency-Key": "k-2"}
+    response = person.client.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"}, headers=headers)
+    assert response.status_code == 200
+    assert [name for name, _ in parse_sse(response.text)][-1:] == ["error"]

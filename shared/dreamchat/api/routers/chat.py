@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
@@ -101,6 +102,9 @@ def _streamed(models: ModelPool, turn: Callable[..., list[dict[str, str]]], *arg
     async def stream() -> AsyncIterator[dict[str, str]]:
         try:
             events = await models.run(turn, *args)
+        except Exception as error:  # noqa: BLE001 - the stream has begun: it must still end with an event
+            log.error("chat stream failed", extra={"error": type(error).__name__})
+            events = list(_events([Failed("internal_error", "这次没能回复，你的消息已经保存。")]))
         finally:
             models.release()
         for event in events:
@@ -115,11 +119,17 @@ def _turn(
     """The whole AI side of a turn as SSE events, kept for the Idempotency-Key's retries."""
     turn = _respond(services, pair, ai_user, person, deadline)
     if isinstance(turn[-1], Failed):  # the person may ask for the answer again at once
-        _answering(services).free(*keys.answering(pair, person.id))
+        _unless_erased(_answering(services).free, *keys.answering(pair, person.id))
     events = list(_events(turn))
     if claim is not None:
-        _keys(services).finish(claim, events)
+        _unless_erased(_keys(services).finish, claim, events)
     return events
+
+
+def _unless_erased(record: Callable[..., object], *args: Any) -> None:
+    """A turn's own record after it ran; none is kept once its conversation or account was deleted."""
+    with contextlib.suppress(Gone):
+        record(*args)
 
 
 def _turn_over(services: Services, person: Message) -> bool:
@@ -140,10 +150,7 @@ def _retried(
     """A retry's turn under its lease: a failure leaves the message free to retry, an answer ends it."""
     turn = _respond(services, pair, ai_user, person, deadline)
     answering = _answering(services)
-    if isinstance(turn[-1], Failed):
-        answering.release(lease)
-    else:
-        answering.finish(lease)
+    _unless_erased(answering.release if isinstance(turn[-1], Failed) else answering.finish, lease)
     return list(_events(turn))
 
 
