@@ -48,8 +48,9 @@ SPECS = (
     FunctionSpec(
         key="compress", folder="compress", entry="handler",
         description="TopicEnded: a short-term topic becomes a mid-term summary",
-        timeout=Duration.minutes(2), memory_mb=512, uses=("table", "idempotency"),
-        # summary + reflection, 2 attempts of a call and its correction each: 84 s at worst
+        timeout=Duration.minutes(3), memory_mb=512, uses=("table", "idempotency"),
+        # summary + reflection + relationship judgment, 2 attempts of a call and its correction each,
+        # and a sampled quality judgment (a call and its correction): 146 s at worst
         environment=(("DREAMCHAT_LLM_TIMEOUT_SECONDS", "10"), ("DREAMCHAT_LLM_MAX_RETRIES", "0"),
                      ("DREAMCHAT_BACKGROUND_ATTEMPTS", "2")),
     ),
@@ -58,15 +59,15 @@ SPECS = (
         description="Hourly: idle topics end, lost compressions run, one extraction queue message per due pair",
         timeout=Duration.minutes(15), memory_mb=1024,
         uses=("table", "documents", "idempotency", "events", "extract-queue"), reserved_concurrency=1,
-        # leftover compressions: a summary, 2 attempts of a call and its correction, 84 s at worst each
+        # leftover compressions, each as the compress function's: 146 s at worst
         environment=(("DREAMCHAT_LLM_TIMEOUT_SECONDS", "10"), ("DREAMCHAT_LLM_MAX_RETRIES", "0"),
                      ("DREAMCHAT_BACKGROUND_ATTEMPTS", "2")),
     ),
     FunctionSpec(
         key="extract-worker", folder="extract", entry="worker",
         description="Extraction queue: one pair's mid-term summaries become long-term and core memories",
-        timeout=Duration.minutes(7), memory_mb=1024, uses=("table", "documents", "idempotency"),
-        # one pair (extraction + core judgment) at worst 364 s: inside the 7 minutes
+        timeout=Duration.minutes(8), memory_mb=1024, uses=("table", "documents", "idempotency"),
+        # one pair (extraction + core judgment, and a sampled quality judgment) at worst 454 s
         environment=(("DREAMCHAT_LLM_TIMEOUT_SECONDS", "45"), ("DREAMCHAT_LLM_MAX_RETRIES", "0"),
                      ("DREAMCHAT_BACKGROUND_ATTEMPTS", "2")),
     ),

@@ -83,16 +83,24 @@ def structured_seconds(settings: Settings) -> float:
     return attempts * 2 * call_seconds(settings) + pauses
 
 
-# Model tasks one invocation runs at worst before its time checks: compress = the summary and a
-# self-soul reflection; extract (the sweep) = one leftover compression (then it checks the time);
-# extract-worker = extraction and core judgment of one pair (it checks the time before each record).
-FUNCTION_TASKS = {"compress": 2, "extract": 1, "extract-worker": 2}
+def judge_seconds(settings: Settings) -> float:
+    """One sampled quality judgment at worst: a call and its corrective retry, no second attempt."""
+    return 2 * call_seconds(settings)
+
+
+# Memory-model tasks one invocation runs at worst before its time checks:
+# - compress = the summary, a self-soul reflection and a relationship judgment (both fall on one
+#   topic every 15th topic with the defaults, or on a 5th topic with strong emotion);
+# - extract (the sweep) = one leftover compression, the same work (then it checks the time);
+# - extract-worker = extraction and core judgment of one pair (it checks the time before each record).
+# Each may also be sampled for a quality judgment (`judge_seconds`).
+FUNCTION_TASKS = {"compress": 3, "extract": 3, "extract-worker": 2}
 
 
 def worst_case_seconds(function: str, settings: Settings) -> float:
     """The longest one invocation of `function` can spend on model calls before it checks the time."""
     if function in FUNCTION_TASKS:
-        return FUNCTION_TASKS[function] * structured_seconds(settings)
+        return FUNCTION_TASKS[function] * structured_seconds(settings) + judge_seconds(settings)
     if function == "heartbeat-worker":
         return settings.heartbeat_turn_seconds  # one record's deadline; records past the time are not started
     if function == "chat":

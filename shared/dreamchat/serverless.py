@@ -165,7 +165,7 @@ class Serverless:
             return seconds_left(context) >= needed
 
         idle = self.services.memory.close_idle_topics()
-        leftovers = self.services.memory.compress_leftovers(has_time)
+        leftovers = self.services.compress_leftovers(has_time)
         swept = self.services.extraction.sweep()
         erased = self.services.erase_again()
         figures = {

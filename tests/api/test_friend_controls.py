@@ -310,3 +310,13 @@ def test_a_message_read_without_a_reply_is_not_offered_for_retry(chat_client, fa
     body = alice.get(f"/api/ai-users/{ai['id']}/messages").json()
     assert body["messages"][-1]["read_no_reply"] is True
     assert body["retry_message_id"] is None
+
+
+def test_a_compression_asked_for_is_counted_in_the_quality_figures(chat_client, fake_llm) -> None:
+    """POST /api/memory/{id}/compress compresses as an ended topic does: its ratio is in `quality`."""
+    alice = register(chat_client, "alice")
+    ai = alice.create_ai_user(name="小梦")
+    alice.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "今天面试通过了，晚上去吃火锅庆祝一下"})
+    [mid] = alice.post(f"/api/memory/{ai['id']}/compress").json()["mid_term"]
+    ratio = alice.get(f"/api/memory/{ai['id']}").json()["quality"]["compression_ratio"]
+    assert ratio["runs"] == 1 and ratio["value"] == pytest.approx(mid["compression_ratio"], abs=1e-3)

@@ -285,11 +285,11 @@ def test_a_topic_whose_event_was_lost_is_compressed_by_the_safety_net(services, 
     topic = services.memory.repo.short_term(PAIR)[0].topic_id
     services.memory.end_topic(PAIR, topic)
     assert ended_topics(runtime) == [topic]  # delivered nowhere: as if every retry had failed
-    assert services.memory.compress_leftovers() == 0  # not before an hour has passed
+    assert services.compress_leftovers() == 0  # not before an hour has passed
     clock.advance(hours=1, seconds=1)
-    assert services.memory.compress_leftovers() == 1
+    assert services.compress_leftovers() == 1
     assert [m.topic_id for m in services.memory.repo.mid_terms(PAIR)] == [topic]
-    assert services.memory.compress_leftovers() == 0
+    assert services.compress_leftovers() == 0
 
 
 def test_a_normally_compressed_topic_leaves_no_leftover(services, runtime, fake_llm, clock) -> None:
@@ -299,5 +299,5 @@ def test_a_normally_compressed_topic_leaves_no_leftover(services, runtime, fake_
     services.memory.end_topic(PAIR, topic)
     services.memory.compress(PAIR, topic)
     clock.advance(hours=2)
-    assert services.memory.compress_leftovers() == 0
+    assert services.compress_leftovers() == 0
     assert len(fake_llm.requests_for("qwen-plus")) == 1

@@ -84,7 +84,7 @@ def _background(services: Services) -> list[Any]:
     jobs = [
         Job("heartbeat-sweep", 60, services.heartbeat.sweep),
         Job("idle-topics", 600, services.memory.close_idle_topics),
-        Job("compress-leftovers", 600, services.memory.compress_leftovers),
+        Job("compress-leftovers", 600, services.compress_leftovers),
         Job("extract-sweep", 3600, services.extraction.sweep),
         Job("erase-again", 600, services.erase_again),
     ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from dreamchat.adapters.embeddings import build_embedder
@@ -77,6 +78,22 @@ class Services:
         if judge:
             self.soul.judge_relationship(pair, ai_user)
         return mid
+
+    def compress_now(self, pair: PairId) -> list[MidTermMemory]:
+        """End the open topic and compress every topic still in short-term, as a TopicEnded would."""
+        produced = [self.compress_topic(pair, topic_id) for topic_id in self.memory.end_topic_now(pair)]
+        return [mid for mid in produced if mid is not None]
+
+    def compress_leftovers(self, has_time: Callable[[], bool] = lambda: True) -> int:
+        """Compress ended topics whose TopicEnded was lost, as it would have, while `has_time()` says
+        another fits; the rest wait for the next sweep."""
+        done = 0
+        for pair, topic_id in self.memory.leftovers():
+            if not has_time():
+                break
+            self.compress_topic(pair, topic_id)
+            done += 1
+        return done
 
     def on_heartbeat_due(self, event: Event) -> None:
         self.heartbeat.run(Work.parse(event.detail))

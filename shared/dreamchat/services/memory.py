@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -215,17 +215,11 @@ class MemoryService:
             return 0
         return int(self.end_topic(pair, state.topic_id))
 
-    def compress_leftovers(self, has_time: Callable[[], bool] = lambda: True) -> int:
-        """Compress ended topics whose TopicEnded was lost (their marker is over an hour old), while
-        `has_time()` says another fits; the rest wait for the next sweep."""
-        done = 0
+    def leftovers(self) -> Iterator[tuple[PairId, str]]:
+        """Ended topics whose TopicEnded was lost (their marker is over an hour old), to compress."""
         for page in due_pages(self.repo.store, keys.COMPRESS_DUE, keys.due_until(self._clock.now())):
             for found in page.items:
-                if not has_time():
-                    return done
-                self.compress(keys.pair_from_pk(found["pk"]), found["topic_id"])
-                done += 1
-        return done
+                yield keys.pair_from_pk(found["pk"]), found["topic_id"]
 
     def _retry_check(self, now: datetime) -> str:
         return keys.due_time(now + COMPRESS_SAFETY_NET)
@@ -279,12 +273,17 @@ class MemoryService:
         return mid
 
     def compress_now(self, pair: PairId) -> list[MidTermMemory]:
-        """End the open topic and compress every topic still in short-term."""
+        """End the open topic and compress every topic still in short-term (the memory alone; the
+        product's paths go through `Services.compress_now`, which also records and reflects)."""
+        produced = [self.compress(pair, topic_id) for topic_id in self.end_topic_now(pair)]
+        return [mid for mid in produced if mid is not None]
+
+    def end_topic_now(self, pair: PairId) -> list[str]:
+        """End the open topic; every topic still in short-term, to compress now."""
         state, _ = self.repo.topic_state(pair)
         if state is not None and not state.ended and self.repo.short_term(pair, state.topic_id):
             self._close_if_open(pair, state.topic_id)
-        produced = [self.compress(pair, topic_id) for topic_id in self.repo.short_term_topics(pair)]
-        return [mid for mid in produced if mid is not None]
+        return self.repo.short_term_topics(pair)
 
     def _close_if_open(self, pair: PairId, topic_id: str) -> None:
         state, version = self.repo.topic_state(pair)

@@ -155,7 +155,7 @@ async def compress_now(
 
 def _compress_now(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
     pair = services.ai_users.pair(account_id, user_id)
-    produced = services.memory.compress_now(pair)
+    produced = services.compress_now(pair)
     return {"mid_term": [m.model_dump() for m in produced]}
 
 
