@@ -19,6 +19,7 @@ def test_new_ai_users_default_to_the_configured_timezone(alice) -> None:
     "fields",
     [
         {"name": ""},
+        {"name": "   "},
         {"name": "x" * 41},
         {"base_soul": "x" * 4001},
         {"timezone": "Mars/Olympus"},
@@ -45,6 +46,8 @@ def test_owner_updates_an_ai_user(alice) -> None:
     assert response.json()["base_soul"] == "活泼开朗" and response.json()["visibility"] == "public"
     assert response.json()["name"] == ai["name"]
     assert alice.put(f"/api/ai-users/{ai['id']}", json={"owner_id": "x"}).status_code == 422
+    assert alice.put(f"/api/ai-users/{ai['id']}", json={"name": " \u3000 "}).status_code == 422
+    assert alice.put(f"/api/ai-users/{ai['id']}", json={"name": "  小雨 "}).json()["name"] == "小雨"
 
 
 def test_listing_shows_own_and_befriended_public_ai_users(alice, bob) -> None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from dreamchat.domain.models import AIUser, ChatModel, Visibility
+
+# A name is what a chat list shows: surrounding spaces are dropped, and nothing but spaces is refused.
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
 
 
 class Body(BaseModel):
@@ -38,7 +41,7 @@ def _check_timezone(value: str | None) -> str | None:
 
 
 class AIUserCreate(Body):
-    name: str = Field(min_length=1, max_length=40)
+    name: Name
     avatar: str = Field(default="", max_length=2048)
     base_soul: str = Field(default="", max_length=4000)
     timezone: str | None = Field(default=None, max_length=64)
@@ -51,7 +54,7 @@ class AIUserCreate(Body):
 
 
 class AIUserUpdate(Body):
-    name: str | None = Field(default=None, min_length=1, max_length=40)
+    name: Name | None = None
     avatar: str | None = Field(default=None, max_length=2048)
     base_soul: str | None = Field(default=None, max_length=4000)
     timezone: str | None = Field(default=None, max_length=64)
