@@ -40,6 +40,10 @@ def person(tmp_path, clock, rng, fake_llm: FakeLLMServer) -> Iterator[Person]:
         background_attempts=3,
         chat_turn_seconds=DEADLINE,
         chat_reserve_seconds=1,
+        # a compression then also reflects, judges the relationship and is judged for quality
+        reflect_every_topics=1,
+        judge_relationship_every_topics=1,
+        quality_sample_share=1.0,
     )
     with TestClient(create_app(settings, build_runtime(settings, clock=clock, random=rng))) as client:
         yield register(client, "alice")
