@@ -32,12 +32,14 @@ class Put:
     """Write one item; optionally only if absent, or only if its stored version matches.
 
     `expected_version` 0 means the item must not exist yet; the written item carries its
-    own new `version`.
+    own new `version`. `if_unversioned`: the item must exist and carry no version yet (one
+    stored before its kind had versions, getting its first).
     """
 
     item: Item
     if_absent: bool = False
     expected_version: int | None = None
+    if_unversioned: bool = False
 
 
 @dataclass(frozen=True)

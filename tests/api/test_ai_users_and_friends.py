@@ -20,6 +20,8 @@ def test_new_ai_users_default_to_the_configured_timezone(alice) -> None:
     [
         {"name": ""},
         {"name": "   "},
+        {"name": "\u200b\u2060\ufeff"},  # zero-width space, word joiner, BOM
+        {"name": "\u3164"},  # Hangul filler
         {"name": "x" * 41},
         {"base_soul": "x" * 4001},
         {"timezone": "Mars/Olympus"},

@@ -10,7 +10,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from fastapi.testclient import TestClient
 
+from dreamchat import keys
 from dreamchat.api.app import create_app
+from dreamchat.api.routers.chat import RETRIES_PER_MESSAGE
 from dreamchat.config import Settings
 from dreamchat.domain.heartbeat import add_scheduled
 from dreamchat.domain.models import ScheduledHeartbeat
@@ -320,3 +322,42 @@ def test_a_compression_asked_for_is_counted_in_the_quality_figures(chat_client, 
     [mid] = alice.post(f"/api/memory/{ai['id']}/compress").json()["mid_term"]
     ratio = alice.get(f"/api/memory/{ai['id']}").json()["quality"]["compression_ratio"]
     assert ratio["runs"] == 1 and ratio["value"] == pytest.approx(mid["compression_ratio"], abs=1e-3)
+
+
+def test_history_does_not_offer_a_retry_that_would_be_refused(chat_client, fake_llm, runtime) -> None:  # noqa: F811
+    """Found by an attack: a retry answered the message, the person deleted the answer, and history
+    offered 重试 on a message whose retry is refused (its lease is done)."""
+    alice = register(chat_client, "alice")
+    ai = alice.create_ai_user(name="小梦")
+    history = f"/api/ai-users/{ai['id']}/messages"
+    fake_llm.script("deepseek-chat", Reply.error(500))
+    alice.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"})
+    person = alice.get(history).json()["messages"][-1]
+    retry = f"/api/ai-users/{ai['id']}/messages/{person['id']}/retry"
+    fake_llm.script("deepseek-chat", Reply.text("在的"))
+    assert alice.post(retry).status_code == 200
+    for reply in [m for m in alice.get(history).json()["messages"] if m["role"] == "assistant"]:
+        assert alice.delete(f"/api/ai-users/{ai['id']}/messages/{reply['id']}").status_code == 200
+    runtime.clock.advance(seconds=runtime.settings.chat_turn_seconds + 10)
+
+    offered = alice.get(history).json()["retry_message_id"]
+    assert alice.post(retry).status_code == 409
+    assert offered is None
+
+
+def test_history_does_not_offer_a_retry_whose_attempts_are_used_up(chat_client, fake_llm, runtime) -> None:  # noqa: F811
+    alice = register(chat_client, "alice")
+    ai = alice.create_ai_user(name="小梦")
+    history = f"/api/ai-users/{ai['id']}/messages"
+    fake_llm.script("deepseek-chat", Reply.error(500))
+    alice.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"})
+    person = alice.get(history).json()["messages"][-1]
+    services = chat_client.app.state.services
+    pk, sk = keys.answering(services.ai_users.pair(alice.id, ai["id"]), person["id"])
+    found = services.runtime.store.get(pk, sk)  # as a thousand failed retries leave it
+    services.runtime.store.put({**found, "attempts": RETRIES_PER_MESSAGE, "version": found["version"] + 1})
+    runtime.clock.advance(seconds=runtime.settings.chat_turn_seconds + 10)
+
+    offered = alice.get(history).json()["retry_message_id"]
+    assert alice.post(f"/api/ai-users/{ai['id']}/messages/{person['id']}/retry").status_code == 409
+    assert offered is None

@@ -53,6 +53,17 @@ def test_put_if_absent_treats_an_expired_item_as_absent(store: ItemStore, clock)
     assert store.get("P", "S")["v"] == 2
 
 
+def test_a_put_if_unversioned_gives_an_old_item_its_first_version_once(store: ItemStore) -> None:
+    store.put({"pk": "P", "sk": "S", "v": "old"})  # stored before its kind had versions
+    store.transact([Put({"pk": "P", "sk": "S", "v": "a", "version": 7}, if_unversioned=True)])
+    assert store.get("P", "S") == {"pk": "P", "sk": "S", "v": "a", "version": 7}
+    with pytest.raises(ConditionFailed):  # it has a version now
+        store.transact([Put({"pk": "P", "sk": "S", "v": "b", "version": 8}, if_unversioned=True)])
+    with pytest.raises(ConditionFailed):  # never creates
+        store.transact([Put({"pk": "P", "sk": "NONE", "version": 1}, if_unversioned=True)])
+    assert store.get("P", "S")["v"] == "a" and store.get("P", "NONE") is None
+
+
 def test_versioned_put_creates_then_advances_the_version(store: ItemStore) -> None:
     assert store.put_versioned({"pk": "P", "sk": "S", "v": "a"}, None) == 1
     assert store.put_versioned({"pk": "P", "sk": "S", "v": "b"}, 1) == 2

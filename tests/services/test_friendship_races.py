@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dreamchat import keys
+from dreamchat.ports import Put
 from dreamchat.services.container import Services
 
 ACCOUNT = "acc_friend_races"
@@ -32,6 +33,45 @@ class WriteBetween:
             if self._reads_left == 0:
                 self._action()
         return found
+
+
+class WriteFirst:
+    """The store, with `action` run once just before the first write to the friendship: whatever the
+    writer read and re-checked before, `action` lands between that and its write."""
+
+    def __init__(self, inner: Any, key: tuple[str, str], action: Callable[[], object]) -> None:
+        self._inner, self._key, self._action = inner, key, action
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def _first(self, items: list[dict[str, Any]]) -> None:
+        if self._action is not None and any((i["pk"], i["sk"]) == self._key for i in items):
+            action, self._action = self._action, None
+            action()
+
+    def put(self, item: dict[str, Any]) -> None:
+        self._first([item])
+        self._inner.put(item)
+
+    def put_versioned(self, item: dict[str, Any], expected_version: int | None) -> int:
+        self._first([item])
+        return self._inner.put_versioned(item, expected_version)
+
+    def transact(self, operations: list[Any]) -> None:
+        self._first([op.item for op in operations if isinstance(op, Put)])
+        self._inner.transact(operations)
+
+
+def race_write(services: Services, ai_user_id: str, first: Callable[[], object], between: Callable[[], object]) -> None:
+    """Run `first` with `between` landing just before first's write of the friendship."""
+    ai_users = services.ai_users
+    real = ai_users._store
+    ai_users._store = WriteFirst(real, keys.friend(ACCOUNT, ai_user_id), between)
+    try:
+        first()
+    finally:
+        ai_users._store = real
 
 
 def befriended(services: Services) -> str:
@@ -119,7 +159,67 @@ def test_a_friendship_stored_before_versions_is_changed_and_gets_one(offline_ser
     offline_services.ai_users.set_friendship(ACCOUNT, ai_user_id, {"pinned": True})
     offline_services.ai_users.mark_read(ACCOUNT, ai_user_id, "msg_0001")
     after = store.get(*keys.friend(ACCOUNT, ai_user_id))
-    assert after["pinned"] is True and after["last_read"] == "msg_0001" and after["version"] == 2
+    assert after["pinned"] is True and after["last_read"] == "msg_0001" and "version" in after
+
+
+def without_version(services: Services, ai_user_id: str) -> None:
+    store = services.runtime.store
+    stored = store.get(*keys.friend(ACCOUNT, ai_user_id))
+    store.put({k: v for k, v in stored.items() if k != "version"})  # as the previous release wrote it
+
+
+def test_an_unfriend_racing_the_first_versioned_write_of_an_old_item_is_not_undone(offline_services: Services) -> None:
+    """Found by an attack: the first write to an item without a version was a plain put after a re-read."""
+    ai_user_id = befriended(offline_services)
+    without_version(offline_services, ai_user_id)
+    ai_users = offline_services.ai_users
+    race_write(
+        offline_services,
+        ai_user_id,
+        lambda: ai_users.mark_read(ACCOUNT, ai_user_id, "msg_0004"),
+        lambda: ai_users.unfriend(ACCOUNT, ai_user_id, forget=False),
+    )
+    assert offline_services.runtime.store.get(*keys.friend(ACCOUNT, ai_user_id)) is None
+
+
+def test_a_pin_racing_the_first_versioned_write_of_an_old_item_is_kept(offline_services: Services) -> None:
+    ai_user_id = befriended(offline_services)
+    without_version(offline_services, ai_user_id)
+    ai_users = offline_services.ai_users
+    race_write(
+        offline_services,
+        ai_user_id,
+        lambda: ai_users.mark_read(ACCOUNT, ai_user_id, "msg_0004"),
+        lambda: ai_users.set_friendship(ACCOUNT, ai_user_id, {"pinned": True}),
+    )
+    found = friendship(offline_services, ai_user_id)
+    assert found is not None and found["pinned"] is True and found["last_read"] == "msg_0004"
+
+
+def test_a_write_from_an_unfriended_friendship_never_lands_on_the_next(offline_services: Services, clock) -> None:
+    """Found by an attack: every friendship started at version 1, so a write computed from the old one
+    passed the version check on the new one and brought back its pin and its `since`."""
+    ai_user_id = befriended(offline_services)
+    ai_users = offline_services.ai_users
+    ai_users.set_friendship(ACCOUNT, ai_user_id, {"pinned": True})
+    old_since = friendship(offline_services, ai_user_id)["since"]
+
+    def unfriend_and_befriend_again() -> None:
+        ai_users.unfriend(ACCOUNT, ai_user_id, forget=True)
+        clock.advance(hours=1)
+        ai_users.befriend(ACCOUNT, ai_user_id)
+        ai_users.set_friendship(ACCOUNT, ai_user_id, {"pinned": False})  # the new one's versions go on too
+
+    race_write(
+        offline_services,
+        ai_user_id,
+        lambda: ai_users.set_friendship(ACCOUNT, ai_user_id, {"muted": True}),  # computed from the old item
+        unfriend_and_befriend_again,
+    )
+    found = friendship(offline_services, ai_user_id)
+    assert found is not None and found["since"] != old_since
+    assert found["pinned"] is False  # the old friendship's pin stays with it
+    assert found["muted"] is True  # the mute, retried on the new friendship, lands there
 
 
 def test_a_read_mark_that_keeps_losing_its_race_is_skipped_not_an_error(offline_services: Services) -> None:

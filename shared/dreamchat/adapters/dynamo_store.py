@@ -198,6 +198,8 @@ class DynamoItemStore:
     def _condition(self, operation: Put) -> dict[str, Any]:
         if operation.if_absent or operation.expected_version == 0:
             return self._absent_condition()
+        if operation.if_unversioned:
+            return {"ConditionExpression": "attribute_exists(pk) AND attribute_not_exists(version)"}
         if operation.expected_version is None:
             return {}
         return {

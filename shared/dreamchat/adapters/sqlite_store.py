@@ -147,7 +147,7 @@ class SqliteItemStore:
             self._db.execute("DELETE FROM items WHERE pk = ? AND sk = ?", (operation.pk, operation.sk))
             return
         item = operation.item
-        if operation.if_absent or operation.expected_version is not None:
+        if operation.if_absent or operation.expected_version is not None or operation.if_unversioned:
             self._check_condition(operation)
         self._db.execute(
             "INSERT OR REPLACE INTO items (pk, sk, body, version, expires_at, due_pk, due_sk) "
@@ -178,6 +178,8 @@ class SqliteItemStore:
             raise ConditionFailed("item exists")
         if operation.expected_version == 0 and row is not None:
             raise ConditionFailed("item exists")
+        if operation.if_unversioned and (row is None or row[0] is not None):
+            raise ConditionFailed("item missing or versioned")
         if operation.expected_version and (row is None or row[0] != operation.expected_version):
             raise ConditionFailed("version changed")
 

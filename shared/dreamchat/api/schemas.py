@@ -5,12 +5,20 @@ from __future__ import annotations
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from dreamchat.domain.models import AIUser, ChatModel, Visibility
+from dreamchat.domain.text import is_blank
 
-# A name is what a chat list shows: surrounding spaces are dropped, and nothing but spaces is refused.
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
+
+def _visible(name: str) -> str:
+    if is_blank(name):
+        raise ValueError("a name needs a visible character")
+    return name
+
+
+# A name is what a chat list shows: surrounding spaces are dropped, and one that shows nothing is refused.
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40), AfterValidator(_visible)]
 
 
 class Body(BaseModel):

@@ -202,7 +202,12 @@ class AIUserService:
 
     def _friendship(self, account_id: str, ai_user_id: str, now: int) -> list[Put | Delete]:
         return [
-            Put(_item(keys.friend(account_id, ai_user_id), {"ai_user_id": ai_user_id, "since": now, "version": 1})),
+            Put(
+                _item(
+                    keys.friend(account_id, ai_user_id),
+                    {"ai_user_id": ai_user_id, "since": now, "version": _first_version()},
+                )
+            ),
             Put(_item(keys.pair_member(ai_user_id, account_id), {"account_id": account_id, "since": now})),
         ]
 
@@ -213,8 +218,10 @@ class AIUserService:
 
         Pin, mute and the read mark are written over the version they were computed from, so two
         of them at once both land, the read mark never moves back, and a write racing an unfriend
-        cannot bring the friendship back (the version condition needs the item to exist). An item
-        stored before friendships had versions is read again and given its first one.
+        cannot bring the friendship back (the version condition needs the item to exist). Each
+        friendship starts at a random version, so a write computed from an unfriended one never
+        lands on the next. An item stored before friendships had versions gets its first one, on
+        the condition that it still has none.
         """
         for _ in range(_FRIEND_WRITE_ATTEMPTS):
             found = self._store.get(*keys.friend(account_id, ai_user_id))
@@ -227,10 +234,8 @@ class AIUserService:
             try:
                 if "version" in found:
                     self._store.put_versioned(updated, found["version"])
-                elif self._store.get(found["pk"], found["sk"]) == found:
-                    self._store.put({**updated, "version": 1})
                 else:
-                    continue
+                    self._store.transact([Put({**updated, "version": _first_version()}, if_unversioned=True)])
             except ConditionFailed:
                 continue
             return updated
@@ -250,6 +255,11 @@ class AIUserService:
 
     def _epoch(self) -> int:
         return int(self._clock.now().timestamp())
+
+
+def _first_version() -> int:
+    """A friendship's first version: random (52 bits), so no two friendships of one pair share versions."""
+    return uuid.uuid4().int >> 76
 
 
 def _item(key: tuple[str, str], fields: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from dreamchat.adapters.events import EXTRACTION_DUE, HEARTBEAT_DUE, LocalEventB
 from dreamchat.adapters.private import signing_secret
 from dreamchat.adapters.search import NoSearch, WebSearch, bocha, searxng, tavily
 from dreamchat.config import Settings
-from dreamchat.domain.models import MidTermMemory, PairId
+from dreamchat.domain.models import Message, MidTermMemory, PairId
 from dreamchat.domain.relationship import judgment_due
 from dreamchat.errors import NotFound
 from dreamchat.llm.gateway import OpenAIGateway
@@ -58,26 +58,28 @@ class Services:
         again = self.memory.repo.mid_term(pair, topic_id) is not None  # a repeated delivery: reflected, judged
         judged = self.memory.repo.short_term(pair, topic_id) if not again and self.quality.sample() else None
         try:
-            mid = self.memory.compress(pair, topic_id)
+            mid, stored = self.memory.compress_once(pair, topic_id)
+            if mid is not None and stored:  # not when another delivery or a compress-now stored it
+                self._after_compression(pair, mid, judged)
         except Gone:  # the pair was erased meanwhile: nothing to keep
             return None
-        if mid is None or again:
-            return mid
+        return mid
+
+    def _after_compression(self, pair: PairId, mid: MidTermMemory, judged: list[Message] | None) -> None:
         self.quality.after_compression(pair, mid, judged)
         settings, topics = self.runtime.settings, len(self.memory.repo.mid_terms(pair))
         reflect = bool(settings.reflect_every_topics) and topics % settings.reflect_every_topics == 0
         judge = judgment_due(topics, settings.judge_relationship_every_topics, mid.emotion_tags)
         if not (reflect or judge):
-            return mid
+            return
         try:
             ai_user = self.ai_users.visible(pair.account_id, pair.ai_user_id)
         except NotFound:
-            return mid
+            return
         if reflect:
             self.soul.reflect(pair, ai_user)
         if judge:
             self.soul.judge_relationship(pair, ai_user)
-        return mid
 
     def compress_now(self, pair: PairId) -> list[MidTermMemory]:
         """End the open topic and compress every topic still in short-term, as a TopicEnded would."""

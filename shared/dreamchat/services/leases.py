@@ -59,6 +59,13 @@ class Leases:
             return Claim("won", pk, sk, attempt, new_version)
         return Claim("held", pk, sk)
 
+    def open_to_claim(self, pk: str, sk: str) -> bool | None:
+        """Whether a claim made now would win (not done, held or used up); None when none was made."""
+        found = self._store.get(pk, sk)
+        if found is None:
+            return None
+        return not found.get("done") and found["lease_until"] <= self._now() and found["attempts"] < self.max_attempts
+
     def release(self, claim: Claim) -> None:
         """Give the lease back early (the run failed): the next delivery may try again now."""
         with suppress(ConditionFailed):  # the lease lapsed and someone else holds it now

@@ -239,15 +239,20 @@ class MemoryService:
 
     def compress(self, pair: PairId, topic_id: str) -> MidTermMemory | None:
         """Summarise an ended topic into one mid-term memory, then clear exactly its messages."""
+        return self.compress_once(pair, topic_id)[0]
+
+    def compress_once(self, pair: PairId, topic_id: str) -> tuple[MidTermMemory | None, bool]:
+        """`compress`, and whether this call stored the memory: of two compressing one topic at
+        once (its TopicEnded and a compress-now), only the one whose write landed goes on."""
         messages = self.repo.short_term(pair, topic_id)
         existing = self.repo.mid_term(pair, topic_id)
         if existing is not None:
             self.repo.clear_short_term(pair, messages)
             self.repo.pending_done(pair, topic_id)
-            return existing
+            return existing, False
         if not messages:
             self.repo.pending_done(pair, topic_id)
-            return None
+            return None, False
         self._close_if_open(pair, topic_id)
         messages = self.repo.short_term(pair, topic_id)
         conversations = [Conversation(role=m.role, content=m.content, timestamp=m.timestamp) for m in messages]
@@ -264,13 +269,14 @@ class MemoryService:
             first_message_id=messages[0].id,
             last_message_id=messages[-1].id,
         )
-        if not self.repo.store.put_if_absent(self._mid_item(pair, mid)):
+        stored = self.repo.store.put_if_absent(self._mid_item(pair, mid))
+        if not stored:
             mid = self.repo.mid_term(pair, topic_id) or mid
         self.repo.clear_short_term(pair, messages)
         self.repo.pending_done(pair, topic_id)
         log.info("compressed topic", extra={"topic_id": topic_id, "degraded": mid.degraded})
         self.refresh_vectors(pair)
-        return mid
+        return mid, stored
 
     def compress_now(self, pair: PairId) -> list[MidTermMemory]:
         """End the open topic and compress every topic still in short-term (the memory alone; the

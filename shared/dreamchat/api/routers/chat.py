@@ -333,10 +333,12 @@ def messages(
 
 
 def _unanswered(services: Services, pair: PairId, last: Message) -> bool:
-    """The conversation's last message is the person's and its turn, or a retry, ended without an answer."""
+    """The conversation's last message is the person's, its turn ended without an answer, and `retry`
+    would take it now: never retried and its turn's time is over, or its retry lease is free."""
     if last.role != "user" or last.read_no_reply:
         return False
-    return _turn_over(services, last) or services.runtime.store.get(*keys.answering(pair, last.id)) is not None
+    open_now = _answering(services).open_to_claim(*keys.answering(pair, last.id))
+    return _turn_over(services, last) if open_now is None else open_now
 
 
 @router.post("/{user_id}/read", responses=documented(400, 401, 404, 422))
