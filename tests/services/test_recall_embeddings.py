@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 import time
 
+import pytest
+
 from dreamchat import keys
 from dreamchat.adapters.embeddings import ApiEmbedder
 from dreamchat.domain import vectors as vec
@@ -194,10 +196,14 @@ def test_after_a_server_error_calls_resume_after_one_cool_down(runtime, fake_llm
     assert embedding_calls(fake_llm) - before == 2
 
 
-def test_a_persons_edit_landing_during_a_re_embedding_is_never_overwritten(runtime, fake_llm, clock) -> None:
+@pytest.mark.parametrize("stored", ["versioned", "before versions"])
+def test_a_persons_edit_landing_during_a_re_embedding_is_never_overwritten(runtime, fake_llm, clock, stored) -> None:
     services = with_embeddings(runtime, fake_llm)
     remember(services, fake_llm, clock)
     [entry] = long_items(runtime)
+    if stored == "before versions":  # as the previous release wrote it: the edit and the vectors give it one
+        entry = {k: v for k, v in entry.items() if k != "version"}
+        runtime.store.put(entry)
     editor = MemoryEditor(services.memory.repo, clock, None)
     store, real_get, real_embedder = (
         services.memory.repo.store,

@@ -432,7 +432,7 @@ class MemoryService:
             )
             operations.append(self.repo.core_put(pair, memory))
             created.append(memory)
-        operations += [put for i in unjudged if (put := self._judged(i)) is not None]
+        operations += [self._judged(i) for i in unjudged]
         for start in range(0, len(operations), 25):
             try:
                 self.repo.store.transact(operations[start : start + 25])
@@ -440,16 +440,13 @@ class MemoryService:
                 created = []  # this batch was judged by a racing worker already
         return created
 
-    def _judged(self, read: Item) -> Put | None:
-        """The entry marked judged, written only over the version judged. An entry stored before
-        entries had versions is read again and skipped when it changed or went meanwhile (judged
-        again next time); marked, it gets its first version."""
+    def _judged(self, read: Item) -> Put:
+        """The entry marked judged, written only over the version judged; an entry stored before
+        entries had versions gets its first, unless it was edited or deleted meanwhile (an edit
+        gives it one). Either way a change meanwhile fails the batch, judged again next time."""
         if "version" in read:
             return Put({**read, "core_judged": True, "version": read["version"] + 1}, expected_version=read["version"])
-        current = self.repo.store.get(read["pk"], read["sk"])
-        if current is None or current != read:
-            return None
-        return Put({**current, "core_judged": True, "version": 1})
+        return Put({**read, "core_judged": True, "version": 1}, if_unversioned=True)
 
     # context and retrieval
 
@@ -552,10 +549,10 @@ class MemoryService:
             except ConditionFailed:
                 return 0
             return 1
-        current = self.repo.store.get(found["pk"], found["sk"])  # stored before items had versions
-        if current is None or texts_of(current) != texts_of(found):
-            return 0  # deleted or edited meanwhile
-        self.repo.store.put({**current, **fields})
+        try:  # stored before items had versions: its first, unless deleted or edited meanwhile
+            self.repo.store.transact([Put({**found, **fields, "version": 1}, if_unversioned=True)])
+        except ConditionFailed:
+            return 0
         return 1
 
 

@@ -82,10 +82,14 @@ class MemoryEditor:
         entry = to_model(LongTermIndex, {**found, **changes})  # invalid changes fail before any write
         if detail_content is not None:
             self._rewrite_detail(pair, entry, detail_content)
-        if "version" in found:  # a re-embedding or the core judge writing meanwhile: this edit wins
-            self._put_latest(found, changes)
-        else:
-            self._repo.store.put(self._with_vectors(found, {**found, **changes}))
+        if "version" not in found:  # stored before entries had versions: this edit gives it its first
+            first = {**self._with_vectors(found, {**found, **changes}), "version": 1}
+            try:
+                self._repo.store.transact([Put(first, if_unversioned=True)])
+                return entry.model_dump()
+            except ConditionFailed:  # versioned (or deleted) meanwhile
+                found = self._latest(found)
+        self._put_latest(found, changes)  # a re-embedding or the core judge writing meanwhile: this edit wins
         return entry.model_dump()
 
     def _put_latest(self, found: Item, changes: dict[str, Any], attempts: int = 3) -> None:
@@ -96,11 +100,14 @@ class MemoryEditor:
                 self._repo.store.put_versioned(merged, found["version"])
                 return
             except ConditionFailed:
-                latest = self._repo.store.get(found["pk"], found["sk"])
-                if latest is None:
-                    raise NotFound("no such long-term memory") from None
-                found = latest
+                found = self._latest(found)
         raise Conflict("the memory kept changing; try again")
+
+    def _latest(self, found: Item) -> Item:
+        latest = self._repo.store.get(found["pk"], found["sk"])
+        if latest is None:
+            raise NotFound("no such long-term memory")
+        return latest
 
     def core(self, pair: PairId, entry_id: str | None, delete: bool, changes: dict[str, Any]) -> Item | None:
         if entry_id is None:
