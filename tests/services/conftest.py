@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 import pytest
@@ -36,7 +37,28 @@ def runtime(request, tmp_path, clock, rng) -> Iterator[Runtime]:
 
 
 def llm_settings(server: FakeLLMServer, **overrides) -> Settings:
-    return Settings(llm_base_url=server.base_url, llm_api_key="test-key", llm_timeout_seconds=2, **overrides)
+    return Settings(
+        **{"llm_base_url": server.base_url, "llm_api_key": "test-key", "llm_timeout_seconds": 2, **overrides}
+    )
+
+
+def services_with_settings(runtime: Runtime, server: FakeLLMServer, attempts: int = 1, **overrides) -> Services:
+    """Services on `runtime` whose settings are the fake model's with `overrides`, for what settings
+    decide (budgets, sampling, reflection); each memory-model task makes `attempts` attempts."""
+    fields = {"llm_timeout_seconds": 2, **overrides}
+    settings = llm_settings(
+        server,
+        data_dir=runtime.settings.data_dir,
+        run_scheduler=False,
+        llm_max_retries=0,
+        background_attempts=attempts,
+        **fields,
+    )
+    gateway = OpenAIGateway.from_settings(settings, sleep=lambda _: None)
+    models = FallbackMemoryModels(
+        LLMMemoryModels(gateway), OfflineMemoryModels(), attempts=attempts, sleep=lambda _: None
+    )
+    return build_services(dataclasses.replace(runtime, settings=settings), gateway=gateway, models=models)
 
 
 def services_with_fake_llm(runtime: Runtime, server: FakeLLMServer, attempts: int = 2) -> Services:

@@ -8,16 +8,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 
-from dreamchat.config import Settings
-from dreamchat.llm.gateway import OpenAIGateway
-from dreamchat.llm.memory_models import FallbackMemoryModels, LLMMemoryModels
-from dreamchat.llm.offline import OfflineMemoryModels
-from dreamchat.services.container import Services, build_services
-from dreamchat.wiring import Runtime
-from tests.fakes.fake_llm import FakeLLMServer, Reply
+from tests.fakes.fake_llm import Reply
+from tests.services.conftest import services_with_settings
 
 SUMMARY = {
     "summary": "讨论周末去海边",
@@ -25,23 +19,8 @@ SUMMARY = {
 }
 
 
-def judged_services(runtime: Runtime, fake_llm: FakeLLMServer, **overrides: object) -> Services:
-    settings = Settings(
-        data_dir=runtime.settings.data_dir,
-        run_scheduler=False,
-        llm_base_url=fake_llm.base_url,
-        llm_api_key="test-key",
-        llm_timeout_seconds=10,
-        llm_max_retries=0,
-        **overrides,
-    )
-    gateway = OpenAIGateway.from_settings(settings, sleep=lambda _: None)
-    models = FallbackMemoryModels(LLMMemoryModels(gateway), OfflineMemoryModels(), attempts=1, sleep=lambda _: None)
-    return build_services(dataclasses.replace(runtime, settings=settings), gateway=gateway, models=models)
-
-
 def test_one_topic_compressed_by_two_paths_at_once_is_counted_once(runtime, fake_llm) -> None:
-    services = judged_services(runtime, fake_llm)
+    services = services_with_settings(runtime, fake_llm, llm_timeout_seconds=10)
     ai_user = services.ai_users.create("acc_twice", {"name": "小梦"})
     pair = services.ai_users.pair("acc_twice", ai_user.id)
     services.memory.record(pair, "user", "周末去海边吧")
@@ -81,7 +60,7 @@ def test_one_topic_compressed_by_two_paths_at_once_is_counted_once(runtime, fake
 
 
 def test_an_erasure_during_a_leftovers_quality_judgment_does_not_kill_the_sweep(runtime, fake_llm) -> None:
-    services = judged_services(runtime, fake_llm, quality_sample_share=1.0)
+    services = services_with_settings(runtime, fake_llm, llm_timeout_seconds=10, quality_sample_share=1.0)
 
     pairs = {}
     for account, text in [("acc_a", "周末去海边看日出"), ("acc_b", "晚上去吃火锅庆祝")]:

@@ -2,7 +2,7 @@
 
 The friendship item was read, changed and written back whole, so whatever landed in between was
 undone: a pin lost, a read mark moved back, or an unfriended friendship written back to life. Each
-test lands the racing write exactly between the other's read and its write.
+test lands the racing write just before the other's write, after whatever it read.
 """
 
 from __future__ import annotations
@@ -17,57 +17,48 @@ from dreamchat.services.container import Services
 ACCOUNT = "acc_friend_races"
 
 
-class WriteBetween:
-    """The store, with `action` run once right after the friendship's `nth` read."""
+class WriteBefore:
+    """The store, with `action` run just before a write to the friendship (the first one, or every
+    one): whatever the writer read and re-checked before, `action` lands between that and its write."""
 
-    def __init__(self, inner: Any, key: tuple[str, str], action: Callable[[], object], nth: int) -> None:
-        self._inner, self._key, self._action, self._reads_left = inner, key, action, nth
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    def get(self, pk: str, sk: str) -> Any:
-        found = self._inner.get(pk, sk)
-        if (pk, sk) == self._key:
-            self._reads_left -= 1
-            if self._reads_left == 0:
-                self._action()
-        return found
-
-
-class WriteFirst:
-    """The store, with `action` run once just before the first write to the friendship: whatever the
-    writer read and re-checked before, `action` lands between that and its write."""
-
-    def __init__(self, inner: Any, key: tuple[str, str], action: Callable[[], object]) -> None:
-        self._inner, self._key, self._action = inner, key, action
+    def __init__(self, inner: Any, key: tuple[str, str], action: Callable[[], object], every: bool) -> None:
+        self._inner, self._key, self._action, self._every = inner, key, action, every
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
-    def _first(self, items: list[dict[str, Any]]) -> None:
+    def _before(self, items: list[dict[str, Any]]) -> None:
         if self._action is not None and any((i["pk"], i["sk"]) == self._key for i in items):
-            action, self._action = self._action, None
+            action = self._action
+            self._action = None  # the action's own writes go straight through
             action()
+            self._action = action if self._every else None
 
     def put(self, item: dict[str, Any]) -> None:
-        self._first([item])
+        self._before([item])
         self._inner.put(item)
 
     def put_versioned(self, item: dict[str, Any], expected_version: int | None) -> int:
-        self._first([item])
+        self._before([item])
         return self._inner.put_versioned(item, expected_version)
 
     def transact(self, operations: list[Any]) -> None:
-        self._first([op.item for op in operations if isinstance(op, Put)])
+        self._before([op.item for op in operations if isinstance(op, Put)])
         self._inner.transact(operations)
 
 
-def race_write(services: Services, ai_user_id: str, first: Callable[[], object], between: Callable[[], object]) -> None:
-    """Run `first` with `between` landing just before first's write of the friendship."""
+def race(
+    services: Services,
+    ai_user_id: str,
+    first: Callable[[], object],
+    between: Callable[[], object],
+    *,
+    every: bool = False,
+) -> None:
+    """Run `first` with `between` landing just before first's write of the friendship (every write)."""
     ai_users = services.ai_users
     real = ai_users._store
-    ai_users._store = WriteFirst(real, keys.friend(ACCOUNT, ai_user_id), between)
+    ai_users._store = WriteBefore(real, keys.friend(ACCOUNT, ai_user_id), between, every)
     try:
         first()
     finally:
@@ -78,20 +69,6 @@ def befriended(services: Services) -> str:
     ai_user = services.ai_users.create("acc_owner", {"name": "小梦", "visibility": "public"})
     services.ai_users.befriend(ACCOUNT, ai_user.id)
     return ai_user.id
-
-
-def race(
-    services: Services, ai_user_id: str, first: Callable[[], object], between: Callable[[], object], nth: int = 1
-) -> None:
-    """Run `first` with `between` landing after first's `nth` read of the friendship (the one its
-    change is made from: set_friendship reads it once before, to check the pair)."""
-    ai_users = services.ai_users
-    real = ai_users._store
-    ai_users._store = WriteBetween(real, keys.friend(ACCOUNT, ai_user_id), between, nth)
-    try:
-        first()
-    finally:
-        ai_users._store = real
 
 
 def friendship(services: Services, ai_user_id: str) -> dict[str, Any] | None:
@@ -119,7 +96,6 @@ def test_a_read_mark_landing_during_a_mute_is_kept(offline_services: Services) -
         ai_user_id,
         lambda: ai_users.set_friendship(ACCOUNT, ai_user_id, {"muted": True}),
         lambda: ai_users.mark_read(ACCOUNT, ai_user_id, "msg_0005"),
-        nth=2,
     )
     found = friendship(offline_services, ai_user_id)
     assert found is not None and found["muted"] is True and found["last_read"] == "msg_0005"
@@ -173,7 +149,7 @@ def test_an_unfriend_racing_the_first_versioned_write_of_an_old_item_is_not_undo
     ai_user_id = befriended(offline_services)
     without_version(offline_services, ai_user_id)
     ai_users = offline_services.ai_users
-    race_write(
+    race(
         offline_services,
         ai_user_id,
         lambda: ai_users.mark_read(ACCOUNT, ai_user_id, "msg_0004"),
@@ -186,7 +162,7 @@ def test_a_pin_racing_the_first_versioned_write_of_an_old_item_is_kept(offline_s
     ai_user_id = befriended(offline_services)
     without_version(offline_services, ai_user_id)
     ai_users = offline_services.ai_users
-    race_write(
+    race(
         offline_services,
         ai_user_id,
         lambda: ai_users.mark_read(ACCOUNT, ai_user_id, "msg_0004"),
@@ -210,7 +186,7 @@ def test_a_write_from_an_unfriended_friendship_never_lands_on_the_next(offline_s
         ai_users.befriend(ACCOUNT, ai_user_id)
         ai_users.set_friendship(ACCOUNT, ai_user_id, {"pinned": False})  # the new one's versions go on too
 
-    race_write(
+    race(
         offline_services,
         ai_user_id,
         lambda: ai_users.set_friendship(ACCOUNT, ai_user_id, {"muted": True}),  # computed from the old item
@@ -226,19 +202,18 @@ def test_a_read_mark_that_keeps_losing_its_race_is_skipped_not_an_error(offline_
     """Reading the chat must not fail because pins and marks kept landing: the next read marks it."""
     ai_user_id = befriended(offline_services)
     ai_users = offline_services.ai_users
-    real = ai_users._store
-    marks = iter(range(100))
+    store = offline_services.runtime.store
+    pins = iter(range(100))
 
-    class AlwaysRaced(WriteBetween):
-        def get(self, pk: str, sk: str) -> Any:
-            found = self._inner.get(pk, sk)
-            if (pk, sk) == self._key:
-                self._inner.put({**found, "pinned": next(marks) % 2 == 0, "version": found["version"] + 1})
-            return found
+    def a_pin_lands() -> None:
+        found = store.get(*keys.friend(ACCOUNT, ai_user_id))
+        store.put({**found, "pinned": next(pins) % 2 == 0, "version": found["version"] + 1})
 
-    ai_users._store = AlwaysRaced(real, keys.friend(ACCOUNT, ai_user_id), lambda: None, 0)
-    try:
-        ai_users.mark_read(ACCOUNT, ai_user_id, "msg_0001")
-    finally:
-        ai_users._store = real
+    race(
+        offline_services,
+        ai_user_id,
+        lambda: ai_users.mark_read(ACCOUNT, ai_user_id, "msg_0001"),
+        a_pin_lands,
+        every=True,
+    )
     assert friendship(offline_services, ai_user_id)["last_read"] is None
