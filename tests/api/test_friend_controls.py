@@ -134,6 +134,15 @@ def chat_client(runtime, fake_llm, tmp_path) -> Iterator[TestClient]:  # noqa: F
         yield test_client
 
 
+def after_a_failed_turn(client: TestClient, fake_llm) -> tuple[Person, dict, dict]:
+    """Alice, her AI user, and her message whose turn failed (the model answered 500)."""
+    alice = register(client, "alice")
+    ai = alice.create_ai_user(name="小梦")
+    fake_llm.script("deepseek-chat", Reply.error(500))
+    alice.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"})
+    return alice, ai, alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"][-1]
+
+
 def test_a_failed_turn_is_answered_again_without_storing_the_message_twice(chat_client, fake_llm) -> None:
     alice = register(chat_client, "alice")
     ai = alice.create_ai_user(name="小梦")
@@ -246,11 +255,7 @@ def test_two_tabs_opening_a_new_chat_at_once_store_the_greeting_once(client) -> 
 
 
 def test_two_retries_at_once_answer_once(chat_client, fake_llm) -> None:
-    alice = register(chat_client, "alice")
-    ai = alice.create_ai_user(name="小梦")
-    fake_llm.script("deepseek-chat", Reply.error(500))
-    alice.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"})
-    [stored] = alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]
+    alice, ai, stored = after_a_failed_turn(chat_client, fake_llm)
     fake_llm.script("deepseek-chat", Reply.slow(0.5, "在的"), Reply.slow(0.5, "在的在的"))
     start = threading.Barrier(2)
 
@@ -281,13 +286,10 @@ def test_a_retry_while_the_messages_own_turn_may_still_run_is_a_409(chat_client,
 
 def test_history_names_the_message_a_reload_can_retry(chat_client, fake_llm, runtime) -> None:  # noqa: F811
     """A page reloaded after a failed turn still offers 重试: history names the unanswered message."""
-    alice = register(chat_client, "alice")
-    ai = alice.create_ai_user(name="小梦")
+    alice, ai, person = after_a_failed_turn(chat_client, fake_llm)
     history = f"/api/ai-users/{ai['id']}/messages"
-    fake_llm.script("deepseek-chat", Reply.error(500))
-    alice.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"})
     body = alice.get(history).json()
-    assert body["retry_message_id"] == body["messages"][-1]["id"]
+    assert body["retry_message_id"] == person["id"] == body["messages"][-1]["id"]
     assert alice.get(f"{history}?before={body['messages'][-1]['id']}").json()["retry_message_id"] is None
 
     fake_llm.script("deepseek-chat", Reply.text("在的"))
@@ -327,12 +329,8 @@ def test_a_compression_asked_for_is_counted_in_the_quality_figures(chat_client, 
 def test_history_does_not_offer_a_retry_that_would_be_refused(chat_client, fake_llm, runtime) -> None:  # noqa: F811
     """Found by an attack: a retry answered the message, the person deleted the answer, and history
     offered 重试 on a message whose retry is refused (its lease is done)."""
-    alice = register(chat_client, "alice")
-    ai = alice.create_ai_user(name="小梦")
+    alice, ai, person = after_a_failed_turn(chat_client, fake_llm)
     history = f"/api/ai-users/{ai['id']}/messages"
-    fake_llm.script("deepseek-chat", Reply.error(500))
-    alice.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"})
-    person = alice.get(history).json()["messages"][-1]
     retry = f"/api/ai-users/{ai['id']}/messages/{person['id']}/retry"
     fake_llm.script("deepseek-chat", Reply.text("在的"))
     assert alice.post(retry).status_code == 200
@@ -346,12 +344,8 @@ def test_history_does_not_offer_a_retry_that_would_be_refused(chat_client, fake_
 
 
 def test_history_does_not_offer_a_retry_whose_attempts_are_used_up(chat_client, fake_llm, runtime) -> None:  # noqa: F811
-    alice = register(chat_client, "alice")
-    ai = alice.create_ai_user(name="小梦")
+    alice, ai, person = after_a_failed_turn(chat_client, fake_llm)
     history = f"/api/ai-users/{ai['id']}/messages"
-    fake_llm.script("deepseek-chat", Reply.error(500))
-    alice.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"})
-    person = alice.get(history).json()["messages"][-1]
     services = chat_client.app.state.services
     pk, sk = keys.answering(services.ai_users.pair(alice.id, ai["id"]), person["id"])
     found = services.runtime.store.get(pk, sk)  # as a thousand failed retries leave it
