@@ -44,14 +44,10 @@ class Leases:
         """Take the lease unless it is held, done, or its attempts are used up."""
         for _ in range(_RACE_ATTEMPTS):
             found = self._store.get(pk, sk)
-            if found is not None and found.get("done"):
-                return Claim("done", pk, sk, found["attempts"])
-            if found is not None and found["lease_until"] > self._now():
-                return Claim("held", pk, sk, found["attempts"])
             attempt = (found["attempts"] if found else 0) + 1
             version = found["version"] if found else None
-            if attempt > self.max_attempts:
-                return Claim("exhausted", pk, sk, attempt - 1, version)
+            if found is not None and (blocked := self._blocked(found)) is not None:
+                return Claim(blocked, pk, sk, found["attempts"], version if blocked == "exhausted" else None)
             try:
                 new_version = self._store.put_versioned(self._item(pk, sk, attempt, self.until()), version)
             except ConditionFailed:
@@ -62,9 +58,17 @@ class Leases:
     def open_to_claim(self, pk: str, sk: str) -> bool | None:
         """Whether a claim made now would win (not done, held or used up); None when none was made."""
         found = self._store.get(pk, sk)
-        if found is None:
-            return None
-        return not found.get("done") and found["lease_until"] <= self._now() and found["attempts"] < self.max_attempts
+        return None if found is None else self._blocked(found) is None
+
+    def _blocked(self, found: Item) -> ClaimStatus | None:
+        """Why a stored claim cannot be taken now, if it cannot."""
+        if found.get("done"):
+            return "done"
+        if found["lease_until"] > self._now():
+            return "held"
+        if found["attempts"] >= self.max_attempts:
+            return "exhausted"
+        return None
 
     def release(self, claim: Claim) -> None:
         """Give the lease back early (the run failed): the next delivery may try again now."""
