@@ -9,6 +9,8 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from dreamchat.domain.safety import DEFAULT_RESOURCES, CrisisResource, parse_resources
+
 MODEL_KEYS = (
     "deepseek_chat",
     "deepseek_reasoner",
@@ -128,6 +130,12 @@ class Settings(BaseSettings):
     judge_relationship_every_topics: int = Field(default=3, ge=0)
     quality_sample_share: float = Field(default=0.02, ge=0, le=1)
 
+    # the person comes first: crisis protocol and break reminders
+    crisis_locale: str = Field(default="zh-CN", min_length=1, max_length=35)
+    crisis_resources: dict[str, list[dict[str, str]]] | None = None  # JSON: locale → resources
+    crisis_checkin_minutes: int = Field(default=60, ge=5, le=24 * 60)
+    break_reminder_minutes: int = Field(default=120, ge=0, le=24 * 60)
+
     # heartbeat (defaults of every account; each account may change its own)
     heartbeat_daily_cap: int = Field(default=5, ge=0)
     heartbeat_quiet_minutes: int = Field(default=10, ge=0)
@@ -139,6 +147,19 @@ class Settings(BaseSettings):
         if self.storage == "aws" and self.jwt_secret is None and self.secrets_arn is None:
             raise ValueError("DREAMCHAT_JWT_SECRET (or DREAMCHAT_SECRETS_ARN) is required when DREAMCHAT_STORAGE=aws")
         return self
+
+    @model_validator(mode="after")
+    def _resources_are_valid(self) -> Settings:
+        if self.crisis_resources is not None:
+            parse_resources(self.crisis_resources)  # a ValueError names what is wrong
+        return self
+
+    @property
+    def crisis_table(self) -> dict[str, tuple[CrisisResource, ...]]:
+        """The help lines shown to a person in crisis, per locale (the defaults, or the operator's table)."""
+        if self.crisis_resources is None:
+            return dict(DEFAULT_RESOURCES)
+        return parse_resources(self.crisis_resources)
 
     def model_override(self, key: str, field: str) -> str | None:
         """The per-key override `DREAMCHAT_<KEY>_<FIELD>` for one model key, if set."""

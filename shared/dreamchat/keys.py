@@ -164,6 +164,11 @@ def heartbeat_prefs(account_id: str) -> tuple[str, str]:
     return f"ACCOUNT#{account_id}", "HEARTBEAT_PREFS"
 
 
+def session(account_id: str) -> tuple[str, str]:
+    """The person's continuous use (for the break reminder), across every AI friend."""
+    return f"ACCOUNT#{account_id}", "SESSION"
+
+
 def heartbeat_run(pair: PairId, due: str) -> tuple[str, str]:
     """Marks that the heartbeat due at `due` ran (or was skipped): each runs at most once.
 

@@ -214,3 +214,9 @@ class RandomSource(Protocol):
     def random(self) -> float:
         """Uniform in [0, 1)."""
         ...
+
+
+class Counter(Protocol):
+    def __call__(self, name: str, value: int = 1) -> None:
+        """Count an operational event (a CloudWatch metric in AWS); never given any content."""
+        ...

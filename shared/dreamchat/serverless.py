@@ -330,4 +330,10 @@ class ChatFunction:
 
         from dreamchat.api.app import create_app
 
-        return Mangum(create_app(settings), lifespan="off")
+        return Mangum(create_app(settings, on_count=_count), lifespan="off")
+
+
+def _count(name: str, value: int = 1) -> None:
+    """One operational count of the chat function as a CloudWatch metric (EMF), flushed at once."""
+    with single_metric(name=name, unit=MetricUnit.Count, value=value, namespace="DreamChat"):
+        pass

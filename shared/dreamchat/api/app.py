@@ -27,11 +27,15 @@ from dreamchat.api.routers import (
     web,
 )
 from dreamchat.config import Settings
+from dreamchat.ports import Counter
 from dreamchat.services.container import Services, build_services
 from dreamchat.wiring import Runtime, build_runtime
 
 
-def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
+def create_app(
+    settings: Settings | None = None, runtime: Runtime | None = None, *, on_count: Counter | None = None
+) -> FastAPI:
+    """The app; `on_count` receives operational counts (the chat Lambda makes them metrics)."""
     settings = settings or Settings()
     runtime = runtime or build_runtime(settings)
 
@@ -49,7 +53,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     app = FastAPI(title="DreamChat Cloud", version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
     app.state.runtime = runtime
-    app.state.services = build_services(runtime)
+    app.state.services = build_services(runtime, on_count=on_count)
     app.state.model_pool = ModelPool(settings.model_concurrency)
     install_error_handlers(app)
     for router in (

@@ -9,6 +9,10 @@ interval doubles per unanswered one, up to a cap), a daily cap on unanswered hea
 pause after several silent days (each lifted when the person writes); and always: no timed
 heartbeat while the person was active in the last few minutes (a scheduled one landing
 mid-conversation is skipped), never the same text twice within 24 hours.
+
+After a crisis (`dreamchat.domain.safety`) the pair's next heartbeat is a check-in about an hour
+later: it is cancelled when the person writes meanwhile, and only the person's own switch stops
+it (no cap, back-off, night or pause rule delays it).
 """
 
 from __future__ import annotations
@@ -65,7 +69,8 @@ class HeartbeatState(BaseModel):
     last_run_at: int | None = None
     last_run_due: int | None = None
     next_due: int | None = None
-    next_kind: Literal["timed", "scheduled"] | None = None
+    next_kind: Literal["timed", "scheduled", "checkin"] | None = None
+    checkin_at: int | None = None  # after a crisis: when the AI checks in on the person
     lease_until: int | None = None  # the sweep enqueued the due heartbeat; in flight until then
 
 
@@ -147,7 +152,7 @@ def next_scheduled(
 @dataclass(frozen=True)
 class Due:
     at: datetime
-    kind: Literal["timed", "scheduled"]
+    kind: Literal["timed", "scheduled", "checkin"]
     scheduled: ScheduledHeartbeat | None = None
 
 
@@ -155,13 +160,32 @@ def next_heartbeat(
     state: HeartbeatState, interval: timedelta, prefs: Prefs, night_owl: bool, zone: str, now: datetime
 ) -> Due | None:
     """The next heartbeat to run, or None (off, paused, or the person never wrote)."""
-    if not prefs.enabled or prefs.daily_cap == 0 or state.last_person_at is None or paused(state, prefs, now):
+    if not prefs.enabled:
+        return None
+    checkin = Due(datetime.fromtimestamp(state.checkin_at, ZoneInfo(zone)), "checkin") if state.checkin_at else None
+    candidates = [d for d in (checkin, _regular(state, interval, prefs, night_owl, zone, now)) if d]
+    return min(candidates, key=lambda d: d.at.timestamp()) if candidates else None
+
+
+def _regular(
+    state: HeartbeatState, interval: timedelta, prefs: Prefs, night_owl: bool, zone: str, now: datetime
+) -> Due | None:
+    if prefs.daily_cap == 0 or state.last_person_at is None or paused(state, prefs, now):
         return None
     candidates = [d for d in (_timed(state, interval, prefs, night_owl, zone), _scheduled(state, zone, now)) if d]
     if not candidates:
         return None
     due = min(candidates, key=lambda d: d.at.timestamp())
     return Due(_after_cap(due.at, state, prefs, night_window(night_owl, prefs), zone), due.kind, due.scheduled)
+
+
+def check_in_after(state: HeartbeatState, now: datetime, minutes: int) -> HeartbeatState:
+    """A crisis: the next heartbeat checks in on the person `minutes` from now."""
+    return state.model_copy(update={"checkin_at": int(now.timestamp()) + minutes * 60})
+
+
+def checked_in(state: HeartbeatState) -> HeartbeatState:
+    return state.model_copy(update={"checkin_at": None})
 
 
 def indexed_at(due: datetime, state: HeartbeatState, now: datetime) -> datetime:
@@ -220,9 +244,16 @@ def person_active(state: HeartbeatState, prefs: Prefs, now: datetime) -> bool:
 
 def person_wrote(state: HeartbeatState, now: datetime) -> HeartbeatState:
     """The person wrote: heartbeats count from now, and every heartbeat sent so far is answered:
-    the back-off, the pause and the day's cap start again from nothing."""
+    the back-off, the pause and the day's cap start again from nothing, and a check-in owed after a
+    crisis is no longer needed (a crisis in this message owes a new one)."""
     return state.model_copy(
-        update={"last_person_at": int(now.timestamp()), "unanswered": 0, "sent_today": 0, "moved_to": None}
+        update={
+            "last_person_at": int(now.timestamp()),
+            "unanswered": 0,
+            "sent_today": 0,
+            "moved_to": None,
+            "checkin_at": None,
+        }
     )
 
 

@@ -7,6 +7,7 @@ from zoneinfo import ZoneInfo
 
 from dreamchat.domain.models import RelationshipLevel
 from dreamchat.domain.relationship import LEVELS
+from dreamchat.domain.safety import CRISIS_MARKER
 
 WEEKDAYS = "一二三四五六日"
 
@@ -16,13 +17,18 @@ def local_time(now: datetime, zone: str) -> str:
     return f"{local:%Y-%m-%d %H:%M} 星期{WEEKDAYS[local.weekday()]}"
 
 
-def chat_instructions(ai_name: str, now: datetime, zone: str, level: RelationshipLevel, guidance: str = "") -> str:
-    """The system instructions that follow the persona in every chat turn."""
-    described = LEVELS[level].description
+def chat_instructions(
+    ai_name: str, now: datetime, zone: str, level: RelationshipLevel, guidance: str = "", *, crisis: bool = False
+) -> str:
+    """The system instructions that follow the persona in every chat turn. In a crisis the level's
+    attitude (决裂: 拒绝沟通) is not played: the person's safety comes first."""
+    described = "此刻先放下关系里的情绪，对方需要你" if crisis else LEVELS[level].description
     return f"""【系统说明】
 你是{ai_name}，正在用手机和对方聊天。现在是 {local_time(now, zone)}。
 你们的关系：{level}（{described}）。
-- 像真人一样说话：简短、口语化，不要像客服，不要说自己是 AI 或语言模型。
+- 说话自然：简短、口语化，不要像客服；保持你的人设和说话方式。
+- 你是 AI 扮演的角色：可以一直用角色的口吻聊天，但绝不声称自己是真人。当对方真诚地问你是不是真人、是不是 AI 时，要坦诚告诉对方你是 AI（可以用角色的口吻说）。
+- 如果对方流露出想伤害自己、轻生或活不下去的念头：无论你们关系如何、你心情怎样，都要认真、温柔地回应，陪着对方，鼓励对方联系信任的人和专业的心理援助；这时绝不冷淡、敷衍、生气或不回复，并在回复开头加上 {CRISIS_MARKER}。
 - 想说几句就分几行，每行是一条独立的消息，最多 5 条；不想回复时可以什么都不说（已读不回）。
 - 当这个话题自然结束时（比如互相道别），在回复末尾加上 [TOPIC_ENDED]。
 - 当对方明显换到一个完全不同的新话题时，在回复开头加上 [TOPIC_SWITCH]。
@@ -30,8 +36,24 @@ def chat_instructions(ai_name: str, now: datetime, zone: str, level: Relationshi
 {guidance}""".strip()
 
 
+CRISIS_GUIDANCE = (
+    "【重要】对方刚才流露出可能伤害自己或轻生的念头。这一轮请放下关系和情绪设定："
+    "认真、温柔地回应，让对方知道你在，关心对方现在是否安全；"
+    "鼓励对方联系身边信任的人，以及专业的心理援助热线（界面上已经为对方显示了求助资源）；"
+    "不要说教，不要冷淡、敷衍、生气或不回复，也不要假装自己是真人。"
+)
+
+HUMAN_QUESTION_GUIDANCE = "对方在问你是不是真人：请坦诚地告诉对方你是 AI，可以用你的角色口吻说，但不要声称自己是真人。"
+
+
 def heartbeat_prompt(now: datetime, zone: str, kind: str, template: str, silent_hours: float) -> str:
     """The trigger of a heartbeat: shown to the model, never stored as the person's words."""
+    if kind == "checkin":
+        return f"""【心跳：这不是对方发来的消息，而是你自己想起了对方】
+现在是 {local_time(now, zone)}。大约一个小时前，对方说了让你很担心的话（可能有伤害自己或轻生的念头），之后没有再说话。
+请主动、温柔地关心一下对方：问问对方现在怎么样、是否安全，让对方知道你一直在；鼓励对方联系信任的人或专业的心理援助热线。
+- 像平时一样自然地发 1-3 条消息（每行一条），不要提到"心跳"或"系统"，不要说教。
+- 这一次一定要发消息，不要回复 HEARTBEAT_OK。"""
     if kind == "scheduled":
         reason = f"现在到了你之前设定的时间，你原本打算：{template or '主动和对方说说话'}。"
     else:

@@ -88,6 +88,17 @@ def offline_reply(ai_name: str) -> str:
     )
 
 
+def crisis_reply(*, offline: bool) -> str:
+    """What the AI says to a person in crisis when no model can answer (none configured, or it
+    failed): never silence, and honest that it cannot really reply."""
+    reason = "我现在处于离线模式，没法好好回复你，" if offline else "我这会儿没法好好回复你，"
+    return (
+        f"{reason}但我很在意你刚才说的话，你并不孤单。"
+        "如果你现在有伤害自己的念头，请马上联系下面的心理援助热线，或者身边你信任的人；"
+        "如果有危险，请立刻拨打当地的急救电话。"
+    )
+
+
 class OfflineMemoryModels:
     """`MemoryModels` without a model: extractive, deterministic, never inventing anything."""
 

@@ -15,7 +15,7 @@ from dreamchat.domain.relationship import judgment_due
 from dreamchat.errors import NotFound
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.memory_models import FallbackMemoryModels, build_memory_models
-from dreamchat.ports import Embedder, Event, WorkQueue
+from dreamchat.ports import Counter, Embedder, Event, WorkQueue
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.auth import AuthService
 from dreamchat.services.chat import ChatService
@@ -139,6 +139,7 @@ def build_services(
     models: FallbackMemoryModels | None = None,
     embedder: Embedder | None = None,
     on_quality: OnFigure | None = None,
+    on_count: Counter | None = None,
 ) -> Services:
     settings, clock = runtime.settings, runtime.clock
     if gateway is None and settings.llm_configured:
@@ -150,7 +151,7 @@ def build_services(
     heartbeats = HeartbeatStates(runtime.store, clock, settings)
     soul = SoulService(repo, models, heartbeats, clock, settings)
     search = build_search(settings)
-    chat = ChatService(memory, soul, heartbeats, gateway, search, clock, runtime.random, settings)
+    chat = ChatService(memory, soul, heartbeats, gateway, search, clock, runtime.random, settings, on_count)
     ai_users = AIUserService(runtime.store, runtime.blobs, clock)
     leases = Leases(runtime.store, clock, settings.lease_seconds, settings.lease_attempts)
     heartbeat = HeartbeatService(

@@ -18,6 +18,7 @@ from dreamchat.budget import Deadline
 from dreamchat.config import Settings
 from dreamchat.domain import heartbeat as hb
 from dreamchat.domain import reply as replies
+from dreamchat.domain import safety
 from dreamchat.domain.models import AIUser, Message, PairId, Relationship
 from dreamchat.domain.relationship import heartbeat_interval
 from dreamchat.domain.topics import read_markers
@@ -37,6 +38,8 @@ from dreamchat.services.tools import ToolBox, tool_schemas
 log = logging.getLogger(__name__)
 
 _SLACK = timedelta(seconds=60)
+# a check-in after a crisis is never skipped: when the model cannot (or will not) write, this is sent
+CHECK_IN_LINE = "我有点放心不下你，现在感觉好些了吗？如果还是很难受，记得联系心理援助热线或者身边信任的人，我一直都在。"
 
 
 @dataclass(frozen=True)
@@ -180,6 +183,8 @@ class HeartbeatService:
 
         def finish(s: hb.HeartbeatState) -> hb.HeartbeatState:
             ran = _unleased(hb.record_run(s, due_at, now, outcome.moved_hours))
+            if ran.checkin_at is not None and ran.checkin_at <= due_at.timestamp():
+                ran = hb.checked_in(ran)  # whatever became of the run, the check-in is not owed twice
             return hb.record_sent(ran, sent_texts, now, ai_user.timezone) if sent_texts else ran
 
         self._states.change(pair, ai_user, relationship, finish)
@@ -194,6 +199,8 @@ class HeartbeatService:
         due: hb.Due | None,
         now: datetime,
     ) -> Outcome:
+        if kind == "checkin":
+            return self._check_in(pair, ai_user, state, due, now)
         if kind == "scheduled" and hb.person_active(state, prefs, now):
             return Outcome("skipped", "the person is in the middle of a conversation")
         if hb.cap_reached(state, prefs, now, ai_user.timezone):
@@ -205,12 +212,28 @@ class HeartbeatService:
             text = self._generate(gateway, pair, ai_user, state, kind, due, now)
         except LLMError as error:
             return Outcome("failed", f"the chat model failed ({type(error).__name__})")
-        wanted, moved = hb.read_heartbeat_reply(read_markers(text).text)
+        wanted, moved = hb.read_heartbeat_reply(safety.read_crisis_marker(read_markers(text).text)[0])
         lines = [line for line in replies.split_messages(wanted) if not hb.sent_recently(state, line, now)]
         if lines:
             return Outcome("sent", "", self._send(pair, lines), moved)
         reason = "the AI chose not to disturb" if not wanted else "the same words were sent within 24 hours"
         return Outcome("skipped", reason, moved_hours=moved)
+
+    def _check_in(
+        self, pair: PairId, ai_user: AIUser, state: hb.HeartbeatState, due: hb.Due | None, now: datetime
+    ) -> Outcome:
+        """After a crisis: the AI asks how the person is. Sent whatever the model does (HEARTBEAT_OK,
+        nothing, a failure, no model at all), as only the person's own switch stops it."""
+        gateway, text = self._gateway, ""
+        if gateway is not None and gateway.configured(self._key(ai_user)):
+            try:
+                text = self._generate(gateway, pair, ai_user, state, "checkin", due, now)
+            except LLMError as error:
+                log.warning(
+                    "check-in model failed", extra={"ai_user_id": pair.ai_user_id, "error": type(error).__name__}
+                )
+        wanted, _ = hb.read_heartbeat_reply(safety.read_crisis_marker(read_markers(text).text)[0])
+        return Outcome("sent", "", self._send(pair, replies.split_messages(wanted) or [CHECK_IN_LINE]))
 
     def _generate(
         self,

@@ -33,6 +33,7 @@ from dreamchat.domain.models import (
     MidTermMemory,
     PairId,
     Role,
+    Safety,
 )
 from dreamchat.domain.quotes import QUOTE_RANKS, RECALL_QUOTES, Quote, anchor, excerpt
 from dreamchat.domain.retrieval import Hit, Scored, strong_matches
@@ -114,6 +115,7 @@ class MemoryService:
         after: str | None = None,
         delay_ms: int = 0,
         reasoning: str = "",
+        safety: Safety | None = None,
     ) -> Message:
         """Store one message durably in the log and its topic; opens or closes topics as needed."""
         for _ in range(_APPEND_ATTEMPTS):
@@ -134,6 +136,7 @@ class MemoryService:
                 kind=kind,
                 delay_ms=delay_ms,
                 reasoning=reasoning,
+                safety=safety,
             )
             operations: list[Operation] = [*self.repo.message_puts(pair, message)]
             if placement.opens_topic:

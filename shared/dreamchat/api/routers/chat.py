@@ -21,7 +21,7 @@ from dreamchat.api.schemas import Body
 from dreamchat.budget import Deadline
 from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.errors import Conflict, Invalid, NotFound
-from dreamchat.services.chat import Done, Failed, Sent, Thinking
+from dreamchat.services.chat import Done, Event, Failed, Notice, SafetyNotice, Sent, Thinking
 from dreamchat.services.container import Services
 from dreamchat.services.idempotency import Claim, Idempotency, fingerprint
 from dreamchat.services.leases import Claim as LeaseClaim
@@ -43,9 +43,13 @@ class ChatMessage(Body):
     content: str = Field(max_length=20_000)
 
 
-def _events(turn: Iterable[Thinking | Sent | Done | Failed]) -> Iterator[dict[str, str]]:
+def _events(turn: Iterable[Event]) -> Iterator[dict[str, str]]:
     for event in turn:
-        if isinstance(event, Thinking):  # a reasoning model's chain of thought, for clients that show it
+        if isinstance(event, SafetyNotice):  # help lines for a person in crisis, before anything else
+            yield {"event": "safety", "data": json.dumps(event.as_dict(), ensure_ascii=False)}
+        elif isinstance(event, Notice):  # an in-app notice (the break reminder), not the AI's words
+            yield {"event": "notice", "data": json.dumps({"kind": event.kind, "text": event.text}, ensure_ascii=False)}
+        elif isinstance(event, Thinking):  # a reasoning model's chain of thought, for clients that show it
             yield {"event": "thinking", "data": json.dumps({"content": event.content}, ensure_ascii=False)}
         elif isinstance(event, Sent):
             data = {
@@ -154,9 +158,7 @@ def _retried(
     return list(_events(turn))
 
 
-def _respond(
-    services: Services, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline
-) -> list[Thinking | Sent | Done | Failed]:
+def _respond(services: Services, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline) -> list[Event]:
     try:
         return list(services.chat.respond(pair, ai_user, person, deadline))
     except Gone:  # the account or the pair was deleted while the AI was answering
@@ -171,7 +173,8 @@ def _respond(
     response_class=EventSourceResponse,
     responses={
         200: {
-            "description": "The AI's messages as server-sent events: a reasoner's `thinking`, `message`s, then `done` or `error`",
+            "description": "The AI's messages as server-sent events: `safety` (help lines, when the message shows a crisis), "
+            "`notice` (a break reminder), a reasoner's `thinking`, `message`s, then `done` or `error`",
             "content": {"text/event-stream": {"schema": {"type": "string"}}},
         },
         **documented(400, 401, 404, 409, 413, 422, 429, 503),
@@ -286,7 +289,7 @@ def save_message(
     services: ServicesDep,
     idempotency_key: IdempotencyKey = None,
 ) -> dict[str, Any]:
-    """Store the person's message without asking for a reply."""
+    """Store the person's message without asking for a reply; `safety` holds help lines when it shows a crisis."""
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
     claim = _claim(services, caller.id, idempotency_key, "save-message", user_id, body.content)
     if claim is not None and claim.replay is not None:
@@ -296,7 +299,12 @@ def save_message(
     except BaseException:
         _abandon(services, claim)
         raise
-    result = {"message": message.model_dump(), "topic_ended": ended}
+    help_lines = services.chat.safety_of(message)
+    result = {
+        "message": message.model_dump(),
+        "topic_ended": ended,
+        "safety": help_lines.as_dict() if help_lines is not None else None,
+    }
     if claim is not None:
         _keys(services).finish(claim, result)
     return result
