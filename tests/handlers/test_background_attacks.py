@@ -172,3 +172,17 @@ def test_a_5xx_answer_of_the_chat_function_is_counted(cloud, monkeypatch, capsys
     assert counted and counted[0]["_aws"]["CloudWatchMetrics"][0]["Namespace"] == "DreamChat"
     assert counted[0]["_aws"]["CloudWatchMetrics"][0]["Dimensions"] == [["service"]]  # what the alarm names
     assert counted[0]["service"] == "dreamchat-test" and counted[0]["ChatServerErrors"] == [1.0]
+
+
+def test_a_crisis_referral_is_counted_by_the_chat_function_without_its_text(cloud, capsys) -> None:
+    token, ai_id = signed_up()
+    capsys.readouterr()
+    crisis = "我真的不想活了"
+    answer = call("POST", f"/api/ai-users/{ai_id}/save-message", {"content": crisis}, token=token)
+    assert answer["statusCode"] == 201 and json.loads(answer["body"])["safety"]["kind"] == "crisis"
+    out = capsys.readouterr().out
+    emitted = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    counted = [e for e in emitted if "CrisisReferrals" in e]
+    assert len(counted) == 1 and counted[0]["CrisisReferrals"] == [1.0]
+    assert counted[0]["_aws"]["CloudWatchMetrics"][0]["Namespace"] == "DreamChat"
+    assert crisis not in out and "不想活" not in out
