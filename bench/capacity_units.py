@@ -24,21 +24,26 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-import boto3
-from moto import mock_aws
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run as a file (`.venv/bin/python bench/...`), not only with -m
+    sys.path.insert(0, str(ROOT))
 
-from bench.turn_overhead import NOW, InstantModel, seed
-from dreamchat.adapters.blobs import S3BlobStore
-from dreamchat.adapters.dynamo_store import DynamoItemStore, create_table
-from dreamchat.adapters.events import LocalEventBus
-from dreamchat.adapters.runtime import ManualClock, SeededRandom
-from dreamchat.config import Settings
-from dreamchat.domain.heartbeat import person_wrote
-from dreamchat.ports import DUE_PK
-from dreamchat.services.container import Services, build_services
-from dreamchat.services.extraction import ExtractWork
-from dreamchat.services.heartbeat import Work
-from dreamchat.wiring import Runtime
+# E402 (the noqa below): these imports need the repo root on sys.path, which the lines above put there
+import boto3  # noqa: E402
+from moto import mock_aws  # noqa: E402
+
+from bench.turn_overhead import NOW, InstantModel, seed  # noqa: E402
+from dreamchat.adapters.blobs import S3BlobStore  # noqa: E402
+from dreamchat.adapters.dynamo_store import DynamoItemStore, create_table  # noqa: E402
+from dreamchat.adapters.events import LocalEventBus  # noqa: E402
+from dreamchat.adapters.runtime import ManualClock, SeededRandom  # noqa: E402
+from dreamchat.config import Settings  # noqa: E402
+from dreamchat.domain.heartbeat import person_wrote  # noqa: E402
+from dreamchat.ports import DUE_PK  # noqa: E402
+from dreamchat.services.container import Services, build_services  # noqa: E402
+from dreamchat.services.extraction import ExtractWork  # noqa: E402
+from dreamchat.services.heartbeat import Work  # noqa: E402
+from dreamchat.wiring import Runtime  # noqa: E402
 
 LINES = ["今天去公园散步了，你呢", "晚饭吃了火锅，好辣", "最近在学吉他，手好疼", "周末想去看电影", "工作有点忙"]
 

@@ -31,22 +31,27 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from bench.capacity_units import item_bytes
-from bench.turn_overhead import InstantModel
-from dreamchat import keys
-from dreamchat.adapters.blobs import DirectoryBlobStore
-from dreamchat.adapters.dynamo_store import _encode
-from dreamchat.adapters.events import LocalEventBus
-from dreamchat.adapters.runtime import ManualClock, SeededRandom
-from dreamchat.adapters.sqlite_store import SqliteItemStore
-from dreamchat.config import Settings
-from dreamchat.domain.heartbeat import person_wrote
-from dreamchat.domain.models import PairId
-from dreamchat.ports import DUE_PK, DUE_SK, Operation, Put
-from dreamchat.services.container import build_services
-from dreamchat.services.heartbeat import Work
-from dreamchat.services.heartbeat_state import HEARTBEAT_DUE
-from dreamchat.wiring import Runtime
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run as a file (`.venv/bin/python bench/...`), not only with -m
+    sys.path.insert(0, str(ROOT))
+
+# E402 (the noqa below): these imports need the repo root on sys.path, which the lines above put there
+from bench.capacity_units import item_bytes  # noqa: E402
+from bench.turn_overhead import InstantModel  # noqa: E402
+from dreamchat import keys  # noqa: E402
+from dreamchat.adapters.blobs import DirectoryBlobStore  # noqa: E402
+from dreamchat.adapters.dynamo_store import _encode  # noqa: E402
+from dreamchat.adapters.events import LocalEventBus  # noqa: E402
+from dreamchat.adapters.runtime import ManualClock, SeededRandom  # noqa: E402
+from dreamchat.adapters.sqlite_store import SqliteItemStore  # noqa: E402
+from dreamchat.config import Settings  # noqa: E402
+from dreamchat.domain.heartbeat import person_wrote  # noqa: E402
+from dreamchat.domain.models import PairId  # noqa: E402
+from dreamchat.ports import DUE_PK, DUE_SK, Operation, Put  # noqa: E402
+from dreamchat.services.container import build_services  # noqa: E402
+from dreamchat.services.heartbeat import Work  # noqa: E402
+from dreamchat.services.heartbeat_state import HEARTBEAT_DUE  # noqa: E402
+from dreamchat.wiring import Runtime  # noqa: E402
 
 NOW = datetime(2026, 3, 15, 12, 0, tzinfo=UTC)
 

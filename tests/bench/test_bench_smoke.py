@@ -5,6 +5,9 @@ from __future__ import annotations
 import io
 import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -138,3 +141,21 @@ def test_capacity_units_meters_every_step(capsys) -> None:
     out = capsys.readouterr().out
     for step in ("chat turn", "compression", "extraction worker", "heartbeat worker"):
         assert re.search(rf"^{step}.*\s\d+\.\d\s+\d+\.\d\s", out, re.MULTILINE), step
+
+
+README = Path(__file__).parents[2] / "bench" / "README.md"
+COMMANDS = sorted(set(re.findall(r"`(\.venv/bin/python bench/[a-z_]+\.py)[^`]*`", README.read_text())))
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_bench_readme_gives_starts_as_written(command) -> None:
+    """From the repository root, exactly as bench/README.md writes it (`--help`: it starts, imports all)."""
+    script = command.split()[-1]
+    done = subprocess.run([sys.executable, script, "--help"], cwd=README.parents[1], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "usage:" in done.stdout
+
+
+def test_the_readme_gives_a_command_for_every_script() -> None:
+    scripts = {p.name for p in README.parent.glob("*.py") if p.name not in ("__init__.py", "locomo.py")}
+    assert {c.split("/")[-1] for c in COMMANDS} >= scripts - {"cold_start_artifact.py"}
