@@ -139,9 +139,8 @@ def test_the_resources_follow_the_configured_locale(tmp_path, clock, fake_llm) -
 
 
 def test_an_operator_table_replaces_the_resources(tmp_path, clock, fake_llm) -> None:
-    table = {
-        "zh-CN": [{"name": "本地热线", "phone": "123", "url": "https://example.org", "hours": "24h", "source": "t"}]
-    }
+    line = {"name": "本地热线", "phone": "123", "url": "https://example.org", "hours": "24h", "source": "t"}
+    table = {"zh-CN": [line], "*": [{"name": "急救电话", "source": "t"}]}
     settings = settings_for(tmp_path, fake_llm, crisis_resources=table)
     for person, app in serve(settings, clock):
         events = chat(person, friend_at(app, person, "一般"), CRISIS)
@@ -154,8 +153,10 @@ def test_an_operator_table_replaces_the_resources(tmp_path, clock, fake_llm) -> 
 
 
 def test_a_malformed_resource_table_stops_the_server_with_a_message(tmp_path) -> None:
-    with pytest.raises(ValueError, match="phone"):
-        settings_for(tmp_path, crisis_resources={"zh-CN": [{"name": "x"}]})
+    with pytest.raises(ValueError, match="source"):
+        settings_for(
+            tmp_path, crisis_resources={"zh-CN": [{"name": "x", "phone": "1"}], "*": [{"name": "y", "source": "s"}]}
+        )
 
 
 def test_a_crisis_the_model_flags_turns_the_protocol_on_for_the_turn_and_the_topic(served, fake_llm, clock) -> None:

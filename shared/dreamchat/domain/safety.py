@@ -1,17 +1,311 @@
-"""PROVISIONAL (replaced by the lexicon branch)."""
+"""The person comes first: recognising a crisis in what the person writes, and where to send them.
+
+`crisis_in(text)` is True when a message states suicidal intent or ideation, or self-harm, in Chinese
+(simplified or traditional) or English. It reads a maintained lexicon of phrases (`PHRASES`), never
+single characters, over a normalised text (`normalise`): NFKC, casefold, zero-width characters removed,
+the traditional characters the lexicon uses mapped to simplified ones, spaces and dots between Chinese
+characters dropped (我 不 想 活 了, 自.杀), spelt-out letters joined (k i l l), and common disguises
+read as what they hide (zi sha, unalive, kms, su1cide, k!ll).
+
+The trade-off, on purpose: a false positive costs a kind check-in, a false negative may cost a life. So
+a first-person statement fires even when it may be hyperbole (想死的心都有了, "I'll kill myself if this
+meeting runs late", 没有奶茶我活不下去 — words alone cannot tell it from 没钱我活不下去), and only the
+clearest everyday uses are let through:
+- hyperbole that never says the person wants to die: 笑死我了, 累死了, 气死我了, 想死你了 (missing
+  someone), "killing it", "I'm dead 😂", "to die for";
+- bodily degree words before 想死 (累得想死, 热到想死, 困得想死, 尴尬得想死, 无聊到想死). Pressure and
+  pain are not among them: 作业多到想死, 压力大到想死, 疼得想死 fire, because academic pressure is a
+  leading stressor among young people who die by suicide, and the check-in costs little;
+- a denial in the same clause (我没有想自杀, "I would never kill myself", "I'm not suicidal"); a denial
+  covers only its own phrase, so 我没有想自杀，只是觉得活着没意思 still fires;
+- an act told of in a film, a book or the news, in a sentence with no first person (电影里的人自杀了,
+  "the character attempts suicide in the show"); with a first person anywhere in the sentence it
+  fires (我看的电影里主角自杀了: a check-in we accept), and so does a friend's or stranger's act
+  without such a cue (他自杀了: grief deserves care too).
+Not recognised on purpose: the pinyin "xiang si" (also 相思), "kys" (aimed at someone else), 活着好累
+and other weariness that states no wish to die. The chat model may still see what the lexicon misses
+and say so with `CRISIS_MARKER`.
+
+The resources: `DEFAULT_RESOURCES` per locale, each number with where it was checked; `resources_for`
+picks a locale's entries, falls back by language, and always ends with the generic entry;
+`parse_resources` reads an operator's table (JSON-shaped, as from an environment variable).
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 CRISIS_MARKER = "[CRISIS]"
-_MARKER = re.compile(r"[\[【［]\s*CRISIS\s*[\]】］]", re.IGNORECASE)
+# the marker as a model may write it: any case, spaces inside, ASCII or full-width brackets and letters
+_MARKER = re.compile(r"[\[［【〔]\s*(?:crisis|ｃｒｉｓｉｓ)\s*[\]］】〕]", re.IGNORECASE)
+
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+
+# Traditional forms of the characters the lexicon and its exceptions use (NFKC leaves them alone).
+_SIMPLIFIED = str.maketrans(
+    "殺殘傷結輕盡斷這個麼為會們讓開離裡裏從無劃準備決繼續覺說對樣嗎幹圖應該來過還後別點農敵燒"
+    "絕電視劇報導戲遊紀錄聞課歷詞聽熱餓睏撐曬癢擠饞尷夢聯構設預隨機記黨親寶於悶攢鬆淨靜脫經願"
+    "價賣倉繩氣嚇實勁頭義隊關寫論尋覓邊媽樓藥遺書沒著",
+    "杀残伤结轻尽断这个么为会们让开离里里从无划准备决继续觉说对样吗干图应该来过还后别点农敌烧"
+    "绝电视剧报导戏游纪录闻课历词听热饿困撑晒痒挤馋尴梦联构设预随机记党亲宝于闷攒松净静脱经愿"
+    "价卖仓绳气吓实劲头义队关写论寻觅边妈楼药遗书没着",
+)
+_QUOTES = str.maketrans("\u2018\u2019\u02bc\u2032`", "'''''")
+_LEET_I = re.compile(r"(?<=[a-z])[1!|](?=[a-z])")  # k!ll, k1ll, su1cide: before "!" can end a sentence
+_SPELT_OUT = re.compile(r"(?<![a-z])(?:[a-z][ .\-_*]){2,}[a-z](?![a-z])")  # k i l l, d.i.e
+_CJK_GAP = re.compile(rf"(?<=[{_CJK}])[\s.\-_*·•/|~^]+(?=[{_CJK}])")  # 我 不 想 活 了, 自.杀
+_UNALIVE = {"unalive": "kill", "unaliving": "killing", "unalived": "killed"}
+# A disguise and what it stands for. "zisha" is also a teapot clay, so not before teapot or pot.
+_DISGUISES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+    (re.compile(r"(?<![a-z])zi[1-4]?[\s\-_.]?sha[1-4]?(?![a-z])(?!\s?(?:teapot|pot|clay|ware|壶))"), "自杀"),
+    (re.compile(r"自\s?sha[1-4]?(?![a-z])|(?<![a-z])zi[1-4]?\s?杀"), "自杀"),
+    (re.compile(r"(?<![a-z])zi[1-4]?\s?can[1-4]?(?![a-z])"), "自残"),
+    (re.compile(r"(?<![a-z])ge[1-4]?\s?wan[1-4]?(?![a-z])"), "割腕"),
+    (re.compile(r"(?<![a-z])bu\s?xiang\s?huo\s?le(?![a-z])"), "不想活了"),
+    (re.compile(r"(?<![a-z])unaliv(?:e|ing|ed)(?![a-z])"), lambda m: _UNALIVE[m.group()]),
+    (re.compile(r"(?<![a-z0-9.])(?<!\d\s)kms(?![a-z])"), "kill myself"),  # not "300 kms" (kilometres)
+    (
+        re.compile(r"(?<![a-z])(?:s[u*][i1!*]c[i1!*]d|sewer\s?slid|sui\scid)(?:[e3]|al)(?![a-z])"),
+        lambda m: _suicide(m.group()),
+    ),
+)
+
+
+def _suicide(disguised: str) -> str:
+    return "suicidal" if disguised.endswith("al") else "suicide"
+
+
+def normalise(text: str) -> str:
+    """The text as the lexicon reads it (see the module docstring)."""
+    text = unicodedata.normalize("NFKC", text).casefold().translate(_SIMPLIFIED).translate(_QUOTES)
+    text = "".join(c for c in text if unicodedata.category(c) != "Cf")  # zero-width spaces, joiners
+    text = _LEET_I.sub("i", re.sub(r"\s+", " ", text))
+    text = _SPELT_OUT.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group()), text)
+    for disguise, meaning in _DISGUISES:
+        text = disguise.sub(meaning, text)
+    return _CJK_GAP.sub("", text)
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """One entry of the lexicon. `unless`: the clause around the match takes it back (a denial, a
+    joke's set form). `reported`: the words can tell of someone else's act (自杀, suicide), so a
+    sentence about a film, a book or the news with no first person does not fire."""
+
+    pattern: re.Pattern[str]
+    unless: re.Pattern[str] | None = None
+    reported: bool = False
+
+    def found_in(self, sentence: str) -> bool:
+        for match in self.pattern.finditer(sentence):
+            if self.unless and self.unless.search(_clause_around(sentence, match)):
+                continue
+            if self.reported and _told_of_others(sentence):
+                continue
+            return True
+        return False
+
+
+def _zh(pattern: str, unless: str | None = None, *, reported: bool = False) -> Phrase:
+    return Phrase(re.compile(pattern), re.compile(unless) if unless else None, reported)
+
+
+def _en(pattern: str, unless: str | None = None, *, reported: bool = False) -> Phrase:
+    """English words stand between non-letters: Chinese characters count as letters for \\b."""
+    return _zh(rf"(?<![a-z])(?:{pattern})(?![a-z])", unless, reported=reported)
+
+
+_KILL = r"k[i1!|*y]?[l1|!]{1,2}(?:ing|in'?)?"
+_MYSELF = r"(?:my\s?s[e3]lf|meself|myslef|mysefl)"
+_DIE = r"d[i1!*]e"
+_NEVER = r"(?:never|won'?t|will\snot|wouldn'?t|would\snot|not\sgoing\sto|not\sgonna|n'?t\sgonna)\s(?:ever\s|actually\s|really\s)?"
+_ACCIDENT = r"accident|by\smistake|shaving|chopping|cooking|kitchen|slipped|fell|tripped|gym|work(?:ing)?\s?out|lifting|playing|paper|stubbed|stove|oven"
+# 想死 after a bodily degree word is hyperbole (累得想死); after pressure or pain it is not (see above).
+_BODILY = "[累热冷饿困渴撑晒痒吵挤堵馋酸]"
+# 想死 inside other words: 梦想, 思想死板, 联想死机, 死心, 死党, 死记硬背; 想死你/我了 is missing someone.
+_WANT_TO_DIE = (
+    rf"(?<![不没别梦理思感回猜联构设妄幻遐冥畅料假预随你您他她它])(?<!{_BODILY}[得到])(?<!{_BODILY}[得到]我)"
+    r"(?<!尴尬[得到])(?<!无聊[得到])想死(?![你您他她它宝亲老大妈爸小家记板机角磕守心党]|我[了啦啊呀]|了你)"
+)
+_DENIED_ZH = r"(?:没有?|不会|不是|从来?没有?|并没有|不想|不打算|不要|别)(?:想过?|打算|准备|要|去|会|过)?"
+_FIRST_PERSON = re.compile(r"我|俺|本人|(?<![a-z])(?:i|i'm|im|i've|i'd|me|my|myself)(?![a-z])")
+_STORY = re.compile(
+    r"电影|电视剧|剧里|剧中|影视|小说|新闻|报道|报纸|漫画|动漫|动画|游戏|角色|主角|男主|女主|历史|课本|课文|文章|歌词|纪录片|书里|书中|热搜"
+    r"|(?<![a-z])(?:movies?|films?|shows?|series|episodes?|characters?|novels?|books?|news|articles?|games?|songs?|lyrics|documentar(?:y|ies)|anime|manga)(?![a-z])"
+)
+
+PHRASES: tuple[Phrase, ...] = (
+    # not wanting to live: 不想活了, 不想再活下去, 不愿活; not 不想活成/活在别人眼里/活得这么累/干活/活动
+    _zh(r"不(?:想|要|愿|愿意)再?(?:继续)?活(?![成在得动跃泼络儿])|不活了|活不下去|不想再?活在这个?世界"),
+    _zh(r"活着(?:真|好|太|也|都|还|实在|真的|根本)*没(?:有)?(?:什么|啥)?(?:意思|意义|劲|盼头|希望|必要)"),
+    _zh(
+        r"活着(?:还)?有(?:什么|啥)(?:意思|意义|用|盼头)|活着(?:干嘛|干什么|图什么|图啥)|人生(?:真的?|好|太|根本)?没(?:有)?(?:任何)?意义"
+    ),
+    _zh(
+        r"(?:没有|找不到|没了|失去了?)(?:任何)?活下去的(?:理由|意义|勇气|动力|希望|意志)|不知道(?:为什么|为啥|为了什么)(?:还)?要?活(?:着|下去)"
+    ),
+    _zh(r"活(?:腻|够)(?:了|歪)", unless=r"(?:你|您|他|她)[^我]{0,4}活[腻够]"),  # 你活腻了 is a threat, not a wish
+    # wanting to die
+    _zh(_WANT_TO_DIE),
+    _zh(
+        r"(?:想|要|我|不如|干脆|还是|让我|叫我)去死|一死了之|寻死|求死|不如死(?![心磕党机板记角])|(?:想|要|希望|真想|好想)(?:就这样)?一睡不醒"
+    ),
+    _zh(
+        r"(?<![累热冷饿困烦气笑吓忙])死(?:了|掉)?(?:算了|拉倒|一了百了)|(?<![累热冷饿困烦气笑吓忙])死(?:了|掉)(?:好了|就好了|才好|也好)"
+    ),
+    _zh(
+        r"(?:再也|永远)(?:都)?不(?:要|想|会)?(?:再)?醒(?:来|过来)?|睡(?:着|过去|下)了?(?:以后|之后)?就(?:别|不要|不|再也不)(?:再)?醒"
+    ),
+    # ending one's own life
+    _zh(r"(?<!预防)(?<!防止)(?<!反)自杀(?![式率]|小队|热线|干预|预防|防治)", unless=_DENIED_ZH + "自杀", reported=True),
+    _zh(r"自尽|轻生|自我了断|了断自己|了此残生|上吊(?!绳)", unless=r"三上吊", reported=True),  # 一哭二闹三上吊
+    _zh(
+        r"了结(?:我)?自己|了结(?:自己|我)的?(?:生命|性命|一生)|结束(?:掉)?(?:自己|我自己|我)的?(?:生命|性命|一生|这一生|人生)"
+    ),
+    _zh(
+        r"(?:想|要|准备|打算|决定)(?:就|去)?结束(?:掉)?这?一切|(?:杀|弄死|搞死|杀死|杀掉)了?我?自己|把自己(?:勒|吊|淹|闷|掐|烧)死"
+    ),
+    _zh(r"遗书", reported=True),
+    # methods, said as intent: 想跳楼 (not 跳楼价, 跳楼机), 从天台跳下去, 喝农药, 攒安眠药
+    _zh(
+        r"(?:想|要|准备|打算|干脆|真想|好想|差点|快要|去)(?:去)?(?:跳楼|跳河|跳江|跳海|跳桥|卧轨)(?![价机]|大?甩卖|大?清仓)"
+    ),
+    _zh(r"从(?:楼上|楼顶|天台|阳台|窗户|窗口|窗台|桥上|这里|这儿|这)跳下去|(?:想|要|准备|打算|干脆)烧炭(?!烤)"),
+    _zh(r"喝了?(?:农药|百草枯|敌敌畏)|(?:想|要|准备|打算|干脆|去)(?:去)?吃了?老鼠药", reported=True),
+    _zh(
+        r"(?:攒|囤)了?[^。!?]{0,6}安眠药|(?:想|要|准备|打算)(?:一次)?(?:吃|吞)(?:很多|好多|一堆|一把|一瓶|整瓶|所有)?的?安眠药(?![才就能助睡])"
+    ),
+    _zh(
+        r"(?:吞|吃)(?:了|下|掉)?(?:很多|好多|一堆|一大把|一把|一整瓶|整瓶|一瓶|一整盒|整盒|过量)的?安眠药|(?:吞|吃)(?:了|下|掉)?(?:一整瓶|整瓶|一整盒|整盒|一大把)的?药"
+    ),
+    _zh(
+        r"把(?:所有|全部)的?(?:安眠药|药)(?:全|都|一次性|一口气)?(?:吃|吞)(?:了|掉|光|下去)|把(?:安眠药|药)(?:全部?|一次性|一口气)(?:吃|吞)"
+    ),
+    # hurting oneself
+    _zh(r"自残|自伤", reported=True),
+    _zh(r"伤害自己", unless=r"(?:不会|没有?|从来?没有?|并没有)再?去?伤害自己"),
+    # 割/划 inside 规划自己, 计划, 切割, 收割 are not cutting oneself; 用刀割肉 is cooking
+    _zh(
+        r"割腕|(?<![规计策企笔比区刻谋分切收交宰])(?:割|划)(?:伤|破|烂)?了?(?:自己|我的?(?:手腕|手臂|胳膊|大腿|腕))"
+        r"|(?:用|拿)(?:刀|刀片|美工刀|小刀|剪刀)(?:割|划)(?:了|伤|破)?(?:自己|我|手|腕|胳膊|大腿)",
+        reported=True,
+    ),
+    # being gone: 想从这个世界消失 (not 尴尬到想原地消失, 想消失几天)
+    _zh(r"(?:从|在)这个?世界(?:上|里)?(?:永远|彻底|就此|就这样)?地?消失"),
+    _zh(r"(?<!让)(?:想|要|希望)(?:自己)?(?:就这样)?(?:永远|彻底)地?消失(?!几|一|会)|不想(?:再)?存在(?!感)"),
+    _zh(
+        r"希望(?:我|自己)(?:从来?)?没(?:有)?(?:被)?(?:出生|生下来|来过这个世界)|(?:我|自己)(?:就|根本)?不该(?:被)?(?:出生|生下来|活着|存在)"
+    ),
+    # a burden: 没有我大家会更好, 我死了大家就解脱了
+    _zh(
+        r"没有?我(?:的话)?[,\s]*(?:大家|你们|你|他们|她们|世界|家人|家里人?|爸妈|父母|所有人|别人|身边的人|他|她)?"
+        r"(?:都|会|就|也|反而|可能|应该|一定)*(?:过得|活得)?(?:会)?更(?:美)?(?:好|开心|轻松|幸福)"
+    ),
+    # a subject is needed: 这关我死了好多次 is a game
+    _zh(
+        r"我死了(?:以后|之后)?,?(?:大家|你们|你|他们|家人|爸妈|所有人|世界)(?:都|就|会|也)*(?:会)?(?:更)?(?:好|轻松|解脱|开心|清净|清静)"
+        r"|死了(?:就|才|也就)(?:能)?(?:解脱|轻松|一了百了|清净)"
+    ),
+    # English
+    _en(rf"{_KILL}\s?{_MYSELF}(?!\s?laughing)", unless=rf"{_NEVER}k"),
+    _en(r"(?:end|ending)\s(?:my\s(?:own\s)?life|it\sall)|(?:take|taking)\smy\s(?:own\s)?life"),
+    _en(
+        rf"(?<!n't\s)(?<!not\s)(?<!dont\s)(?<!never\s)(?:want|wanna|wanted|wants|i\sdeserve)\s(?:to\s)?(?:just\s)?{_DIE}"
+        r"(?!\s(?:of|from)\s(?:laughter|laughing|embarrassment|cringe|boredom|shame))"
+    ),
+    _en(
+        rf"wish\si\s(?:was|were|could\sbe)\sdead|wish\si\scould\s(?:just\s)?{_DIE}|wish\si\s(?:was|were)n'?t\salive|wish\si(?:'d|\shad)?\s(?:never\sbeen|was\snever|wasn'?t)\sborn"
+    ),
+    _en(
+        r"suicidal(?!\s(?:mission|move|pace|driving))",
+        unless=r"(?:not|never|n't|no\slonger)\s(?:really\s|feeling\s|actually\s)?suicidal",
+        reported=True,
+    ),
+    # "suicide" in the first person fires as 自杀 does; not in suicide squad, prevention, rates, doors
+    _en(
+        r"suicide(?!\s(?:squad|prevention|rates?|awareness|bomb\w*|doors?|hotline|lifeline|mission|attack\w*))",
+        unless=r"(?:never|not|n't|no\slonger)\s(?:\w+\s){0,3}suicide",
+        reported=True,
+    ),
+    _en(r"s[e3]lf[\s\-]?(?:h[a@4]rm|injur|mutilat)\w*", reported=True),
+    _en(
+        rf"(?:hurt|hurting|harm|harming|cut|cutting|starve|starving)\s?{_MYSELF}",
+        unless=rf"{_ACCIDENT}|{_NEVER}(?:hurt|harm|cut)",
+    ),
+    _en(r"(?:cut|cutting|slit|slitting)\smy\s(?:wrists?|arms?|thighs?|throat)"),
+    _en(
+        r"(?:don'?t|do\snot|dont|no\slonger)\s(?:really\s|even\s)?(?:want|wanna|wish)\s(?:to\s)?(?:live|be\salive|exist|be\shere\sanymore)"
+        r"(?!\s(?:in|with|there|here|near|at|on|by|alone|together|abroad|downtown|close|far|next|without|under|for|forever)(?![a-z]))"
+    ),
+    _en(
+        r"can'?t\sgo\son(?:\sanymore|\sany\slonger|\sliving|\slike\sthis)?(?!\s(?:the|a|an|with|vacation|holiday|trips?|dates?|stage|tour)(?![a-z]))"
+    ),
+    _en(
+        r"(?:done|finished)\swith\s(?:life|living|being\salive)|(?:tired|sick)\sof\s(?:living|being\salive)(?!\s(?:in|with|here|there|at|on|alone|so|far|near))"
+    ),
+    _en(
+        r"better\soff\sdead|better\s(?:off\s)?without\sme|no\s(?:reason|point)\sto\s(?:live|living|keep\sliving|go\son|be\salive)|nothing\s(?:left\s)?to\slive\sfor"
+    ),
+    _en(
+        r"(?:life\s(?:isn'?t|is\snot|ain'?t)|not)\sworth\sliving(?!\s(?:in|with|here|there))|point\s(?:of|in)\s(?:living|being\salive|going\son)(?!\s(?:in|with|here|there|near))"
+    ),
+    _en(
+        r"(?:want|wanna|going|gonna|plan|planning|thinking|thought|tempted|try|tried|might|decided|about)\s(?:to\s|of\s|about\s)?(?:just\s)?overdos(?:e|ing)"
+        r"|overdos(?:e|ing)\son\s(?:my\s|the\s|all\s|some\s)?(?:pills|meds|medication|sleeping\spills|tylenol|paracetamol|insulin|painkillers|antidepressants)"
+    ),
+    _en(
+        r"(?:take|taking|took|swallow|swallowing|swallowed)\s(?:all|every\sone)\s(?:of\s)?my\s(?:pills|meds|medication|sleeping\spills)"
+        r"|(?:take|taking|took|swallow|swallowed)\s(?:a|the)\s(?:whole|entire)\s(?:bottle|pack|box)\sof\s(?:pills|meds|sleeping\spills|tylenol|painkillers)"
+        r"|stockpil(?:e|ing|ed)\s(?:my\s)?(?:pills|meds)"
+    ),
+    _en(
+        r"(?:want|wanna|going|gonna|thinking\sabout|might|about)\s(?:to\s)?jump(?:ing)?\s(?:off|from|in\sfront\sof)\s(?:a|the|this|my|that)\s"
+        r"(?:bridge|building|roof|rooftop|balcony|cliff|train|car|ledge|window)"
+    ),
+    _en(
+        r"(?:never|not|don'?t|won'?t)\swake\sup\s(?:again|ever\sagain|tomorrow)|(?:hope|wish|pray)\s(?:that\s)?i\s(?:don'?t|won'?t|never|do\snot|will\snot)\swake\sup"
+        r"|sleep\s(?:and|&)\s(?:just\s)?never\swake\sup|go\sto\ssleep\sforever"
+    ),
+    _en(
+        r"(?:want|wanna|wish\si\scould)\s(?:to\s)?(?:just\s)?(?:disappear\sforever|stop\sexisting|not\sexist|cease\sto\sexist|vanish\sforever)"
+    ),
+)
+
+# A sentence ends at 。!?; or a line break (NFKC has turned ！？； into !?;), at a full stop before a
+# space, or at an ellipsis. A clause ends at a comma or colon too.
+_SENTENCE_BREAK = re.compile(r"[。!?;\n]+|\.(?=\s|$)|\.{2,}")
+_CLAUSE_BREAK = re.compile(r"[,、:]")
+
+
+def crisis_in(text: str) -> bool:
+    """True when the text states suicidal intent or ideation, or self-harm (see the module docstring)."""
+    sentences = _SENTENCE_BREAK.split(normalise(text))
+    return any(phrase.found_in(sentence) for sentence in sentences for phrase in PHRASES)
+
+
+def _clause_around(sentence: str, match: re.Match[str]) -> str:
+    breaks = [b.end() for b in _CLAUSE_BREAK.finditer(sentence, 0, match.start())]
+    after = _CLAUSE_BREAK.search(sentence, match.end())
+    return sentence[breaks[-1] if breaks else 0 : after.start() if after else len(sentence)]
+
+
+def _told_of_others(sentence: str) -> bool:
+    return bool(_STORY.search(sentence)) and not _FIRST_PERSON.search(sentence)
+
+
+def read_crisis_marker(text: str) -> tuple[str, bool]:
+    """The model's reply without `CRISIS_MARKER` (never shown to the person), and whether it was there."""
+    cleaned, count = _MARKER.subn("", text)
+    return cleaned, count > 0
 
 
 @dataclass(frozen=True)
 class CrisisResource:
+    """A line a person in crisis can reach. `source`: where the number was checked, and when."""
+
     name: str
     phone: str
     url: str
@@ -19,41 +313,165 @@ class CrisisResource:
     source: str
 
 
+_CHECKED = "checked 2026-12-01 through stored copies of these pages"
 DEFAULT_RESOURCES: dict[str, tuple[CrisisResource, ...]] = {
-    "zh-CN": (CrisisResource("全国心理援助热线", "12356", "", "24小时", "x"),),
-    "en-US": (CrisisResource("988 Suicide & Crisis Lifeline", "988", "https://988lifeline.org", "24/7", "x"),),
-    "*": (CrisisResource("当地急救电话", "", "", "24小时", "x"),),
+    "zh-CN": (
+        CrisisResource(
+            "全国统一心理援助热线（中国大陆）",
+            "12356",
+            "",
+            "每条热线每天不少于18小时，多地24小时",
+            "人民网 2024-12-27 http://gs.people.com.cn/BIG5/n2/2024/1227/c183356-41089989.html (国家卫健委设置12356为全国统一"
+            "心理援助热线，2025年5月1日前各地接通，每天不少于18小时); 中国新闻网 2025-12-26 (read through a copy): 各地均已开通运行; "
+            + _CHECKED,
+        ),
+        CrisisResource(
+            "北京心理危机研究与干预中心（北京市心理援助热线）",
+            "010-82951332",
+            "",
+            "24小时",
+            "北京回龙观医院 https://bhlgh.com/xwdt/yydt/14048.shtml (a page of 2014-02-08: 8008101117 座机拨打, 01082951332 "
+            "手机拨打, 全天候24小时); not verified here that it still answers today; " + _CHECKED,
+        ),
+        CrisisResource(
+            "希望24热线（生命危机干预）",
+            "400-161-9995",
+            "",
+            "24小时",
+            "青年报 2023-07-17 http://www.why.com.cn/wx/article/2023/07/17/16895743881344178128.html (400-161-9995, 24小时"
+            "危机干预热线, volunteers); 青年报 2023-07-06: about half the calls could not be answered; " + _CHECKED,
+        ),
+        CrisisResource(
+            "110 报警（有人有生命危险时）",
+            "110",
+            "",
+            "24小时",
+            "南通12320卫生热线 http://jxjw.net/p/188393 (发现自杀、坠楼…应拨打110); Chinese Wikipedia, 112 (求救电话), "
+            "2024-04 copy: 中国大陆 110 公安, 120 急救; " + _CHECKED,
+        ),
+        CrisisResource(
+            "120 医疗急救",
+            "120",
+            "",
+            "24小时",
+            "Chinese Wikipedia, 112 (求救电话), 2024-04 copy: 中国大陆 120 急救; http://www.wwpfw.com/gongjijindaikuan/53132.html "
+            "(120 全国统一急救电话, 24小时); " + _CHECKED,
+        ),
+    ),
+    "en-US": (
+        CrisisResource(
+            "988 Suicide & Crisis Lifeline (US)",
+            "988",
+            "https://988lifeline.org",
+            "24/7: call or text 988, chat at 988lifeline.org",
+            "Wyoming Department of Health https://health.wyo.gov/publichealth/prevention/wivpp/suicide-prevention/988-suicide-crisis-lifeline "
+            "(call or text 988, chat 988lifeline.org, 24/7); CDCR 2022-07-19 https://www.cdcr.ca.gov/ccjbh/2022/07/19/"
+            "dial-988-to-access-24-hour-emotional-support-and-resources/; " + _CHECKED,
+        ),
+        CrisisResource(
+            "911 Emergency services (US), in immediate danger",
+            "911",
+            "",
+            "24/7",
+            "Wyoming Department of Health https://health.wyo.gov/publichealth/prevention/wivpp/suicide-prevention/988-suicide-crisis-lifeline "
+            "(in immediate danger of harming themselves, call 911); " + _CHECKED,
+        ),
+    ),
+    "*": (
+        CrisisResource(
+            "Your local emergency number (当地的紧急电话) — helplines in 130+ countries at findahelpline.com",
+            "",
+            "https://findahelpline.com",
+            "24/7",
+            "no number on purpose: it differs by country. findahelpline.com: ThroughLine's directory of verified helplines "
+            "(LifeLine International, 2024-04: 1,300 services in 130 countries, "
+            "https://lifeline-international.com/from-idea-to-impact-how-throughline-is-bridging-the-gap-in-global-crisis-support/); "
+            + _CHECKED,
+        ),
+    ),
 }
-
-_CRISIS = re.compile(r"不想活|自杀|kill myself|want to die")
-
-
-def crisis_in(text: str) -> bool:
-    return bool(_CRISIS.search(text.casefold()))
-
-
-def read_crisis_marker(text: str) -> tuple[str, bool]:
-    found = bool(_MARKER.search(text))
-    return _MARKER.sub("", text).strip(), found
 
 
 def resources_for(locale: str, table: Mapping[str, Sequence[CrisisResource]]) -> list[CrisisResource]:
-    return [*table.get(locale, ()), *table.get("*", ())]
+    """The entries for `locale` (zh-CN, zh_cn: case and separator do not matter), else those of the
+    closest locale of the same language (zh-TW without its own entries gets zh-CN's, en-GB en-US's:
+    a line in another country may not connect, so each name says its country, and the generic entry
+    follows), then always the generic "*" entries, without repeats."""
+    closest = _closest(_subtags(locale), table)
+    chosen = table[closest] if closest else ()
+    return list(dict.fromkeys([*chosen, *table.get("*", ())]))
+
+
+def _subtags(locale: str) -> tuple[str, ...]:
+    return tuple(locale.strip().replace("_", "-").casefold().split("-"))
+
+
+def _closest(wanted: tuple[str, ...], table: Mapping[str, Sequence[CrisisResource]]) -> str | None:
+    """The key equal to `wanted`, else the one of its language sharing most subtags (the first of equals)."""
+    same_language = [key for key in table if key != "*" and _subtags(key)[0] == wanted[0]]
+    ranked = sorted(same_language, key=lambda key: (_subtags(key) != wanted, -len(set(_subtags(key)) & set(wanted))))
+    return ranked[0] if ranked else None
+
+
+_LOCALE = re.compile(r"\*|[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*")
+_FIELDS = ("name", "phone", "url", "hours", "source")
+_REQUIRED = ("name", "source")  # a number nobody can trace back cannot be checked again
 
 
 def parse_resources(raw: Mapping[str, object]) -> dict[str, tuple[CrisisResource, ...]]:
-    return {k: tuple(CrisisResource(**r) for r in v) for k, v in raw.items()}  # type: ignore[attr-defined]
+    """An operator's table, JSON-shaped: {"zh-CN": [{"name", "phone", "url", "hours", "source"}, ...],
+    "*": [...]}. `name` and `source` are required, the other fields default to "". The "*" entries are
+    required too: they are what a person of any other locale sees. Raises ValueError saying what is wrong."""
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"crisis resources must be an object of locale -> list of resources, not {type(raw).__name__}")
+    table = {_checked_locale(locale): _parsed_entries(str(locale), entries) for locale, entries in raw.items()}
+    if "*" not in table:
+        raise ValueError('crisis resources need a "*" entry: what every other locale sees (the local emergency number)')
+    return table
+
+
+def _checked_locale(locale: object) -> str:
+    if not isinstance(locale, str) or not _LOCALE.fullmatch(locale):
+        raise ValueError(f'crisis resources: {locale!r} is not a locale (like "zh-CN", "en" or "*")')
+    return locale
+
+
+def _parsed_entries(locale: str, entries: object) -> tuple[CrisisResource, ...]:
+    if not isinstance(entries, list) or not entries:
+        raise ValueError(
+            f"crisis resources for {locale}: give a list of at least one resource, or leave the locale out"
+        )
+    return tuple(
+        _parsed_entry(f"crisis resources for {locale}, entry {i + 1}", entry) for i, entry in enumerate(entries)
+    )
+
+
+def _parsed_entry(where: str, entry: object) -> CrisisResource:
+    if not isinstance(entry, Mapping):
+        raise ValueError(f"{where}: must be an object with {', '.join(_FIELDS)}")
+    unknown = sorted(str(key) for key in entry if key not in _FIELDS)
+    if unknown:
+        raise ValueError(f"{where}: unknown field(s) {', '.join(unknown)} (known: {', '.join(_FIELDS)})")
+    values = {field: entry.get(field, "") for field in _FIELDS}
+    for field, value in values.items():
+        if not isinstance(value, str):
+            raise ValueError(f"{where}: {field} must be a string, not {type(value).__name__}")
+    missing = [field for field in _REQUIRED if not str(values[field]).strip()]
+    if missing:
+        raise ValueError(f"{where}: {' and '.join(missing)} must not be empty")
+    return CrisisResource(**{field: str(value).strip() for field, value in values.items()})
 
 
 _HUMAN_QUESTION = re.compile(
-    r"(你|妳|您)\s*(到底|究竟|真的)?\s*(是|是不是)\s*(真人|真的人|人类|机器人|ai|人工智能|程序)"
+    r"(你|妳|您)\s*(到底|究竟|真的)?\s*(是|是不是)\s*(个|一个)?\s*(真人|真的人|人类|机器人|ai|人工智能|程序|bot)"
     r"|(是|是不是)\s*(真人|机器人|ai)\s*(在|跟我|和我)?\s*(聊|说|回)"
-    r"|are\s+you\s+(a\s+|an\s+)?(real|human|actual|bot|robot|ai\b|person)"
-    r"|am\s+i\s+(talking|chatting|speaking)\s+(to|with)\s+(a\s+|an\s+)?(real|human|person|bot|robot|ai\b)",
+    r"|are\s+you\s+(really\s+|actually\s+)?(a\s+|an\s+)?(real|human|actual|bot|robot|ai\b|person|machine)"
+    r"|am\s+i\s+(talking|chatting|speaking)\s+(to|with)\s+(a\s+|an\s+)?(real|human|person|bot|robot|ai\b|machine)",
     re.IGNORECASE,
 )
 
 
 def asks_if_human(text: str) -> bool:
-    """A sincere question whether a person is on the other side ("你是真人吗", "are you a real person")."""
-    return bool(_HUMAN_QUESTION.search(text))
+    """A sincere question whether a person is on the other side ("你是真人吗", "are you a real person"):
+    always answered, and honestly (the chat turn repeats the instruction for it)."""
+    return bool(_HUMAN_QUESTION.search(normalise(text)))

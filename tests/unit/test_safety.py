@@ -1,0 +1,217 @@
+"""The crisis lexicon against its labelled set, the normalisation, the crisis marker and the resource table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dreamchat.domain.safety import (
+    CRISIS_MARKER,
+    DEFAULT_RESOURCES,
+    PHRASES,
+    CrisisResource,
+    crisis_in,
+    normalise,
+    parse_resources,
+    read_crisis_marker,
+    resources_for,
+)
+
+LABELLED = json.loads((Path(__file__).parent / "data" / "crisis_labelled.json").read_text(encoding="utf-8"))
+CJK_RANGES = [(0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF)]
+
+
+def test_the_labelled_set_is_large_enough_in_both_languages() -> None:
+    for label in ("crisis", "benign"):
+        texts = LABELLED[label]
+        assert len(texts) >= 60
+        assert any(t.isascii() for t in texts) and any(not t.isascii() for t in texts)
+
+
+@pytest.mark.parametrize("text", LABELLED["crisis"])
+def test_a_crisis_statement_fires(text: str) -> None:
+    assert crisis_in(text)
+
+
+@pytest.mark.parametrize("text", LABELLED["benign"])
+def test_an_everyday_use_does_not_fire(text: str) -> None:
+    assert not crisis_in(text)
+
+
+# The borderline decisions of the module docstring, kept as tests so changing one is a visible choice.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "作业多到想死",
+        "压力大到想死",
+        "疼得想死",
+        "考试又挂了，想死的心都有了",
+        "没有奶茶我活不下去",
+        "我看的电影里主角自杀了",
+        "他自杀了",
+    ],
+)
+def test_pressure_pain_and_a_first_person_near_a_story_fire(text: str) -> None:
+    assert crisis_in(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["累得想死", "困得想死", "热到想死", "无聊到想死", "尴尬得想死", "i'm not going to kill myself, don't worry"],
+)
+def test_bodily_hyperbole_and_a_plain_denial_do_not_fire(text: str) -> None:
+    assert not crisis_in(text)
+
+
+def test_a_denial_covers_only_its_own_clause() -> None:
+    assert not crisis_in("我以前从来没有想过自杀")
+    assert crisis_in("我以前从来没有想过自杀，现在每天都想自杀")
+    assert crisis_in("I'm not suicidal, I just want to die")
+
+
+def test_a_story_without_a_first_person_does_not_fire_but_the_persons_own_words_do() -> None:
+    assert not crisis_in("新闻里说有人自杀了")
+    assert crisis_in("新闻里说有人自杀了。我也想自杀")
+
+
+@pytest.mark.parametrize(
+    ("raw", "normal"),
+    [
+        ("我 不 想 活 了", "我不想活了"),
+        ("我想自\u200b杀", "我想自杀"),
+        ("自.杀", "自杀"),
+        ("我想自殺", "我想自杀"),
+        ("活著沒有意義", "活着没有意义"),
+        ("我想 zi sha", "我想自杀"),
+        ("zisha", "自杀"),
+        ("zi4 sha1", "自杀"),
+        ("想zi杀", "想自杀"),
+        ("I WANT TO DIE", "i want to die"),
+        ("ｋｉｌｌ ｍｙｓｅｌｆ", "kill myself"),
+        ("k!ll myself", "kill myself"),
+        ("k i l l myself", "kill myself"),
+        ("unalive myself", "kill myself"),
+        ("kms", "kill myself"),
+        ("i'm s*icidal", "i'm suicidal"),
+        ("I\u2019m", "i'm"),
+    ],
+)
+def test_normalisation_reads_through_spacing_variants_and_disguises(raw: str, normal: str) -> None:
+    assert normalise(raw) == normal
+
+
+def test_disguises_are_read_only_as_whole_words() -> None:
+    assert normalise("we drove 300 kms") == "we drove 300 kms"
+    assert normalise("a zisha teapot") == "a zisha teapot"
+    assert not crisis_in("skms and okms")
+
+
+def test_no_phrase_of_the_lexicon_matches_a_single_chinese_character() -> None:
+    for low, high in CJK_RANGES:
+        for point in range(low, high + 1):
+            character = normalise(chr(point))
+            assert not any(phrase.pattern.search(character) for phrase in PHRASES), chr(point)
+
+
+@pytest.mark.parametrize(
+    ("reply", "cleaned"),
+    [
+        (f"{CRISIS_MARKER}我在，我一直都在。", "我在，我一直都在。"),
+        ("我在。[crisis]", "我在。"),
+        ("[ Crisis ] 我在", " 我在"),
+        ("【CRISIS】我在", "我在"),
+        ("［ＣＲＩＳＩＳ］我在", "我在"),
+    ],
+)
+def test_the_crisis_marker_is_read_and_removed_in_any_case_spacing_or_bracket(reply: str, cleaned: str) -> None:
+    assert read_crisis_marker(reply) == (cleaned, True)
+
+
+def test_a_reply_without_the_marker_is_left_alone() -> None:
+    assert read_crisis_marker("今天的危机(crisis)过去了") == ("今天的危机(crisis)过去了", False)
+
+
+def names(resources: list[CrisisResource]) -> list[str]:
+    return [r.phone or r.url for r in resources]
+
+
+def test_a_locale_gets_its_own_lines_then_the_generic_entry() -> None:
+    assert names(resources_for("zh-CN", DEFAULT_RESOURCES)) == [
+        "12356",
+        "010-82951332",
+        "400-161-9995",
+        "110",
+        "120",
+        "https://findahelpline.com",
+    ]
+    assert names(resources_for("en-US", DEFAULT_RESOURCES)) == ["988", "911", "https://findahelpline.com"]
+
+
+def test_the_locale_is_read_without_regard_to_case_or_separator() -> None:
+    assert resources_for("zh_cn", DEFAULT_RESOURCES) == resources_for("zh-CN", DEFAULT_RESOURCES)
+
+
+def test_a_locale_without_entries_falls_back_to_its_language_then_to_the_generic_entry() -> None:
+    assert resources_for("zh-TW", DEFAULT_RESOURCES) == resources_for("zh-CN", DEFAULT_RESOURCES)
+    assert resources_for("en", DEFAULT_RESOURCES) == resources_for("en-US", DEFAULT_RESOURCES)
+    assert names(resources_for("de-DE", DEFAULT_RESOURCES)) == ["https://findahelpline.com"]
+    assert names(resources_for("", DEFAULT_RESOURCES)) == ["https://findahelpline.com"]
+
+
+def line(name: str, phone: str = "1") -> CrisisResource:
+    return CrisisResource(name, phone, "", "24h", "test")
+
+
+def test_the_closest_locale_of_the_language_wins_and_its_own_entries_come_first() -> None:
+    table = {"zh-CN": (line("mainland"),), "zh-TW": (line("taiwan"),), "*": (line("local"),)}
+    assert [r.name for r in resources_for("zh-Hant-TW", table)] == ["taiwan", "local"]
+    assert [r.name for r in resources_for("zh-HK", table)] == ["mainland", "local"]
+
+
+def test_a_resource_listed_twice_is_shown_once() -> None:
+    table = {"en-US": (line("988"), line("988")), "*": (line("988"),)}
+    assert resources_for("en-US", table) == [line("988")]
+
+
+def test_every_default_number_says_where_it_was_checked() -> None:
+    for resources in DEFAULT_RESOURCES.values():
+        for resource in resources:
+            assert resource.name and resource.hours and resource.source
+            assert resource.phone or resource.url
+
+
+def test_an_operators_table_is_read_into_resources() -> None:
+    raw = {
+        "zh-HK": [{"name": "撒玛利亚防止自杀会", "phone": "2389 2222", "source": "the operator, 2026-12"}],
+        "*": [{"name": "local emergency number", "source": "generic", "hours": "24/7"}],
+    }
+    assert parse_resources(raw) == {
+        "zh-HK": (CrisisResource("撒玛利亚防止自杀会", "2389 2222", "", "", "the operator, 2026-12"),),
+        "*": (CrisisResource("local emergency number", "", "", "24/7", "generic"),),
+    }
+
+
+GENERIC = [{"name": "local", "source": "generic"}]
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ([], "must be an object"),
+        ({"en-US": [{"name": "988", "source": "x"}]}, 'need a "*" entry'),
+        ({"english please": GENERIC, "*": GENERIC}, "is not a locale"),
+        ({"en-US": [], "*": GENERIC}, "at least one resource"),
+        ({"en-US": {"name": "988"}, "*": GENERIC}, "at least one resource"),
+        ({"en-US": ["988"], "*": GENERIC}, "entry 1: must be an object"),
+        ({"en-US": [{"name": "988", "phon": "988", "source": "x"}], "*": GENERIC}, "unknown field(s) phon"),
+        ({"en-US": [{"name": "988", "phone": 988, "source": "x"}], "*": GENERIC}, "phone must be a string"),
+        ({"en-US": [{"name": " ", "source": "x"}], "*": GENERIC}, "name must not be empty"),
+        ({"en-US": [{"name": "988", "phone": "988"}], "*": GENERIC}, "source must not be empty"),
+    ],
+)
+def test_a_malformed_table_is_refused_with_what_is_wrong(raw: object, message: str) -> None:
+    with pytest.raises(ValueError) as refused:
+        parse_resources(raw)  # type: ignore[arg-type]
+    assert message in str(refused.value)
