@@ -193,7 +193,8 @@ PHRASES: tuple[Phrase, ...] = (
         r"|(?:用|拿)(?:刀|刀片|美工刀|小刀|剪刀)(?:割|划)(?:了|伤|破)?(?:自己|我|手|腕|胳膊|大腿)",
         reported=True,
     ),
-    # being gone: 想从这个世界消失 (not 尴尬到想原地消失, 想消失几天)
+    # being gone: 想从这个世界消失, 想离开这个世界 (not 尴尬到想原地消失, 想消失几天, 他离开了这个世界)
+    _zh(r"(?:想|要|准备|打算|决定)(?:就)?(?:离开|告别)这个?世界|(?:想|要|干脆)一了百了"),
     _zh(r"(?:从|在)这个?世界(?:上|里)?(?:永远|彻底|就此|就这样)?地?消失"),
     _zh(r"(?<!让)(?:想|要|希望)(?:自己)?(?:就这样)?(?:永远|彻底)地?消失(?!几|一|会)|不想(?:再)?存在(?!感)"),
     _zh(
@@ -237,6 +238,10 @@ PHRASES: tuple[Phrase, ...] = (
     ),
     _en(r"(?:cut|cutting|slit|slitting)\smy\s(?:wrists?|arms?|thighs?|throat)"),
     _en(
+        rf"(?:hang|hanging|shoot|shooting|drown|drowning|stab|stabbing|poison|poisoning)\s?{_MYSELF}",
+        unless=rf"{_NEVER}",
+    ),
+    _en(
         r"(?:don'?t|do\snot|dont|no\slonger)\s(?:really\s|even\s)?(?:want|wanna|wish)\s(?:to\s)?(?:live|be\salive|exist|be\shere\sanymore)"
         r"(?!\s(?:in|with|there|here|near|at|on|by|alone|together|abroad|downtown|close|far|next|without|under|for|forever)(?![a-z]))"
     ),
@@ -249,6 +254,7 @@ PHRASES: tuple[Phrase, ...] = (
     _en(
         r"better\soff\sdead|better\s(?:off\s)?without\sme|no\s(?:reason|point)\sto\s(?:live|living|keep\sliving|go\son|be\salive)|nothing\s(?:left\s)?to\slive\sfor"
     ),
+    _en(r"(?:my\s)?life\s(?:is|feels)\s(?:so\s|completely\s|just\s)?(?:meaningless|pointless)"),
     _en(
         r"(?:life\s(?:isn'?t|is\snot|ain'?t)|not)\sworth\sliving(?!\s(?:in|with|here|there))|point\s(?:of|in)\s(?:living|being\salive|going\son)(?!\s(?:in|with|here|there|near))"
     ),
