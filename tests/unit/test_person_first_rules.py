@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+import pytest
+
 from dreamchat.domain.heartbeat import (
     HeartbeatState,
     Prefs,
@@ -17,6 +19,7 @@ from dreamchat.domain.heartbeat import (
 )
 from dreamchat.domain.models import Relationship, ScheduledHeartbeat
 from dreamchat.domain.relationship import heartbeat_interval
+from dreamchat.domain.safety import asks_if_human
 from dreamchat.domain.sessions import Session, break_due, continued, reminded
 
 SHANGHAI = "Asia/Shanghai"
@@ -82,3 +85,28 @@ def test_no_break_is_due_when_turned_off_or_after_a_gap() -> None:
     session = Session(started_at=0, last_at=minutes(125))
     assert not break_due(session, minutes(130), 0)
     assert not break_due(session, minutes(141), 120)  # the person was away 16 minutes: a new session
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "你是真人吗",
+        "你到底是不是真人？",
+        "你是不是机器人啊",
+        "说实话，你是 AI 吗",
+        "妳是真人嗎",
+        "are you a real person?",
+        "Are you human?",
+        "are you a bot",
+        "am I talking to a real person",
+    ],
+)
+def test_a_sincere_question_whether_the_ai_is_a_person_is_recognised(text) -> None:
+    assert asks_if_human(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["真人版电影好看吗", "你是我最好的朋友", "我是真人秀的粉丝", "are you coming tonight?", "real talk"]
+)
+def test_ordinary_messages_are_not_taken_for_that_question(text) -> None:
+    assert not asks_if_human(text)
