@@ -218,3 +218,31 @@ def test_removing_a_time_that_is_not_scheduled_changes_nothing() -> None:
 def test_the_token_never_reaches_the_person_wherever_it_stands() -> None:
     assert read_heartbeat_reply("HEARTBEAT_OK：早上好") == ("早上好", None)
     assert "HEARTBEAT_OK" not in read_heartbeat_reply("早上好 HEARTBEAT_OK 吃了吗")[0]
+
+
+def test_a_moved_heartbeat_is_kept_within_what_the_level_allows() -> None:
+    from datetime import timedelta
+
+    from dreamchat.domain.heartbeat import bounded_move
+
+    day = timedelta(hours=24)
+    assert bounded_move(99999999999, day, 8) == 24 * 8
+    assert bounded_move(float("inf"), day, 8) == 24 * 8
+    assert bounded_move(0.01, day, 8) == 0.25
+    assert bounded_move(5, day, 8) == 5 and bounded_move(None, day, 8) is None
+
+
+def test_every_form_of_the_markers_is_read_and_none_is_shown() -> None:
+    from dreamchat.domain.heartbeat import read_heartbeat_reply, strip_control_markers
+
+    for written in (
+        "[NEXT_HEARTBEAT_HOURS:3]",
+        "【NEXT_HEARTBEAT_HOURS：3】",
+        "[next heartbeat hours 3]",
+        "（NEXT_HEARTBEAT_HOURS: 3）",
+    ):
+        assert read_heartbeat_reply(f"晚点再聊 {written}") == ("晚点再聊", 3.0)
+        assert strip_control_markers(f"晚点再聊 {written}").strip() == "晚点再聊"
+    assert read_heartbeat_reply("[NEXT_HEARTBEAT_HOURS:" + "9" * 401 + "]")[1] == float("inf")
+    assert read_heartbeat_reply("好 [NEXT_HEARTBEAT_HOURS:-5]") == ("好", None)
+    assert strip_control_markers("Heartbeat_OK 好呀").strip() == "好呀"

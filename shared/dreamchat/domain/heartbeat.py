@@ -30,10 +30,15 @@ from dreamchat.domain.models import ScheduledHeartbeat
 
 NIGHT_WEIGHT = 1 / 3
 HEARTBEAT_OK = "HEARTBEAT_OK"
-_OK_TOKEN = re.compile(HEARTBEAT_OK, re.IGNORECASE)
 _SEPARATORS = " \t:：,，;；-—"
 MAX_SCHEDULED = 10
-_NEXT_MARKER = re.compile(r"\[\s*NEXT_HEARTBEAT_HOURS\s*[:：]\s*([0-9]+(?:\.[0-9]+)?)\s*\]", re.IGNORECASE)
+# the marker as a model may write it: any case, full-width brackets or colon, spaces, a sign or an exponent
+_NEXT_MARKER = re.compile(
+    r"[\[【［(（]\s*NEXT[_\s]*HEARTBEAT[_\s]*HOURS\s*[:：=]?\s*([-+]?[0-9]*(?:\.[0-9]+)?(?:e[-+]?[0-9]+)?)\s*[\]】］)）]",
+    re.IGNORECASE,
+)
+_OK_ANYHOW = re.compile(r"HEARTBEAT[_\s]*OK", re.IGNORECASE)
+MIN_MOVE_HOURS = 0.25
 
 
 class Prefs(BaseModel):
@@ -258,14 +263,37 @@ def person_wrote(state: HeartbeatState, now: datetime) -> HeartbeatState:
 
 
 def read_heartbeat_reply(text: str) -> tuple[str, float | None]:
-    """What to send (empty: do not disturb) and the hours the AI moved its next heartbeat by."""
+    """What to send (empty: do not disturb) and the hours the AI moved its next heartbeat by
+    (unbounded: `bounded_move` keeps it within what the level allows)."""
     moved = _NEXT_MARKER.search(text)
-    hours = float(moved.group(1)) if moved else None
+    hours = _hours(moved.group(1)) if moved else None
     # The token never reaches the person, wherever the model put it, nor the punctuation around it.
-    text = _OK_TOKEN.sub("\n", _NEXT_MARKER.sub("", text))
+    text = _OK_ANYHOW.sub("\n", _NEXT_MARKER.sub("", text))
     lines = [line.strip().strip(_SEPARATORS).strip() for line in text.splitlines()]
     text = "\n".join(line for line in lines if line)
     return (text if _meaningful(text) else ""), hours
+
+
+def _hours(written: str) -> float | None:
+    try:
+        hours = float(written)
+    except ValueError:  # "[NEXT_HEARTBEAT_HOURS:]" or "." says nothing
+        return None
+    return hours if hours > 0 else None
+
+
+def bounded_move(hours: float | None, interval: timedelta, max_backoff: int) -> float | None:
+    """The AI's move of its next heartbeat, kept between a quarter of an hour and the longest wait its
+    level allows (the interval at the largest back-off): `[NEXT_HEARTBEAT_HOURS:99999999999]` is that."""
+    if hours is None:
+        return None
+    longest = interval.total_seconds() / 3600 * max_backoff
+    return min(max(hours, MIN_MOVE_HOURS), longest)
+
+
+def strip_control_markers(text: str) -> str:
+    """A chat reply without the heartbeat's control words, which are never shown to the person."""
+    return _OK_ANYHOW.sub("", _NEXT_MARKER.sub("", text))
 
 
 def _meaningful(text: str) -> bool:

@@ -27,7 +27,7 @@ from dreamchat.budget import Deadline
 from dreamchat.config import Settings
 from dreamchat.domain import reply as replies
 from dreamchat.domain import safety
-from dreamchat.domain.heartbeat import HeartbeatState, check_in_after, person_wrote
+from dreamchat.domain.heartbeat import HeartbeatState, check_in_after, person_wrote, strip_control_markers
 from dreamchat.domain.models import MAX_MESSAGE_CHARS, MAX_REASONING_CHARS, AIUser, Message, PairId
 from dreamchat.domain.relationship import DEFAULT_LEVEL
 from dreamchat.domain.sessions import BREAK_NOTICE
@@ -199,7 +199,7 @@ class ChatService:
                 return [Failed("model_unavailable", "对方暂时无法回复，你的消息已经保存。")]
             reply = Reply(crisis_reply(offline=False), typed=False)  # never silence
         markers = read_markers(reply.text)
-        text, flagged = safety.read_crisis_marker(markers.text)
+        text, flagged = safety.read_crisis_marker(strip_control_markers(markers.text))
         if flagged and not crisis:  # the model saw what the lexicon missed
             crisis = True
             person = self._mark_crisis(pair, ai_user, person)

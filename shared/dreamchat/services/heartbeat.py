@@ -138,9 +138,8 @@ class HeartbeatService:
         state, _ = self._states.get(pair)
         prefs = self._states.prefs(pair.account_id)
         now = self._clock.now()
-        due = hb.next_heartbeat(
-            state, heartbeat_interval(relationship), prefs, ai_user.night_owl, ai_user.timezone, now
-        )
+        interval = heartbeat_interval(relationship)
+        due = hb.next_heartbeat(state, interval, prefs, ai_user.night_owl, ai_user.timezone, now)
         if not force and (due is None or due.at > now + _SLACK):
             self._states.change(pair, ai_user, relationship, _unleased)
             return Outcome("not_due", "the person wrote or the plan changed since the sweep")
@@ -150,6 +149,7 @@ class HeartbeatService:
             return self._not_claimed(claim, pair, ai_user, relationship, due_at)
         kind = due.kind if due else "timed"
         outcome = self._decide(pair, ai_user, state, prefs, kind, due, now)
+        outcome.moved_hours = hb.bounded_move(outcome.moved_hours, interval, prefs.max_backoff)
         if claim is not None and outcome.status == "failed":
             if claim.attempt < self._leases.max_attempts:
                 self._leases.release(claim)  # not finished: the queue delivers it again

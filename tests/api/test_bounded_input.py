@@ -1,0 +1,82 @@
+"""Every value a person or a model sends is bounded (issue 25 §3): attacks that gave 500s or stored
+unbounded values, kept as tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from dreamchat.domain.models import Relationship
+from dreamchat.domain.relationship import heartbeat_interval
+from tests.api.sse import parse_sse
+from tests.fakes.fake_llm import Reply
+
+
+@pytest.mark.parametrize(
+    "zone", ["Asia", "America", "Etc", "Europe/", "posixrules/..", "../etc/passwd", "Mars/Olympus"]
+)
+def test_a_folder_of_the_zone_database_or_any_other_non_zone_is_a_422(alice, zone) -> None:
+    created = alice.post("/api/ai-users", json={"name": "小梦", "timezone": zone})
+    assert created.status_code == 422, created.text
+    ai = alice.create_ai_user()
+    updated = alice.put(f"/api/ai-users/{ai['id']}", json={"timezone": zone})
+    assert updated.status_code == 422, updated.text
+
+
+@pytest.mark.parametrize("zone", ["Asia/Shanghai", "America/Los_Angeles", "Etc/UTC", "UTC"])
+def test_real_zones_are_accepted(alice, zone) -> None:
+    assert alice.post("/api/ai-users", json={"name": "小梦", "timezone": zone}).json()["timezone"] == zone
+
+
+HUGE = ["99999999999", "9" * 401, "1e308", "-5", ""]
+
+
+@pytest.mark.parametrize("hours", HUGE)
+def test_a_huge_next_heartbeat_marker_on_trigger_is_bounded_and_sent_once(person, ai, fake_llm, app, hours) -> None:
+    fake_llm.default = lambda body: Reply.text(f"想你了 [NEXT_HEARTBEAT_HOURS:{hours}]")
+    answer = person.post(f"/api/heartbeat/trigger/{ai['id']}")
+    assert answer.status_code == 200, answer.text
+    sent = [m for m in messages(person, ai) if m["kind"] == "heartbeat"]
+    assert [m["content"] for m in sent] == ["想你了"]
+    state, _ = app.state.services.heartbeats.get(pair_of(app, person, ai))
+    longest = heartbeat_interval(Relationship()).total_seconds() * app.state.settings.heartbeat_max_backoff
+    if state.moved_to is not None:  # within the longest wait of 一般 at the largest back-off
+        assert state.moved_to - state.last_run_at <= longest
+
+
+def test_in_the_background_a_huge_marker_reaches_the_person_once_and_counts(person, ai, fake_llm, app, clock) -> None:
+    services = app.state.services
+    fake_llm.default = lambda body: Reply.text("在干嘛呀 [NEXT_HEARTBEAT_HOURS:99999999999]")
+    person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "我先去忙了"})
+    for _ in range(4):  # every lease attempt, and beyond
+        clock.advance(hours=30)
+        services.heartbeat.sweep()
+        app.state.runtime.bus.drain()
+    sent = [m for m in messages(person, ai) if m["kind"] == "heartbeat"]
+    assert len(sent) == len({m["timestamp"] for m in sent}) and sent[0]["content"] == "在干嘛呀"
+    state, _ = services.heartbeats.get(pair_of(app, person, ai))
+    assert state.unanswered == len(sent) and state.recent  # counted toward the cap, back-off and no-repeat
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "好呀 HEARTBEAT_OK",
+        "好呀\n[NEXT_HEARTBEAT_HOURS:3]",
+        "好呀【NEXT_HEARTBEAT_HOURS：3】",
+        "heartbeat_ok 好呀",
+        "好呀 [next heartbeat hours 2]",
+    ],
+)
+def test_control_markers_in_a_chat_reply_never_reach_the_person(person, ai, fake_llm, reply) -> None:
+    fake_llm.default = lambda body: Reply.text(reply)
+    events = parse_sse(person.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"}).text)
+    assert [data["content"] for name, data in events if name == "message"] == ["好呀"]
+    assert [m["content"] for m in messages(person, ai) if m["role"] == "assistant"] == ["好呀"]
+
+
+def messages(person, ai) -> list[dict]:
+    return person.get(f"/api/ai-users/{ai['id']}/messages", params={"limit": 200}).json()["messages"]
+
+
+def pair_of(app, person, ai):
+    return app.state.services.ai_users.companion(person.id, ai["id"])[0]
