@@ -121,6 +121,7 @@ class Settings(BaseSettings):
     chat_turn_seconds: float = Field(default=25.0, gt=0)
     chat_reserve_seconds: float = Field(default=3.0, ge=0)
     model_concurrency: int = Field(default=64, ge=1)
+    model_calls_per_minute: int = Field(default=30, ge=1)
     search_provider: Literal["searxng", "bocha", "tavily"] = "searxng"
     search_url: str | None = None
     search_api_key: SecretStr | None = None

@@ -222,6 +222,10 @@ def message_limit_scope(account_id: str) -> str:
     return f"MSG#{account_id}"
 
 
+def model_call_scope(account_id: str) -> str:
+    return f"MODEL#{account_id}"
+
+
 def login_limit_scope(name: str) -> str:
     """Login attempts on one username, from any address."""
     return f"LOGIN#{name.casefold()}"

@@ -33,6 +33,7 @@ def settings_for(tmp_path, fake_llm=None, **overrides) -> Settings:
         run_scheduler=False,
         reply_decision="draw",
         messages_per_minute=100_000,
+        model_calls_per_minute=100_000,
         access_token_minutes=60 * 24 * 365,
         llm_timeout_seconds=2,
         max_delay_seconds=30,

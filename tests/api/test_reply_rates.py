@@ -44,6 +44,7 @@ def settings_for(tmp_path, **overrides) -> Settings:
         run_scheduler=False,
         reply_decision="draw",
         messages_per_minute=100_000,
+        model_calls_per_minute=100_000,
         access_token_minutes=60 * 24 * 365,
         **overrides,
     )

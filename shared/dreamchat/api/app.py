@@ -29,6 +29,7 @@ from dreamchat.api.routers import (
 from dreamchat.config import Settings
 from dreamchat.ports import Counter
 from dreamchat.services.container import Services, build_services
+from dreamchat.services.limits import ModelCallBudget
 from dreamchat.wiring import Runtime, build_runtime
 
 
@@ -54,7 +55,8 @@ def create_app(
     app.state.settings = settings
     app.state.runtime = runtime
     app.state.services = build_services(runtime, on_count=on_count)
-    app.state.model_pool = ModelPool(settings.model_concurrency)
+    budget = ModelCallBudget(runtime.store, runtime.clock, settings.model_calls_per_minute)
+    app.state.model_pool = ModelPool(settings.model_concurrency, budget.spend)
     install_error_handlers(app)
     for router in (
         health.router,

@@ -39,3 +39,16 @@ class RateLimit:
         """Forget the requests counted under `key` in the current window."""
         now = int(self._clock.now().timestamp())
         self._store.delete(*keys.rate_window(key, now - now % window_seconds))
+
+
+class ModelCallBudget:
+    """One budget of model calls per account and minute, for every route that calls a model."""
+
+    def __init__(self, store: ItemStore, clock: Clock, per_minute: int) -> None:
+        self._limit = RateLimit(store, clock)
+        self._per_minute = per_minute
+
+    def spend(self, account_id: str) -> None:
+        self._limit.hit(
+            keys.model_call_scope(account_id), self._per_minute, 60, "too many requests to the AI; wait a moment"
+        )

@@ -16,10 +16,11 @@ from dreamchat import keys
 from dreamchat.api.deadline import SCOPE_KEY
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
-from dreamchat.api.model_work import ModelPool, ModelPoolDep
+from dreamchat.api.model_work import ModelPool, ModelPoolDep, Slot
 from dreamchat.api.schemas import Body
 from dreamchat.budget import Deadline
 from dreamchat.domain.models import AIUser, Message, PairId
+from dreamchat.domain.safety import crisis_in
 from dreamchat.errors import Conflict, Invalid, NotFound
 from dreamchat.services.chat import Done, Event, Failed, Notice, SafetyNotice, Sent, Thinking
 from dreamchat.services.container import Services
@@ -99,7 +100,9 @@ def _abandon(services: Services, claim: Claim | None) -> None:
         _keys(services).abandon(claim)
 
 
-def _streamed(models: ModelPool, turn: Callable[..., list[dict[str, str]]], *args: Any) -> EventSourceResponse:
+def _streamed(
+    models: ModelPool, slot: Slot, turn: Callable[..., list[dict[str, str]]], *args: Any
+) -> EventSourceResponse:
     """The whole turn runs, on the reserved model pool slot, before the first event: a client that hangs
     up cannot cut it short (a worker thread is not cancelled; the events then reach no one)."""
 
@@ -110,7 +113,7 @@ def _streamed(models: ModelPool, turn: Callable[..., list[dict[str, str]]], *arg
             log.error("chat stream failed", extra={"error": type(error).__name__})
             events = list(_events([Failed("internal_error", "这次没能回复，你的消息已经保存。")]))
         finally:
-            models.release()
+            slot.release()
         for event in events:
             yield event
 
@@ -192,20 +195,21 @@ def chat(
     """Send a message; the AI's messages come back as server-sent events."""
     deadline: Deadline = request.scope[SCOPE_KEY]  # set by RequestDeadline
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
-    models.reserve()  # before the message is stored: a 503 means "send it again", nothing half-done
+    # before the message is stored: a 503 means "send it again", nothing half-done
+    slot = models.reserve(caller.id, budgeted=not crisis_in(body.content))
     claim = None
     try:
         claim = _claim(services, caller.id, idempotency_key, "chat", user_id, body.content)
         if claim is not None and claim.replay is not None:
-            models.release()
+            slot.release()
             return EventSourceResponse(iter(claim.replay))
         person = services.chat.accept(pair, ai_user, body.content)
     except BaseException:
-        models.release()
+        slot.release()
         _abandon(services, claim)
         raise
 
-    return _streamed(models, _turn, services, pair, ai_user, person, deadline, claim)
+    return _streamed(models, slot, _turn, services, pair, ai_user, person, deadline, claim)
 
 
 @router.post(
@@ -241,15 +245,15 @@ def retry(
     pk, sk = keys.answering(pair, message_id)
     if services.runtime.store.get(pk, sk) is None and not _turn_over(services, last):
         raise Conflict("this message is still being answered")  # its own turn may still run: no failure seen
-    models.reserve()
+    slot = models.reserve(caller.id)
     try:
         lease = answering.claim(pk, sk)
         if lease.status != "won":
             raise Conflict("this message is already being answered")
     except BaseException:
-        models.release()
+        slot.release()
         raise
-    return _streamed(models, _retried, services, pair, ai_user, last, deadline, lease)
+    return _streamed(models, slot, _retried, services, pair, ai_user, last, deadline, lease)
 
 
 @router.delete("/{user_id}/messages/{message_id}", responses=documented(401, 404, 422))

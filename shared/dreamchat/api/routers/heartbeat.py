@@ -87,7 +87,7 @@ def start(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
 @router.post("/trigger/{user_id}", responses=documented(404, 422, 503))
 async def trigger(user_id: str, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep) -> dict[str, Any]:
     """Run one heartbeat now, whatever its timing, and say what happened."""
-    return await models.call(_trigger, services, caller.id, user_id)
+    return await models.call(caller.id, _trigger, services, caller.id, user_id)
 
 
 def _trigger(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
