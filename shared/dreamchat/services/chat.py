@@ -27,8 +27,8 @@ from dreamchat.domain.topics import read_markers, says_farewell
 from dreamchat.errors import Invalid, TooLarge
 from dreamchat.llm.chat_prompts import chat_instructions
 from dreamchat.llm.errors import LLMError
-from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.offline import offline_reply
+from dreamchat.llm.port import LLMGateway
 from dreamchat.ports import Clock, RandomSource, SearchProvider
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.limits import RateLimit
@@ -92,7 +92,7 @@ class ChatService:
         memory: MemoryService,
         soul: SoulService,
         heartbeats: HeartbeatStates,
-        gateway: OpenAIGateway | None,
+        gateway: LLMGateway | None,
         search: SearchProvider,
         clock: Clock,
         random: RandomSource,
