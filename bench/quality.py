@@ -43,8 +43,9 @@ from bench.locomo import DEFAULT_DATA, TURN_SECONDS, Session, content_words, loa
 from dreamchat.config import Settings  # noqa: E402
 from dreamchat.domain.models import Conversation, MidTermMemory  # noqa: E402
 from dreamchat.llm.errors import LLMError  # noqa: E402
-from dreamchat.llm.gateway import LLMGateway, OpenAIGateway  # noqa: E402
+from dreamchat.llm.gateway import OpenAIGateway  # noqa: E402
 from dreamchat.llm.memory_models import TASK_KEYS, FallbackMemoryModels, build_memory_models  # noqa: E402
+from dreamchat.llm.port import LLMGateway  # noqa: E402
 from dreamchat.llm.registry import build_registry  # noqa: E402
 
 KEYWORD_SHARE = 0.6

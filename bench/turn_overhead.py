@@ -34,7 +34,7 @@ from dreamchat.adapters.runtime import ManualClock, SeededRandom
 from dreamchat.adapters.sqlite_store import SqliteItemStore
 from dreamchat.config import Settings
 from dreamchat.domain.models import CoreMemory, EmotionTags, LongTermDetail, LongTermIndex, Message, MidTermMemory
-from dreamchat.llm.gateway import Completion, TokenUsage
+from dreamchat.llm.port import Completion, TokenUsage
 from dreamchat.ports import Put
 from dreamchat.services.container import build_services
 from dreamchat.services.memory_repo import item

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from dreamchat.config import Settings
 
-# back-off of the gateway's retries (seconds): 0.5, 1, 2, ... (see OpenAIGateway)
+# back-off of the gateway's retries (seconds): 0.5, 1, 2, ... (see OpenAIClient)
 RETRY_BACKOFF_SECONDS = 0.5
 # pause between the memory models' attempts: delay × attempt number (see FallbackMemoryModels)
 ATTEMPT_DELAY_SECONDS = 2.0

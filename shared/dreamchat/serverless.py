@@ -27,7 +27,8 @@ from pydantic import SecretStr
 
 from dreamchat.budget import FINISH_MARGIN_SECONDS, worst_case_seconds
 from dreamchat.config import MODEL_KEYS, Settings
-from dreamchat.llm.gateway import CallRecord, OpenAIGateway
+from dreamchat.llm.gateway import OpenAIGateway
+from dreamchat.llm.usage import CallRecord
 from dreamchat.ports import Event
 from dreamchat.services.container import Services, build_services
 from dreamchat.services.extraction import ExtractWork

@@ -13,7 +13,7 @@ from dreamchat.adapters.runtime import SeededRandom
 from dreamchat.api.app import create_app
 from dreamchat.config import Settings
 from dreamchat.domain.relationship import LEVELS
-from dreamchat.llm.gateway import Completion, TokenUsage
+from dreamchat.llm.port import Completion, TokenUsage
 from dreamchat.services.container import build_services
 from dreamchat.wiring import build_runtime
 from tests.api.conftest import register

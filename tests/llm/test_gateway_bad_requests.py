@@ -8,7 +8,8 @@ import openai
 import pytest
 
 from dreamchat.llm.errors import LLMContextTooLong, LLMRefused
-from dreamchat.llm.gateway import REFUSAL_MEMORY_SECONDS, OpenAIGateway, classify_bad_request
+from dreamchat.llm.gateway import OpenAIGateway
+from dreamchat.llm.provider_errors import REFUSAL_MEMORY_SECONDS, classify_bad_request
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 from tests.llm.conftest import MakeSettings
 

@@ -9,7 +9,8 @@ import pytest
 
 from dreamchat.errors import Conflict
 from dreamchat.llm.errors import LLMNotConfigured
-from dreamchat.llm.gateway import OpenAIGateway, TokenUsage
+from dreamchat.llm.gateway import OpenAIGateway
+from dreamchat.llm.port import TokenUsage
 from dreamchat.llm.registry import ModelConfig
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 

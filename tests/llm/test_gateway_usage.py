@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dreamchat.llm.gateway import CallRecord, OpenAIGateway
+from dreamchat.llm.gateway import OpenAIGateway
+from dreamchat.llm.usage import CallRecord
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 from tests.llm.conftest import MakeSettings
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from dreamchat.config import Settings
 from dreamchat.domain import reply as replies
-from dreamchat.llm.gateway import Completion, TokenUsage
+from dreamchat.llm.port import Completion, TokenUsage
 from dreamchat.services.container import build_services
 
 

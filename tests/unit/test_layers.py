@@ -76,6 +76,12 @@ def test_services_never_import_adapters_or_the_api():
     assert violations(services, never=("dreamchat.adapters", "dreamchat.api")) == []
 
 
+def test_services_hold_the_model_port_not_the_gateway():
+    services = [path for path in layer("services") if module_name(path) not in COMPOSITION_ROOTS]
+    gateway = ("gateway", "client", "provider_errors", "tool_loop", "structured", "usage")
+    assert violations(services, never=tuple(f"dreamchat.llm.{name}" for name in gateway)) == []
+
+
 def test_handlers_import_only_the_serverless_entry_points_and_the_app():
     handlers = sorted((ROOT / "functions").glob("*/handler.py"))
     assert len(handlers) == 4

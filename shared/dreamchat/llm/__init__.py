@@ -1,63 +1,13 @@
-"""Language models: the gateway over the OpenAI protocol, the contracts, the prompts and the offline provider."""
+"""Language models: the port services call, the gateway over the OpenAI protocol, the contracts, the
+prompts and the offline provider. Import each name from its module:
 
-from dreamchat.llm.contracts import (
-    CompressOutput,
-    CoreJudgment,
-    ExtractedMemory,
-    ExtractOutput,
-    RelationshipJudgment,
-    SelfSoulReflection,
-)
-from dreamchat.llm.errors import (
-    LLMError,
-    LLMNotConfigured,
-    LLMOutputError,
-    LLMUnavailable,
-)
-from dreamchat.llm.gateway import (
-    CallRecord,
-    Completion,
-    LLMGateway,
-    OpenAIGateway,
-    TokenUsage,
-    ToolCall,
-    UsageTotals,
-)
-from dreamchat.llm.memory_models import (
-    Degradable,
-    FallbackMemoryModels,
-    LLMMemoryModels,
-    MemoryModels,
-    build_memory_models,
-)
-from dreamchat.llm.offline import OfflineMemoryModels, offline_reply
-from dreamchat.llm.registry import ModelConfig, build_registry
-
-__all__ = [
-    "CallRecord",
-    "Completion",
-    "CompressOutput",
-    "CoreJudgment",
-    "Degradable",
-    "ExtractOutput",
-    "ExtractedMemory",
-    "FallbackMemoryModels",
-    "LLMError",
-    "LLMGateway",
-    "LLMMemoryModels",
-    "LLMNotConfigured",
-    "LLMOutputError",
-    "LLMUnavailable",
-    "MemoryModels",
-    "ModelConfig",
-    "OfflineMemoryModels",
-    "OpenAIGateway",
-    "RelationshipJudgment",
-    "SelfSoulReflection",
-    "TokenUsage",
-    "ToolCall",
-    "UsageTotals",
-    "build_memory_models",
-    "build_registry",
-    "offline_reply",
-]
+- `port`: `LLMGateway` (what services may assume), `Completion`, `TokenUsage`, `ToolCall`;
+- `gateway`: `OpenAIGateway`, the port over the `openai` SDK, composed of
+  `client` (`OpenAIClient`: retries, deadlines, usage), `provider_errors` (what a provider's 400 means,
+  calling again without what it refused), `tool_loop` (`ToolLoop`), `structured` (`StructuredOutput`)
+  and `usage` (`CallRecord`, `UsageTotals`);
+- `registry`: the model keys and their settings; `contracts`: the JSON output formats;
+- `prompts`, `chat_prompts`: the prompts; `parsing`: tolerant JSON parsing;
+- `memory_models`: the memory steps (`FallbackMemoryModels`); `offline`: the offline provider;
+- `errors`: the errors services catch (nothing from the SDK leaks past the gateway).
+"""

@@ -5,6 +5,8 @@ Extra keys a model adds are ignored; labels and levels are restricted to the spe
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from dreamchat.domain.models import EmotionTags, RelationshipLevel
@@ -12,6 +14,17 @@ from dreamchat.domain.models import EmotionTags, RelationshipLevel
 
 class Contract(BaseModel):
     model_config = ConfigDict(extra="ignore")
+
+
+def _text_required(flag: str, text: str) -> Any:
+    """A model validator: when the boolean field `flag` is true, the text field `text` must say something."""
+
+    def check(model: BaseModel) -> BaseModel:
+        if getattr(model, flag) and not getattr(model, text).strip():
+            raise ValueError(f"{text} must not be empty when {flag} is true")
+        return model
+
+    return model_validator(mode="after")(check)
 
 
 class CompressOutput(Contract):
@@ -44,11 +57,7 @@ class CoreJudgment(Contract):
     importance: int = Field(default=0, ge=0, le=10)
     category: str = "其他"
 
-    @model_validator(mode="after")
-    def _content_when_created(self) -> CoreJudgment:
-        if self.create and not self.content.strip():
-            raise ValueError("content must not be empty when create is true")
-        return self
+    _content_when_created = _text_required("create", "content")
 
 
 class SelfSoulReflection(Contract):
@@ -57,11 +66,7 @@ class SelfSoulReflection(Contract):
     changed: bool
     self_soul: str = ""
 
-    @model_validator(mode="after")
-    def _text_when_changed(self) -> SelfSoulReflection:
-        if self.changed and not self.self_soul.strip():
-            raise ValueError("self_soul must not be empty when changed is true")
-        return self
+    _text_when_changed = _text_required("changed", "self_soul")
 
 
 class RelationshipJudgment(Contract):

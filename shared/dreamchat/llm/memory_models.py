@@ -23,12 +23,7 @@ from typing import Any, Protocol
 from dreamchat.budget import MIN_CALL_SECONDS, models_deadline
 from dreamchat.config import Settings
 from dreamchat.domain.emotions import LABELS, closest_label
-from dreamchat.domain.models import (
-    Conversation,
-    CoreMemory,
-    MidTermMemory,
-    RelationshipLevel,
-)
+from dreamchat.domain.models import Conversation, CoreMemory, MidTermMemory, RelationshipLevel
 from dreamchat.llm import prompts
 from dreamchat.llm.contracts import (
     CompressOutput,
@@ -38,8 +33,9 @@ from dreamchat.llm.contracts import (
     SelfSoulReflection,
 )
 from dreamchat.llm.errors import LLMError, LLMNotConfigured, LLMOutputError
-from dreamchat.llm.gateway import LLMGateway, OpenAIGateway
+from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.offline import OfflineMemoryModels
+from dreamchat.llm.port import LLMGateway
 
 logger = logging.getLogger(__name__)
 

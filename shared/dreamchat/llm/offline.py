@@ -17,12 +17,7 @@ from datetime import datetime
 import jieba
 
 from dreamchat.domain.emotions import infer_tags
-from dreamchat.domain.models import (
-    Conversation,
-    CoreMemory,
-    MidTermMemory,
-    RelationshipLevel,
-)
+from dreamchat.domain.models import Conversation, CoreMemory, MidTermMemory, RelationshipLevel
 from dreamchat.llm.contracts import (
     CompressOutput,
     CoreJudgment,

@@ -36,8 +36,8 @@ from dreamchat.domain.topics import read_markers, says_farewell
 from dreamchat.errors import Invalid, TooLarge
 from dreamchat.llm.chat_prompts import CRISIS_GUIDANCE, HUMAN_QUESTION_GUIDANCE, chat_instructions
 from dreamchat.llm.errors import LLMError
-from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.offline import crisis_reply, offline_reply
+from dreamchat.llm.port import LLMGateway
 from dreamchat.ports import Clock, Counter, RandomSource, SearchProvider
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.limits import RateLimit
@@ -129,7 +129,7 @@ class ChatService:
         memory: MemoryService,
         soul: SoulService,
         heartbeats: HeartbeatStates,
-        gateway: OpenAIGateway | None,
+        gateway: LLMGateway | None,
         search: SearchProvider,
         clock: Clock,
         random: RandomSource,

@@ -15,6 +15,7 @@ from dreamchat.domain.relationship import judgment_due
 from dreamchat.errors import NotFound
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.memory_models import FallbackMemoryModels, build_memory_models
+from dreamchat.llm.port import LLMGateway
 from dreamchat.ports import Counter, Embedder, Event, WorkQueue
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.auth import AuthService
@@ -43,7 +44,7 @@ class Services:
     chat: ChatService
     heartbeat: HeartbeatService
     extraction: ExtractionService
-    gateway: OpenAIGateway | None
+    gateway: LLMGateway | None
     models: FallbackMemoryModels
     erasures: Erasures
     quality: QualityService
@@ -135,7 +136,7 @@ def build_search(settings: Settings) -> WebSearch | NoSearch:
 def build_services(
     runtime: Runtime,
     *,
-    gateway: OpenAIGateway | None = None,
+    gateway: LLMGateway | None = None,
     models: FallbackMemoryModels | None = None,
     embedder: Embedder | None = None,
     on_quality: OnFigure | None = None,

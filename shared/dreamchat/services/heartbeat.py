@@ -25,7 +25,7 @@ from dreamchat.domain.topics import read_markers
 from dreamchat.errors import NotFound
 from dreamchat.llm.chat_prompts import chat_instructions, heartbeat_prompt
 from dreamchat.llm.errors import LLMError
-from dreamchat.llm.gateway import OpenAIGateway
+from dreamchat.llm.port import LLMGateway
 from dreamchat.ports import Clock, ItemStore, RandomSource, SearchProvider, WorkQueue
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.due_index import due_pages, leased
@@ -87,7 +87,7 @@ class HeartbeatService:
         ai_users: AIUserService,
         memory: MemoryService,
         soul: SoulService,
-        gateway: OpenAIGateway | None,
+        gateway: LLMGateway | None,
         search: SearchProvider,
         queue: WorkQueue,
         leases: Leases,
@@ -237,7 +237,7 @@ class HeartbeatService:
 
     def _generate(
         self,
-        gateway: OpenAIGateway,
+        gateway: LLMGateway,
         pair: PairId,
         ai_user: AIUser,
         state: hb.HeartbeatState,

@@ -14,7 +14,7 @@ from dreamchat.domain.models import Conversation, LongTermIndex, Message, MidTer
 from dreamchat.domain.quality import QualityFigures, extraction_rate, sampled
 from dreamchat.llm.contracts import QualityScore
 from dreamchat.llm.errors import LLMError
-from dreamchat.llm.gateway import OpenAIGateway
+from dreamchat.llm.port import LLMGateway
 from dreamchat.llm.prompts import Messages, accuracy_prompt, completeness_prompt
 from dreamchat.ports import Clock, ConditionFailed, RandomSource
 from dreamchat.services.memory_repo import MemoryRepository, item
@@ -29,7 +29,7 @@ class QualityService:
     def __init__(
         self,
         repo: MemoryRepository,
-        gateway: OpenAIGateway | None,
+        gateway: LLMGateway | None,
         clock: Clock,
         random: RandomSource,
         settings: Settings,
