@@ -58,3 +58,14 @@ test("only the person's own message can be the unanswered one", () => {
   equal(history.unanswered("m2"), null);
   equal(history.unanswered(null), null);
 });
+
+test("an in-app notice is shown where it arrived but is never taken for a stored message", () => {
+  const history = new History();
+  history.merge([stored("m1", "assistant", "嗨")]);
+  history.addNotice("休息一下", "break");
+  equal(history.items.at(-1).notice, "休息一下");
+  equal(history.lastStored().id, "m1");
+  const onlyNotice = new History();
+  onlyNotice.addNotice("休息一下", "break");
+  equal(onlyNotice.firstStored(), null);
+});

@@ -6,9 +6,10 @@
 import { del, describe, get, post } from "../lib/api.js";
 import { autosize, avatar, clear, h, toast } from "../lib/dom.js";
 import { loadDraft, saveDraft } from "../lib/drafts.js";
+import { helpLines } from "../lib/help_lines.js";
 import { SendQueue } from "../lib/send_queue.js";
 import { History } from "./chat_history.js";
-import { buildUi, messageMenu, removeFriend, rows } from "./chat_render.js";
+import { aiDisclosure, buildUi, messageMenu, removeFriend, rows } from "./chat_render.js";
 import { TOO_LONG, Turns } from "./chat_turns.js";
 import { levelBadge } from "./friends.js";
 
@@ -120,12 +121,17 @@ class ChatView {
   }
 
   render({ toBottom = false, keepOffset = false } = {}) {
-    const { log, list, empty } = this.ui;
+    const { log, list, empty, intro } = this.ui;
+    const history = this.history;
     const wasNear = this.nearBottom();
     const fromBottom = log.scrollHeight - log.scrollTop;
-    const items = this.history.ordered(this.queue.held);
-    clear(list, rows(items, this.aiUser, (item) => this.queue.isUnsent(item)));
-    empty.hidden = !this.history.loaded || this.history.items.length > 0;
+    const items = history.ordered(this.queue.held);
+    const help = helpLines(this.account.id);
+    clear(list, rows(items, this.aiUser, { pending: (item) => this.queue.isUnsent(item), help }));
+    empty.hidden = !history.loaded || history.items.length > 0;
+    // where the conversation begins, however long it is: the other side is an AI
+    intro.hidden = !history.loaded || history.hasMore;
+    if (!intro.hidden) clear(intro, aiDisclosure(this.aiUser));
     if (keepOffset) log.scrollTop = log.scrollHeight - fromBottom;
     else if (toBottom || wasNear) this.stick();
   }

@@ -1,5 +1,6 @@
 // The conversation as the chat view shows it: stored messages, the person's own messages not yet matched with
-// their stored copy (`local`), topic dividers; and how far back it is loaded. Data only: no DOM, no network.
+// their stored copy (`local`), topic dividers, in-app notices; and how far back it is loaded. Data only: no DOM,
+// no network.
 
 export class History {
   constructor() {
@@ -55,6 +56,11 @@ export class History {
     this.items.push({ id: `divider-${++this.seq}`, divider: text });
   }
 
+  // An in-app notice in the flow (the break reminder): shown where it arrived, never stored.
+  addNotice(text, kind) {
+    this.items.push({ id: `notice-${++this.seq}`, notice: text, kind });
+  }
+
   remove(item) {
     const at = this.items.indexOf(item);
     if (at >= 0) this.items.splice(at, 1);
@@ -66,11 +72,11 @@ export class History {
   }
 
   firstStored() {
-    return this.items.find((item) => !item.local && !item.divider) || null;
+    return this.items.find(isStored) || null;
   }
 
   lastStored() {
-    return [...this.items].reverse().find((item) => !item.local && !item.divider && item.id) || null;
+    return [...this.items].reverse().find(isStored) || null;
   }
 
   // The person's message the server names as still without an answer (after a reload).
@@ -82,4 +88,8 @@ export class History {
   ordered(held) {
     return [...this.items.filter((item) => !held.includes(item)), ...held];
   }
+}
+
+function isStored(item) {
+  return Boolean(item.id) && !item.local && !item.divider && !item.notice;
 }

@@ -2,33 +2,92 @@
 // menu, the remove-friend dialog. No state of its own; views/chat.js decides what to show and when.
 
 import { del, describe, patch } from "../lib/api.js";
-import { avatar, confirmButton, h, icon, toast } from "../lib/dom.js";
+import { aiBadge, avatar, confirmButton, h, icon, toast } from "../lib/dom.js";
+import { telHref, webHref } from "../lib/help_lines.js";
 import { chatStamp } from "../lib/time.js";
 
 const STAMP_GAP_S = 5 * 60;
 
-// Messages with time stamps after a pause, topic dividers, and the AI's avatar on the first of a run.
-// `pending(item)` is true while the server has not stored the item yet.
-export function rows(items, aiUser, pending = () => false) {
+// Messages with time stamps after a pause, topic dividers, the AI's avatar on the first of a run, in-app notices,
+// and the crisis card after the person's message it answers. `pending(item)` is true while the server has not
+// stored the item; `help` are the help lines for a card in history (the stream's own lines go with its item).
+export function rows(items, aiUser, { pending = () => false, help = [] } = {}) {
   const out = [];
   let previous = null;
+  let interrupted = false;  // a card or notice between two messages: the next one starts a run again
+  let cardInTopic = false;
   for (const item of items) {
     if (item.divider) {
       out.push(h("div", { class: "divider", text: item.divider }));
       previous = null;
+      cardInTopic = false;
+      continue;
+    }
+    if (item.notice) {
+      out.push(systemNotice(item.notice));
+      interrupted = true;
       continue;
     }
     if (previous && previous.topic_id && item.topic_id && previous.topic_id !== item.topic_id) {
       out.push(h("div", { class: "divider", text: "新的话题" }));
       previous = null;
+      cardInTopic = false;
     }
     const stamp = !previous || item.timestamp - previous.timestamp > STAMP_GAP_S;
     if (stamp && item.timestamp) out.push(h("div", { class: "stamp", text: chatStamp(item.timestamp) }));
-    const first = stamp || !previous || previous.role !== item.role;
+    const first = stamp || !previous || previous.role !== item.role || interrupted;
     out.push(row(item, aiUser, first, pending(item)));
     previous = item;
+    interrupted = false;
+    // one card per message history marks; a live one once per topic (the protocol's later turns repeat the event)
+    if (item.safety === "crisis" || (item.crisis && !cardInTopic)) {
+      out.push(crisisCard(item.crisis || help));
+      cardInTopic = true;
+      interrupted = true;
+    }
   }
   return out;
+}
+
+// Help lines for a person in crisis: DreamChat's card, not the AI's words; every number one tap from a call.
+export function crisisCard(resources) {
+  const title = h("h3", { class: "crisis-title", id: `crisis-${++cardSeq}`, text: "你并不孤单" });
+  return h("section", { class: "crisis-card", "aria-labelledby": title.id },
+    h("p", { class: "crisis-from", text: "来自 DreamChat 的提醒" }),
+    title,
+    h("p", { class: "crisis-text", text: "愿意说出来，已经很不容易了。如果你正在经历很艰难的时刻，不必一个人扛着，"
+      + "这些专业的支持随时都在，打个电话就能和他们聊聊：" }),
+    h("ul", { class: "crisis-lines" }, resources.map(helpLine)),
+    h("p", { class: "crisis-foot", text: "如果你已经有伤害自己的打算，或者正处在危险中，请马上拨打当地的急救电话，"
+      + "也可以告诉一位你信任的人，让 TA 陪着你。" }));
+}
+
+let cardSeq = 0;
+
+function helpLine(line) {
+  const tel = telHref(line.phone);
+  const web = webHref(line.url);
+  return h("li", { class: "crisis-line" },
+    h("div", { class: "crisis-line-main" },
+      h("b", { class: "crisis-name", text: line.name }),
+      line.hours ? h("span", { class: "crisis-hours", text: line.hours }) : null),
+    h("div", { class: "crisis-actions" },
+      tel ? h("a", { class: "crisis-call", href: tel, "aria-label": `拨打${line.name}：${line.phone}` },
+        icon("phone"), h("span", { text: line.phone })) : null,
+      !tel && line.phone ? h("span", { class: "crisis-phone", text: line.phone }) : null,
+      web ? h("a", { class: "crisis-web", href: web, target: "_blank", rel: "noopener noreferrer",
+        "aria-label": `${line.name}的网站（在新标签页打开）` }, "网站") : null));
+}
+
+// An in-app notice in the flow (the break reminder): said by the app, so not a bubble and not the AI's.
+function systemNotice(text) {
+  return h("div", { class: "system-notice", role: "note" }, h("span", { text }));
+}
+
+// Once at the top of every conversation: who is on the other side.
+export function aiDisclosure(aiUser) {
+  const name = aiUser?.name || "对方";
+  return [aiBadge(), h("span", { text: `${name} 是 AI，不是真人。TA 的每条消息都由 AI 生成。` })];
 }
 
 function row(item, aiUser, first, pending) {
@@ -96,17 +155,18 @@ export function buildUi(ctx, id, actions) {
         h("span", { class: "dot" }), h("span", { class: "dot" }), h("span", { class: "dot" })))),
     list: h("div", { class: "msg-list" }),
     older: h("div", { class: "older" }),
+    intro: h("p", { class: "ai-intro", role: "note", hidden: true }),
     empty: h("div", { class: "chat-empty", hidden: true }),
     notice: h("div", { class: "notice", role: "alert", hidden: true }),
     counter: h("span", { class: "counter composer-counter", hidden: true }),
   };
-  ui.log = h("div", { class: "log", role: "log", "aria-label": "聊天记录" }, ui.older, ui.empty, ui.list, ui.typing);
+  ui.log = h("div", { class: "log", role: "log", "aria-label": "聊天记录" }, ui.older, ui.intro, ui.empty, ui.list, ui.typing);
   ui.form = h("form", { class: "composer" }, h("div", { class: "composer-box" }, textarea, ui.counter), send);
   ui.root = h("section", { class: "chat" },
     h("header", { class: "bar" },
       h("button", { type: "button", class: "icon-btn back-btn", title: "返回", onclick: () => ctx.go("/") }, icon("back", "返回")),
       ui.avatarSlot,
-      h("div", { class: "bar-title" }, ui.name, ui.status),
+      h("div", { class: "bar-title" }, h("div", { class: "chat-title" }, ui.name, aiBadge()), ui.status),
       h("a", { class: "btn btn-soft btn-sm", href: `#/memory/${id}`, title: "查看 TA 的记忆" }, icon("brain"), h("span", { text: "记忆" })),
       h("div", { class: "menu-wrap" },
         h("button", { type: "button", class: "icon-btn", title: "更多", "aria-haspopup": "menu", onclick: toggleMenu },

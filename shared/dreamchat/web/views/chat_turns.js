@@ -3,8 +3,11 @@
 
 import { describe, events, get, post, raw } from "../lib/api.js";
 import { sleep, toast } from "../lib/dom.js";
+import { helpLines, rememberHelpLines } from "../lib/help_lines.js";
 
 const MAX_TYPING_MS = 30000;
+// events that come before the AI's messages: the AI is still thinking after them
+const BEFORE_MESSAGES = new Set(["thinking", "safety", "notice"]);
 
 const SEND_ERRORS = {
   network: "网络好像断了，消息没有发出去。内容已经放回输入框，联网后再发一次吧。",
@@ -164,9 +167,14 @@ export class Turns {
     } catch {
       // a malformed event is shown as a broken connection below
     }
-    if (event.event !== "thinking") chat.thinking = false;
+    if (!BEFORE_MESSAGES.has(event.event)) chat.thinking = false;
     if (event.event === "thinking") {
       chat.setTyping(chat.typing);
+    } else if (event.event === "safety") {
+      this.crisis(data, local);
+    } else if (event.event === "notice") {
+      if (data.text) chat.history.addNotice(String(data.text), data.kind);
+      chat.render({ toBottom: true });
     } else if (event.event === "message") {
       chat.setTyping(true);
       await sleep(Math.min(Math.max(Number(data.delay_ms) || 0, 0), MAX_TYPING_MS));
@@ -194,6 +202,16 @@ export class Turns {
       chat.setTyping(false);
       chat.showNotice("连接中断了，TA 的回复可能稍后才出现。", "offline");
     }
+  }
+
+  // Help lines for a person in crisis, shown as a card after their message (it stays: views/chat_render.js).
+  crisis(data, local) {
+    if (data.kind !== "crisis" || !local) return;
+    const accountId = this.chat.account.id;
+    const resources = Array.isArray(data.resources) ? data.resources : [];
+    rememberHelpLines(accountId, resources);
+    local.crisis = resources.length ? resources : helpLines(accountId);
+    this.chat.render({ toBottom: true });
   }
 }
 
