@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import DESKTOP, PHONE, Stack, bearer, screenshot
-from tests.browser.test_web_client import open_logged_in
+from tests.browser.test_web_client import open_logged_in, send
 from tests.fakes.fake_llm import Reply
 
 pytestmark = pytest.mark.browser
@@ -170,3 +170,20 @@ def test_pin_puts_a_friend_first_and_mute_quiets_its_unread(stack: Stack, open_c
     page.goto(f"{stack.base}/#/")
     expect(names).to_have_text(["安静的小雨", "置顶的阿青"])  # the latest is first again
     expect(page.locator(".friend.pinned")).to_have_count(0)
+
+
+def test_asking_for_a_heartbeat_from_the_chat_menu_shows_it_after_typing(stack: Stack, open_context) -> None:
+    account = stack.register()
+    ai_user = stack.create_ai_user(account)
+    page = open_context(PHONE).new_page()
+    open_logged_in(page, stack, account, f"/chat/{ai_user['id']}")
+    expect(page.get_by_text("和 小梦 打个招呼吧")).to_be_visible()
+    stack.llm.script("deepseek-chat", Reply.text("突然想你了"))
+    page.get_by_role("button", name="更多").click()
+    page.get_by_role("menuitem", name="让 TA 现在来找我").click()
+    expect(page.get_by_text("对方正在输入…")).to_be_visible()
+    expect(page.locator(".msg-heartbeat .bubble")).to_have_text("突然想你了")
+    expect(page.locator(".typing")).to_be_hidden()
+    # the turn is over: a message goes at once
+    send(page, "我也是")
+    expect(page.locator(".msg-list .bubble")).to_have_text(["突然想你了", "我也是", "嗯嗯，我在听"], timeout=15_000)

@@ -3,6 +3,7 @@
 import { describe, post, session } from "./lib/api.js";
 import { toast } from "./lib/dom.js";
 import { clearDrafts } from "./lib/drafts.js";
+import { forgetHelpLines } from "./lib/help_lines.js";
 import { renderAuth } from "./views/auth.js";
 import { renderChat } from "./views/chat.js";
 import { renderDiscover } from "./views/discover.js";
@@ -77,7 +78,10 @@ async function logout() {
     // the tokens are forgotten here either way; they expire on their own
   }
   // a shared computer must not keep what this person typed
-  if (current?.user) clearDrafts(current.user.id);
+  if (current?.user) {
+    clearDrafts(current.user.id);
+    forgetHelpLines(current.user.id);
+  }
   session.clear();
   location.replace("#/login");
 }

@@ -50,6 +50,7 @@ const ICONS = {
   bell: '<path d="M6 16V11a6 6 0 0 1 12 0v5l1.5 2h-15z"/><path d="M10 20a2 2 0 0 0 4 0"/><path d="M4 4l16 16"/>',
   pin: '<path d="M9 4h6l-1 6 3 3H7l3-3z"/><path d="M12 13v7"/>',
   moon: '<path d="M19 14.5A7.5 7.5 0 0 1 9.5 5a7.5 7.5 0 1 0 9.5 9.5z"/>',
+  phone: '<path d="M5 4h3.5l1.8 4.5-2.3 1.4a11 11 0 0 0 5.6 5.6l1.4-2.3L19.5 15v3.5a2 2 0 0 1-2 2A15.5 15.5 0 0 1 3 6a2 2 0 0 1 2-2z"/>',
 };
 
 export function icon(name, label) {
@@ -90,6 +91,11 @@ export function avatar(aiUser, size = "md") {
   el.style.background = hue(aiUser.name || "?");
   el.textContent = initial(aiUser.name);
   return el;
+}
+
+// Every AI friend is labelled as one, wherever its name is shown (the friend list, the chat header, discover).
+export function aiBadge() {
+  return h("span", { class: "ai-badge", title: "AI 角色，不是真人" }, "AI");
 }
 
 function initial(name) {

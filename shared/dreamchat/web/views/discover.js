@@ -1,7 +1,7 @@
 // Discover public AI users and befriend them; each friendship starts with fresh memories.
 
 import { describe, get, post } from "../lib/api.js";
-import { avatar, clear, h, icon, toast } from "../lib/dom.js";
+import { aiBadge, avatar, clear, h, icon, toast } from "../lib/dom.js";
 
 export function renderDiscover(main, ctx) {
   let alive = true;
@@ -89,7 +89,7 @@ function card(ctx, aiUser, isFriend) {
   return h("li", { class: "discover-card card", dataset: { id: aiUser.id } },
     avatar(aiUser, "lg"),
     h("div", { class: "discover-main" },
-      h("div", { class: "discover-name" }, h("b", { text: aiUser.name }),
+      h("div", { class: "discover-name" }, h("b", { text: aiUser.name }), aiBadge(),
         aiUser.is_owner ? h("span", { class: "tag", text: "我创建的" }) : null),
       h("p", { class: "discover-soul", text: aiUser.base_soul || "（没有写人设）" })),
     action);

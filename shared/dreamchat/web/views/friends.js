@@ -1,7 +1,7 @@
 // The friends sidebar (the home screen on a phone) and the empty main pane on a desktop.
 
 import { describe, get } from "../lib/api.js";
-import { avatar, clear, h, icon } from "../lib/dom.js";
+import { aiBadge, avatar, clear, h, icon } from "../lib/dom.js";
 import { fromNow, listStamp } from "../lib/time.js";
 
 const REFRESH_MS = 15000;
@@ -104,7 +104,7 @@ export class FriendsList {
     const count = friend.unread > 99 ? "99+" : friend.unread;
     const unread = friend.unread > 0
       ? h("span", { class: `unread${friend.muted ? " unread-muted" : ""}`, text: count }) : null;
-    const label = [friend.name, friend.pinned ? "已置顶" : "", friend.muted ? "消息免打扰" : "",
+    const label = [friend.name, "AI 角色", friend.pinned ? "已置顶" : "", friend.muted ? "消息免打扰" : "",
       unread ? `${friend.unread} 条未读` : ""].filter(Boolean).join("，");
     const classes = ["friend", friend.id === this.active ? "active" : "", friend.pinned ? "pinned" : "",
       friend.muted ? "muted-friend" : ""].filter(Boolean).join(" ");
@@ -114,6 +114,7 @@ export class FriendsList {
       h("div", { class: "friend-main" },
         h("div", { class: "friend-top" },
           h("span", { class: "friend-name", text: friend.name }),
+          aiBadge(),
           levelBadge(friend.relationship),
           friend.muted ? h("span", { class: "mute-mark", title: "消息免打扰" }, icon("bell")) : null,
           friend.last_message ? h("time", { class: "friend-time", text: listStamp(friend.last_message.timestamp) }) : null),

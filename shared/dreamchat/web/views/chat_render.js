@@ -1,0 +1,216 @@
+// What the chat view draws, from values: the shell (header, menu, log, composer), the message rows, a message's
+// menu, the remove-friend dialog. No state of its own; views/chat.js decides what to show and when.
+
+import { del, describe, patch } from "../lib/api.js";
+import { aiBadge, avatar, confirmButton, h, icon, toast } from "../lib/dom.js";
+import { telHref, webHref } from "../lib/help_lines.js";
+import { chatStamp } from "../lib/time.js";
+
+const STAMP_GAP_S = 5 * 60;
+
+// Messages with time stamps after a pause, topic dividers, the AI's avatar on the first of a run, in-app notices,
+// and the crisis card after the person's message it answers. `pending(item)` is true while the server has not
+// stored the item; `help` are the help lines for a card in history (the stream's own lines go with its item).
+export function rows(items, aiUser, { pending = () => false, help = [] } = {}) {
+  const out = [];
+  let previous = null;
+  let interrupted = false;  // a card or notice between two messages: the next one starts a run again
+  let cardInTopic = false;
+  for (const item of items) {
+    if (item.divider) {
+      out.push(h("div", { class: "divider", text: item.divider }));
+      previous = null;
+      cardInTopic = false;
+      continue;
+    }
+    if (item.notice) {
+      out.push(systemNotice(item.notice));
+      interrupted = true;
+      continue;
+    }
+    if (previous && previous.topic_id && item.topic_id && previous.topic_id !== item.topic_id) {
+      out.push(h("div", { class: "divider", text: "新的话题" }));
+      previous = null;
+      cardInTopic = false;
+    }
+    const stamp = !previous || item.timestamp - previous.timestamp > STAMP_GAP_S;
+    if (stamp && item.timestamp) out.push(h("div", { class: "stamp", text: chatStamp(item.timestamp) }));
+    const first = stamp || !previous || previous.role !== item.role || interrupted;
+    out.push(row(item, aiUser, first, pending(item)));
+    previous = item;
+    interrupted = false;
+    // one card per message history marks; a live one once per topic (the protocol's later turns repeat the event)
+    if (item.safety === "crisis" || (item.crisis && !cardInTopic)) {
+      out.push(crisisCard(item.crisis || help));
+      cardInTopic = true;
+      interrupted = true;
+    }
+  }
+  return out;
+}
+
+// Help lines for a person in crisis: DreamChat's card, not the AI's words; every number one tap from a call.
+export function crisisCard(resources) {
+  const title = h("h3", { class: "crisis-title", id: `crisis-${++cardSeq}`, text: "你并不孤单" });
+  return h("section", { class: "crisis-card", "aria-labelledby": title.id },
+    h("p", { class: "crisis-from", text: "来自 DreamChat 的提醒" }),
+    title,
+    h("p", { class: "crisis-text", text: "愿意说出来，已经很不容易了。如果你正在经历很艰难的时刻，不必一个人扛着，"
+      + "这些专业的支持随时都在，打个电话就能和他们聊聊：" }),
+    h("ul", { class: "crisis-lines" }, resources.map(helpLine)),
+    h("p", { class: "crisis-foot", text: "如果你已经有伤害自己的打算，或者正处在危险中，请马上拨打当地的急救电话，"
+      + "也可以告诉一位你信任的人，让 TA 陪着你。" }));
+}
+
+let cardSeq = 0;
+
+function helpLine(line) {
+  const tel = telHref(line.phone);
+  const web = webHref(line.url);
+  return h("li", { class: "crisis-line" },
+    h("div", { class: "crisis-line-main" },
+      h("b", { class: "crisis-name", text: line.name }),
+      line.hours ? h("span", { class: "crisis-hours", text: line.hours }) : null),
+    h("div", { class: "crisis-actions" },
+      tel ? h("a", { class: "crisis-call", href: tel, "aria-label": `拨打${line.name}：${line.phone}` },
+        icon("phone"), h("span", { text: line.phone })) : null,
+      !tel && line.phone ? h("span", { class: "crisis-phone", text: line.phone }) : null,
+      web ? h("a", { class: "crisis-web", href: web, target: "_blank", rel: "noopener noreferrer",
+        "aria-label": `${line.name}的网站（在新标签页打开）` }, "网站") : null));
+}
+
+// An in-app notice in the flow (the break reminder): said by the app, so not a bubble and not the AI's.
+function systemNotice(text) {
+  return h("div", { class: "system-notice", role: "note" }, h("span", { text }));
+}
+
+// Once at the top of every conversation: who is on the other side.
+export function aiDisclosure(aiUser) {
+  const name = aiUser?.name || "对方";
+  return [aiBadge(), h("span", { text: `${name} 是 AI，不是真人。TA 的每条消息都由 AI 生成。` })];
+}
+
+function row(item, aiUser, first, pending) {
+  const mine = item.role === "user";
+  const heartbeat = item.kind === "heartbeat";
+  const classes = ["msg", mine ? "msg-me" : "msg-ai", first ? "msg-first" : "", heartbeat ? "msg-heartbeat" : "",
+    pending ? "msg-pending" : ""].filter(Boolean).join(" ");
+  const side = mine ? null : first && aiUser ? avatar(aiUser, "sm") : h("span", { class: "avatar-gap" });
+  return h("div", { class: classes, dataset: { id: item.id, role: item.role } },
+    side,
+    h("div", { class: "msg-body" },
+      heartbeat && first ? h("div", { class: "msg-tag" }, icon("heart"), "主动来找你") : null,
+      h("div", { class: "bubble", text: item.content }),
+      item.read || item.read_no_reply ? h("div", { class: "msg-meta read-receipt", text: "已读" }) : null,
+      pending ? h("div", { class: "msg-meta", text: "发送中…" }) : null,
+      item.failed ? h("div", { class: "msg-meta msg-failed" }, h("span", { text: item.unanswered ? "还没有回复" : "回复失败" }),
+        h("button", { type: "button", class: "retry-btn", text: "重试" })) : null));
+}
+
+// 复制, and 删除 (two taps) when `onDelete` is given: only a stored message can be deleted.
+export function messageMenu(onCopy, onDelete) {
+  const menu = h("div", { class: "msg-menu", role: "menu", "aria-label": "消息操作" },
+    h("button", { type: "button", role: "menuitem", class: "menu-item", onclick: onCopy }, "复制"),
+    onDelete ? confirmButton("删除", "确认删除", onDelete, "menu-item danger") : null);
+  for (const button of menu.querySelectorAll("button")) button.setAttribute("role", "menuitem");
+  return menu;
+}
+
+// `actions`: {triggerHeartbeat, removeFriend}, called from the ⋯ menu.
+export function buildUi(ctx, id, actions) {
+  const textarea = h("textarea", {
+    id: "composer-input", rows: "1", placeholder: "说点什么…", "aria-label": "输入消息", enterkeyhint: "send",
+  });
+  const send = h("button", { type: "submit", class: "send-btn", title: "发送", disabled: true }, icon("send", "发送"));
+  const editItem = h("a", { class: "menu-item", href: `#/edit/${id}`, role: "menuitem" }, icon("edit"), "编辑资料");
+  const menuButton = (className, iconName, label, onPick) => h("button", {
+    type: "button", class: `menu-item ${className}`.trim(), role: "menuitem",
+    onclick: () => {
+      menu.hidden = true;
+      onPick();
+    },
+  }, icon(iconName), label);
+  const menu = h("div", { class: "menu", role: "menu", hidden: true },
+    editItem,
+    menuButton("", "heart", "让 TA 现在来找我", () => actions.triggerHeartbeat()),
+    menuButton("menu-pin", "pin", h("span", { text: "置顶聊天" }), () => toggleFriend(ctx, id, "pinned")),
+    menuButton("menu-mute", "bell", h("span", { text: "消息免打扰" }), () => toggleFriend(ctx, id, "muted")),
+    menuButton("danger", "trash", "删除好友", () => actions.removeFriend()));
+  const toggleMenu = (event) => {
+    event.stopPropagation();
+    menu.hidden = !menu.hidden;
+    const friend = ctx.friends()?.find(id);
+    menu.querySelector(".menu-pin > span:last-child").textContent = friend?.pinned ? "取消置顶" : "置顶聊天";
+    menu.querySelector(".menu-mute > span:last-child").textContent = friend?.muted ? "取消免打扰" : "消息免打扰";
+    if (!menu.hidden) document.addEventListener("click", () => { menu.hidden = true; }, { once: true });
+  };
+  const ui = {
+    textarea, send, editItem,
+    avatarSlot: h("span", { class: "bar-avatar" }),
+    name: h("b", { class: "chat-name" }),
+    status: h("small", { class: "chat-status", "aria-live": "polite" }),
+    typing: h("div", { class: "msg msg-ai msg-first typing", hidden: true, "aria-hidden": "true" },
+      h("span", { class: "avatar-gap" }),
+      h("div", { class: "msg-body" }, h("div", { class: "bubble typing-bubble" },
+        h("span", { class: "dot" }), h("span", { class: "dot" }), h("span", { class: "dot" })))),
+    list: h("div", { class: "msg-list" }),
+    older: h("div", { class: "older" }),
+    intro: h("p", { class: "ai-intro", role: "note", hidden: true }),
+    empty: h("div", { class: "chat-empty", hidden: true }),
+    notice: h("div", { class: "notice", role: "alert", hidden: true }),
+    counter: h("span", { class: "counter composer-counter", hidden: true }),
+  };
+  ui.log = h("div", { class: "log", role: "log", "aria-label": "聊天记录" }, ui.older, ui.intro, ui.empty, ui.list, ui.typing);
+  ui.form = h("form", { class: "composer" }, h("div", { class: "composer-box" }, textarea, ui.counter), send);
+  ui.root = h("section", { class: "chat" },
+    h("header", { class: "bar" },
+      h("button", { type: "button", class: "icon-btn back-btn", title: "返回", onclick: () => ctx.go("/") }, icon("back", "返回")),
+      ui.avatarSlot,
+      h("div", { class: "bar-title" }, h("div", { class: "chat-title" }, ui.name, aiBadge()), ui.status),
+      h("a", { class: "btn btn-soft btn-sm", href: `#/memory/${id}`, title: "查看 TA 的记忆" }, icon("brain"), h("span", { text: "记忆" })),
+      h("div", { class: "menu-wrap" },
+        h("button", { type: "button", class: "icon-btn", title: "更多", "aria-haspopup": "menu", onclick: toggleMenu },
+          icon("more", "更多")),
+        menu)),
+    ui.log, ui.notice, ui.form);
+  return ui;
+}
+
+async function toggleFriend(ctx, id, field) {
+  const friend = ctx.friends()?.find(id);
+  const on = !friend?.[field];
+  try {
+    await patch(`/api/friends/${id}`, { [field]: on });
+    await ctx.friends()?.refresh();
+    const said = { pinned: on ? "已置顶" : "已取消置顶", muted: on ? "已设为消息免打扰" : "已取消免打扰" };
+    toast(said[field], "ok");
+  } catch (error) {
+    toast(describe(error), "error");
+  }
+}
+
+export function removeFriend(ctx, id, aiUser) {
+  const forget = h("input", { type: "checkbox", id: "forget-memories" });
+  const dialog = h("dialog", { class: "dialog" },
+    h("form", { method: "dialog", class: "dialog-body" },
+      h("h3", { text: `删除好友「${aiUser?.name || ""}」？` }),
+      h("p", { class: "muted", text: "删除后 TA 不会再出现在好友列表里，也不会再主动找你。" }),
+      h("label", { class: "check", for: "forget-memories" }, forget, h("span", { text: "同时清除 TA 关于我的全部记忆" })),
+      h("div", { class: "dialog-actions" },
+        h("button", { value: "cancel", class: "btn btn-soft", text: "取消" }),
+        h("button", { value: "remove", class: "btn btn-danger-solid", text: "删除好友" }))));
+  dialog.addEventListener("close", async () => {
+    dialog.remove();
+    if (dialog.returnValue !== "remove") return;
+    try {
+      await del(`/api/friends/${id}?forget=${forget.checked}`);
+      await ctx.friends()?.refresh();
+      toast(forget.checked ? "已删除好友，并清除了记忆" : "已删除好友", "ok");
+      ctx.go("/");
+    } catch (error) {
+      toast(describe(error), "error");
+    }
+  });
+  document.body.append(dialog);
+  dialog.showModal();
+}
