@@ -136,7 +136,7 @@ def build_layer(root: Path, target: Path, run: Runner | None = None, python: Pat
     with tempfile.TemporaryDirectory(prefix="dreamchat-layer-") as tmp:
         source, wheels = Path(tmp) / "source", Path(tmp) / "wheels"
         copy_project(root, source)
-        # The project, and any locked dependency published only as an sdist (jieba), as wheels:
+        # The project, and any locked dependency published only as an sdist (jieba, http-ece), as wheels:
         # the cross-platform install below accepts nothing but wheels.
         run(_pip(python, "wheel", "--no-deps", "--wheel-dir", str(wheels), str(source), *sdist_pins(root)))
         run(_pip(python, *install_args(target, wheels, source / LOCK), str(_project_wheel(wheels))))
@@ -176,7 +176,7 @@ def sdist_pins(root: Path) -> list[str]:
     return [line for line in locked(root) if line.split("==")[0] in SDIST_ONLY]
 
 
-SDIST_ONLY = ("jieba",)
+SDIST_ONLY = ("jieba", "http-ece")
 
 
 def locked(root: Path) -> list[str]:

@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from dreamchat.domain.push import DEFAULT_ALLOWED_ENDPOINTS, EndpointRule, parse_rules
 from dreamchat.domain.safety import DEFAULT_RESOURCES, CrisisResource, parse_resources
 
 MODEL_KEYS = (
@@ -143,6 +144,18 @@ class Settings(BaseSettings):
     heartbeat_max_backoff: int = Field(default=8, ge=1)
     heartbeat_pause_days: float = Field(default=7.0, gt=0)
 
+    # web push and presence
+    vapid_private_key: SecretStr | None = None
+    push_contact: str = Field(
+        default="mailto:admin@dreamchat.invalid", pattern=r"^(mailto:[^@\s]+@[^@\s]+|https://\S+)$"
+    )
+    push_allowed_endpoints: WordList = Field(default_factory=lambda: list(DEFAULT_ALLOWED_ENDPOINTS))
+    push_timeout_seconds: float = Field(default=3.0, gt=0, le=30)
+    push_attempts: int = Field(default=3, ge=1, le=10)
+    push_budget_seconds: float = Field(default=6.0, gt=0, le=60)
+    push_ttl_seconds: int = Field(default=43200, ge=0, le=2419200)
+    presence_seconds: int = Field(default=75, ge=10, le=3600)
+
     @model_validator(mode="after")
     def _aws_needs_a_secret(self) -> Settings:
         if self.storage == "aws" and self.jwt_secret is None and self.secrets_arn is None:
@@ -154,6 +167,16 @@ class Settings(BaseSettings):
         if self.crisis_resources is not None:
             parse_resources(self.crisis_resources)  # a ValueError names what is wrong
         return self
+
+    @model_validator(mode="after")
+    def _push_endpoints_are_valid(self) -> Settings:
+        parse_rules(self.push_allowed_endpoints)  # a ValueError names the malformed prefix
+        return self
+
+    @property
+    def push_rules(self) -> tuple[EndpointRule, ...]:
+        """Where a push subscription's endpoint may point (DREAMCHAT_PUSH_ALLOWED_ENDPOINTS)."""
+        return parse_rules(self.push_allowed_endpoints)
 
     @property
     def crisis_table(self) -> dict[str, tuple[CrisisResource, ...]]:

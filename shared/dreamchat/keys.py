@@ -239,3 +239,32 @@ def client_limit_scope(client: str) -> str:
 def answering(pair: PairId, message_id: str) -> tuple[str, str]:
     """Who may answer a person's message again: left free by a failed turn, leased by a retry."""
     return pair_pk(pair), f"ANSWER#{message_id}"
+
+
+# Web Push and presence: in the account's partition, so erasing the account erases them
+PUSH_PREFIX = "PUSH#"
+PUSH_SETTINGS_SK = "PUSH_SETTINGS"
+PRESENCE_PREFIX = "PRESENCE#"
+
+
+def push_subscription_id(endpoint: str) -> str:
+    """A subscription's id: a hash of its endpoint (the endpoint itself is a device's secret token)."""
+    return hashlib.sha256(endpoint.encode()).hexdigest()[:32]
+
+
+def push_subscription(account_id: str, subscription_id: str) -> tuple[str, str]:
+    return f"ACCOUNT#{account_id}", f"{PUSH_PREFIX}{subscription_id}"
+
+
+def push_endpoint_owner(subscription_id: str) -> tuple[str, str]:
+    """Which account an endpoint is subscribed for: a device that changes hands pushes for one account."""
+    return f"PUSHEP#{subscription_id}", "OWNER"
+
+
+def push_settings(account_id: str) -> tuple[str, str]:
+    return f"ACCOUNT#{account_id}", PUSH_SETTINGS_SK
+
+
+def presence(account_id: str, device: str) -> tuple[str, str]:
+    """Where one device of the account is looking now (kept a short while: `expires_at`)."""
+    return f"ACCOUNT#{account_id}", f"{PRESENCE_PREFIX}{device}"

@@ -42,6 +42,7 @@ SECRET_FIELDS = (
     "jwt_previous_secret",
     "llm_api_key",
     "search_api_key",
+    "vapid_private_key",
     *(f"{key}_api_key" for key in MODEL_KEYS),
 )
 PLAIN_SECRET_FIELDS = ("jwt_rotated_at",)  # rotation bookkeeping kept beside the secrets

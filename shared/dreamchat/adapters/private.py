@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Callable
 from pathlib import Path
 
 from dreamchat.config import Settings
@@ -49,4 +50,16 @@ def signing_secret(settings: Settings) -> str:
         raise ValueError("no JWT secret: set DREAMCHAT_JWT_SECRET or put jwt_secret in DREAMCHAT_SECRETS_ARN")
     path = private_dir(settings.data_dir) / "jwt_secret"
     write_private(path, secrets.token_urlsafe(48))  # 0600 before the secret is in it
+    return path.read_text().strip()
+
+
+def vapid_private_key(settings: Settings, generate: Callable[[], str]) -> str | None:
+    """The Web Push (VAPID) private key: set, or in local mode made once and kept beside the JWT
+    secret; None in aws mode without one (push is then off)."""
+    if settings.vapid_private_key is not None:
+        return settings.vapid_private_key.get_secret_value()
+    if settings.storage == "aws":
+        return None
+    path = private_dir(settings.data_dir) / "vapid_private_key"
+    write_private(path, generate())  # 0600 before the key is in it
     return path.read_text().strip()

@@ -22,7 +22,9 @@ from dreamchat.api.routers import (
     health,
     heartbeat,
     memory,
+    presence,
     profile,
+    push,
     soul,
     web,
 )
@@ -68,6 +70,8 @@ def create_app(
         soul.router,
         heartbeat.router,
         profile.router,
+        push.router,
+        presence.router,
         web.router,
     ):
         app.include_router(router)

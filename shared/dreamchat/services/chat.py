@@ -18,7 +18,7 @@ first event is sent, so a client that hangs up changes nothing.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
@@ -135,7 +135,10 @@ class ChatService:
         random: RandomSource,
         settings: Settings,
         count: Counter | None = None,
+        *,
+        on_reply: Callable[[PairId, AIUser, list[Message], Deadline], object] | None = None,
     ) -> None:
+        self._on_reply = on_reply or (lambda pair, ai_user, messages, deadline: None)  # the push, once stored
         self.memory = memory
         self._soul = soul
         self._heartbeats = heartbeats
@@ -234,6 +237,8 @@ class ChatService:
                 if reply.read_pause is not None
                 else replies.read_pause_seconds(self._random.random(), self._settings.max_delay_seconds)
             )
+        if sent:
+            self._on_reply(pair, ai_user, [s.message for s in sent], deadline)
         return [*notices, *thinking, *sent, Done(bool(sent), ended, len(sent), int(pause * 1000))]
 
     def _topic_in_crisis(self, pair: PairId, person: Message) -> bool:

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from dreamchat.adapters.embeddings import build_embedder
 from dreamchat.adapters.events import EXTRACTION_DUE, HEARTBEAT_DUE, LocalEventBus, LocalWorkQueue, MissingQueue
-from dreamchat.adapters.private import signing_secret
+from dreamchat.adapters.private import signing_secret, vapid_private_key
+from dreamchat.adapters.push import VapidKey, WebPushSender, new_private_key
 from dreamchat.adapters.search import NoSearch, WebSearch, bocha, searxng, tavily
 from dreamchat.config import Settings
 from dreamchat.domain.models import Message, MidTermMemory, PairId
@@ -26,6 +27,8 @@ from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.leases import Leases
 from dreamchat.services.memory import TOPIC_ENDED, ExtractResult, MemoryService, pair_of
 from dreamchat.services.memory_repo import MemoryRepository
+from dreamchat.services.presence import Presence
+from dreamchat.services.push import PushSender, PushService
 from dreamchat.services.quality import OnFigure, QualityService
 from dreamchat.services.recall import Retriever
 from dreamchat.services.soul import SoulService
@@ -48,6 +51,8 @@ class Services:
     models: FallbackMemoryModels
     erasures: Erasures
     quality: QualityService
+    push: PushService
+    presence: Presence
 
     def on_topic_ended(self, event: Event) -> None:
         pair, topic_id = pair_of(event)
@@ -141,6 +146,7 @@ def build_services(
     embedder: Embedder | None = None,
     on_quality: OnFigure | None = None,
     on_count: Counter | None = None,
+    push_sender: PushSender | None = None,
 ) -> Services:
     settings, clock = runtime.settings, runtime.clock
     if gateway is None and settings.llm_configured:
@@ -152,7 +158,11 @@ def build_services(
     heartbeats = HeartbeatStates(runtime.store, clock, settings)
     soul = SoulService(repo, models, heartbeats, clock, settings)
     search = build_search(settings)
-    chat = ChatService(memory, soul, heartbeats, gateway, search, clock, runtime.random, settings, on_count)
+    presence = Presence(runtime.store, clock, settings.presence_seconds)
+    push = PushService(runtime.store, presence, push_sender or build_push(settings), clock, settings)
+    chat = ChatService(
+        memory, soul, heartbeats, gateway, search, clock, runtime.random, settings, on_count, on_reply=push.after_turn
+    )
     ai_users = AIUserService(runtime.store, runtime.blobs, clock)
     leases = Leases(runtime.store, clock, settings.lease_seconds, settings.lease_attempts)
     heartbeat = HeartbeatService(
@@ -168,6 +178,7 @@ def build_services(
         clock,
         runtime.random,
         settings,
+        on_sent=push.after_heartbeat,
     )
     extraction = ExtractionService(runtime.store, memory, leases, _extract_queue(runtime), clock, settings)
     services = Services(
@@ -184,6 +195,8 @@ def build_services(
         models=models,
         erasures=Erasures(runtime.store, runtime.blobs, clock),
         quality=QualityService(repo, gateway, clock, runtime.random, settings, on_quality),
+        push=push,
+        presence=presence,
     )
     subscribe = getattr(runtime.bus, "subscribe", None)
     if subscribe is not None:  # the local bus; in AWS, EventBridge invokes the compress function
@@ -191,6 +204,12 @@ def build_services(
         subscribe(HEARTBEAT_DUE, services.on_heartbeat_due)
         subscribe(EXTRACTION_DUE, services.on_extraction_due)
     return services
+
+
+def build_push(settings: Settings) -> WebPushSender | None:
+    """The Web Push sender with this server's VAPID key; None (push off) in aws mode without one."""
+    private_key = vapid_private_key(settings, new_private_key)
+    return WebPushSender(VapidKey(private_key), settings.push_contact) if private_key else None
 
 
 def _extract_queue(runtime: Runtime) -> WorkQueue:

@@ -9,6 +9,7 @@ ordinary AI messages in the conversation and short-term memory, with typing dela
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -94,7 +95,10 @@ class HeartbeatService:
         clock: Clock,
         random: RandomSource,
         settings: Settings,
+        *,
+        on_sent: Callable[[PairId, AIUser, list[Message]], object] | None = None,
     ) -> None:
+        self._on_sent = on_sent or (lambda pair, ai_user, messages: None)  # the push, after the messages are stored
         self._store = store
         self._states = states
         self._ai_users = ai_users
@@ -159,6 +163,8 @@ class HeartbeatService:
         if claim is not None:
             self._leases.finish(claim)
         log.info("heartbeat ran", extra={"ai_user_id": pair.ai_user_id, "status": outcome.status, "kind": kind})
+        if outcome.messages:
+            self._on_sent(pair, ai_user, outcome.messages)
         return outcome
 
     def _not_claimed(

@@ -1,0 +1,50 @@
+"""Presence: which chat each of the person's devices shows right now.
+
+A visible page says so every 30 s and when it is shown or hidden: one write each time, an item that
+expires `DREAMCHAT_PRESENCE_SECONDS` later, so a device that vanished (closed, out of battery, offline)
+stops counting by itself. Nothing here is kept longer than that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dreamchat import keys
+from dreamchat.ports import Clock, ItemStore, KeyRange
+
+LIST = ""  # the chat list, not one chat
+MAX_DEVICES = 50  # read at most this many (an account's own devices; more only by abuse of its own)
+
+
+@dataclass(frozen=True)
+class Seen:
+    device: str
+    ai_user_id: str | None  # None: the chat list
+
+
+class Presence:
+    def __init__(self, store: ItemStore, clock: Clock, seconds: int) -> None:
+        self._store = store
+        self._clock = clock
+        self._seconds = seconds
+
+    def seen(self, account_id: str, device: str, ai_user_id: str | None) -> None:
+        """The device shows this chat (None: the list) now."""
+        pk, sk = keys.presence(account_id, device)
+        now = self._clock.now().timestamp()
+        where = ai_user_id or LIST
+        self._store.put({"pk": pk, "sk": sk, "where": where, "at": now, "expires_at": int(now) + self._seconds})
+
+    def left(self, account_id: str, device: str) -> None:
+        """The device's page was hidden or closed: it shows nothing any more."""
+        self._store.delete(*keys.presence(account_id, device))
+
+    def devices(self, account_id: str) -> list[Seen]:
+        """The devices present now (expired items are never returned by the store)."""
+        page = self._store.query(keys.account_pk(account_id), KeyRange(prefix=keys.PRESENCE_PREFIX), limit=MAX_DEVICES)
+        now = self._clock.now().timestamp()
+        return [
+            Seen(item["sk"].removeprefix(keys.PRESENCE_PREFIX), str(item["where"]) or None)
+            for item in page.items
+            if int(item.get("expires_at", 0)) > now
+        ]
