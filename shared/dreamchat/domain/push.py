@@ -64,7 +64,7 @@ def parse_rules(prefixes: list[str] | tuple[str, ...]) -> tuple[EndpointRule, ..
         if parts.scheme not in _DEFAULT_PORTS or not host or parts.username is not None or parts.query:
             raise ValueError(f"DREAMCHAT_PUSH_ALLOWED_ENDPOINTS: {prefix!r} is not an http(s) URL prefix")
         _check_host(host, ip_allowed=not wildcard)
-        port = parts.port or _DEFAULT_PORTS[parts.scheme]
+        port = parts.port if parts.port is not None else _DEFAULT_PORTS[parts.scheme]
         rules.append(EndpointRule(parts.scheme, ("*." if wildcard else "") + host, port, parts.path or "/"))
     return tuple(rules)
 
@@ -108,7 +108,7 @@ def _port(parts: SplitResult) -> int:
     netloc_port = parts.netloc.rpartition("]")[2].rpartition(":")
     if netloc_port[1] and not netloc_port[2].isdigit():
         raise BadEndpoint("the endpoint's port is not a number")
-    return parts.port or _DEFAULT_PORTS[parts.scheme]
+    return parts.port if parts.port is not None else _DEFAULT_PORTS[parts.scheme]
 
 
 def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:

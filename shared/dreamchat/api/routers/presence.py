@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import Field
+from pydantic import Field, StrictBool
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
@@ -17,7 +17,7 @@ router = APIRouter(prefix="/api/presence", tags=["presence"], responses=document
 class PresenceBody(Body):
     ai_user_id: str | None = Field(default=None, min_length=1, max_length=64, pattern=r"^[\w-]+$")
     device: str = Field(default="web", min_length=1, max_length=64, pattern=r"^[\w-]+$")
-    visible: bool = True
+    visible: StrictBool = True
 
 
 @router.post("", responses=documented(400, 413, 422))

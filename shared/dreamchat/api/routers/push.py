@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, status
-from pydantic import Field
+from pydantic import Field, StrictBool
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
@@ -35,7 +35,7 @@ class Endpoint(Body):
 
 
 class SettingsBody(Body):
-    show_content: bool
+    show_content: StrictBool
 
 
 @router.get("/key", responses=documented(503))
