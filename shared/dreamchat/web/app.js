@@ -4,6 +4,9 @@ import { describe, post, session } from "./lib/api.js";
 import { toast } from "./lib/dom.js";
 import { clearDrafts } from "./lib/drafts.js";
 import { forgetHelpLines } from "./lib/help_lines.js";
+import "./lib/install.js"; // listens for the install prompt from the start
+import { Presence } from "./lib/presence.js";
+import { forgetDevice, registerWorker, syncPush } from "./lib/push.js";
 import { renderAuth } from "./views/auth.js";
 import { renderChat } from "./views/chat.js";
 import { renderDiscover } from "./views/discover.js";
@@ -29,6 +32,8 @@ const ROUTES = [
 
 let cleanup = null;
 let friends = null;
+const presence = new Presence();
+const offline = document.getElementById("offline");
 
 const ctx = {
   go: (path) => {
@@ -57,6 +62,8 @@ function route() {
   syncSidebar(view, found[1]);
   main.scrollTop = 0;
   cleanup = render(ctx, found[1]) || null;
+  if (view === "login") presence.stop();
+  else presence.show(view === "chat" ? found[1] : null);
 }
 
 function syncSidebar(view, id) {
@@ -77,6 +84,8 @@ async function logout() {
   } catch {
     // the tokens are forgotten here either way; they expire on their own
   }
+  presence.stop();
+  await forgetDevice(); // this device stops getting this account's notifications
   // a shared computer must not keep what this person typed
   if (current?.user) {
     clearDrafts(current.user.id);
@@ -91,6 +100,29 @@ window.addEventListener("dreamchat:expired", () => {
   location.replace("#/login");
 });
 window.addEventListener("hashchange", route);
+window.addEventListener("dreamchat:offline", () => setOffline(true));
+window.addEventListener("dreamchat:online", () => setOffline(false));
+window.addEventListener("offline", () => setOffline(true));
+window.addEventListener("online", () => {
+  setOffline(false);
+  route(); // the screen loads again now that the server can be reached
+});
+
+function setOffline(now) {
+  if (offline.hidden === !now) return;
+  offline.hidden = !now;
+  document.body.classList.toggle("is-offline", now);
+}
+
+// A tapped notification: the service worker asks the open page to show that chat.
+navigator.serviceWorker?.addEventListener("message", (event) => {
+  if (event.data?.type !== "open") return;
+  const url = new URL(event.data.url, location.origin);
+  if (url.origin === location.origin && url.hash.startsWith("#/chat/")) location.hash = url.hash;
+});
+registerWorker();
+if (session.get()) syncPush().catch(() => {});
+if (!navigator.onLine) setOffline(true);
 window.addEventListener("unhandledrejection", (event) => {
   toast(describe(event.reason), "error");
 });

@@ -1,11 +1,16 @@
-"""The browser client: `/` and `/static/...`, plain files from `dreamchat/web` (no build step)."""
+"""The browser client: `/` and `/static/...`, plain files from `dreamchat/web` (no build step), and the
+installable app's two files at the root: `/manifest.webmanifest` and `/sw.js` (a service worker
+controls only paths under its own, so it is served from `/` for the scope `/`)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+from functools import cache
 from pathlib import Path
 
 from fastapi import APIRouter
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, Response
 
 import dreamchat
 from dreamchat.errors import NotFound
@@ -35,6 +40,43 @@ router = APIRouter(include_in_schema=False)
 def index() -> FileResponse:
     """The single page of the client; it routes itself with `#/...`."""
     return _file(WEB_DIR / "index.html", {"Content-Security-Policy": CSP, "Referrer-Policy": "no-referrer"})
+
+
+@router.api_route("/manifest.webmanifest", methods=["GET", "HEAD"])
+def manifest() -> FileResponse:
+    """The web app manifest: name, icons, standalone display, theme colours."""
+    return _file(WEB_DIR / "manifest.webmanifest")
+
+
+@router.api_route("/sw.js", methods=["GET", "HEAD"])
+def service_worker() -> Response:
+    """The service worker, with the app shell it keeps for offline use and a version that changes
+    with any file of the shell (so a changed client installs a new worker)."""
+    version, shell = _shell()
+    text = (WEB_DIR / "sw.js").read_text(encoding="utf-8")
+    text = text.replace('"__VERSION__"', json.dumps(version)).replace('["__SHELL__"]', json.dumps(shell))
+    headers = {
+        "Cache-Control": "no-cache",
+        "X-Content-Type-Options": "nosniff",
+        "Service-Worker-Allowed": "/",
+        "Content-Security-Policy": CSP,
+    }
+    return Response(text, media_type=MEDIA_TYPES[".js"], headers=headers)
+
+
+@cache
+def _shell() -> tuple[str, list[str]]:
+    """Every file the client is made of, as the URLs the page asks for, and a hash of their bytes."""
+    files = sorted(
+        path
+        for path in WEB_DIR.rglob("*")
+        if path.is_file() and path.suffix in MEDIA_TYPES and path.name not in ("index.html", "sw.js", "manifest.webmanifest")
+    )
+    digest = hashlib.sha256()
+    for path in [WEB_DIR / "index.html", WEB_DIR / "manifest.webmanifest", *files]:
+        digest.update(path.relative_to(WEB_DIR).as_posix().encode() + b"\0" + path.read_bytes())
+    urls = ["/", "/manifest.webmanifest", *(f"/static/{p.relative_to(WEB_DIR).as_posix()}" for p in files)]
+    return digest.hexdigest()[:16], urls
 
 
 @router.api_route("/static/{path:path}", methods=["GET", "HEAD"])

@@ -29,21 +29,33 @@ export class ApiError extends Error {
 
 const NETWORK = "network";
 
-async function send(method, path, body, token, accept) {
+async function send(method, path, body, token, accept, keepalive = false) {
   const headers = {};
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
   if (accept) headers.Accept = accept;
   try {
-    return await fetch(path, {
+    const response = await fetch(path, {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
       cache: "no-store",
+      keepalive, // a call made as the page is hidden or closed still leaves
     });
+    reachable(true);
+    return response;
   } catch {
+    reachable(false);
     throw new ApiError(0, NETWORK, "network error");
   }
+}
+
+// The app shows 离线 while the server cannot be reached (offline, or opened from the service worker's cache).
+let online = true;
+function reachable(now) {
+  if (now === online) return;
+  online = now;
+  window.dispatchEvent(new CustomEvent(now ? "dreamchat:online" : "dreamchat:offline"));
 }
 
 async function errorFrom(response) {
@@ -98,14 +110,14 @@ function sessionExpired() {
 }
 
 // Returns the Response (status 2xx) after at most one refresh; throws ApiError otherwise.
-export async function raw(method, path, body, { auth = true, accept } = {}) {
+export async function raw(method, path, body, { auth = true, accept, keepalive = false } = {}) {
   const token = auth ? session.get()?.access_token : null;
   if (auth && !token) throw sessionExpired();
-  let response = await send(method, path, body, token, accept);
+  let response = await send(method, path, body, token, accept, keepalive);
   if (auth && response.status === 401) {
     const fresh = await refreshAfter(token);
     if (!fresh) throw sessionExpired();
-    response = await send(method, path, body, fresh.access_token, accept);
+    response = await send(method, path, body, fresh.access_token, accept, keepalive);
     if (response.status === 401) throw sessionExpired();
   }
   if (!response.ok) throw await errorFrom(response);

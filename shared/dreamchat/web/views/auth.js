@@ -2,6 +2,7 @@
 
 import { api, describe, session } from "../lib/api.js";
 import { h } from "../lib/dom.js";
+import { syncPush } from "../lib/push.js";
 
 const USERNAME = /^[\p{L}\p{N}_.-]{3,32}$/u;
 
@@ -53,6 +54,7 @@ export function renderAuth(main, ctx) {
       const body = await api("POST", MODES[mode].path, { username: username.value.trim(), password: password.value },
         { auth: false });
       session.set({ user: body.user, access_token: body.access_token, refresh_token: body.refresh_token });
+      syncPush().catch(() => {}); // a device with notifications on now gets this account's
       ctx.go("/");
     } catch (err) {
       error.textContent = describe(err, messages(mode));

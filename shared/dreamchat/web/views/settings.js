@@ -2,6 +2,8 @@
 
 import { del, describe, get, post, put } from "../lib/api.js";
 import { avatar, clear, h, icon, toast } from "../lib/dom.js";
+import { canPrompt, installed, isIos, onInstallChange, promptInstall } from "../lib/install.js";
+import { disablePush, enablePush, getPushSettings, pushState, setShowContent } from "../lib/push.js";
 
 const pad = (n) => String(n).padStart(2, "0");
 
@@ -15,12 +17,18 @@ export function renderSettings(main, ctx) {
         h("div", { class: "bar-title" }, h("b", { text: "设置" }))),
       body),
   );
-  Promise.all([get("/api/heartbeat/status"), get("/api/profile")]).then(([status, profile]) => {
-    if (!alive) return;
-    clear(body, aboutForm(profile), prefsForm(status.prefs), scheduledList(status.ai_users));
-  }, (error) => alive && clear(body, h("p", { class: "form-error center", text: describe(error) })));
+  const cleanups = [];
+  Promise.all([get("/api/heartbeat/status"), get("/api/profile"), getPushSettings(), pushState()]).then(
+    ([status, profile, pushSettings, state]) => {
+      if (!alive) return;
+      const notifications = notificationsCard(pushSettings, state, cleanups);
+      clear(body, aboutForm(profile), notifications, prefsForm(status.prefs), scheduledList(status.ai_users));
+    },
+    (error) => alive && clear(body, h("p", { class: "form-error center", text: describe(error) })),
+  );
   return () => {
     alive = false;
+    cleanups.forEach((cleanup) => cleanup());
   };
 }
 
@@ -167,4 +175,77 @@ function aboutForm(profile) {
       h("small", { class: "field-hint", text: "写一次，每位 AI 朋友从认识你起就知道这些。用“我”来写就好。" })),
     error,
     h("div", { class: "form-actions" }, save));
+}
+
+const PUSH_HINTS = {
+  on: "AI 朋友主动找你、或你离开后才回复时，这台设备会收到通知。正在看的聊天和设了免打扰的好友不会通知。",
+  off: "打开后，AI 朋友主动找你、或你离开后才回复时，这台设备会收到通知。",
+  denied: "通知被浏览器拦截了。请在浏览器的网站设置里允许 DreamChat 发送通知，再回来打开。",
+  unsupported: "这个浏览器不支持网页通知。在 iPhone / iPad 上，请先把 DreamChat 添加到主屏幕，再从主屏幕打开。",
+};
+
+function notificationsCard(pushSettings, initialState, cleanups) {
+  const device = h("input", { id: "push-device", type: "checkbox", class: "switch" });
+  const content = h("input", { id: "push-content", type: "checkbox", class: "switch", checked: pushSettings.show_content });
+  const deviceHint = h("small", { class: "field-hint", id: "push-device-hint" });
+  const show = (state) => {
+    device.checked = state === "on";
+    device.disabled = state === "unsupported" || state === "denied";
+    deviceHint.textContent = PUSH_HINTS[state];
+  };
+  show(initialState);
+  device.addEventListener("change", async () => {
+    const wanted = device.checked;
+    device.disabled = true;
+    try {
+      const state = wanted ? await enablePush() : await disablePush();
+      show(state);
+      if (wanted && state === "on") toast("这台设备会收到通知了", "ok");
+    } catch (error) {
+      show(await pushState());
+      toast(describe(error, { 503: "服务器还没有开启推送通知。" }), "error");
+    } finally {
+      if (!["unsupported", "denied"].includes(await pushState())) device.disabled = false;
+    }
+  });
+  content.addEventListener("change", async () => {
+    try {
+      const saved = await setShowContent(content.checked);
+      content.checked = saved.show_content;
+      toast(saved.show_content ? "通知会显示消息内容" : "通知只显示“发来一条消息”", "ok");
+    } catch (error) {
+      content.checked = !content.checked;
+      toast(describe(error), "error");
+    }
+  });
+  return h("section", { class: "form card", "aria-label": "通知" },
+    h("h2", { class: "card-title", text: "通知" }),
+    installRow(cleanups),
+    h("label", { class: "field field-switch", for: "push-device" },
+      h("span", { text: "在这台设备上接收通知" }), device, deviceHint),
+    h("label", { class: "field field-switch", for: "push-content" },
+      h("span", { text: "通知显示消息内容" }), content,
+      h("small", { class: "field-hint", text: "关掉后，锁屏上只显示“小梦 发来一条消息”，不显示内容。对所有设备有效。" })));
+}
+
+function installRow(cleanups) {
+  const row = h("div", { class: "field install-row" });
+  const render = () => {
+    if (installed()) {
+      clear(row, h("span", { text: "已安装到主屏幕" }), h("small", { class: "field-hint", text: "从主屏幕打开，像一个 App 一样使用。" }));
+    } else if (canPrompt()) {
+      const button = h("button", { type: "button", class: "btn btn-primary", text: "安装到主屏幕", id: "install-app" });
+      button.addEventListener("click", () => promptInstall().then(render));
+      clear(row, h("span", { text: "安装 DreamChat" }), button,
+        h("small", { class: "field-hint", text: "安装后从主屏幕打开，离线时也能打开，并能收到通知。" }));
+    } else {
+      const how = isIos()
+        ? "在 Safari 里点「分享」→「添加到主屏幕」，再从主屏幕打开（iOS 16.4 起，安装后才能收到通知）。"
+        : "在浏览器菜单里选「安装应用」或「添加到主屏幕」。";
+      clear(row, h("span", { text: "安装 DreamChat" }), h("small", { class: "field-hint", text: how }));
+    }
+  };
+  render();
+  cleanups.push(onInstallChange(render));
+  return row;
 }
