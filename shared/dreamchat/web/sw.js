@@ -86,18 +86,16 @@ self.addEventListener("push", (event) => {
 });
 
 self.addEventListener("notificationclick", (event) => {
-  event.notification.close();
-  const url = new URL(event.notification.data?.url || "/", self.location.origin).href;
-  event.waitUntil(
-    (async () => {
-      const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
-      const open = windows.find((client) => new URL(client.url).origin === self.location.origin);
-      if (open) {
-        await open.focus();
-        open.postMessage({ type: "open", url });
-        return;
-      }
-      await self.clients.openWindow(url);
-    })(),
-  );
+  event.waitUntil(openNotification(event.notification));
 });
+
+// A tapped notification opens its chat: in a window of the app that is open, else in a new one.
+async function openNotification(notification) {
+  notification.close();
+  const url = new URL(notification.data?.url || "/", self.location.origin).href;
+  const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+  const open = windows.find((client) => new URL(client.url).origin === self.location.origin);
+  if (!open) return self.clients.openWindow(url);
+  open.postMessage({ type: "open", url });
+  return open.focus().catch(() => open); // focusing needs the tap's activation; the chat is shown anyway
+}

@@ -70,7 +70,9 @@ def _shell() -> tuple[str, list[str]]:
     files = sorted(
         path
         for path in WEB_DIR.rglob("*")
-        if path.is_file() and path.suffix in MEDIA_TYPES and path.name not in ("index.html", "sw.js", "manifest.webmanifest")
+        if path.is_file()
+        and path.suffix in MEDIA_TYPES
+        and path.name not in ("index.html", "sw.js", "manifest.webmanifest")
     )
     digest = hashlib.sha256()
     for path in [WEB_DIR / "index.html", WEB_DIR / "manifest.webmanifest", *files]:
