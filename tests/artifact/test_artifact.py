@@ -19,6 +19,7 @@ from tests.api.sse import parse_sse
 from tests.artifact.bundle import ROOT, Artifact, Function, FunctionProcess, python312, synthesize_bundled
 from tests.artifact.cloud import Cloud
 from tests.fakes.fake_llm import FakeLLMServer, Reply
+from tests.fakes.fake_push import FakePushService
 from tests.fakes.server import free_port
 from tests.handlers.events import http_api_event, scheduled_event, sqs_batch
 
@@ -161,12 +162,28 @@ def test_the_chat_function_serves_health_register_login_and_a_turn(
     assert json.loads(published["body"])["detail"]["ai_user_id"] == ai["id"]
 
 
+@pytest.fixture(scope="module")
+def push_service() -> Iterator[FakePushService]:
+    with FakePushService() as service:
+        yield service
+
+
 def test_the_background_functions_answer_their_events(
-    functions: dict[str, Function], cloud: Cloud, fake_model: FakeLLMServer
+    functions: dict[str, Function], cloud: Cloud, fake_model: FakeLLMServer, push_service: FakePushService
 ) -> None:
+    from dreamchat.adapters.push import VapidKey, new_private_key
+
     bus = cloud.resolve(functions["chat"].environment["DREAMCHAT_EVENT_BUS"])
     topic_ended = cloud.capture(bus, "TopicEnded")
-    quiet = {"DREAMCHAT_HEARTBEAT_QUIET_MINUTES": "0"}  # a heartbeat right after the person wrote
+    vapid = new_private_key()
+    push_service.server_key = VapidKey(vapid).public_key
+    quiet = {
+        "DREAMCHAT_HEARTBEAT_QUIET_MINUTES": "0",  # a heartbeat right after the person wrote
+        # the bundle's http-ece, py-vapid and cryptography encrypt and sign for a push service on loopback
+        "DREAMCHAT_VAPID_PRIVATE_KEY": vapid,
+        "DREAMCHAT_PUSH_ALLOWED_ENDPOINTS": push_service.prefix,
+    }
+    phone = push_service.device()
     with container(functions["chat"], cloud, fake_model, **quiet) as chat:
         registered = chat.call(
             "handler",
@@ -174,6 +191,8 @@ def test_the_background_functions_answer_their_events(
         )
         token = json.loads(registered["body"])["access_token"]
         auth = {"authorization": f"Bearer {token}"}
+        subscribed = chat.call("handler", http_api_event("POST", "/api/push/subscriptions", phone.subscription, auth))
+        assert subscribed["statusCode"] == 201, subscribed
         ai = json.loads(
             chat.call("handler", http_api_event("POST", "/api/ai-users", {"name": "阿澈", "base_soul": "直爽"}, auth))[
                 "body"
@@ -219,6 +238,9 @@ def test_the_background_functions_answer_their_events(
     with container(functions["heartbeat-worker"], cloud, fake_model, **quiet) as worker:
         assert worker.call("worker", sqs_batch(bodies)) == {"batchItemFailures": []}
     assert len(fake_model.requests_for("deepseek-chat")) == asked + 1  # the heartbeat was written by the model
+    # the turn's reply (nobody was present) and the heartbeat reached the phone, decrypted with its own keys
+    assert [push.payload["body"] for push in push_service.pushes_to(phone)] == ["好呀\n拜拜", "在干嘛呀"]
+    assert push_service.problems == []
 
 
 def test_the_layer_keeps_the_models_of_every_aws_service_the_code_calls() -> None:
