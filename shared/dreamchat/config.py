@@ -140,7 +140,7 @@ class Settings(BaseSettings):
     # heartbeat (defaults of every account; each account may change its own)
     heartbeat_daily_cap: int = Field(default=5, ge=0)
     heartbeat_quiet_minutes: int = Field(default=10, ge=0)
-    heartbeat_max_backoff: int = Field(default=8, ge=1)
+    heartbeat_max_backoff: int = Field(default=8, ge=1, le=64)
     heartbeat_pause_days: float = Field(default=7.0, gt=0)
 
     @model_validator(mode="after")

@@ -80,3 +80,8 @@ def messages(person, ai) -> list[dict]:
 
 def pair_of(app, person, ai):
     return app.state.services.ai_users.companion(person.id, ai["id"])[0]
+
+
+def test_a_back_off_beyond_the_bound_is_a_422(person) -> None:
+    assert person.post("/api/heartbeat/configure", json={"max_backoff": 1024}).status_code == 422
+    assert person.post("/api/heartbeat/configure", json={"max_backoff": 64}).status_code == 200

@@ -9,7 +9,7 @@ from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
 from dreamchat.api.model_work import ModelPoolDep
 from dreamchat.api.schemas import Body
-from dreamchat.domain.heartbeat import HeartbeatState, Prefs, remove_scheduled
+from dreamchat.domain.heartbeat import MAX_BACKOFF, HeartbeatState, Prefs, remove_scheduled
 from dreamchat.domain.models import PairId
 from dreamchat.errors import NotFound
 from dreamchat.services.container import Services
@@ -24,7 +24,7 @@ class Configure(Body):
     night_end: int | None = Field(default=None, ge=0, le=23)
     daily_cap: int | None = Field(default=None, ge=0, le=100)
     quiet_minutes: int | None = Field(default=None, ge=0, le=1440)
-    max_backoff: int | None = Field(default=None, ge=1, le=1024)
+    max_backoff: int | None = Field(default=None, ge=1, le=MAX_BACKOFF)
     pause_after_days: float | None = Field(default=None, gt=0, le=3650)
 
 
