@@ -3,6 +3,8 @@ unbounded values, kept as tests."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from dreamchat.domain.models import Relationship
@@ -85,3 +87,29 @@ def pair_of(app, person, ai):
 def test_a_back_off_beyond_the_bound_is_a_422(person) -> None:
     assert person.post("/api/heartbeat/configure", json={"max_backoff": 1024}).status_code == 422
     assert person.post("/api/heartbeat/configure", json={"max_backoff": 64}).status_code == 200
+
+
+def test_a_huge_summary_from_the_model_is_stored_cut_to_the_bound_of_a_persons_edit(person, ai, fake_llm) -> None:
+    summary = "今天聊了很多。" * 30_000  # 210,000 characters
+    fake_llm.script("qwen-plus", Reply.json({"summary": summary, "emotion_tags": TAGS}))
+    person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "今天去爬山了，累坏了"})
+    produced = person.post(f"/api/memory/{ai['id']}/compress").json()["mid_term"]
+    assert len(produced) == 1 and 0 < len(produced[0]["summary"]) <= 2000
+    assert produced[0]["summary"].endswith("。")  # cut at a sentence end
+    assert produced[0]["degraded"] is False
+
+
+def test_two_thousand_key_points_are_stored_as_twenty(person, ai, fake_llm, app) -> None:
+    fake_llm.script("qwen-plus", Reply.json({"summary": "聊了爬山", "emotion_tags": TAGS}))
+    person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "今天去爬山了，累坏了"})
+    mid = person.post(f"/api/memory/{ai['id']}/compress").json()["mid_term"][0]
+    memory = {"title": "爬山" * 100, "key_points": [f"第{n}点" for n in range(2000)], "detail_content": "x" * 50_000}
+    fake_llm.script("doubao-pro-32k", Reply.json({"memories": [{**memory, "source_mid_ids": [mid["id"]]}] * 50}))
+    result = person.post(f"/api/memory/{ai['id']}/extract").json()
+    assert 1 <= len(result["long_term"]) <= 20
+    assert all(len(e["key_points"]) <= 20 and len(e["title"]) <= 60 for e in result["long_term"])
+    judge = [r for r in fake_llm.requests_for("deepseek-chat") if "核心" in json.dumps(r.messages, ensure_ascii=False)]
+    assert all(len(json.dumps(r.messages, ensure_ascii=False)) < 40_000 for r in judge)
+
+
+TAGS = {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}
