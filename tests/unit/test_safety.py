@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
+from dreamchat.domain import safety
 from dreamchat.domain.safety import (
     CRISIS_MARKER,
     DEFAULT_RESOURCES,
@@ -16,6 +18,7 @@ from dreamchat.domain.safety import (
     normalise,
     parse_resources,
     read_crisis_marker,
+    required_keys,
     resources_for,
 )
 
@@ -113,6 +116,35 @@ def test_no_phrase_of_the_lexicon_matches_a_single_chinese_character() -> None:
         for point in range(low, high + 1):
             character = normalise(chr(point))
             assert not any(phrase.pattern.search(character) for phrase in PHRASES), chr(point)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "keys"),
+    [
+        (r"(?:想|要)去死|寻死", {"去死", "寻死"}),
+        (r"a?bc", {"bc"}),
+        (r"(?<!x)yy(?=z)", {"yy"}),
+        (r"(?:死|活)(?:了|掉)", {"死", "活"}),
+        (r"(?:x|)yz", {"yz"}),
+        (r"[a-z]+", None),
+        (r"(?i)kill", None),
+        (r"(?:ab)+c?", {"ab"}),
+    ],
+)
+def test_a_phrase_is_screened_only_by_literals_every_match_contains(pattern: str, keys: set[str] | None) -> None:
+    assert required_keys(re.compile(pattern)) == (frozenset(keys) if keys else None)
+
+
+def test_the_screen_never_changes_a_verdict() -> None:
+    texts = [text for label in ("crisis", "benign") for text in LABELLED[label]]
+    for text in texts:
+        sentences = safety._SENTENCE_BREAK.split(normalise(text))
+        unscreened = any(phrase.found_in(sentence) for sentence in sentences for phrase in PHRASES)
+        assert crisis_in(text) == unscreened, text
+        for sentence in sentences:
+            for phrase in PHRASES:
+                if phrase.keys and phrase.pattern.search(sentence):
+                    assert any(key in sentence for key in phrase.keys), (phrase.pattern.pattern, sentence)
 
 
 @pytest.mark.parametrize(

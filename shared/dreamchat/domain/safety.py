@@ -33,10 +33,12 @@ picks a locale's entries, falls back by language, and always ends with the gener
 
 from __future__ import annotations
 
+import importlib
 import re
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 CRISIS_MARKER = "[CRISIS]"
 # the marker as a model may write it: any case, spaces inside, ASCII or full-width brackets and letters
@@ -54,6 +56,9 @@ _SIMPLIFIED = str.maketrans(
     "价卖仓绳气吓实劲头义队关写论寻觅边妈楼药遗书没着",
 )
 _QUOTES = str.maketrans("\u2018\u2019\u02bc\u2032`", "'''''")
+# One regex pass finds the few characters to map: much faster than str.translate looking up every character.
+_TO_PLAIN = {chr(k): chr(v) for k, v in {**_SIMPLIFIED, **_QUOTES}.items() if isinstance(v, int)}
+_MAPPED = re.compile("[" + re.escape("".join(_TO_PLAIN)) + "]")
 _LEET_I = re.compile(r"(?<=[a-z])[1!|](?=[a-z])")  # k!ll, k1ll, su1cide: before "!" can end a sentence
 _SPELT_OUT = re.compile(r"(?<![a-z])(?:[a-z][ .\-_*]){2,}[a-z](?![a-z])")  # k i l l, d.i.e
 _CJK_GAP = re.compile(rf"(?<=[{_CJK}])[\s.\-_*·•/|~^]+(?=[{_CJK}])")  # 我 不 想 活 了, 自.杀
@@ -80,7 +85,7 @@ def _suicide(disguised: str) -> str:
 
 def normalise(text: str) -> str:
     """The text as the lexicon reads it (see the module docstring)."""
-    text = unicodedata.normalize("NFKC", text).casefold().translate(_SIMPLIFIED).translate(_QUOTES)
+    text = _MAPPED.sub(lambda m: _TO_PLAIN[m.group()], unicodedata.normalize("NFKC", text).casefold())
     text = "".join(c for c in text if unicodedata.category(c) != "Cf")  # zero-width spaces, joiners
     text = _LEET_I.sub("i", re.sub(r"\s+", " ", text))
     text = _SPELT_OUT.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group()), text)
@@ -92,14 +97,20 @@ def normalise(text: str) -> str:
 @dataclass(frozen=True)
 class Phrase:
     """One entry of the lexicon. `unless`: the clause around the match takes it back (a denial, a
-    joke's set form). `reported`: the words can tell of someone else's act (自杀, suicide), so a
-    sentence about a film, a book or the news with no first person does not fire."""
+    joke's set form). `not_in_sentence`: the same, read over the whole sentence (a barbecue for 炭, a
+    game for 我死了以后). `reported`: the words can tell of someone else's act (自杀, suicide), so a
+    sentence about a film, a book or the news with no first person does not fire. `keys`: literal strings
+    one of which every match contains (`required_keys`), so a sentence without any is not searched."""
 
     pattern: re.Pattern[str]
     unless: re.Pattern[str] | None = None
     reported: bool = False
+    not_in_sentence: re.Pattern[str] | None = None
+    keys: frozenset[str] | None = None
 
     def found_in(self, sentence: str) -> bool:
+        if self.not_in_sentence and self.not_in_sentence.search(sentence):
+            return False
         for match in self.pattern.finditer(sentence):
             if self.unless and self.unless.search(_clause_around(sentence, match)):
                 continue
@@ -109,13 +120,75 @@ class Phrase:
         return False
 
 
-def _zh(pattern: str, unless: str | None = None, *, reported: bool = False) -> Phrase:
-    return Phrase(re.compile(pattern), re.compile(unless) if unless else None, reported)
+def required_keys(pattern: re.Pattern[str]) -> frozenset[str] | None:
+    """Literal strings one of which every match of `pattern` contains, read from its parsed form (a
+    phrase's fast path: most sentences hold none of its keys and are never searched); None when it
+    finds none, and then the phrase is searched in every sentence. Sound by construction: only
+    characters a match must consume are read (never a lookaround, an optional part or a class wider
+    than a few characters); a parser it cannot read leaves every phrase searched, slower but as correct."""
+    if pattern.flags & re.IGNORECASE:
+        return None
+    try:
+        sre = importlib.import_module("re._parser")  # the stdlib's own regex parser (Python 3.11+)
+        keys = _keys_of(sre.parse(pattern.pattern), sre)
+    except Exception:  # another Python's parser: no fast path
+        return None
+    return frozenset(keys) if keys else None
 
 
-def _en(pattern: str, unless: str | None = None, *, reported: bool = False) -> Phrase:
+def _keys_of(items: Iterable[tuple[Any, Any]], sre: Any) -> set[str] | None:
+    """Keys of a parsed sequence: the most selective of the keys its required items give."""
+    candidates: list[set[str]] = []
+    run = ""
+    for op, arg in items:
+        if op is sre.LITERAL:
+            run += chr(arg)
+            continue
+        if run:
+            candidates.append({run})
+            run = ""
+        keys: set[str] | None = None
+        if op is sre.SUBPATTERN:
+            keys = None if arg[1] & re.IGNORECASE else _keys_of(arg[3], sre)
+        elif op is sre.ATOMIC_GROUP:
+            keys = _keys_of(arg, sre)
+        elif op is sre.BRANCH:  # every alternative must give keys, and any of them may be the one
+            branches = [_keys_of(branch, sre) for branch in arg[1]]
+            keys = None if any(b is None for b in branches) else set().union(*(b for b in branches if b))
+        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT) and arg[0] >= 1:
+            keys = _keys_of(arg[2], sre)
+        elif op is sre.IN and len(arg) <= 8 and all(o is sre.LITERAL for o, _ in arg):
+            keys = {chr(c) for _, c in arg}
+        if keys:
+            candidates.append(keys)
+    if run:
+        candidates.append({run})
+    return max(candidates, key=_selectivity) if candidates else None
+
+
+def _selectivity(keys: set[str]) -> tuple[int, int]:
+    """The shortest key's weight (a Chinese character counts twice: rarer than a letter), then fewer keys."""
+    return min(sum(1 if c.isascii() else 2 for c in key) for key in keys), -len(keys)
+
+
+def _zh(
+    pattern: str, unless: str | None = None, *, reported: bool = False, not_in_sentence: str | None = None
+) -> Phrase:
+    compiled = re.compile(pattern)
+    return Phrase(
+        compiled,
+        re.compile(unless) if unless else None,
+        reported,
+        re.compile(not_in_sentence) if not_in_sentence else None,
+        required_keys(compiled),
+    )
+
+
+def _en(
+    pattern: str, unless: str | None = None, *, reported: bool = False, not_in_sentence: str | None = None
+) -> Phrase:
     """English words stand between non-letters: Chinese characters count as letters for \\b."""
-    return _zh(rf"(?<![a-z])(?:{pattern})(?![a-z])", unless, reported=reported)
+    return _zh(rf"(?<![a-z])(?:{pattern})(?![a-z])", unless, reported=reported, not_in_sentence=not_in_sentence)
 
 
 _KILL = r"k[i1!|*y]?[l1|!]{1,2}(?:ing|in'?)?"
@@ -284,12 +357,17 @@ PHRASES: tuple[Phrase, ...] = (
 # space, or at an ellipsis. A clause ends at a comma or colon too.
 _SENTENCE_BREAK = re.compile(r"[。!?;\n]+|\.(?=\s|$)|\.{2,}")
 _CLAUSE_BREAK = re.compile(r"[,、:]")
+_KEYS: frozenset[str] = frozenset().union(*(phrase.keys for phrase in PHRASES if phrase.keys))
 
 
 def crisis_in(text: str) -> bool:
     """True when the text states suicidal intent or ideation, or self-harm (see the module docstring)."""
-    sentences = _SENTENCE_BREAK.split(normalise(text))
-    return any(phrase.found_in(sentence) for sentence in sentences for phrase in PHRASES)
+    for sentence in _SENTENCE_BREAK.split(normalise(text)):
+        present = {key for key in _KEYS if key in sentence}
+        for phrase in PHRASES:
+            if (phrase.keys is None or not phrase.keys.isdisjoint(present)) and phrase.found_in(sentence):
+                return True
+    return False
 
 
 def _clause_around(sentence: str, match: re.Match[str]) -> str:
