@@ -23,22 +23,26 @@ from dreamchat.domain.safety import (
 )
 
 LABELLED = json.loads((Path(__file__).parent / "data" / "crisis_labelled.json").read_text(encoding="utf-8"))
+# Written before the lexicon was read, then used to extend it. "crisis_not_recognised": statements words
+# alone cannot tell from everyday ones (see the module docstring), kept on record, not asserted.
+HELDOUT = json.loads((Path(__file__).parent / "data" / "crisis_heldout.json").read_text(encoding="utf-8"))
 CJK_RANGES = [(0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF)]
 
 
 def test_the_labelled_set_is_large_enough_in_both_languages() -> None:
-    for label in ("crisis", "benign"):
-        texts = LABELLED[label]
-        assert len(texts) >= 60
-        assert any(t.isascii() for t in texts) and any(not t.isascii() for t in texts)
+    for data, least in ((LABELLED, 60), (HELDOUT, 80)):
+        for label in ("crisis", "benign"):
+            texts = data[label]
+            assert len(texts) >= least
+            assert any(t.isascii() for t in texts) and any(not t.isascii() for t in texts)
 
 
-@pytest.mark.parametrize("text", LABELLED["crisis"])
+@pytest.mark.parametrize("text", LABELLED["crisis"] + HELDOUT["crisis"])
 def test_a_crisis_statement_fires(text: str) -> None:
     assert crisis_in(text)
 
 
-@pytest.mark.parametrize("text", LABELLED["benign"])
+@pytest.mark.parametrize("text", LABELLED["benign"] + HELDOUT["benign"])
 def test_an_everyday_use_does_not_fire(text: str) -> None:
     assert not crisis_in(text)
 
@@ -136,7 +140,7 @@ def test_a_phrase_is_screened_only_by_literals_every_match_contains(pattern: str
 
 
 def test_the_screen_never_changes_a_verdict() -> None:
-    texts = [text for label in ("crisis", "benign") for text in LABELLED[label]]
+    texts = [text for data in (LABELLED, HELDOUT) for label in ("crisis", "benign") for text in data[label]]
     for text in texts:
         sentences = safety._SENTENCE_BREAK.split(normalise(text))
         unscreened = any(phrase.found_in(sentence) for sentence in sentences for phrase in PHRASES)
