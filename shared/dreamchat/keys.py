@@ -10,6 +10,7 @@ import hashlib
 import zlib
 from datetime import UTC, datetime
 
+from dreamchat.domain.accounts import username_skeleton
 from dreamchat.domain.models import PairId
 
 
@@ -22,6 +23,12 @@ def account_pk(account_id: str) -> str:
 
 
 def username(name: str) -> tuple[str, str]:
+    """A name's unique pointer, by how it looks (look-alikes and full-width forms are the same name)."""
+    return f"USERNAME#{username_skeleton(name)}", "ACCOUNT"
+
+
+def legacy_username(name: str) -> tuple[str, str]:
+    """The pointer of a name registered before skeletons (folded only)."""
     return f"USERNAME#{name.casefold()}", "ACCOUNT"
 
 

@@ -113,3 +113,25 @@ def test_two_thousand_key_points_are_stored_as_twenty(person, ai, fake_llm, app)
 
 
 TAGS = {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}
+
+
+@pytest.mark.parametrize("look_alike", ["ａｌｉｃｅ", "аlice", "alicе", "ALICE", "Ａlice", "аlісе"])
+def test_a_name_that_looks_like_an_existing_one_is_refused(client, alice, look_alike) -> None:
+    answer = client.post("/api/auth/register", json={"username": look_alike, "password": "correct-horse-battery"})
+    assert answer.status_code == 409, answer.text
+
+
+def test_a_full_width_name_is_stored_as_its_plain_form_and_logs_in_either_way(client) -> None:
+    made = client.post("/api/auth/register", json={"username": "ｍｅｉｍｅｉ", "password": "correct-horse-battery"})
+    assert made.status_code == 201 and made.json()["user"]["username"] == "meimei"
+    for typed in ("meimei", "ｍｅｉｍｅｉ"):
+        assert (
+            client.post("/api/auth/login", json={"username": typed, "password": "correct-horse-battery"}).status_code
+            == 200
+        )
+
+
+def test_names_in_other_scripts_stay_their_own(client) -> None:
+    for name in ("小明同学", "мария", "ελένη"):
+        answer = client.post("/api/auth/register", json={"username": name, "password": "correct-horse-battery"})
+        assert answer.status_code == 201, (name, answer.text)

@@ -23,7 +23,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from dreamchat import keys
 from dreamchat.config import Settings
-from dreamchat.domain.accounts import password_problem, username_problem
+from dreamchat.domain.accounts import normal_username, password_problem, username_problem, username_skeleton
 from dreamchat.domain.models import Account
 from dreamchat.errors import Conflict, Forbidden, Invalid, Unauthorized, Unavailable
 from dreamchat.ports import Clock, ConditionFailed, Item, ItemStore, Put, query_all
@@ -97,6 +97,7 @@ class AuthService:
         if not self._settings.allow_registration:
             raise Forbidden("registration is closed")
         self._count_client(client)
+        username = normal_username(username)
         for problem in (username_problem(username), password_problem(password)):
             if problem:
                 raise Invalid(problem)
@@ -116,7 +117,7 @@ class AuthService:
                 ]
             )
         except ConditionFailed as error:
-            raise Conflict("username is taken") from error
+            raise Conflict("username is taken (or looks like one that is)") from error
         return account, self._start_family(account.id)
 
     def login(self, username: str, password: str, client: str) -> tuple[Account, Tokens]:
@@ -125,7 +126,7 @@ class AuthService:
         self._count_client(client)
         window = self._settings.login_window_minutes * 60
         self._limit.hit(
-            keys.login_limit_scope(username),
+            keys.login_limit_scope(username_skeleton(username)),
             self._settings.login_attempts,
             window,
             "too many failed logins; try again later",
@@ -133,7 +134,7 @@ class AuthService:
         account = self._find(username)
         if not self._hashing.verify(account.password_hash if account else _dummy_hash(), password) or account is None:
             raise Unauthorized(_BAD_LOGIN)
-        self._limit.reset(keys.login_limit_scope(username), window)
+        self._limit.reset(keys.login_limit_scope(username_skeleton(username)), window)
         return account, self._start_family(account.id)
 
     def refresh(self, refresh_token: str) -> Tokens:
@@ -172,6 +173,7 @@ class AuthService:
         for item in query_all(self._store, keys.account_pk(account.id)):
             self._store.delete(item["pk"], item["sk"])
         self._store.delete(*keys.username(account.username))
+        self._store.delete(*keys.legacy_username(account.username))
 
     def account(self, account_id: str) -> Account | None:
         item = self._store.get(*keys.account(account_id))
@@ -185,7 +187,8 @@ class AuthService:
         self.logout(claims["sub"], claims["fam"])
 
     def _find(self, username: str) -> Account | None:
-        pointer = self._store.get(*keys.username(username))
+        name = normal_username(username)
+        pointer = self._store.get(*keys.username(name)) or self._store.get(*keys.legacy_username(name))
         return self.account(pointer["account_id"]) if pointer else None
 
     def _start_family(self, account_id: str) -> Tokens:
