@@ -54,6 +54,16 @@ class AIUser(Entity):
     updated_at: int
 
 
+class Friendship(Entity):
+    """An account's friendship with an AI user, as its chat list shows it."""
+
+    ai_user_id: str
+    since: int
+    last_read: str | None = None  # the newest message the person has seen
+    pinned: bool = False
+    muted: bool = False
+
+
 class EmotionTags(Entity):
     basic_emotion: BasicEmotion
     scene: Scene

@@ -149,11 +149,7 @@ class ChatService:
             self._send(pair, person, replies.split_messages(markers.text), typed=reply.typed, reasoning=reasoning)
         )
         if not sent:  # 已读不回: the history shows it, not only the live turn
-            self.memory.repo.store.transact(
-                self.memory.repo.message_puts(
-                    pair, person.model_copy(update={"read_no_reply": True, "reasoning": reasoning})
-                )
-            )
+            self.memory.update_message(pair, person.model_copy(update={"read_no_reply": True, "reasoning": reasoning}))
         # A topic that grows past the limit ends too, so short-term memory stays bounded.
         too_long = len(self.memory.repo.short_term(pair, person.topic_id)) >= self._settings.topic_max_messages
         ended = (markers.ended or too_long) and self.memory.end_topic(pair, person.topic_id)

@@ -155,13 +155,13 @@ class MemoryRepository:
         window = [to_model(Message, i) for i in found[:limit]]
         return (window if after is not None else window[::-1]), more
 
-    def topic_messages(self, pair: PairId, mid: Item) -> list[Message]:
+    def topic_messages(self, pair: PairId, mid: MidTermMemory) -> list[Message]:
         """The messages of a mid-term memory's topic still in the log (none when it predates the ids)."""
-        first, last = mid.get("first_message_id"), mid.get("last_message_id")
+        first, last = mid.first_message_id, mid.last_message_id
         if not first or not last:
             return []
         items = query_all(self.store, keys.messages_pk(pair), KeyRange(start=first, end=last), consistent=False)
-        return [to_model(Message, i) for i in items if i.get("topic_id") == mid["topic_id"]]
+        return [to_model(Message, i) for i in items if i.get("topic_id") == mid.topic_id]
 
     def message(self, pair: PairId, message_id: str) -> Message | None:
         found = self.store.get(keys.messages_pk(pair), message_id)
