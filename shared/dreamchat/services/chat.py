@@ -118,7 +118,7 @@ class ChatService:
             "too many messages; wait a moment",
         )
         message = self.memory.record(pair, "user", content)
-        relationship, _ = self.memory.repo.relationship(pair)
+        relationship = self.memory.repo.relationship(pair)
         self._heartbeats.change(pair, ai_user, relationship, lambda state: person_wrote(state, self._clock.now()))
         return message
 

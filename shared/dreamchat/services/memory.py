@@ -295,7 +295,7 @@ class MemoryService:
 
     def end_topic_now(self, pair: PairId) -> list[str]:
         """End the open topic; every topic still in short-term, to compress now."""
-        state, _ = self.repo.topic_state(pair)
+        state = self.repo.topic_state(pair)
         if state is not None and not state.ended and self.repo.short_term(pair, state.topic_id):
             self._close_if_open(pair, state.topic_id)
         return self.repo.short_term_topics(pair)
