@@ -39,6 +39,15 @@ class Account(Entity):
     created_at: int
 
 
+class TokenFamily(Entity):
+    """One login's refresh tokens: only the current one may be used; an old one used revokes them all."""
+
+    account_id: str
+    family: str
+    current_jti: str
+    revoked: bool = False
+
+
 class AIUser(Entity):
     id: str
     owner_id: str

@@ -191,6 +191,13 @@ class MidTerms(Embedded[MidTermMemory]):
         found = without_due(self._session.read(self._key(read.entity)))
         self._session.put_over({**found, "extracted_to_long": True}, read)
 
+    def lease(self, found: Item, until: str) -> None:
+        """A due memory (an item read from the due index) moves in the index to `until`, so later
+        sweeps skip the pair while its extraction is in flight; a change since it was read fails the commit."""
+        read = self._session.remember(found)
+        moved = due(keys.EXTRACT_DUE, keys.shard(self._pair), keys.due_sort(until, self._pk, read["id"]))
+        self._session.put_over({**read, **moved}, Versioned(None, version_of(read)))
+
     def _key(self, entity: MidTermMemory) -> tuple[str, str]:
         return self._pk, keys.mid_term(entity.topic_id)
 

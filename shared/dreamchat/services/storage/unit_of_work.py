@@ -18,13 +18,21 @@ from typing import Self
 from dreamchat.domain.models import PairId
 from dreamchat.errors import Contended
 from dreamchat.ports import MAX_TRANSACTION_ITEMS, ConditionFailed, ItemStore
-from dreamchat.services.storage import memory, pair
+from dreamchat.services.storage import memory, pair, records
 from dreamchat.services.storage.session import Session
 
 
 class UnitOfWork:
+    """What is not one pair's: AI users, accounts, token families, leases, limits, tombstones."""
+
     def __init__(self, store: ItemStore) -> None:
-        self._session = Session(store)
+        self._session = session = Session(store)
+        self.ai_users = records.AIUsers(session)
+        self.accounts = records.Accounts(session)
+        self.tokens = records.TokenFamilies(session)
+        self.claims = records.Claims(session)
+        self.limits = records.RateWindows(session)
+        self.tombstones = records.Tombstones(session)
 
     def __enter__(self) -> Self:
         return self
@@ -52,7 +60,7 @@ class UnitOfWork:
 
 
 class PairUnitOfWork(UnitOfWork):
-    """Every tier of one companion pair."""
+    """Every tier of one companion pair (and all a unit of work holds besides)."""
 
     def __init__(self, store: ItemStore, pair_id: PairId) -> None:
         super().__init__(store)
@@ -79,3 +87,6 @@ class Storage:
 
     def pair(self, pair_id: PairId) -> PairUnitOfWork:
         return PairUnitOfWork(self.store, pair_id)
+
+    def begin(self) -> UnitOfWork:
+        return UnitOfWork(self.store)
