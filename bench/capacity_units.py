@@ -169,7 +169,7 @@ def measure(turns: int) -> list[tuple[str, float, float, Counter[str]]]:
             list(services.chat.respond(pair, ai_user, person))
         rru, wru, calls = meter.take()
         rows.append(("chat turn", rru / turns, wru / turns, Counter({k: v / turns for k, v in calls.items()})))
-        topic = services.memory.repo.topic_state(pair)[0].topic_id
+        topic = services.memory.repo.topic_state(pair).topic_id
         services.memory.end_topic(pair, topic)
         meter.take()
         services.memory.compress(pair, topic)
@@ -183,7 +183,7 @@ def measure(turns: int) -> list[tuple[str, float, float, Counter[str]]]:
         services.heartbeats.change(
             pair,
             ai_user,
-            services.memory.repo.relationship(pair)[0],
+            services.memory.repo.relationship(pair),
             lambda s: person_wrote(s, clock.now() - timedelta(days=4)),
         )
         meter.take()

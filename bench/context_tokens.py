@@ -282,7 +282,7 @@ class Replay:
         for entry in entries:
             if estimate_tokens(render_index(sorted([*chosen, entry], key=lambda e: e.created_at))) <= budget:
                 chosen.append(entry)
-        system = f"{persona(self.ai_user.base_soul, repo.self_soul(PAIR)[0].self_soul)}\n\n{self.instructions()}"
+        system = f"{persona(self.ai_user.base_soul, repo.self_soul(PAIR).self_soul)}\n\n{self.instructions()}"
         parts = [
             ("system", system),
             ("core", render_core(for_context(repo.core(PAIR)))),

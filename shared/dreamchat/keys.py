@@ -106,6 +106,8 @@ CORE_PREFIX = "CORE#"
 DUE_SHARDS = 16
 TOPIC_DUE = "TOPIC"
 COMPRESS_DUE = "COMPRESS"
+EXTRACT_DUE = "EXTRACT"
+HEARTBEAT_DUE = "HB"
 
 
 def pending_compression(topic_id: str) -> str:

@@ -37,7 +37,7 @@ def schedule(app, person: Person, ai_user_id: str, hour: int, minute: int, text:
     """What the AI's set_scheduled_heartbeat tool does."""
     services = app.state.services
     pair, ai_user = services.ai_users.companion(person.id, ai_user_id)
-    relationship, _ = services.memory.repo.relationship(pair)
+    relationship = services.memory.repo.relationship(pair)
     entry = ScheduledHeartbeat(hour=hour, minute=minute, message_template=text)
     services.heartbeats.change(pair, ai_user, relationship, lambda s: add_scheduled(s, entry))
 

@@ -33,6 +33,7 @@ from dreamchat.llm.offline import OfflineMemoryModels
 from dreamchat.ports import ConditionFailed, Put
 from dreamchat.services.container import Services, build_services
 from dreamchat.services.extraction import ExtractWork
+from dreamchat.services.storage.unit_of_work import Storage
 from dreamchat.wiring import Runtime
 from tests.conftest import make_dynamo, make_s3, transactions_without_table_copies
 
@@ -98,7 +99,9 @@ def due_pairs(services: Services, count: int) -> list[PairId]:
             created_at=created,
             compression_ratio=0.7,
         )
-        services.runtime.store.put(services.memory._mid_item(pair, mid))
+        with Storage(services.runtime.store).pair(pair) as uow:
+            uow.mid_terms.add(mid, None)
+            uow.commit()
         pairs.append(pair)
     return pairs
 

@@ -86,7 +86,7 @@ def test_a_heartbeat_whose_every_attempt_dies_is_given_up_and_the_next_one_is_pl
                 fanout.heartbeat.run(work)
             clock.advance(seconds=lease + 1)
     assert fanout.heartbeat.run(work).status == "abandoned"
-    state, _ = fanout.heartbeats.get(pair)
+    state = fanout.heartbeats.get(pair)
     assert state.last_run_due == work.due and state.next_due > work.due and state.lease_until is None
     assert fanout.heartbeat.run(work).status in ("duplicate", "not_due")
     assert heartbeat_messages(fanout, pair) == []
@@ -125,5 +125,5 @@ def test_the_person_writing_while_a_heartbeat_is_in_flight_keeps_it_leased(fanou
     assert fanout.heartbeat.sweep().due == 0
     [work] = queue.take()
     assert fanout.heartbeat.run(work).status == "not_due"
-    state, _ = fanout.heartbeats.get(pair)
+    state = fanout.heartbeats.get(pair)
     assert state.lease_until is None

@@ -73,7 +73,7 @@ def test_memories_are_stored_with_one_int8_vector_per_key_point(runtime, fake_ll
     stored = vec.StoredVectors.from_item(entry[vec.FIELD])
     rows = vec.usable(stored, f"api:{MODEL}", ["想去海边看日出", "他怕晒"])
     assert rows is not None and rows.shape[0] == 2
-    [mid] = services.memory.repo.mid_term_items(PAIR)
+    [mid] = query_all(runtime.store, keys.pair_pk(PAIR), KeyRange(prefix=keys.MID_PREFIX))
     assert vec.usable(vec.StoredVectors.from_item(mid[vec.FIELD]), f"api:{MODEL}", ["讨论周末去海边"]) is not None
 
 

@@ -21,6 +21,7 @@ STATUS = {
     errors.Unauthorized: 401,
     errors.Forbidden: 403,
     errors.NotFound: 404,
+    errors.Contended: 409,
     errors.Conflict: 409,
     errors.TooLarge: 413,
     errors.Invalid: 422,

@@ -40,6 +40,15 @@ class Account(Entity):
     created_at: int
 
 
+class TokenFamily(Entity):
+    """One login's refresh tokens: only the current one may be used; an old one used revokes them all."""
+
+    account_id: str
+    family: str
+    current_jti: str
+    revoked: bool = False
+
+
 class AIUser(Entity):
     id: str
     owner_id: str
@@ -53,6 +62,16 @@ class AIUser(Entity):
     greeting: str = Field(default="", max_length=500)  # the opening message of every new chat
     created_at: int
     updated_at: int
+
+
+class Friendship(Entity):
+    """An account's friendship with an AI user, as its chat list shows it."""
+
+    ai_user_id: str
+    since: int
+    last_read: str | None = None  # the newest message the person has seen
+    pinned: bool = False
+    muted: bool = False
 
 
 class EmotionTags(Entity):

@@ -13,10 +13,12 @@ from typing import Any
 from dreamchat import keys
 from dreamchat.config import Settings
 from dreamchat.domain.models import PairId
-from dreamchat.ports import DUE_SK, Clock, ConditionFailed, Item, ItemStore, WorkQueue
+from dreamchat.errors import Contended
+from dreamchat.ports import Clock, Item, ItemStore, WorkQueue
 from dreamchat.services.due_index import due_pages, leased
 from dreamchat.services.leases import Leases
 from dreamchat.services.memory import EXTRACT_DUE, ExtractResult, MemoryService
+from dreamchat.services.storage.unit_of_work import Storage
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +68,7 @@ class ExtractionService:
         settings: Settings,
     ) -> None:
         self._store = store
+        self._storage = Storage(store)
         self._memory = memory
         self._leases = leases
         self._queue = queue
@@ -112,11 +115,12 @@ class ExtractionService:
     def _lease(self, found: Item, until: int, threshold: timedelta) -> bool:
         """Move a mid-term memory's due entry to when the lease ends; False if it changed meanwhile."""
         again = datetime.fromtimestamp(until, UTC) - threshold
-        moved = {**found, DUE_SK: keys.due_sort(keys.due_time(again), found["pk"], found["id"])}
-        try:
-            self._store.put_versioned(moved, found["version"])
-        except ConditionFailed:
-            return False
+        with self._storage.pair(keys.pair_from_pk(found["pk"])) as uow:
+            uow.mid_terms.lease(found, keys.due_time(again))
+            try:
+                uow.commit()
+            except Contended:
+                return False
         return True
 
     @staticmethod

@@ -10,15 +10,17 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from zoneinfo import ZoneInfo
 
 from dreamchat import keys
 from dreamchat.config import Settings
 from dreamchat.domain import topics
+from dreamchat.domain import vectors as vec
 from dreamchat.domain.context import Context, MemoryView, assemble
 from dreamchat.domain.core_memory import Candidate, admission_problem
 from dreamchat.domain.ids import message_id
@@ -38,33 +40,21 @@ from dreamchat.domain.models import (
 from dreamchat.domain.quotes import QUOTE_RANKS, RECALL_QUOTES, Quote, anchor, excerpt
 from dreamchat.domain.retrieval import Hit, Scored, strong_matches
 from dreamchat.domain.topics import Placement, TopicState
+from dreamchat.errors import Contended
 from dreamchat.llm.contracts import ExtractedMemory
 from dreamchat.llm.memory_models import FallbackMemoryModels
-from dreamchat.ports import (
-    DUE_PK,
-    DUE_SK,
-    Clock,
-    ConditionFailed,
-    Event,
-    EventBus,
-    Item,
-    Operation,
-    Put,
-    RandomSource,
-)
+from dreamchat.ports import Clock, Event, EventBus, RandomSource
 from dreamchat.services.due_index import due_pages
-from dreamchat.services.memory_repo import (
-    MemoryRepository,
-    PairSnapshot,
-    item,
-    to_model,
-)
-from dreamchat.services.recall import REFRESH_BATCH, Retriever, texts_of
+from dreamchat.services.memory_repo import MemoryRepository, PairSnapshot
+from dreamchat.services.recall import REFRESH_BATCH, Retriever
+from dreamchat.services.storage.memory import Embedded
+from dreamchat.services.storage.session import Versioned
+from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
 
 log = logging.getLogger(__name__)
 
 TOPIC_ENDED = "TopicEnded"
-EXTRACT_DUE = "EXTRACT"
+EXTRACT_DUE = keys.EXTRACT_DUE
 EXTRACT_BATCH = 20
 COMPRESS_SAFETY_NET = timedelta(hours=1)  # an ended topic not compressed by then is compressed by the sweep
 _APPEND_ATTEMPTS = 50
@@ -97,6 +87,7 @@ class MemoryService:
     ) -> None:
         self.repo = repo
         self.retriever = retriever
+        self._storage = Storage(repo.store)
         self._bus = bus
         self._clock = clock
         self._random = random
@@ -119,72 +110,81 @@ class MemoryService:
     ) -> Message:
         """Store one message durably in the log and its topic; opens or closes topics as needed."""
         for _ in range(_APPEND_ATTEMPTS):
-            now = self._clock.now()
-            state, version = self.repo.topic_state(pair)
-            last = self.repo.last_message(pair)
-            fresh = topics.new_topic_id(now, self._random.random())
-            placement = topics.place_message(
-                state, last.timestamp if last else None, now, self._settings.topic_idle_hours, fresh
-            )
-            previous = max(filter(None, [after, last.id if last else None]), default=None)
-            message = Message(
-                id=message_id(now, self._random.random(), previous),
-                role=role,
-                content=content,
-                timestamp=int(now.timestamp()),
-                topic_id=placement.topic_id,
-                kind=kind,
-                delay_ms=delay_ms,
-                reasoning=reasoning,
-                safety=safety,
-            )
-            operations: list[Operation] = [*self.repo.message_puts(pair, message)]
-            if placement.opens_topic:
-                opened = TopicState(fresh, int(now.timestamp()))
-                operations.append(self.repo.topic_state_put(pair, opened, version, self._idle_check(now)))
-            if placement.closes_topic:
-                operations.append(self.repo.pending_put(pair, placement.closes_topic, self._retry_check(now)))
-            try:
-                self.repo.store.transact(operations)
-            except ConditionFailed:
-                continue  # another message opened a topic first; place this one again
+            with self._storage.pair(pair) as uow:
+                now = self._clock.now()
+                read = uow.topic.get()
+                last = self.repo.last_message(pair)
+                fresh = topics.new_topic_id(now, self._random.random())
+                placement = topics.place_message(
+                    read.entity if read else None,
+                    last.timestamp if last else None,
+                    now,
+                    self._settings.topic_idle_hours,
+                    fresh,
+                )
+                previous = max(filter(None, [after, last.id if last else None]), default=None)
+                message = Message(
+                    id=message_id(now, self._random.random(), previous),
+                    role=role,
+                    content=content,
+                    timestamp=int(now.timestamp()),
+                    topic_id=placement.topic_id,
+                    kind=kind,
+                    delay_ms=delay_ms,
+                    reasoning=reasoning,
+                    safety=safety,
+                )
+                uow.messages.add(message)
+                if placement.opens_topic:
+                    uow.topic.save(TopicState(fresh, int(now.timestamp())), read, self._idle_check(now))
+                if placement.closes_topic:
+                    uow.pending.add(placement.closes_topic, self._retry_check(now))
+                try:
+                    uow.commit()
+                except Contended:
+                    continue  # another message opened a topic first; place this one again
             self._announce(pair, placement)
             return message
-        raise ConditionFailed("could not place the message after many concurrent attempts")
+        raise Contended("could not place the message after many concurrent attempts")
+
+    def update_message(self, pair: PairId, message: Message) -> None:
+        """Store a recorded message again, changed (read without a reply, its reasoning)."""
+        with self._storage.pair(pair) as uow:
+            uow.messages.add(message)
+            uow.commit()
 
     def end_topic(self, pair: PairId, topic_id: str) -> bool:
         """Mark the topic ended and announce it; False if it was not the open topic."""
-        state, version = self.repo.topic_state(pair)
-        if state is None or state.topic_id != topic_id or state.ended:
-            return False
-        ended = TopicState(topic_id, state.created_at, True)
-        pending = self.repo.pending_put(pair, topic_id, self._retry_check(self._clock.now()))
-        try:
-            self.repo.store.transact([self.repo.topic_state_put(pair, ended, version), pending])
-        except ConditionFailed:
-            return False
+        with self._storage.pair(pair) as uow:
+            read = uow.topic.get()
+            if read is None or read.entity.topic_id != topic_id or read.entity.ended:
+                return False
+            uow.topic.save(replace(read.entity, ended=True), read)
+            uow.pending.add(topic_id, self._retry_check(self._clock.now()))
+            try:
+                uow.commit()
+            except Contended:
+                return False
         self._bus.publish(topic_ended(pair, topic_id))
         return True
 
     def switch_topic(self, pair: PairId, message: Message) -> Message:
         """A semantic switch: the old topic ends without `message`, which opens the next topic."""
-        state, version = self.repo.topic_state(pair)
-        if state is None or state.topic_id != message.topic_id:
-            return message
-        now = self._clock.now()
-        fresh = topics.new_topic_id(now, self._random.random())
-        moved = message.model_copy(update={"topic_id": fresh})
-        opened = TopicState(fresh, int(now.timestamp()))
-        operations = [
-            *self.repo.replace_message(pair, message, moved),
-            self.repo.topic_state_put(pair, opened, version, self._idle_check(now)),
-            self.repo.pending_put(pair, state.topic_id, self._retry_check(now)),
-        ]
-        try:
-            self.repo.store.transact(operations)
-        except ConditionFailed:
-            return message
-        self._bus.publish(topic_ended(pair, state.topic_id))
+        with self._storage.pair(pair) as uow:
+            read = uow.topic.get()
+            if read is None or read.entity.topic_id != message.topic_id:
+                return message
+            now = self._clock.now()
+            fresh = topics.new_topic_id(now, self._random.random())
+            moved = message.model_copy(update={"topic_id": fresh})
+            uow.messages.move(message, moved)
+            uow.topic.save(TopicState(fresh, int(now.timestamp())), read, self._idle_check(now))
+            uow.pending.add(read.entity.topic_id, self._retry_check(now))
+            try:
+                uow.commit()
+            except Contended:
+                return message
+        self._bus.publish(topic_ended(pair, read.entity.topic_id))
         return moved
 
     def close_idle_topics(self) -> int:
@@ -198,24 +198,27 @@ class MemoryService:
 
     def _check_idle(self, pair: PairId) -> int:
         """End the pair's topic if idle; else move its check to when it would be."""
-        state, version = self.repo.topic_state(pair)
-        last = self.repo.last_message(pair)
-        if state is None:
-            return 0
-        now = self._clock.now()
-        if (
-            not state.ended
-            and last is not None
-            and not topics.is_idle(last.timestamp, now, self._settings.topic_idle_hours)
-        ):
-            check = datetime.fromtimestamp(last.timestamp, UTC) + timedelta(hours=self._settings.topic_idle_hours)
-            with suppress(ConditionFailed):  # a message or an ending changed the topic meanwhile
-                self.repo.store.transact([self.repo.topic_state_put(pair, state, version, keys.due_time(check))])
-            return 0
-        if state.ended:  # ended some other way but still indexed: leave the index
-            with suppress(ConditionFailed):
-                self.repo.store.transact([self.repo.topic_state_put(pair, state, version)])
-            return 0
+        with self._storage.pair(pair) as uow:
+            read = uow.topic.get()
+            last = self.repo.last_message(pair)
+            if read is None:
+                return 0
+            state, now = read.entity, self._clock.now()
+            if (
+                not state.ended
+                and last is not None
+                and not topics.is_idle(last.timestamp, now, self._settings.topic_idle_hours)
+            ):
+                check = datetime.fromtimestamp(last.timestamp, UTC) + timedelta(hours=self._settings.topic_idle_hours)
+                uow.topic.save(state, read, keys.due_time(check))
+                with suppress(Contended):  # a message or an ending changed the topic meanwhile
+                    uow.commit()
+                return 0
+            if state.ended:  # ended some other way but still indexed: leave the index
+                uow.topic.save(state, read)
+                with suppress(Contended):
+                    uow.commit()
+                return 0
         return int(self.end_topic(pair, state.topic_id))
 
     def leftovers(self) -> Iterator[tuple[PairId, str]]:
@@ -272,7 +275,13 @@ class MemoryService:
             first_message_id=messages[0].id,
             last_message_id=messages[-1].id,
         )
-        stored = self.repo.store.put_if_absent(self._mid_item(pair, mid))
+        with self._storage.pair(pair) as uow:
+            uow.mid_terms.add(mid, self.retriever.vectors(vec.embedded_texts(mid)))
+            try:
+                uow.commit()
+                stored = True
+            except Contended:  # another delivery, or a compress-now, stored it first
+                stored = False
         if not stored:
             mid = self.repo.mid_term(pair, topic_id) or mid
         self.repo.clear_short_term(pair, messages)
@@ -289,33 +298,18 @@ class MemoryService:
 
     def end_topic_now(self, pair: PairId) -> list[str]:
         """End the open topic; every topic still in short-term, to compress now."""
-        state, _ = self.repo.topic_state(pair)
+        state = self.repo.topic_state(pair)
         if state is not None and not state.ended and self.repo.short_term(pair, state.topic_id):
             self._close_if_open(pair, state.topic_id)
         return self.repo.short_term_topics(pair)
 
     def _close_if_open(self, pair: PairId, topic_id: str) -> None:
-        state, version = self.repo.topic_state(pair)
-        if state is not None and state.topic_id == topic_id and not state.ended:
-            # If someone else changed the topic meanwhile, this topic is closed either way.
-            with suppress(ConditionFailed):
-                self.repo.store.transact(
-                    [self.repo.topic_state_put(pair, TopicState(topic_id, state.created_at, True), version)]
-                )
-
-    def _mid_item(self, pair: PairId, mid: MidTermMemory) -> Item:
-        due = datetime.fromtimestamp(mid.created_at, UTC)
-        return item(
-            keys.pair_pk(pair),
-            keys.mid_term(mid.topic_id),
-            {
-                **mid.model_dump(),
-                **self.retriever.vectors_for(texts_of(mid.model_dump())),
-                "version": 1,
-                DUE_PK: keys.due_partition(EXTRACT_DUE, keys.shard(pair)),
-                DUE_SK: keys.due_sort(keys.due_time(due), keys.pair_pk(pair), mid.id),
-            },
-        )
+        with self._storage.pair(pair) as uow:
+            read = uow.topic.get()
+            if read is not None and read.entity.topic_id == topic_id and not read.entity.ended:
+                uow.topic.save(replace(read.entity, ended=True), read)
+                with suppress(Contended):  # someone else changed the topic meanwhile: closed either way
+                    uow.commit()
 
     # mid-term -> long-term -> core
 
@@ -323,43 +317,48 @@ class MemoryService:
         """Distil mid-term memories older than the threshold (all of them when forced)."""
         now = self._clock.now()
         cutoff = now.timestamp() if force else (now - timedelta(hours=self._settings.extract_after_hours)).timestamp()
-        pending = [
-            i for i in self.repo.mid_term_items(pair) if not i.get("extracted_to_long") and i["created_at"] <= cutoff
-        ][:EXTRACT_BATCH]
         result = ExtractResult()
-        if pending:
-            mids = [to_model(MidTermMemory, i) for i in pending]
-            output = self._models.extract(mids, now.astimezone(ZoneInfo(zone)))
-            result.degraded = output.degraded
-            by_id = {i["id"]: i for i in pending}
-            for memory in output.value.memories:
-                stored = self._store_long(pair, memory, by_id, zone, output.degraded)
-                if stored is not None:
-                    result.long_term.append(stored)
-            result.considered, result.extracted = len(pending), len(pending) - len(by_id)
-            self._mark_extracted(pair, [i for i in pending if i["id"] in by_id])
+        with self._storage.pair(pair) as uow:
+            pending = [
+                m for m in uow.mid_terms.all() if not m.entity.extracted_to_long and m.entity.created_at <= cutoff
+            ][:EXTRACT_BATCH]
+            if pending:
+                output = self._models.extract([m.entity for m in pending], now.astimezone(ZoneInfo(zone)))
+                result.degraded = output.degraded
+                by_id = {m.entity.id: m for m in pending}
+                for memory in output.value.memories:
+                    stored = self._store_long(uow, memory, by_id, zone, output.degraded)
+                    if stored is not None:
+                        result.long_term.append(stored)
+                result.considered, result.extracted = len(pending), len(pending) - len(by_id)
+                self._mark_extracted(uow, [m for m in pending if m.entity.id in by_id])
         result.core = self.judge_core(pair, zone)
         self.refresh_vectors(pair)
         return result
 
     def _store_long(
-        self, pair: PairId, memory: ExtractedMemory, by_id: dict[str, Item], zone: str, degraded: bool
+        self,
+        uow: PairUnitOfWork,
+        memory: ExtractedMemory,
+        by_id: dict[str, Versioned[MidTermMemory]],
+        zone: str,
+        degraded: bool,
     ) -> LongTermIndex | None:
         sources = [by_id[i] for i in dict.fromkeys(memory.source_mid_ids) if i in by_id][:24]
         if not sources:
             return None
-        first, last = min(s["created_at"] for s in sources), max(s["created_at"] for s in sources)
-        digest = hashlib.sha256("|".join(sorted(s["id"] for s in sources)).encode()).hexdigest()[:8]
+        pair, mids = uow.pair, [s.entity for s in sources]
+        first, last = min(m.created_at for m in mids), max(m.created_at for m in mids)
+        digest = hashlib.sha256("|".join(sorted(m.id for m in mids)).encode()).hexdigest()[:8]
         long_id = f"long_{first:010d}_{digest}"
         tz = ZoneInfo(zone)
         date = datetime.fromtimestamp(first, tz).strftime("%Y-%m-%d")
-        blob_key = self._detail_key(pair, date, memory.title, digest, [s["id"] for s in sources])
-        tags = next((s.get("emotion_tags") for s in sources if s.get("emotion_tags")), None)
+        blob_key = self._detail_key(pair, date, memory.title, digest, [m.id for m in mids])
         detail = LongTermDetail(
             title=memory.title,
             detail_content=memory.detail_content,
-            emotion_tags=tags,
-            source_mid_ids=[s["id"] for s in sources],
+            emotion_tags=mids[0].emotion_tags,
+            source_mid_ids=[m.id for m in mids],
         )
         self.repo.put_detail(pair, blob_key, detail)  # the document first: an index never points at nothing
         index = LongTermIndex(
@@ -370,27 +369,22 @@ class MemoryService:
             created_at=first,
             time_precision="month" if last - first > 31 * 86400 else "day",
             degraded=degraded,
-            sources=self._anchors(pair, memory.key_points, sources),
+            sources=self._anchors(pair, memory.key_points, mids),
         )
-        fields = {
-            **index.model_dump(),
-            **self.retriever.vectors_for(texts_of(index.model_dump())),
-            "core_judged": False,
-            "version": 1,  # a person's edit, a re-embedding and the core judge never overwrite each other
-        }
-        operations = [Put(item(keys.pair_pk(pair), keys.long_term(long_id), fields), if_absent=True)]
-        operations += [Put(_extracted(s), expected_version=s["version"]) for s in sources]
+        uow.long_terms.add(index, self.retriever.vectors(vec.embedded_texts(index)))
+        for source in sources:
+            uow.mid_terms.extracted(source)
         try:
-            self.repo.store.transact(operations)
-        except ConditionFailed:
+            uow.commit()
+        except Contended:
             log.info("long-term entry already stored or its sources changed; next sweep retries")
             return None
         finally:
-            for s in sources:  # stored, or left for the next sweep: either way not a leftover
-                by_id.pop(s["id"], None)
+            for m in mids:  # stored, or left for the next sweep: either way not a leftover
+                by_id.pop(m.id, None)
         return index
 
-    def _anchors(self, pair: PairId, points: list[str], sources: list[Item]) -> list[str]:
+    def _anchors(self, pair: PairId, points: list[str], sources: list[MidTermMemory]) -> list[str]:
         """Per key point, the message of the source topics it was drawn from ("" when none)."""
         messages = [m for s in sources for m in self.repo.topic_messages(pair, s)]
         return anchor(points, [(m.id, m.content) for m in messages]) if messages else []
@@ -403,53 +397,45 @@ class MemoryService:
             return keys.detail_blob(pair, date, f"{safe_title(title)}_{digest}")
         return key
 
-    def _mark_extracted(self, pair: PairId, leftovers: list[Item]) -> None:
+    def _mark_extracted(self, uow: PairUnitOfWork, leftovers: list[Versioned[MidTermMemory]]) -> None:
         """Mid-term memories the model folded into nothing have still been considered."""
-        for start in range(0, len(leftovers), 25):
-            batch = leftovers[start : start + 25]
-            try:
-                self.repo.store.transact([Put(_extracted(s), expected_version=s["version"]) for s in batch])
-            except ConditionFailed:
-                log.info("mid-term memories changed during extraction; next sweep retries")
+        for mid in leftovers:
+            uow.mid_terms.extracted(mid)
+        try:
+            uow.commit()
+        except Contended:
+            log.info("mid-term memories changed during extraction; next sweep retries")
 
     def judge_core(self, pair: PairId, zone: str) -> list[CoreMemory]:
         """Let the model propose a core memory from unjudged long-term entries; the rules decide."""
-        unjudged = [i for i in self.repo.long_index_items(pair) if i.get("core_judged") is False]
-        if not unjudged:
-            return []
-        existing = self.repo.core(pair)
-        now = self._clock.now()
-        items = [(i["title"], i["key_points"]) for i in unjudged]
-        judgment = self._models.judge_core(items, existing, now.astimezone(ZoneInfo(zone))).value
-        candidate = Candidate(judgment.create, judgment.content.strip(), judgment.importance)
-        created: list[CoreMemory] = []
-        operations: list[Operation] = []
-        if admission_problem(candidate, existing, now, zone) is None:
-            memory = CoreMemory(
-                id=f"core_{unjudged[0]['id'].removeprefix('long_')}",
-                content=candidate.content[:500],
-                importance=candidate.importance,
-                category=judgment.category[:40] or "其他",
-                created_at=int(now.timestamp()),
-                source="ai",
-            )
-            operations.append(self.repo.core_put(pair, memory))
-            created.append(memory)
-        operations += [self._judged(i) for i in unjudged]
-        for start in range(0, len(operations), 25):
+        with self._storage.pair(pair) as uow:
+            unjudged = uow.long_terms.unjudged()
+            if not unjudged:
+                return []
+            existing = uow.core.all()
+            now = self._clock.now()
+            items = [(e.entity.title, e.entity.key_points) for e in unjudged]
+            judgment = self._models.judge_core(items, existing, now.astimezone(ZoneInfo(zone))).value
+            candidate = Candidate(judgment.create, judgment.content.strip(), judgment.importance)
+            created: list[CoreMemory] = []
+            if admission_problem(candidate, existing, now, zone) is None:
+                memory = CoreMemory(
+                    id=f"core_{unjudged[0].entity.id.removeprefix('long_')}",
+                    content=candidate.content[:500],
+                    importance=candidate.importance,
+                    category=judgment.category[:40] or "其他",
+                    created_at=int(now.timestamp()),
+                    source="ai",
+                )
+                uow.core.add(memory)
+                created.append(memory)
+            for entry in unjudged:  # over the version judged: an edit or a deletion meanwhile fails it
+                uow.long_terms.judged(entry)
             try:
-                self.repo.store.transact(operations[start : start + 25])
-            except ConditionFailed:
-                created = []  # this batch was judged by a racing worker already
+                uow.commit()
+            except Contended:
+                created = []  # judged by a racing worker already, or changed: judged again next time
         return created
-
-    def _judged(self, read: Item) -> Put:
-        """The entry marked judged, written only over the version judged; an entry stored before
-        entries had versions gets its first, unless it was edited or deleted meanwhile (an edit
-        gives it one). Either way a change meanwhile fails the batch, judged again next time."""
-        if "version" in read:
-            return Put({**read, "core_judged": True, "version": read["version"] + 1}, expected_version=read["version"])
-        return Put({**read, "core_judged": True, "version": 1}, if_unversioned=True)
 
     # context and retrieval
 
@@ -530,33 +516,31 @@ class MemoryService:
         at a time; how many memories got new vectors. A failing embedder changes nothing."""
         if not self.retriever.embedder.name:
             return 0
-        stale = [
-            i for i in self.repo.mid_term_items(pair) + self.repo.long_index_items(pair) if self.retriever.stale(i)
-        ]
         done, budget = 0, REFRESH_BATCH
-        for found in stale:
-            texts = texts_of(found)
-            budget -= len(texts)
-            if budget < 0:
-                break
-            fields = self.retriever.vectors_for(texts)
-            if not fields:
-                break  # the embedder is down: the next write tries again
-            done += self._save_vectors(found, fields)
+        with self._storage.pair(pair) as uow:
+            for texts, save in [*self._stale(uow.mid_terms), *self._stale(uow.long_terms)]:
+                budget -= len(texts)
+                if budget < 0:
+                    break
+                vectors = self.retriever.vectors(texts)
+                if vectors is None:
+                    break  # the embedder is down: the next write tries again
+                save(vectors)
+                with suppress(Contended):  # over the version read: an edit meanwhile wins
+                    uow.commit()
+                    done += 1
         return done
 
-    def _save_vectors(self, found: Item, fields: Item) -> int:
-        if "version" in found:  # mid-term items are versioned: a concurrent edit wins
-            try:
-                self.repo.store.put_versioned({**found, **fields}, found["version"])
-            except ConditionFailed:
-                return 0
-            return 1
-        try:  # stored before items had versions: its first, unless deleted or edited meanwhile
-            self.repo.store.transact([Put({**found, **fields, "version": 1}, if_unversioned=True)])
-        except ConditionFailed:
-            return 0
-        return 1
+    def _stale[E: (LongTermIndex, MidTermMemory)](
+        self, tier: Embedded[E]
+    ) -> list[tuple[list[str], Callable[[vec.StoredVectors], None]]]:
+        """The texts of each memory of the tier whose vectors are missing or stale, and how to save new ones."""
+        found = [(vec.embedded_texts(read.entity), read) for read in tier.all()]
+        return [
+            (texts, partial(tier.set_vectors, read))
+            for texts, read in found
+            if self.retriever.outdated(texts, tier.vectors(read))
+        ]
 
 
 @dataclass(frozen=True)
@@ -576,11 +560,6 @@ def compression_ratio(summary: str, messages: list[Message]) -> float:
 def safe_title(title: str) -> str:
     """A title made safe for a file name: letters, digits, CJK, '-' and '_' only, at most 40 chars."""
     return _UNSAFE.sub("_", title).strip("_")[:40] or "memory"
-
-
-def _extracted(source: Item) -> Item:
-    cleaned = {k: v for k, v in source.items() if k not in (DUE_PK, DUE_SK)}
-    return {**cleaned, "extracted_to_long": True, "version": source["version"] + 1}
 
 
 def pair_of(event: Event) -> tuple[PairId, str]:

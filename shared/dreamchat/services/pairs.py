@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from dreamchat import keys
 from dreamchat.domain.models import PairId
-from dreamchat.ports import BlobStore, Delete, ItemStore
+from dreamchat.ports import BlobStore, ItemStore
+from dreamchat.services.storage.records import erase_partition
 
 _BATCH = 25
 
@@ -28,15 +29,5 @@ def erase_pair(store: ItemStore, blobs: BlobStore, pair: PairId) -> Erased:
     blob_keys = blobs.list(keys.pair_blob_prefix(pair))
     for key in blob_keys:
         blobs.delete(key)
-    items = sum(_erase_partition(store, pk) for pk in keys.pair_partitions(pair))
+    items = sum(erase_partition(store, pk, _BATCH) for pk in keys.pair_partitions(pair))
     return Erased(items, len(blob_keys))
-
-
-def _erase_partition(store: ItemStore, pk: str) -> int:
-    erased = 0
-    while True:
-        page = store.query(pk, limit=_BATCH)
-        if not page.items:
-            return erased
-        store.transact([Delete(item["pk"], item["sk"]) for item in page.items])
-        erased += len(page.items)

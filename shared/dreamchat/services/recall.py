@@ -148,6 +148,17 @@ class Retriever:
         rows = self.embed(texts, query=False) if texts else None
         return {vec.FIELD: vec.store(self.embedder.name, texts, rows).to_item()} if rows is not None else {}
 
+    def vectors(self, texts: list[str]) -> vec.StoredVectors | None:
+        """The texts' vectors as stored beside their memory (None when they could not be made)."""
+        rows = self.embed(texts, query=False) if texts else None
+        return vec.store(self.embedder.name, texts, rows) if rows is not None else None
+
+    def outdated(self, texts: list[str], stored: vec.StoredVectors | None) -> bool:
+        """Whether a memory's vectors are missing or stale (another model, other texts)."""
+        if not texts or not self.embedder.name:
+            return False
+        return vec.usable(stored, self.embedder.name, texts) is None
+
     def stale(self, found: Item) -> bool:
         texts = texts_of(found)
         if not texts or not self.embedder.name:

@@ -33,8 +33,8 @@ def _status(services: Services, account_id: str) -> dict[str, Any]:
     entries = []
     for ai_user, _ in services.ai_users.friends(account_id):
         pair = PairId(account_id=account_id, ai_user_id=ai_user.id)
-        state, _ = services.heartbeats.get(pair)
-        relationship, _ = services.memory.repo.relationship(pair)
+        state = services.heartbeats.get(pair)
+        relationship = services.memory.repo.relationship(pair)
         entries.append(
             {
                 "ai_user_id": ai_user.id,
@@ -55,7 +55,7 @@ def _status(services: Services, account_id: str) -> dict[str, Any]:
 def _reschedule_all(services: Services, account_id: str) -> None:
     for ai_user, _ in services.ai_users.friends(account_id):
         pair = PairId(account_id=account_id, ai_user_id=ai_user.id)
-        relationship, _ = services.memory.repo.relationship(pair)
+        relationship = services.memory.repo.relationship(pair)
         services.heartbeats.change(pair, ai_user, relationship, lambda state: state)
 
 
@@ -101,7 +101,7 @@ def _trigger(services: Services, account_id: str, user_id: str) -> dict[str, Any
 def scheduled(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """The daily heartbeats this AI friend has scheduled for the caller (its schedule tool), by time."""
     pair = services.ai_users.pair(caller.id, user_id)
-    state, _ = services.heartbeats.get(pair)
+    state = services.heartbeats.get(pair)
     return {"ai_user_id": user_id, "scheduled": [s.model_dump() for s in state.scheduled]}
 
 
@@ -115,7 +115,7 @@ def cancel_scheduled(
 ) -> dict[str, Any]:
     """Cancel the caller's scheduled heartbeat at hour:minute with this AI friend; 404 if there is none."""
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
-    relationship, _ = services.memory.repo.relationship(pair)
+    relationship = services.memory.repo.relationship(pair)
     removed: list[bool] = []
 
     def edit(state: HeartbeatState) -> HeartbeatState:

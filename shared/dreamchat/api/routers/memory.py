@@ -66,7 +66,7 @@ def memory_context(
 ) -> dict[str, Any]:
     """The context the model would see now, with tokens per section; `q` previews retrieval for a message."""
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
-    relationship, _ = services.memory.repo.relationship(pair)
+    relationship = services.memory.repo.relationship(pair)
     now = services.runtime.clock.now()
     instructions = chat_instructions(ai_user.name, now, ai_user.timezone, relationship.level)
     context = services.memory.context(pair, ai_user, q, instructions)
@@ -86,10 +86,10 @@ def memory_files(user_id: str, caller: CurrentCaller, services: ServicesDep) -> 
     pair = services.ai_users.pair(caller.id, user_id)
     repo = services.memory.repo
     topics = _topics(repo.short_term(pair))
-    state, _ = repo.topic_state(pair)
+    state = repo.topic_state(pair)
     current = next((t for t in topics if state and t["topic_id"] == state.topic_id and not state.ended), None)
-    self_soul, _ = repo.self_soul(pair)
-    relationship, _ = repo.relationship(pair)
+    self_soul = repo.self_soul(pair)
+    relationship = repo.relationship(pair)
     return {
         "short_term": current or {"topic_id": None, "conversations": [], "created_at": None, "message_ids": []},
         "short_term_pending": [t for t in topics if t is not current],
