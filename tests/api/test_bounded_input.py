@@ -6,9 +6,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from fastapi.testclient import TestClient
 
+from dreamchat.api.app import create_app
+from dreamchat.config import Settings
 from dreamchat.domain.models import Relationship
 from dreamchat.domain.relationship import heartbeat_interval
+from dreamchat.wiring import build_runtime
+from tests.api.conftest import register
 from tests.api.sse import parse_sse
 from tests.fakes.fake_llm import Reply
 
@@ -135,3 +140,45 @@ def test_names_in_other_scripts_stay_their_own(client) -> None:
     for name in ("小明同学", "мария", "ελένη"):
         answer = client.post("/api/auth/register", json={"username": name, "password": "correct-horse-battery"})
         assert answer.status_code == 201, (name, answer.text)
+
+
+@pytest.mark.parametrize("flag", ["yes", "true", 1, "1"])
+def test_delete_must_be_a_real_boolean(person, ai, flag) -> None:
+    core = person.put(f"/api/memory/{ai['id']}/core", json={"content": "怕黑", "importance": 9}).json()["memory"]
+    answer = person.put(f"/api/memory/{ai['id']}/core", json={"id": core["id"], "delete": flag})
+    assert answer.status_code == 422, answer.text
+    assert [c["id"] for c in files(person, ai)["core"]] == [core["id"]]
+
+
+@pytest.mark.parametrize("blank", ["   ", "\u200b\u200b", "\u3000", "\u2800", " \u200d "])
+def test_a_core_memory_of_spaces_or_invisible_characters_is_refused(person, ai, blank) -> None:
+    assert person.put(f"/api/memory/{ai['id']}/core", json={"content": blank}).status_code == 422
+    assert files(person, ai)["core"] == []
+
+
+def test_an_account_may_make_only_so_many_ai_users_and_friends(tmp_path, clock, rng) -> None:
+    settings = Settings(data_dir=tmp_path / "data", run_scheduler=False, max_ai_users=3, max_friends=4)
+    with TestClient(create_app(settings, build_runtime(settings, clock=clock, random=rng))) as client:
+        maker, other = register(client, "maker"), register(client, "other")
+        for n in range(3):
+            assert maker.post("/api/ai-users", json={"name": f"小{n}"}).status_code == 201
+        refused = maker.post("/api/ai-users", json={"name": "又一个"})
+        assert refused.status_code == 409 and "at most 3" in refused.json()["error"]["message"]
+        public = [other.create_ai_user(name=f"公{n}", visibility="public")["id"] for n in range(3)]
+        assert maker.post(f"/api/friends/{public[0]}").status_code in (200, 201)
+        assert maker.post(f"/api/friends/{public[1]}").status_code == 409  # 3 own + 1 = 4 friends
+        assert len(maker.get("/api/friends").json()["friends"]) == 4
+
+
+def test_a_person_may_add_only_so_many_core_memories_by_hand(tmp_path, clock, rng) -> None:
+    settings = Settings(data_dir=tmp_path / "data", run_scheduler=False, max_person_core_memories=2)
+    with TestClient(create_app(settings, build_runtime(settings, clock=clock, random=rng))) as client:
+        person = register(client, "alice")
+        ai = person.create_ai_user()
+        for n in range(2):
+            assert person.put(f"/api/memory/{ai['id']}/core", json={"content": f"第{n}件事"}).status_code == 200
+        assert person.put(f"/api/memory/{ai['id']}/core", json={"content": "再一件"}).status_code == 409
+
+
+def files(person, ai) -> dict:
+    return person.get(f"/api/memory/{ai['id']}/files").json()

@@ -9,14 +9,15 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from dreamchat import keys
 from dreamchat.domain.models import AIUser, Friendship, PairId
-from dreamchat.errors import Contended, Forbidden, NotFound
+from dreamchat.errors import Conflict, Contended, Forbidden, NotFound
 from dreamchat.ports import BlobStore, Clock, ItemStore
 from dreamchat.services.pairs import NOTHING, Erased, erase_pair
-from dreamchat.services.storage.unit_of_work import Storage
+from dreamchat.services.storage.unit_of_work import Storage, UnitOfWork
 from dreamchat.services.tombstones import Erasures
 
 log = logging.getLogger(__name__)
@@ -25,8 +26,17 @@ _NOT_FOUND = "AI user not found"
 _FRIEND_WRITE_ATTEMPTS = 5
 
 
+@dataclass(frozen=True)
+class Caps:
+    """What one account may hold: AI users it made, and friendships (its own AI users count too)."""
+
+    ai_users: int = 100
+    friends: int = 300
+
+
 class AIUserService:
-    def __init__(self, store: ItemStore, blobs: BlobStore, clock: Clock) -> None:
+    def __init__(self, store: ItemStore, blobs: BlobStore, clock: Clock, caps: Caps | None = None) -> None:
+        self._caps = caps or Caps()
         self._store = store
         self._storage = Storage(store)
         self._blobs = blobs
@@ -37,6 +47,9 @@ class AIUserService:
         now = self._epoch()
         ai_user = AIUser(id=f"ai_{uuid.uuid4().hex[:16]}", owner_id=owner_id, created_at=now, updated_at=now, **fields)
         with self._storage.pair(PairId(account_id=owner_id, ai_user_id=ai_user.id)) as uow:
+            if len(uow.ai_users.owned_by(owner_id)) >= self._caps.ai_users:
+                raise Conflict(f"an account may make at most {self._caps.ai_users} AI users; delete one first")
+            self._room_for_a_friend(uow, owner_id)
             uow.ai_users.add(ai_user)
             uow.friendship.add(now)
             uow.commit()
@@ -87,6 +100,7 @@ class AIUserService:
         pair = PairId(account_id=account_id, ai_user_id=ai_user_id)
         with self._storage.pair(pair) as uow:
             if uow.friendship.get() is None:
+                self._room_for_a_friend(uow, account_id)
                 self._erasures.lift_pair(pair)
                 uow.friendship.add(self._epoch())
                 uow.commit()
@@ -222,6 +236,10 @@ class AIUserService:
     def _load(self, ai_user_id: str) -> AIUser | None:
         with self._storage.begin() as uow:
             return uow.ai_users.get(ai_user_id)
+
+    def _room_for_a_friend(self, uow: UnitOfWork, account_id: str) -> None:
+        if len(uow.ai_users.friendships_of(account_id)) >= self._caps.friends:
+            raise Conflict(f"an account may have at most {self._caps.friends} AI friends; remove one first")
 
     def _epoch(self) -> int:
         return int(self._clock.now().timestamp())

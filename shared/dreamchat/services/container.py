@@ -17,7 +17,7 @@ from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.memory_models import FallbackMemoryModels, build_memory_models
 from dreamchat.llm.port import LLMGateway
 from dreamchat.ports import Counter, Embedder, Event, WorkQueue
-from dreamchat.services.ai_users import AIUserService
+from dreamchat.services.ai_users import AIUserService, Caps
 from dreamchat.services.auth import AuthService
 from dreamchat.services.chat import ChatService
 from dreamchat.services.extraction import ExtractionService, ExtractOutcome, ExtractWork
@@ -153,7 +153,7 @@ def build_services(
     soul = SoulService(repo, models, heartbeats, clock, settings)
     search = build_search(settings)
     chat = ChatService(memory, soul, heartbeats, gateway, search, clock, runtime.random, settings, on_count)
-    ai_users = AIUserService(runtime.store, runtime.blobs, clock)
+    ai_users = AIUserService(runtime.store, runtime.blobs, clock, Caps(settings.max_ai_users, settings.max_friends))
     leases = Leases(runtime.store, clock, settings.lease_seconds, settings.lease_attempts)
     heartbeat = HeartbeatService(
         runtime.store,

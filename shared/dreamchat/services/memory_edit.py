@@ -18,7 +18,7 @@ from dreamchat.domain.models import (
     MidTermMemory,
     PairId,
 )
-from dreamchat.errors import Contended, Invalid, NotFound
+from dreamchat.errors import Conflict, Contended, Invalid, NotFound
 from dreamchat.ports import Clock
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.recall import Retriever
@@ -30,7 +30,10 @@ _EDIT_ATTEMPTS = 3
 
 
 class MemoryEditor:
-    def __init__(self, repo: MemoryRepository, clock: Clock, retriever: Retriever | None = None) -> None:
+    def __init__(
+        self, repo: MemoryRepository, clock: Clock, retriever: Retriever | None = None, max_core: int = 50
+    ) -> None:
+        self._max_core = max_core  # core memories a person may add to one pair
         self._repo = repo
         self._storage = Storage(repo.store)
         self._clock = clock
@@ -120,6 +123,8 @@ class MemoryEditor:
             }
         )
         with self._storage.pair(pair) as uow:
+            if sum(m.source == "person" for m in uow.core.all()) >= self._max_core:
+                raise Conflict(f"at most {self._max_core} core memories can be added by hand; delete one first")
             uow.core.add(memory)
             uow.commit()
         return memory.model_dump()

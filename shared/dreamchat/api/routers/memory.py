@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Query
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StringConstraints, ValidationError
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
@@ -15,6 +15,7 @@ from dreamchat.domain.models import (
     Message,
     ShortTermTopic,
 )
+from dreamchat.domain.text import is_blank
 from dreamchat.errors import Invalid, NotFound
 from dreamchat.llm.chat_prompts import chat_instructions
 from dreamchat.services.container import Services
@@ -23,33 +24,47 @@ from dreamchat.services.memory_edit import MemoryEditor
 router = APIRouter(prefix="/api/memory", tags=["memory"], responses=documented(401, 404, 422))
 
 
+def _visible(text: str) -> str:
+    if is_blank(text):
+        raise ValueError("needs a visible character (spaces and zero-width characters alone say nothing)")
+    return text
+
+
+# Text that shows something, the rule messages already follow, of at most so many characters
+Visible2000 = Annotated[str, StringConstraints(min_length=1, max_length=2000), AfterValidator(_visible)]
+Visible500 = Annotated[str, StringConstraints(min_length=1, max_length=500), AfterValidator(_visible)]
+Visible300 = Annotated[str, StringConstraints(min_length=1, max_length=300), AfterValidator(_visible)]
+Visible60 = Annotated[str, StringConstraints(min_length=1, max_length=60), AfterValidator(_visible)]
+Visible40 = Annotated[str, StringConstraints(min_length=1, max_length=40), AfterValidator(_visible)]
+
+
 class Edit(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str = Field(min_length=1, max_length=100)
-    delete: bool = False
+    delete: StrictBool = False  # "yes" or "1" is not true
 
 
 class ShortTermEdit(Edit):
-    content: str | None = Field(default=None, min_length=1, max_length=2000)
+    content: Visible2000 | None = None
 
 
 class MidTermEdit(Edit):
-    summary: str | None = Field(default=None, min_length=1, max_length=2000)
+    summary: Visible2000 | None = None
     emotion_tags: EmotionTags | None = None
 
 
 class LongTermEdit(Edit):
-    title: str | None = Field(default=None, min_length=1, max_length=60)
-    key_points: list[str] | None = Field(default=None, max_length=20)
+    title: Visible60 | None = None
+    key_points: list[Visible300] | None = Field(default=None, max_length=20)
     detail_content: str | None = Field(default=None, max_length=8000)
 
 
 class CoreEdit(Edit):
     # A new core memory has no id yet: optional here, unlike every other edit (pydantic allows the narrowing)
     id: str | None = Field(default=None, min_length=1, max_length=100)  # type: ignore[assignment]
-    content: str | None = Field(default=None, min_length=1, max_length=500)
-    importance: int | None = Field(default=None, ge=1, le=10)
-    category: str | None = Field(default=None, min_length=1, max_length=40)
+    content: Visible500 | None = None
+    importance: int | None = Field(default=None, ge=1, le=10, strict=True)
+    category: Visible40 | None = None
 
 
 EDITS: dict[str, type[Edit]] = {
@@ -140,7 +155,10 @@ def edit_memory(
     changes = edit.model_dump(exclude={"id", "delete"}, exclude_none=True)
     if not edit.delete and not changes:
         raise Invalid("nothing to change")
-    editor = MemoryEditor(services.memory.repo, services.runtime.clock, services.memory.retriever)
+    settings = services.runtime.settings
+    editor = MemoryEditor(
+        services.memory.repo, services.runtime.clock, services.memory.retriever, settings.max_person_core_memories
+    )
     result = getattr(editor, memory_type)(pair, edit.id, edit.delete, changes)
     return {"memory_type": memory_type, "deleted": edit.delete, "memory": result}
 
