@@ -1,4 +1,4 @@
-"""Fixtures shared by every test folder: clock, random source, both storage adapters, the app."""
+"""Fixtures shared by every test folder: clock, random source, the storage adapters, the app."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from moto import mock_aws
 
 from dreamchat.adapters.blobs import DirectoryBlobStore, S3BlobStore
 from dreamchat.adapters.dynamo_store import DynamoItemStore, create_table
+from dreamchat.adapters.memory_store import MemoryItemStore
 from dreamchat.adapters.runtime import ManualClock, SeededRandom
 from dreamchat.adapters.sqlite_store import SqliteItemStore
 
@@ -94,9 +95,11 @@ def make_s3(bucket: str = "dreamchat") -> S3BlobStore:
     return S3BlobStore(client, bucket)
 
 
-@pytest.fixture(params=["sqlite", "dynamodb"])
+@pytest.fixture(params=["sqlite", "dynamodb", "memory"])
 def store(request: pytest.FixtureRequest, clock: ManualClock, tmp_path: Path) -> Iterator[object]:
-    if request.param == "sqlite":
+    if request.param == "memory":
+        yield MemoryItemStore(clock)
+    elif request.param == "sqlite":
         sqlite = SqliteItemStore(tmp_path / "items.db", clock)
         yield sqlite
         sqlite.close()
