@@ -163,3 +163,38 @@ def transactions_without_table_copies() -> Iterator[None]:
 
     with mock.patch.object(models.DynamoDBBackend, "transact_write_items", transact):
         yield
+
+
+class _OnePartition:
+    """A moto table as one Query of partition `hash_key` sees it: `all_items` is that partition alone."""
+
+    def __init__(self, table: Any, hash_key: Any) -> None:
+        self._table, self._hash_key = table, hash_key
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._table, name)
+
+    def all_items(self) -> list[Any]:
+        partition = self._table.items.get(self._hash_key)
+        if not partition:
+            return []
+        return list(partition.values()) if self._table.range_key_attr else [partition]
+
+
+@contextmanager
+def queries_of_one_partition() -> Iterator[None]:
+    """moto answers a Query of one partition by sorting every item of the table first (`all_items`),
+    then keeping the partition's and sorting those by sort key, so a test's cost grows with the
+    square of its items. Here a Query of the table (not of an index) starts from its partition's items;
+    moto's own code does the rest, so the answer is the same. Index queries are left as they are."""
+    from moto.dynamodb.models.table import Table
+
+    original = Table.query
+
+    def query(table: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
+        index_name = args[6] if len(args) > 6 else kwargs.get("index_name")
+        seen = table if index_name or hash_key is None else _OnePartition(table, hash_key)
+        return original(seen, hash_key, *args, **kwargs)
+
+    with mock.patch.object(Table, "query", query):
+        yield

@@ -13,6 +13,9 @@ from typing import Any
 from dreamchat import keys
 from dreamchat.ports import Put
 from dreamchat.services.container import Services
+from tests.services.conftest import on_every_store
+
+pytestmark = on_every_store
 
 ACCOUNT = "acc_friend_races"
 
