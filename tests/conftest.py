@@ -14,13 +14,18 @@ from unittest import mock
 
 import boto3
 import pytest
+from argon2 import PasswordHasher
 from moto import mock_aws
 
 from dreamchat.adapters.blobs import DirectoryBlobStore, S3BlobStore
 from dreamchat.adapters.dynamo_store import DynamoItemStore, create_table
+from dreamchat.adapters.events import LocalEventBus, LocalWorkQueue
 from dreamchat.adapters.memory_store import MemoryItemStore
 from dreamchat.adapters.runtime import ManualClock, SeededRandom
 from dreamchat.adapters.sqlite_store import SqliteItemStore
+from dreamchat.config import Settings
+from dreamchat.ports import Clock, RandomSource
+from dreamchat.wiring import Runtime
 
 # moto needs credentials to exist; these never leave the process.
 for _name, _value in {
@@ -54,6 +59,27 @@ def clock() -> ManualClock:
 @pytest.fixture
 def rng() -> SeededRandom:
     return SeededRandom(7)
+
+
+@pytest.fixture(autouse=True)
+def cheap_password_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Argon2 at its production cost (64 MiB, 3 passes: about 0.2 s) would hash in every registration
+    of every test. Tests check who may log in, how often and how many hash at once, not what a hash
+    costs, so in-process they hash at argon2's lowest cost (still argon2id, verified the same way);
+    the real cost runs where a real server does (tests/e2e, tests/browser, tests/artifact)."""
+    from dreamchat.services import auth
+
+    monkeypatch.setattr(auth, "_hasher", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+
+
+def memory_runtime(settings: Settings, clock: Clock, random: RandomSource) -> Runtime:
+    """What `build_runtime` builds in local mode, with the item store in memory: for tests that need
+    a store, not SQLite (tests/contract holds the memory store to the same contract)."""
+    bus = LocalEventBus(attempts=settings.background_attempts)
+    blobs = DirectoryBlobStore(settings.data_dir / "blobs")
+    runtime = Runtime(settings, MemoryItemStore(clock), blobs, bus, clock, random, LocalWorkQueue(bus))
+    runtime.closers.append(bus.stop)
+    return runtime
 
 
 @pytest.fixture
