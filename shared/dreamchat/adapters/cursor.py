@@ -1,4 +1,4 @@
-"""Opaque pagination cursors shared by both item-store adapters, so a cursor means the same on each."""
+"""Opaque pagination cursors shared by the item-store adapters, so a cursor means the same on each."""
 
 from __future__ import annotations
 
