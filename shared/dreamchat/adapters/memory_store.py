@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import json
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,8 +32,6 @@ from dreamchat.ports import (
     Put,
     check_transaction,
 )
-
-_HIGHEST = "\U0010ffff"
 
 Due = tuple[str, str, str]  # (due_sk, pk, sk): the index's order, as SQLite's items_due
 
@@ -120,7 +118,7 @@ class MemoryItemStore:
         cursor: str | None = None,
         consistent: bool = True,  # one process's memory is always consistent
     ) -> Page:
-        low, high = _bounds(key)
+        low, high = cursors.bounds(key)
         after = cursors.decode(cursor, ("sk",))["sk"] if cursor is not None else None
         with self._lock:
             keys = self._partitions.get(pk, [])
@@ -131,7 +129,7 @@ class MemoryItemStore:
                 start = max(start, bisect.bisect_right(keys, after))
             window = keys[start:end]
             found = self._take(((pk, sk) for sk in (reversed(window) if descending else window)), limit)
-        return _page(found, limit, lambda item: {"sk": item["sk"]})
+        return cursors.page(found, limit, lambda item: {"sk": item["sk"]})
 
     def query_due(self, due_pk: str, until: str, *, limit: int | None = None, cursor: str | None = None) -> Page:
         after = cursors.decode(cursor, ("due_sk", "pk", "sk")) if cursor is not None else None
@@ -140,7 +138,7 @@ class MemoryItemStore:
             start = bisect.bisect_right(index, (after["due_sk"], after["pk"], after["sk"])) if after else 0
             end = bisect.bisect_right(index, until, key=lambda position: position[0])
             found = self._take(((pk, sk) for _, pk, sk in index[start:end]), limit)
-        return _page(found, limit, lambda item: {"due_sk": item[DUE_SK], "pk": item["pk"], "sk": item["sk"]})
+        return cursors.page(found, limit, lambda item: {"due_sk": item[DUE_SK], "pk": item["pk"], "sk": item["sk"]})
 
     def _take(self, keys: Iterable[tuple[str, str]], limit: int | None) -> list[Item]:
         """The live items among `keys`, in order, up to limit + 1 (to know whether more follow)."""
@@ -205,15 +203,3 @@ class MemoryItemStore:
 
     def _now(self) -> int:
         return int(self._clock.now().timestamp())
-
-
-def _bounds(key: KeyRange) -> tuple[str, str]:
-    if key.prefix is not None:
-        return key.prefix, key.prefix + _HIGHEST
-    return key.start or "", key.end if key.end is not None else _HIGHEST
-
-
-def _page(items: list[Item], limit: int | None, position: Callable[[Item], dict[str, str]]) -> Page:
-    more = limit is not None and len(items) > limit
-    items = items[:limit] if limit is not None else items
-    return Page(items, cursors.encode(position(items[-1])) if more else None)
