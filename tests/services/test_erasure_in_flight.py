@@ -1,4 +1,4 @@
-"""Deleting while work is in flight leaves nothing behind, on both storage adapters.
+"""Deleting while work is in flight leaves nothing behind, on every storage adapter.
 
 The attack: a chat turn waits on a slow model while its account is deleted; when the model
 answers, the turn writes its reply. Before tombstones, those writes re-created the erased
@@ -16,7 +16,9 @@ from dreamchat.domain.models import PairId
 from dreamchat.ports import Put
 from dreamchat.services.tombstones import ERASE_AGAIN_AFTER, Gone
 from tests.fakes.fake_llm import FakeLLMServer, Reply
-from tests.services.conftest import services_with_fake_llm
+from tests.services.conftest import on_every_store, services_with_fake_llm
+
+pytestmark = on_every_store
 
 DUE_KINDS = ("TOPIC", "COMPRESS", "HB", "EXTRACT")
 

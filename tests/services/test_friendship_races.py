@@ -14,6 +14,9 @@ from dreamchat import keys
 from dreamchat.ports import Put
 from dreamchat.services.container import Services
 from dreamchat.services.storage.unit_of_work import Storage
+from tests.services.conftest import on_every_store
+
+pytestmark = on_every_store
 
 ACCOUNT = "acc_friend_races"
 

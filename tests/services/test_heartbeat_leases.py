@@ -1,5 +1,5 @@
 """Attacks on the heartbeat fan-out: a worker killed mid-run, sweeps in a row, redeliveries,
-a model that keeps failing. On both storage adapters (DynamoDB under moto, SQLite)."""
+a model that keeps failing. On every storage adapter (memory, SQLite, DynamoDB under moto)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ import pytest
 
 from dreamchat.services.heartbeat import HeartbeatService, Work
 from tests.fakes.fake_llm import Reply
-from tests.services.conftest import services_with_fake_llm
+from tests.services.conftest import on_every_store, services_with_fake_llm
 from tests.services.test_heartbeat_service import heartbeat_messages, make_pairs
+
+pytestmark = on_every_store
 
 
 class Killed(BaseException):
