@@ -42,7 +42,7 @@ from dreamchat.domain.topics import Placement, TopicState
 from dreamchat.errors import Contended
 from dreamchat.llm.contracts import ExtractedMemory
 from dreamchat.llm.memory_models import FallbackMemoryModels
-from dreamchat.ports import Clock, Event, EventBus, RandomSource
+from dreamchat.ports import MAX_TRANSACTION_ITEMS, Clock, Event, EventBus, RandomSource
 from dreamchat.services.due_index import due_pages
 from dreamchat.services.memory_repo import MemoryRepository, PairSnapshot
 from dreamchat.services.recall import REFRESH_BATCH, Retriever
@@ -57,6 +57,7 @@ EXTRACT_DUE = keys.EXTRACT_DUE
 EXTRACT_BATCH = 20
 COMPRESS_SAFETY_NET = timedelta(hours=1)  # an ended topic not compressed by then is compressed by the sweep
 _APPEND_ATTEMPTS = 50
+_MAX_SOURCES = MAX_TRANSACTION_ITEMS - 1  # the entry and its sources' flags in one transaction
 _UNSAFE = re.compile(r"[^\w\u4e00-\u9fff\-]+")
 
 
@@ -341,7 +342,7 @@ class MemoryService:
         zone: str,
         degraded: bool,
     ) -> LongTermIndex | None:
-        sources = [by_id[i] for i in dict.fromkeys(memory.source_mid_ids) if i in by_id][:24]
+        sources = [by_id[i] for i in dict.fromkeys(memory.source_mid_ids) if i in by_id][:_MAX_SOURCES]
         if not sources:
             return None
         pair, mids = uow.pair, [s.entity for s in sources]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from dreamchat import keys
 from dreamchat.domain.models import Account, AIUser, Friendship, TokenFamily
-from dreamchat.ports import Delete, Item, ItemStore, KeyRange
+from dreamchat.ports import MAX_TRANSACTION_ITEMS, Delete, Item, ItemStore, KeyRange
 from dreamchat.services.storage.session import Session, Versioned, due, item, to_model, version_of, without_due
 
 Key = tuple[str, str]
@@ -161,11 +161,11 @@ class Tombstones:
         self._session.put(without_due(found))
 
 
-def erase_partition(store: ItemStore, pk: str, batch: int) -> int:
-    """Delete every item of a partition, `batch` at a time (one transaction each); how many."""
+def erase_partition(store: ItemStore, pk: str) -> int:
+    """Delete every item of a partition, a transaction's worth at a time; how many."""
     erased = 0
     while True:
-        page = store.query(pk, limit=batch)
+        page = store.query(pk, limit=MAX_TRANSACTION_ITEMS)
         if not page.items:
             return erased
         store.transact([Delete(found["pk"], found["sk"]) for found in page.items])
