@@ -265,7 +265,7 @@ class Replay:
         self.runtime.bus.drain()  # TopicEnded -> compress, on this thread
         if self.memory.repo.mid_term(PAIR, topic) is None:
             raise RuntimeError(f"session {session.number}: compression stored no mid-term memory")
-        if not self.memory.extract(PAIR, ZONE, force=True).long_term and not self.offline:
+        if not self.services.extractor.extract(PAIR, ZONE, force=True).long_term and not self.offline:
             raise RuntimeError(f"session {session.number}: extraction stored no long-term memory")
 
     def instructions(self) -> str:

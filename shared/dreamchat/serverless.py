@@ -33,7 +33,7 @@ from dreamchat.ports import Event
 from dreamchat.services.container import Services, build_services
 from dreamchat.services.extraction import ExtractWork
 from dreamchat.services.heartbeat import Work
-from dreamchat.services.memory import pair_of
+from dreamchat.services.topics import pair_of
 from dreamchat.wiring import aws_client, build_runtime
 
 COMPRESS_FIGURES = ("CompressionRatio", "InformationCompleteness")
@@ -165,10 +165,10 @@ class Serverless:
         def has_time() -> bool:  # checked before each leftover: one not started waits for the next hour
             return seconds_left(context) >= needed
 
-        idle = self.services.memory.close_idle_topics()
-        leftovers = self.services.compress_leftovers(has_time)
+        idle = self.services.topics.close_idle_topics()
+        leftovers = self.services.compression.compress_leftovers(has_time)
         swept = self.services.extraction.sweep()
-        erased = self.services.erase_again()
+        erased = self.services.erasures.erase_again().items
         figures = {
             "ErasedAgain": erased,
             "IdleTopicsEnded": idle,
@@ -207,7 +207,7 @@ class Serverless:
     def _compress(self, detail: dict[str, Any]) -> dict[str, Any]:
         pair, topic_id = pair_of(Event("TopicEnded", detail))
         self.logger.append_keys(ai_user_id=pair.ai_user_id, topic_id=topic_id)
-        mid = self.services.compress_topic(pair, topic_id)
+        mid = self.services.compression.compress(pair, topic_id)
         if mid is None:
             return {"mid_term_id": None}
         self.metrics.add_metric(name="Compressions", unit=MetricUnit.Count, value=1)
@@ -240,7 +240,7 @@ class Serverless:
         return self._once("extract", work.as_dict(), lambda: self._extract_pair(work))
 
     def _extract_pair(self, work: ExtractWork) -> dict[str, Any]:
-        outcome = self.services.extract_work(work)
+        outcome = self.services.extraction.run(work)
         if not outcome.finished:
             raise NotFinished(f"extraction {outcome.status}")
         result = outcome.result

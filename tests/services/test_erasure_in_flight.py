@@ -86,7 +86,7 @@ def test_a_turn_in_flight_while_the_account_is_deleted_writes_nothing(runtime, s
 
     assert isinstance(outcome[-1], Gone)
     assert leftovers(runtime.store, pair) == []
-    assert services.compress_topic(pair, "topic_any") is None
+    assert services.compression.compress(pair, "topic_any") is None
 
 
 def test_a_turn_in_flight_while_the_pair_is_forgotten_writes_nothing(runtime, slow) -> None:
@@ -149,7 +149,7 @@ def test_the_erasure_runs_again_once_in_flight_work_has_had_time_to_end(runtime)
     # A blob cannot be written conditionally: an extraction finishing late leaves its document.
     late = f"{keys.pair_blob_prefix(pair)}long_term_details/2026-03-15_late.json"
     runtime.blobs.put(late, b"{}")
-    assert services.erase_again() == 0
+    assert services.erasures.erase_again().items == 0
     runtime.clock.advance(seconds=ERASE_AGAIN_AFTER.total_seconds() + 1)
     services.erasures.erase_again()
     assert runtime.blobs.get(late) is None

@@ -156,7 +156,7 @@ def test_an_extraction_killed_mid_run_is_redone_after_its_lease(cloud, monkeypat
         pass
 
     with monkeypatch.context() as patch:
-        patch.setattr(services.memory, "extract", lambda *a, **k: (_ for _ in ()).throw(Killed()))
+        patch.setattr(services.extractor, "extract", lambda *a, **k: (_ for _ in ()).throw(Killed()))
         with pytest.raises(Killed):
             services.extraction.run(work)
     assert services.extraction.run(work).status == "leased"

@@ -89,9 +89,9 @@ def _background(services: Services) -> list[Any]:
     """Locally, the event worker and the schedules EventBridge would run in AWS."""
     jobs = [
         Job("heartbeat-sweep", 60, services.heartbeat.sweep),
-        Job("idle-topics", 600, services.memory.close_idle_topics),
-        Job("compress-leftovers", 600, services.compress_leftovers),
+        Job("idle-topics", 600, services.topics.close_idle_topics),
+        Job("compress-leftovers", 600, services.compression.compress_leftovers),
         Job("extract-sweep", 3600, services.extraction.sweep),
-        Job("erase-again", 600, services.erase_again),
+        Job("erase-again", 600, services.erasures.erase_again),
     ]
     return [services.runtime.bus, LocalScheduler(jobs)]

@@ -9,8 +9,6 @@ from dreamchat.domain.models import PairId
 from dreamchat.ports import BlobStore, ItemStore
 from dreamchat.services.storage.records import erase_partition
 
-_BATCH = 25
-
 
 @dataclass(frozen=True)
 class Erased:
@@ -29,5 +27,5 @@ def erase_pair(store: ItemStore, blobs: BlobStore, pair: PairId) -> Erased:
     blob_keys = blobs.list(keys.pair_blob_prefix(pair))
     for key in blob_keys:
         blobs.delete(key)
-    items = sum(erase_partition(store, pk, _BATCH) for pk in keys.pair_partitions(pair))
+    items = sum(erase_partition(store, pk) for pk in keys.pair_partitions(pair))
     return Erased(items, len(blob_keys))

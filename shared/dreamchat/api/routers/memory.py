@@ -173,7 +173,7 @@ async def compress_now(
 
 def _compress_now(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
     pair = services.ai_users.pair(account_id, user_id)
-    produced = services.compress_now(pair)
+    produced = services.compression.compress_now(pair)
     return {"mid_term": [m.model_dump() for m in produced]}
 
 
@@ -187,7 +187,7 @@ async def extract_now(
 
 def _extract_now(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
     pair, ai_user = services.ai_users.companion(account_id, user_id)
-    result = services.extract(pair, ai_user.timezone, force=True)
+    result = services.extractor.extract(pair, ai_user.timezone, force=True)
     return {
         "long_term": [e.model_dump() for e in result.long_term],
         "core": [c.model_dump() for c in result.core],

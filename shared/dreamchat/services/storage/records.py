@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from dreamchat import keys
 from dreamchat.domain.models import Account, AIUser, Friendship, TokenFamily
-from dreamchat.domain.sessions import Session as UsageSession
-from dreamchat.ports import Delete, Item, ItemStore, KeyRange
+from dreamchat.domain.sessions import ContinuousUse
+from dreamchat.ports import MAX_TRANSACTION_ITEMS, Delete, Item, ItemStore, KeyRange
 from dreamchat.services.storage.session import Session, Versioned, due, item, to_model, version_of, without_due
 
 Key = tuple[str, str]
@@ -69,11 +69,11 @@ class UsageSessions:
     def __init__(self, session: Session) -> None:
         self._session = session
 
-    def get(self, account_id: str) -> Versioned[UsageSession] | None:
+    def get(self, account_id: str) -> Versioned[ContinuousUse] | None:
         found = self._session.get(keys.session(account_id))
-        return Versioned(UsageSession.model_validate(found), version_of(found)) if found else None
+        return Versioned(ContinuousUse.model_validate(found), version_of(found)) if found else None
 
-    def save(self, account_id: str, usage: UsageSession, over: Versioned[UsageSession] | None) -> None:
+    def save(self, account_id: str, usage: ContinuousUse, over: Versioned[ContinuousUse] | None) -> None:
         self._session.put_over(item(keys.session(account_id), usage.model_dump()), over)
 
 
@@ -176,11 +176,11 @@ class Tombstones:
         self._session.put(without_due(found))
 
 
-def erase_partition(store: ItemStore, pk: str, batch: int) -> int:
-    """Delete every item of a partition, `batch` at a time (one transaction each); how many."""
+def erase_partition(store: ItemStore, pk: str) -> int:
+    """Delete every item of a partition, a transaction's worth at a time; how many."""
     erased = 0
     while True:
-        page = store.query(pk, limit=batch)
+        page = store.query(pk, limit=MAX_TRANSACTION_ITEMS)
         if not page.items:
             return erased
         store.transact([Delete(found["pk"], found["sk"]) for found in page.items])
