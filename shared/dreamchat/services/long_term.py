@@ -89,7 +89,9 @@ class Extractor:
                     if stored is not None:
                         result.long_term.append(stored)
                 result.considered, result.extracted = len(pending), len(pending) - len(by_id)
-                self._mark_extracted(uow, [m for m in pending if m.entity.id in by_id])
+                # the ones the model folded into nothing have still been considered
+                leftovers = [m for m in pending if m.entity.id in by_id]
+                self._commit_extracted(uow, leftovers, "mid-term memories changed during extraction")
         result.core = self._core.judge(pair, zone)
         self._vectors.refresh(pair)
         self._quality.after_extraction(pair, result.considered, result.extracted, result.long_term)
@@ -131,17 +133,10 @@ class Extractor:
             sources=self._anchors(pair, memory.key_points, mids),
         )
         uow.long_terms.add(index, self._vectors.retriever.vectors(vec.embedded_texts(index)))
-        for source in sources:
-            uow.mid_terms.extracted(source)
-        try:
-            uow.commit()
-        except Contended:
-            log.info("long-term entry already stored or its sources changed; next sweep retries")
-            return None
-        finally:
-            for m in mids:  # stored, or left for the next sweep: either way not a leftover
-                by_id.pop(m.id, None)
-        return index
+        stored = self._commit_extracted(uow, sources, "long-term entry already stored or its sources changed")
+        for m in mids:  # stored, or left for the next sweep: either way not a leftover
+            by_id.pop(m.id, None)
+        return index if stored else None
 
     def _anchors(self, pair: PairId, points: list[str], sources: list[MidTermMemory]) -> list[str]:
         """Per key point, the message of the source topics it was drawn from ("" when none)."""
@@ -156,11 +151,14 @@ class Extractor:
             return keys.detail_blob(pair, date, f"{safe_title(title)}_{digest}")
         return key
 
-    def _mark_extracted(self, uow: PairUnitOfWork, leftovers: list[Versioned[MidTermMemory]]) -> None:
-        """Mid-term memories the model folded into nothing have still been considered."""
-        for mid in leftovers:
-            uow.mid_terms.extracted(mid)
+    def _commit_extracted(self, uow: PairUnitOfWork, sources: list[Versioned[MidTermMemory]], lost: str) -> bool:
+        """The sources flagged extracted (out of the due index), committed with what else was collected;
+        False when something changed meanwhile (nothing written: the next sweep tries again)."""
+        for source in sources:
+            uow.mid_terms.extracted(source)
         try:
             uow.commit()
         except Contended:
-            log.info("mid-term memories changed during extraction; next sweep retries")
+            log.info("%s; next sweep retries", lost)
+            return False
+        return True

@@ -59,11 +59,6 @@ def without_due(found: Item) -> Item:
     return {k: v for k, v in found.items() if k not in (DUE_PK, DUE_SK)}
 
 
-def due_sort_key(found: Item) -> str | None:
-    value = found.get(DUE_SK)
-    return str(value) if value is not None else None
-
-
 class Session:
     def __init__(self, store: ItemStore) -> None:
         self.store = store
