@@ -83,7 +83,7 @@ def model_rows() -> list[cloudwatch.IWidget]:
             "Cached share of prompt tokens per key",
             [cached_share(k) for k in MODEL_KEYS],
             width=12,
-            left_y_axis=percent,
+            axis=percent,
         ),
     ]
 
