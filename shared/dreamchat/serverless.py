@@ -325,8 +325,9 @@ class ChatFunction:
 
     Mangum turns an exception into a 500 answer, so Lambda never sees an error: every 5xx
     answer is counted here as the `ChatServerErrors` metric, which the alarms watch. Each chat
-    turn is counted (`ChatTurns`) and timed (`ChatTurnLatency`, the whole invocation: a turn is
-    finished before its first event leaves), and every model call becomes metrics.
+    turn that ran is counted (`ChatTurns`) and timed (`ChatTurnLatency`, the app's whole answer, a
+    cold start's building of the app excluded: a turn is finished before its first event leaves),
+    and every model call becomes metrics.
     """
 
     def __init__(self, settings: Settings | None = None) -> None:
@@ -340,9 +341,10 @@ class ChatFunction:
             self._adapter, self._settings = self._app(settings), settings
         started = time.monotonic()
         response = self._adapter(event, context)
-        if int(response.get("statusCode", 200)) >= 500:
+        status = int(response.get("statusCode", 200))
+        if status >= 500:
             _count("ChatServerErrors")
-        if is_chat_turn(event):
+        if status == 200 and is_chat_turn(event):  # a turn that ran (a refused one, 429 or 503, is counted apart)
             _count("ChatTurns")
             elapsed = (time.monotonic() - started) * 1000
             with single_metric(

@@ -34,9 +34,10 @@ def test_a_chat_turn_is_counted_and_timed(cloud, fake_llm, capsys) -> None:
     assert "在吗" not in out and "在呢" not in out
 
 
-def test_other_requests_are_not_chat_turns(cloud, capsys) -> None:
-    signed_up()
+def test_other_requests_and_refused_turns_are_not_counted_as_chat_turns(cloud, capsys) -> None:
+    token, _ = signed_up()
     call("GET", "/api/health")
+    call("POST", "/api/ai-users/ai_nosuch/chat", {"content": "在吗"}, token)  # 404: no turn ran
     assert emitted(capsys.readouterr().out, "ChatTurns") == []
 
 
