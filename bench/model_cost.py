@@ -311,8 +311,9 @@ def _reply_after(turns: Sequence[Any], index: int) -> str:
 @dataclass(frozen=True)
 class Served:
     """The cacheable tokens of one call: at block boundaries (`prefix`), as a whole earlier prompt
-    (`strict`), and at block boundaries when the tools only count with the first message (`after`:
-    the chat templates of DeepSeek and Qwen render the tool list inside the system turn, after its text)."""
+    (`strict`), and at block boundaries when the tools only count with the first message (`after`: the
+    open-weights chat templates of DeepSeek-V3 and Qwen render the tool list inside the system turn, after
+    its text; the APIs do not say how they render it)."""
 
     call: Call
     prefix: int
