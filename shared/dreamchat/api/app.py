@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -27,6 +27,8 @@ from dreamchat.api.routers import (
     web,
 )
 from dreamchat.config import Settings
+from dreamchat.llm.gateway import OpenAIGateway
+from dreamchat.llm.usage import CallRecord
 from dreamchat.ports import Counter
 from dreamchat.services.container import Services, build_services
 from dreamchat.services.limits import ModelCallBudget
@@ -34,9 +36,14 @@ from dreamchat.wiring import Runtime, build_runtime
 
 
 def create_app(
-    settings: Settings | None = None, runtime: Runtime | None = None, *, on_count: Counter | None = None
+    settings: Settings | None = None,
+    runtime: Runtime | None = None,
+    *,
+    on_count: Counter | None = None,
+    on_model_call: Callable[[CallRecord], None] | None = None,
 ) -> FastAPI:
-    """The app; `on_count` receives operational counts (the chat Lambda makes them metrics)."""
+    """The app; `on_count` receives operational counts and `on_model_call` each model call's tokens and
+    latency (the chat Lambda makes both metrics)."""
     settings = settings or Settings()
     runtime = runtime or build_runtime(settings)
 
@@ -54,7 +61,11 @@ def create_app(
     app = FastAPI(title="DreamChat Cloud", version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
     app.state.runtime = runtime
-    app.state.services = build_services(runtime, on_count=on_count)
+    # built here, not by build_services, so that /api/health can show its usage figures
+    app.state.gateway = (
+        OpenAIGateway.from_settings(settings, on_call=on_model_call) if settings.llm_configured else None
+    )
+    app.state.services = build_services(runtime, gateway=app.state.gateway, on_count=on_count)
     budget = ModelCallBudget(runtime.store, runtime.clock, settings.model_calls_per_minute)
     app.state.model_pool = ModelPool(settings.model_concurrency, budget.spend)
     install_error_handlers(app)
