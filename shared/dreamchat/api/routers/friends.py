@@ -41,7 +41,7 @@ def _friend_view(services: ServicesDep, account_id: str, ai_user: AIUser, friend
 @router.post(
     "/{user_id}",
     status_code=status.HTTP_201_CREATED,
-    responses={200: {"description": "Already friends"}, **documented(401, 404, 422)},
+    responses={200: {"description": "Already friends"}, **documented(401, 404, 409, 422)},
 )
 def add_friend(user_id: str, caller: CurrentCaller, services: ServicesDep, response: Response) -> dict[str, Any]:
     """Befriend one's own or a public AI user; a new pair starts with fresh memories."""

@@ -84,7 +84,7 @@ def start(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     return _status(services, caller.id)
 
 
-@router.post("/trigger/{user_id}", responses=documented(404, 422, 503))
+@router.post("/trigger/{user_id}", responses=documented(404, 422, 429, 503))
 async def trigger(user_id: str, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep) -> dict[str, Any]:
     """Run one heartbeat now, whatever its timing, and say what happened."""
     return await models.call(caller.id, _trigger, services, caller.id, user_id)

@@ -138,7 +138,7 @@ def memory_detail(user_id: str, detail_file: str, caller: CurrentCaller, service
     return detail.model_dump()
 
 
-@router.put("/{user_id}/{memory_type}", responses=documented(400, 413))
+@router.put("/{user_id}/{memory_type}", responses=documented(400, 409, 413))
 def edit_memory(
     user_id: str,
     memory_type: MemoryType,
@@ -163,7 +163,7 @@ def edit_memory(
     return {"memory_type": memory_type, "deleted": edit.delete, "memory": result}
 
 
-@router.post("/{user_id}/compress", responses=documented(503))
+@router.post("/{user_id}/compress", responses=documented(429, 503))
 async def compress_now(
     user_id: str, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep
 ) -> dict[str, Any]:
@@ -177,7 +177,7 @@ def _compress_now(services: Services, account_id: str, user_id: str) -> dict[str
     return {"mid_term": [m.model_dump() for m in produced]}
 
 
-@router.post("/{user_id}/extract", responses=documented(503))
+@router.post("/{user_id}/extract", responses=documented(429, 503))
 async def extract_now(
     user_id: str, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep
 ) -> dict[str, Any]:
