@@ -255,7 +255,7 @@ class Replay:
                     self._between_sessions(session)
                 self._session(session)
             self.clock.advance(hours=25)
-            self.services.extract(self.pair, self.zone)  # the last sessions' summaries, a day later
+            self.services.extractor.extract(self.pair, self.zone)  # the last sessions' summaries, a day later
             self.runtime.bus.drain()
         finally:
             self.runtime.close()
@@ -267,7 +267,7 @@ class Replay:
     def _between_sessions(self, session: Session) -> None:
         """What happens while the person is away: the daily extraction, then a heartbeat."""
         self.clock.set(max(self.clock.now() + timedelta(hours=1), session.started - timedelta(hours=2)))
-        self.services.extract(self.pair, self.zone)
+        self.services.extractor.extract(self.pair, self.zone)
         self.model.kind = "heartbeat"
         self.services.heartbeat.run(Work(ACCOUNT, self.ai_user.id, int(self.clock.now().timestamp())), force=True)
         self.model.kind = "chat"
