@@ -25,7 +25,7 @@ from dreamchat.ports import (
     Put,
     query_all,
 )
-from dreamchat.services.pairs import NOTHING, Erased, erase_pair
+from dreamchat.services.pairs import NOTHING, Erased, erase_ai_user_blobs, erase_pair
 from dreamchat.services.tombstones import Erasures
 
 log = logging.getLogger(__name__)
@@ -42,9 +42,10 @@ class AIUserService:
         self._clock = clock
         self._erasures = Erasures(store, blobs, clock)
 
-    def create(self, owner_id: str, fields: dict[str, Any]) -> AIUser:
+    def create(self, owner_id: str, fields: dict[str, Any], *, ai_user_id: str | None = None) -> AIUser:
+        """`ai_user_id`: one made by `new_ai_user_id` beforehand (a card import stores its blobs first)."""
         now = self._epoch()
-        ai_user = AIUser(id=f"ai_{uuid.uuid4().hex[:16]}", owner_id=owner_id, created_at=now, updated_at=now, **fields)
+        ai_user = AIUser(id=ai_user_id or new_ai_user_id(), owner_id=owner_id, created_at=now, updated_at=now, **fields)
         self._store.transact(
             [
                 Put(_item(keys.ai_user(ai_user.id), ai_user.model_dump()), if_absent=True),
@@ -198,7 +199,7 @@ class AIUserService:
                 Delete(*keys.public_listing(ai_user_id)),
             ]
         )
-        return erased
+        return erased + erase_ai_user_blobs(self._blobs, ai_user_id)
 
     def _friendship(self, account_id: str, ai_user_id: str, now: int) -> list[Put | Delete]:
         return [
@@ -255,6 +256,10 @@ class AIUserService:
 
     def _epoch(self) -> int:
         return int(self._clock.now().timestamp())
+
+
+def new_ai_user_id() -> str:
+    return f"ai_{uuid.uuid4().hex[:16]}"
 
 
 def _first_version() -> int:

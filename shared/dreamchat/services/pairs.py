@@ -32,6 +32,14 @@ def erase_pair(store: ItemStore, blobs: BlobStore, pair: PairId) -> Erased:
     return Erased(items, len(blob_keys))
 
 
+def erase_ai_user_blobs(blobs: BlobStore, ai_user_id: str) -> Erased:
+    """Delete an AI user's own blobs (its uploaded avatar, the card it was imported from)."""
+    blob_keys = blobs.list(keys.ai_user_blob_prefix(ai_user_id))
+    for key in blob_keys:
+        blobs.delete(key)
+    return Erased(0, len(blob_keys))
+
+
 def _erase_partition(store: ItemStore, pk: str) -> int:
     erased = 0
     while True:

@@ -33,7 +33,7 @@ from dreamchat.ports import (
     query_all,
 )
 from dreamchat.services.due_index import due_pages
-from dreamchat.services.pairs import Erased, erase_pair
+from dreamchat.services.pairs import Erased, erase_ai_user_blobs, erase_pair
 
 # Longer than a chat turn (model timeout x retries x tool rounds) or a background step can run.
 ERASE_AGAIN_AFTER = timedelta(minutes=15)
@@ -134,4 +134,7 @@ class Erasures:
             items.append({"pk": listing[0], "sk": listing[1]})
         for item in items:
             self._store.transact([Delete(item["pk"], item["sk"])])
-        return Erased(len(items), 0)
+        erased = Erased(len(items), 0)
+        if (ai_user_id := keys.ai_user_of(owner)) is not None:  # its blobs too: an upload may have raced it
+            erased += erase_ai_user_blobs(self._blobs, ai_user_id)
+        return erased
