@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
+from dreamchat.domain.png_text import PngProblem, read_png_text
 from dreamchat.ports import ImageProblem
 
 AVATAR_SIDE = 512  # pixels, the longer side; the card image SillyTavern shows is 400 x 600
@@ -30,6 +31,12 @@ def _decoded(image: bytes) -> Any:
     """The picture's first frame, RGB or RGBA; ImageProblem when it is too large or does not decode."""
     from PIL import Image, UnidentifiedImageError
 
+    try:
+        size = read_png_text(image)  # the header's size, before Pillow allocates anything for it
+    except PngProblem as problem:
+        raise ImageProblem(str(problem)) from problem
+    if size.width * size.height > MAX_PIXELS:
+        raise ImageProblem(f"the picture is {size.width} x {size.height} pixels; at most {MAX_PIXELS:,}")
     # What Pillow raises for a damaged or unreadable PNG (it has no one base class for them)
     broken = (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError, ValueError, EOFError)
     try:
@@ -37,8 +44,6 @@ def _decoded(image: bytes) -> Any:
     except broken as error:
         raise ImageProblem("the PNG's picture cannot be read") from error
     with picture:
-        if picture.width * picture.height > MAX_PIXELS:
-            raise ImageProblem(f"the picture is {picture.width} x {picture.height} pixels; at most {MAX_PIXELS:,}")
         alpha = picture.mode in ("RGBA", "LA", "PA") or "transparency" in picture.info
         try:
             return picture.convert("RGBA" if alpha else "RGB")  # an animated PNG: its first frame
