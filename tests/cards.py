@@ -136,11 +136,11 @@ def macro_card() -> dict[str, Any]:
 
 
 def picture(size: tuple[int, int] = (600, 900), *, alpha: bool = False) -> Image.Image:
-    image = Image.new("RGBA" if alpha else "RGB", size)
-    for x in range(0, size[0], 10):
-        for y in range(0, size[1], 10):
-            image.putpixel((x, y), (x % 256, y % 256, 120, 200) if alpha else (x % 256, y % 256, 120))
-    return image
+    """A picture with something in it (two gradients), so a shrunk avatar shows it was not blanked."""
+    red = Image.linear_gradient("L").resize(size)
+    green = Image.radial_gradient("L").resize(size)
+    bands = [red, green, Image.new("L", size, 200)] + ([Image.new("L", size, 230)] if alpha else [])
+    return Image.merge("RGBA" if alpha else "RGB", bands)
 
 
 def png_bytes(image: Image.Image, texts: dict[str, str] | None = None) -> bytes:
