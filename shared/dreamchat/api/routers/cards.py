@@ -56,7 +56,7 @@ CardsDep = Annotated[CardService, Depends(get_cards)]
     status_code=status.HTTP_201_CREATED,
     responses={
         200: {"description": "With `preview=true`: what would be created; nothing is stored"},
-        **documented(400, 401, 413, 415, 422),
+        **documented(400, 401, 404, 413, 415, 422),  # 404: the account was erased meanwhile
     },
     openapi_extra=_IMPORT_BODY,
 )
