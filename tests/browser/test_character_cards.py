@@ -59,6 +59,7 @@ def test_a_card_is_previewed_then_imported_then_exported(stack: Stack, open_cont
     expect(kept).to_contain_text("2 条")
     expect(kept).to_contain_text("灯塔、lighthouse：雾港的灯塔已经熄灭十年")
     kept.evaluate("section => section.scrollIntoView()")
+    expect(page.locator(".toast")).to_have_count(0)  # 已导入… has gone
     screenshot(page, "card-kept-phone")
 
     with page.expect_download() as png_download:
