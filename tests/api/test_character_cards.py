@@ -16,6 +16,7 @@ from fastapi.testclient import TestClient
 from moto import mock_aws
 from PIL import Image
 
+from dreamchat import keys
 from dreamchat.adapters.blobs import DirectoryBlobStore
 from dreamchat.adapters.events import LocalEventBus, LocalWorkQueue
 from dreamchat.adapters.sqlite_store import SqliteItemStore
@@ -521,3 +522,13 @@ def test_an_import_that_fails_when_storing_the_ai_user_leaves_no_blob_behind(wor
     with pytest.raises(Unavailable):
         service.import_card(world.alice.id, cards.card_png(cards.v2_card()))
     assert world.stored() == before
+
+
+def test_a_blob_written_after_the_ai_user_was_deleted_goes_with_the_second_erasure(world: World, clock) -> None:
+    ai = imported(world, cards.v2_card(), png=True)
+    world.alice.delete(f"/api/ai-users/{ai['id']}")
+    late = keys.avatar_blob(ai["id"], "f" * 32)  # an import of the same id cannot happen; a slow write can
+    world.runtime.blobs.put(late, b"late", "image/png")
+    clock.advance(minutes=16)
+    world.client.app.state.services.erase_again()
+    assert world.runtime.blobs.list(keys.ai_user_blob_prefix(ai["id"])) == []
