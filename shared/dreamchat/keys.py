@@ -135,6 +135,21 @@ def detail_blob(pair: PairId, date: str, safe_title: str) -> str:
     return f"{pair_blob_prefix(pair)}long_term_details/{date}_{safe_title}.json"
 
 
+def ai_user_blob_prefix(ai_user_id: str) -> str:
+    """Every blob of one AI user (its avatar, its character card): erased with it."""
+    return f"ai_users/{ai_user_id}/"
+
+
+def avatar_blob(ai_user_id: str, token: str) -> str:
+    """An uploaded avatar; a new upload gets a new random token, so its URL never changes meaning."""
+    return f"{ai_user_blob_prefix(ai_user_id)}avatar/{token}.png"
+
+
+def card_blob(ai_user_id: str) -> str:
+    """The character card an AI user was imported from: its data verbatim and what was taken from it."""
+    return f"{ai_user_blob_prefix(ai_user_id)}card.json"
+
+
 def shard(pair: PairId) -> int:
     """A stable shard for the due index, so no single partition holds every due pair."""
     return zlib.crc32(pair_pk(pair).encode()) % DUE_SHARDS
@@ -210,6 +225,11 @@ def public_listing_of(owner: str) -> tuple[str, str] | None:
     if owner.startswith(_OWNER_PREFIXES[2]):
         return PUBLIC_PK, owner
     return None
+
+
+def ai_user_of(owner: str) -> str | None:
+    """The AI user id of an erased owner that is an AI user (its blobs are erased with it)."""
+    return owner.removeprefix(_OWNER_PREFIXES[2]) if owner.startswith(_OWNER_PREFIXES[2]) else None
 
 
 def tombstone(owner: str) -> tuple[str, str]:

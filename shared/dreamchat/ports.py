@@ -221,3 +221,16 @@ class Counter(Protocol):
     def __call__(self, name: str, value: int = 1) -> None:
         """Count an operational event (a CloudWatch metric in AWS); never given any content."""
         ...
+
+
+class ImageProblem(ValueError):
+    """An image that cannot be used: it does not decode, or it is too large; the message says which."""
+
+
+class AvatarImages(Protocol):
+    """Turns an uploaded picture into the avatar we store (Pillow in `dreamchat.adapters.images`)."""
+
+    def avatar(self, image: bytes) -> bytes:
+        """The picture decoded, at most `AVATAR_SIDE` pixels a side, re-encoded as a PNG without any of
+        the upload's metadata; ImageProblem when it cannot be decoded."""
+        ...

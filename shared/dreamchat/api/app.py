@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
+from dreamchat.adapters.images import PillowAvatars
 from dreamchat.adapters.scheduler import Job, LocalScheduler
 from dreamchat.api.deadline import RequestDeadline
 from dreamchat.api.errors import install_error_handlers
@@ -17,6 +18,7 @@ from dreamchat.api.model_work import ModelPool
 from dreamchat.api.routers import (
     ai_users,
     auth,
+    cards,
     chat,
     friends,
     health,
@@ -30,6 +32,7 @@ from dreamchat.config import Settings
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.usage import CallRecord
 from dreamchat.ports import Counter
+from dreamchat.services.cards import CardService
 from dreamchat.services.container import Services, build_services
 from dreamchat.services.limits import ModelCallBudget
 from dreamchat.wiring import Runtime, build_runtime
@@ -68,11 +71,13 @@ def create_app(
     app.state.services = build_services(runtime, gateway=app.state.gateway, on_count=on_count)
     budget = ModelCallBudget(runtime.store, runtime.clock, settings.model_calls_per_minute)
     app.state.model_pool = ModelPool(settings.model_concurrency, budget.spend)
+    app.state.cards = CardService(app.state.services.ai_users, runtime.blobs, PillowAvatars(), settings.timezone)
     install_error_handlers(app)
     for router in (
         health.router,
         auth.router,
         ai_users.router,
+        cards.router,
         chat.router,
         friends.router,
         memory.router,
@@ -82,7 +87,7 @@ def create_app(
         web.router,
     ):
         app.include_router(router)
-    app.add_middleware(BodySizeLimit)
+    app.add_middleware(BodySizeLimit, larger={cards.IMPORT_PATH: cards.MAX_CARD_BYTES})
     app.add_middleware(
         RequestDeadline, turn_seconds=settings.chat_turn_seconds, reserve_seconds=settings.chat_reserve_seconds
     )

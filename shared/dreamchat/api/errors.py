@@ -62,6 +62,7 @@ _MEANING = {
     404: "No such resource, or not visible to the caller",
     409: "Conflicts with the current state (e.g. a taken username, a reused Idempotency-Key)",
     413: "Request body or message too large",
+    415: "The request body's Content-Type is not one this route takes",
     422: "The request does not match the schema",
     429: "Too many requests; see Retry-After",
     503: "Temporarily unavailable; see Retry-After",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,6 +19,8 @@ Safety = Literal["crisis"]
 
 MAX_MESSAGE_CHARS = 2000
 MAX_REASONING_CHARS = 20_000  # a reasoning model's chain of thought, as kept beside the AI's message
+MAX_TAGS = 30  # an AI user's tags (from a character card)
+MAX_TAG_CHARS = 40
 
 
 class Entity(BaseModel):
@@ -60,6 +62,11 @@ class AIUser(Entity):
     visibility: Visibility = "private"
     model: ChatModel = "chat"
     greeting: str = Field(default="", max_length=500)  # the opening message of every new chat
+    tags: list[Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS)]] = Field(
+        default_factory=list, max_length=MAX_TAGS
+    )
+    # imported from a character card: the card's data is kept verbatim in the blob `keys.card_blob`
+    from_card: bool = False
     created_at: int
     updated_at: int
 

@@ -16,7 +16,7 @@ from dreamchat import keys
 from dreamchat.domain.models import AIUser, Friendship, PairId
 from dreamchat.errors import Conflict, Contended, Forbidden, NotFound
 from dreamchat.ports import BlobStore, Clock, ItemStore
-from dreamchat.services.pairs import NOTHING, Erased, erase_pair
+from dreamchat.services.pairs import NOTHING, Erased, erase_ai_user_blobs, erase_pair
 from dreamchat.services.storage.unit_of_work import Storage, UnitOfWork
 from dreamchat.services.tombstones import Erasures
 
@@ -43,9 +43,10 @@ class AIUserService:
         self._clock = clock
         self._erasures = Erasures(store, blobs, clock)
 
-    def create(self, owner_id: str, fields: dict[str, Any]) -> AIUser:
+    def create(self, owner_id: str, fields: dict[str, Any], *, ai_user_id: str | None = None) -> AIUser:
+        """`ai_user_id`: one made by `new_ai_user_id` beforehand (a card import stores its blobs first)."""
         now = self._epoch()
-        ai_user = AIUser(id=f"ai_{uuid.uuid4().hex[:16]}", owner_id=owner_id, created_at=now, updated_at=now, **fields)
+        ai_user = AIUser(id=ai_user_id or new_ai_user_id(), owner_id=owner_id, created_at=now, updated_at=now, **fields)
         with self._storage.pair(PairId(account_id=owner_id, ai_user_id=ai_user.id)) as uow:
             if len(uow.ai_users.owned_by(owner_id)) >= self._caps.ai_users:
                 raise Conflict(f"an account may make at most {self._caps.ai_users} AI users; delete one first")
@@ -202,7 +203,7 @@ class AIUserService:
         with self._storage.begin() as uow:
             uow.ai_users.remove(ai_user_id, owner_id)
             uow.commit()
-        return erased
+        return erased + erase_ai_user_blobs(self._blobs, ai_user_id)
 
     def _end_friendship(self, pair: PairId) -> None:
         """The friendship and the AI user's record of the pair, in one transaction."""
@@ -243,3 +244,7 @@ class AIUserService:
 
     def _epoch(self) -> int:
         return int(self._clock.now().timestamp())
+
+
+def new_ai_user_id() -> str:
+    return f"ai_{uuid.uuid4().hex[:16]}"

@@ -29,3 +29,11 @@ def erase_pair(store: ItemStore, blobs: BlobStore, pair: PairId) -> Erased:
         blobs.delete(key)
     items = sum(erase_partition(store, pk) for pk in keys.pair_partitions(pair))
     return Erased(items, len(blob_keys))
+
+
+def erase_ai_user_blobs(blobs: BlobStore, ai_user_id: str) -> Erased:
+    """Delete an AI user's own blobs (its uploaded avatar, the card it was imported from)."""
+    blob_keys = blobs.list(keys.ai_user_blob_prefix(ai_user_id))
+    for key in blob_keys:
+        blobs.delete(key)
+    return Erased(0, len(blob_keys))

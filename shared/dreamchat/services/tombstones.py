@@ -15,7 +15,7 @@ from dreamchat import keys
 from dreamchat.domain.models import PairId
 from dreamchat.ports import BlobStore, Clock, ItemStore, query_all
 from dreamchat.services.due_index import due_pages
-from dreamchat.services.pairs import Erased, erase_pair
+from dreamchat.services.pairs import Erased, erase_ai_user_blobs, erase_pair
 from dreamchat.services.storage.guard import Gone, TombstoneGuard
 from dreamchat.services.storage.unit_of_work import Storage
 
@@ -68,4 +68,7 @@ class Erasures:
             items.append({"pk": listing[0], "sk": listing[1]})
         for item in items:
             self._store.delete(item["pk"], item["sk"])
-        return Erased(len(items), 0)
+        erased = Erased(len(items), 0)
+        if (ai_user_id := keys.ai_user_of(owner)) is not None:  # its blobs too: an upload may have raced it
+            erased += erase_ai_user_blobs(self._blobs, ai_user_id)
+        return erased
