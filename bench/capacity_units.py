@@ -160,7 +160,7 @@ def measure(turns: int) -> list[tuple[str, float, float, Counter[str]]]:
         ai_user = services.ai_users.create("bench-account", {"name": "小梦", "base_soul": "温柔的朋友"})
         pair = services.ai_users.pair("bench-account", ai_user.id)
         seed(services, "bench-account", ai_user.id)
-        while services.memory.refresh_vectors(pair):  # seeded as written before embeddings: steady state has vectors
+        while services.vectors.refresh(pair):  # seeded as written before embeddings: steady state has vectors
             pass
         meter.take()
         for i in range(turns):
@@ -169,10 +169,10 @@ def measure(turns: int) -> list[tuple[str, float, float, Counter[str]]]:
             list(services.chat.respond(pair, ai_user, person))
         rru, wru, calls = meter.take()
         rows.append(("chat turn", rru / turns, wru / turns, Counter({k: v / turns for k, v in calls.items()})))
-        topic = services.memory.repo.topic_state(pair)[0].topic_id
+        topic = services.memory.repo.topic_state(pair).topic_id
         services.memory.end_topic(pair, topic)
         meter.take()
-        services.memory.compress(pair, topic)
+        services.compression.compress(pair, topic)
         rows.append(("compression", *meter.take()))
         clock.advance(hours=25)
         services.extraction.sweep()
@@ -183,7 +183,7 @@ def measure(turns: int) -> list[tuple[str, float, float, Counter[str]]]:
         services.heartbeats.change(
             pair,
             ai_user,
-            services.memory.repo.relationship(pair)[0],
+            services.memory.repo.relationship(pair),
             lambda s: person_wrote(s, clock.now() - timedelta(days=4)),
         )
         meter.take()

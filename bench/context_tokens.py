@@ -265,7 +265,7 @@ class Replay:
         self.runtime.bus.drain()  # TopicEnded -> compress, on this thread
         if self.memory.repo.mid_term(PAIR, topic) is None:
             raise RuntimeError(f"session {session.number}: compression stored no mid-term memory")
-        if not self.memory.extract(PAIR, ZONE, force=True).long_term and not self.offline:
+        if not self.services.extractor.extract(PAIR, ZONE, force=True).long_term and not self.offline:
             raise RuntimeError(f"session {session.number}: extraction stored no long-term memory")
 
     def instructions(self) -> str:
@@ -282,7 +282,7 @@ class Replay:
         for entry in entries:
             if estimate_tokens(render_index(sorted([*chosen, entry], key=lambda e: e.created_at))) <= budget:
                 chosen.append(entry)
-        system = f"{persona(self.ai_user.base_soul, repo.self_soul(PAIR)[0].self_soul)}\n\n{self.instructions()}"
+        system = f"{persona(self.ai_user.base_soul, repo.self_soul(PAIR).self_soul)}\n\n{self.instructions()}"
         parts = [
             ("system", system),
             ("core", render_core(for_context(repo.core(PAIR)))),

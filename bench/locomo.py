@@ -1,6 +1,7 @@
 """The LoCoMo evaluation data as plain values, and the rule that decides whether a fact is "in" a text.
 
-`../shared/data/locomo-dev.json` (relative to the repo root) holds five LoCoMo conversations; see
+`../shared/data/locomo-dev.json` (relative to the repo root; the environment variable `LOCOMO_DATA`
+names another path, e.g. from a git worktree elsewhere) holds five LoCoMo conversations; see
 `../shared/data/README.md`. Sessions become topics: speaker_a is the person ("user"), speaker_b the
 companion ("assistant").
 """
@@ -8,6 +9,7 @@ companion ("assistant").
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -17,7 +19,7 @@ from pathlib import Path
 from dreamchat.domain.retrieval import words
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo-dev.json"
+DEFAULT_DATA = Path(os.environ.get("LOCOMO_DATA") or ROOT.parent / "shared" / "data" / "locomo-dev.json")
 QA_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 TURN_SECONDS = 30  # the replay spaces a session's turns this far apart
 WORD_SHARE = 0.8  # a fact is present when this share of its words are (see `fact_present`)

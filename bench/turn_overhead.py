@@ -37,7 +37,7 @@ from dreamchat.domain.models import CoreMemory, EmotionTags, LongTermDetail, Lon
 from dreamchat.llm.port import Completion, TokenUsage
 from dreamchat.ports import Put
 from dreamchat.services.container import build_services
-from dreamchat.services.memory_repo import item
+from dreamchat.services.storage.session import item
 from dreamchat.wiring import Runtime
 
 NOW = datetime(2026, 3, 15, 12, 0, tzinfo=UTC)
@@ -77,12 +77,11 @@ def seed(services: Any, account: str, ai_user_id: str) -> None:
     """A pair some months into the relationship."""
     pair = services.ai_users.pair(account, ai_user_id)
     repo, pk = services.memory.repo, keys.pair_pk(pair)
-    puts = [
-        repo.core_put(
-            pair, CoreMemory(id=f"core_{i}", content=f"重要的事{i}", importance=8 + i % 3, created_at=1_700_000_000 + i)
-        )
+    cores = [
+        CoreMemory(id=f"core_{i}", content=f"重要的事{i}", importance=8 + i % 3, created_at=1_700_000_000 + i)
         for i in range(5)
     ]
+    puts = [Put(item((pk, keys.core(c.id)), c.model_dump()), if_absent=True) for c in cores]
     for i in range(30):
         mid = MidTermMemory(
             id=f"mid_{i:04d}",
@@ -94,7 +93,7 @@ def seed(services: Any, account: str, ai_user_id: str) -> None:
             compression_ratio=0.8,
             extracted_to_long=True,
         )
-        puts.append(Put(item(pk, keys.mid_term(mid.topic_id), {**mid.model_dump(), "version": 1})))
+        puts.append(Put(item((pk, keys.mid_term(mid.topic_id)), {**mid.model_dump(), "version": 1})))
     for i in range(120):
         said = Message(
             id=f"m{(1_700_000_000 + i * 86400) * 1_000_000:016d}000000",
@@ -103,7 +102,7 @@ def seed(services: Any, account: str, ai_user_id: str) -> None:
             timestamp=1_700_000_000 + i * 86400,
             topic_id=f"topic_{i % 30:04d}",
         )
-        puts.append(Put(item(keys.messages_pk(pair), said.id, said.model_dump())))  # the log keeps what was said
+        puts.append(Put(item((keys.messages_pk(pair), said.id), said.model_dump())))  # the log keeps what was said
         entry = LongTermIndex(
             id=f"long_{i:04d}",
             title=f"{LINES[i % 5][:4]}{i}",
@@ -112,7 +111,9 @@ def seed(services: Any, account: str, ai_user_id: str) -> None:
             created_at=1_700_000_000 + i * 86400,
             sources=[said.id, ""],  # each key point anchored to its message, as extraction does
         )
-        puts.append(Put(item(pk, keys.long_term(entry.id), {**entry.model_dump(), "core_judged": True, "version": 1})))
+        puts.append(
+            Put(item((pk, keys.long_term(entry.id)), {**entry.model_dump(), "core_judged": True, "version": 1}))
+        )
         repo.put_detail(
             pair,
             f"{keys.pair_blob_prefix(pair)}long_term_details/{entry.detail_file}",

@@ -1,4 +1,4 @@
-"""Fixtures shared by every test folder: clock, random source, both storage adapters, the app."""
+"""Fixtures shared by every test folder: clock, random source, the storage adapters, the app."""
 
 from __future__ import annotations
 
@@ -14,12 +14,18 @@ from unittest import mock
 
 import boto3
 import pytest
+from argon2 import PasswordHasher
 from moto import mock_aws
 
 from dreamchat.adapters.blobs import DirectoryBlobStore, S3BlobStore
 from dreamchat.adapters.dynamo_store import DynamoItemStore, create_table
+from dreamchat.adapters.events import LocalEventBus, LocalWorkQueue
+from dreamchat.adapters.memory_store import MemoryItemStore
 from dreamchat.adapters.runtime import ManualClock, SeededRandom
 from dreamchat.adapters.sqlite_store import SqliteItemStore
+from dreamchat.config import Settings
+from dreamchat.ports import Clock, RandomSource
+from dreamchat.wiring import Runtime
 
 # moto needs credentials to exist; these never leave the process.
 for _name, _value in {
@@ -53,6 +59,27 @@ def clock() -> ManualClock:
 @pytest.fixture
 def rng() -> SeededRandom:
     return SeededRandom(7)
+
+
+@pytest.fixture(autouse=True)
+def cheap_password_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Argon2 at its production cost (64 MiB, 3 passes: about 0.2 s) would hash in every registration
+    of every test. Tests check who may log in, how often and how many hash at once, not what a hash
+    costs, so in-process they hash at argon2's lowest cost (still argon2id, verified the same way);
+    the real cost runs where a real server does (tests/e2e, tests/browser, tests/artifact)."""
+    from dreamchat.services import auth
+
+    monkeypatch.setattr(auth, "_hasher", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+
+
+def memory_runtime(settings: Settings, clock: Clock, random: RandomSource) -> Runtime:
+    """What `build_runtime` builds in local mode, with the item store in memory: for tests that need
+    a store, not SQLite (tests/contract holds the memory store to the same contract)."""
+    bus = LocalEventBus(attempts=settings.background_attempts)
+    blobs = DirectoryBlobStore(settings.data_dir / "blobs")
+    runtime = Runtime(settings, MemoryItemStore(clock), blobs, bus, clock, random, LocalWorkQueue(bus))
+    runtime.closers.append(bus.stop)
+    return runtime
 
 
 @pytest.fixture
@@ -94,9 +121,11 @@ def make_s3(bucket: str = "dreamchat") -> S3BlobStore:
     return S3BlobStore(client, bucket)
 
 
-@pytest.fixture(params=["sqlite", "dynamodb"])
+@pytest.fixture(params=["sqlite", "dynamodb", "memory"])
 def store(request: pytest.FixtureRequest, clock: ManualClock, tmp_path: Path) -> Iterator[object]:
-    if request.param == "sqlite":
+    if request.param == "memory":
+        yield MemoryItemStore(clock)
+    elif request.param == "sqlite":
         sqlite = SqliteItemStore(tmp_path / "items.db", clock)
         yield sqlite
         sqlite.close()
@@ -159,4 +188,39 @@ def transactions_without_table_copies() -> Iterator[None]:
             return original(backend, transact_items)
 
     with mock.patch.object(models.DynamoDBBackend, "transact_write_items", transact):
+        yield
+
+
+class _OnePartition:
+    """A moto table as one Query of partition `hash_key` sees it: `all_items` is that partition alone."""
+
+    def __init__(self, table: Any, hash_key: Any) -> None:
+        self._table, self._hash_key = table, hash_key
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._table, name)
+
+    def all_items(self) -> list[Any]:
+        partition = self._table.items.get(self._hash_key)
+        if not partition:
+            return []
+        return list(partition.values()) if self._table.range_key_attr else [partition]
+
+
+@contextmanager
+def queries_of_one_partition() -> Iterator[None]:
+    """moto answers a Query of one partition by sorting every item of the table first (`all_items`),
+    then keeping the partition's and sorting those by sort key, so a test's cost grows with the
+    square of its items. Here a Query of the table (not of an index) starts from its partition's items;
+    moto's own code does the rest, so the answer is the same. Index queries are left as they are."""
+    from moto.dynamodb.models.table import Table
+
+    original = Table.query
+
+    def query(table: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
+        index_name = args[6] if len(args) > 6 else kwargs.get("index_name")
+        seen = table if index_name or hash_key is None else _OnePartition(table, hash_key)
+        return original(seen, hash_key, *args, **kwargs)
+
+    with mock.patch.object(Table, "query", query):
         yield

@@ -7,6 +7,8 @@
   has no 429 metric, so a filter on the access log counts them);
 - the oldest message of each work queue, and any message in a dead-letter queue;
 - DynamoDB throttled requests on either table.
+
+Beside the alarms, one dashboard (`infra.stacks.dashboard`) shows what an operator watches.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from constructs import Construct
 
 from infra.settings import EnvironmentSettings
 from infra.stacks.api import Api
+from infra.stacks.dashboard import CHAT_SERVICE, operator_dashboard
 from infra.stacks.data import Data
 from infra.stacks.messaging import Messaging
 
@@ -58,6 +61,7 @@ class Monitoring(Construct):
         super().__init__(scope, id)
         self._prefix = settings.prefix
         self.topic = _alarm_topic(self, settings)
+        self.alarms: dict[str, dict[str, cloudwatch.Alarm]] = {}  # by kind, then name
         for name, function in functions.items():
             self._functions(name, function)
         self._api(api)
@@ -70,6 +74,7 @@ class Monitoring(Construct):
         for name, table in (("table", data.table), ("idempotency-table", data.idempotency_table)):
             throttled = table.metric_throttled_requests_for_operations(operations=TABLE_OPERATIONS, period=PERIOD)
             self._alarm(f"{name}-throttles", throttled)
+        self.dashboard = operator_dashboard(self, self._prefix, self._chat_errors(api, functions["chat"]), self.alarms)
 
     def _functions(self, name: str, function: lambda_.Function) -> None:
         self._alarm(f"{name}-errors", function.metric_errors(period=PERIOD, statistic="Sum"))
@@ -80,30 +85,37 @@ class Monitoring(Construct):
 
     def _api(self, api: Api) -> None:
         self._alarm("api-5xx", api.http_api.metric_server_error(period=PERIOD, statistic="Sum"))
-        # Powertools adds the function's POWERTOOLS_SERVICE_NAME as the `service` dimension.
-        chat_errors = cloudwatch.Metric(
-            namespace=NAMESPACE,
-            metric_name="ChatServerErrors",
-            period=PERIOD,
-            statistic="Sum",
-            dimensions_map={"service": "dreamchat-chat"},
-        )
-        self._alarm("chat-5xx", chat_errors)
+        self._alarm("chat-5xx", _chat_server_errors())
+        self._answers = {status: self._status_count(api, status) for status in (429, 503)}
+        self._alarm("api-429", self._answers[429])
+
+    def _status_count(self, api: Api, status: int) -> cloudwatch.Metric:
+        """Answers with this status, counted from the access log by a metric filter (`Api<status>`):
+        the HTTP API has no metric per status. 503: the model pool was full, or the integration unavailable."""
+        name = f"Api{status}"
         logs.MetricFilter(
             self,
-            "Api429Filter",
+            f"{name}Filter",
             log_group=api.access_logs,
-            filter_pattern=logs.FilterPattern.string_value("$.status", "=", "429"),
+            filter_pattern=logs.FilterPattern.string_value("$.status", "=", str(status)),
             metric_namespace=NAMESPACE,
-            metric_name="Api429",
+            metric_name=name,
             metric_value="1",
         )
-        self._alarm(
-            "api-429", cloudwatch.Metric(namespace=NAMESPACE, metric_name="Api429", period=PERIOD, statistic="Sum")
-        )
+        return cloudwatch.Metric(namespace=NAMESPACE, metric_name=name, period=PERIOD, statistic="Sum")
+
+    def _chat_errors(self, api: Api, chat: lambda_.Function) -> list[cloudwatch.IMetric]:
+        """What the dashboard shows as the chat's errors and 503s."""
+        return [
+            _chat_server_errors().with_(label="chat 5xx answers"),
+            self._answers[503].with_(label="503 answers"),
+            self._answers[429].with_(label="429 answers"),
+            api.http_api.metric_server_error(period=PERIOD, statistic="Sum", label="API Gateway 5xx"),
+            chat.metric_errors(period=PERIOD, statistic="Sum", label="chat Lambda errors"),
+        ]
 
     def _alarm(self, name: str, metric: cloudwatch.IMetric, threshold: float = 0) -> None:
-        """Fires above the threshold (by default on anything: one error, one dead letter)."""
+        """Fires above the threshold (by default on anything: one error, one dead letter); kept by kind for the dashboard."""
         alarm = cloudwatch.Alarm(
             self,
             name,
@@ -115,6 +127,26 @@ class Monitoring(Construct):
             treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
         )
         alarm.add_alarm_action(actions.SnsAction(self.topic))
+        self.alarms.setdefault(_kind(name), {})[name] = alarm
+
+
+def _chat_server_errors() -> cloudwatch.Metric:
+    # Powertools adds the function's POWERTOOLS_SERVICE_NAME as the `service` dimension.
+    return cloudwatch.Metric(
+        namespace=NAMESPACE,
+        metric_name="ChatServerErrors",
+        period=PERIOD,
+        statistic="Sum",
+        dimensions_map={"service": CHAT_SERVICE},
+    )
+
+
+ALARM_KINDS = ("near-timeout", "errors", "throttles", "oldest-message", "dlq-depth")
+
+
+def _kind(name: str) -> str:
+    """An alarm's kind, by the end of its name: `extract-worker-errors` is one of the errors."""
+    return next((kind for kind in ALARM_KINDS if name.endswith(kind)), "answers")
 
 
 def _alarm_topic(scope: Construct, settings: EnvironmentSettings) -> sns.Topic:

@@ -132,6 +132,11 @@ class Settings(BaseSettings):
     judge_relationship_every_topics: int = Field(default=3, ge=0)
     quality_sample_share: float = Field(default=0.02, ge=0, le=1)
 
+    # what one account may hold
+    max_ai_users: int = Field(default=100, ge=1, le=10_000)
+    max_friends: int = Field(default=300, ge=1, le=10_000)
+    max_person_core_memories: int = Field(default=50, ge=1, le=1000)
+
     # the person comes first: crisis protocol and break reminders
     crisis_locale: str = Field(default="zh-CN", min_length=1, max_length=35)
     crisis_resources: dict[str, list[dict[str, str]]] | None = None  # JSON: locale → resources
@@ -141,7 +146,7 @@ class Settings(BaseSettings):
     # heartbeat (defaults of every account; each account may change its own)
     heartbeat_daily_cap: int = Field(default=5, ge=0)
     heartbeat_quiet_minutes: int = Field(default=10, ge=0)
-    heartbeat_max_backoff: int = Field(default=8, ge=1)
+    heartbeat_max_backoff: int = Field(default=8, ge=1, le=64)
     heartbeat_pause_days: float = Field(default=7.0, gt=0)
 
     # web push and presence

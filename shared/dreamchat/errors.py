@@ -31,6 +31,11 @@ class Conflict(DreamChatError):
     code = "conflict"
 
 
+class Contended(Conflict):
+    """A lost race: what was read changed before the write landed, nothing was written. A person
+    waiting gets 409 (try again, code `conflict` as before); background work is retried."""
+
+
 class TooLarge(DreamChatError):
     code = "payload_too_large"
 

@@ -10,6 +10,7 @@ import hashlib
 import zlib
 from datetime import UTC, datetime
 
+from dreamchat.domain.accounts import username_skeleton
 from dreamchat.domain.models import PairId
 
 
@@ -22,6 +23,12 @@ def account_pk(account_id: str) -> str:
 
 
 def username(name: str) -> tuple[str, str]:
+    """A name's unique pointer, by how it looks (look-alikes and full-width forms are the same name)."""
+    return f"USERNAME#{username_skeleton(name)}", "ACCOUNT"
+
+
+def legacy_username(name: str) -> tuple[str, str]:
+    """The pointer of a name registered before skeletons (folded only)."""
     return f"USERNAME#{name.casefold()}", "ACCOUNT"
 
 
@@ -99,6 +106,8 @@ CORE_PREFIX = "CORE#"
 DUE_SHARDS = 16
 TOPIC_DUE = "TOPIC"
 COMPRESS_DUE = "COMPRESS"
+EXTRACT_DUE = "EXTRACT"
+HEARTBEAT_DUE = "HB"
 
 
 def pending_compression(topic_id: str) -> str:
@@ -124,6 +133,21 @@ def short_term_sk(topic_id: str, message_id: str) -> str:
 
 def detail_blob(pair: PairId, date: str, safe_title: str) -> str:
     return f"{pair_blob_prefix(pair)}long_term_details/{date}_{safe_title}.json"
+
+
+def ai_user_blob_prefix(ai_user_id: str) -> str:
+    """Every blob of one AI user (its avatar, its character card): erased with it."""
+    return f"ai_users/{ai_user_id}/"
+
+
+def avatar_blob(ai_user_id: str, token: str) -> str:
+    """An uploaded avatar; a new upload gets a new random token, so its URL never changes meaning."""
+    return f"{ai_user_blob_prefix(ai_user_id)}avatar/{token}.png"
+
+
+def card_blob(ai_user_id: str) -> str:
+    """The character card an AI user was imported from: its data verbatim and what was taken from it."""
+    return f"{ai_user_blob_prefix(ai_user_id)}card.json"
 
 
 def shard(pair: PairId) -> int:
@@ -201,6 +225,11 @@ def public_listing_of(owner: str) -> tuple[str, str] | None:
     if owner.startswith(_OWNER_PREFIXES[2]):
         return PUBLIC_PK, owner
     return None
+
+
+def ai_user_of(owner: str) -> str | None:
+    """The AI user id of an erased owner that is an AI user (its blobs are erased with it)."""
+    return owner.removeprefix(_OWNER_PREFIXES[2]) if owner.startswith(_OWNER_PREFIXES[2]) else None
 
 
 def tombstone(owner: str) -> tuple[str, str]:

@@ -1,7 +1,8 @@
 """The narrow interfaces between services and the outside world.
 
-Storage adapters (DynamoDB/S3 and SQLite/directory) implement `ItemStore` and `BlobStore`
-with the same behaviour; `tests/contract` runs one suite against both.
+Storage adapters (DynamoDB/S3, SQLite/directory, and an in-memory item store for tests)
+implement `ItemStore` and `BlobStore` with the same behaviour; `tests/contract` runs one suite
+against each.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ Operation = Put | Delete | Check
 
 
 def check_transaction(operations: Sequence[Operation]) -> None:
-    """The limits both adapters enforce: 1 to 25 writes (and up to 75 checks), each item touched once."""
+    """The limits every item store enforces: 1 to 25 writes (and up to 75 checks), each item touched once."""
     writes = [op for op in operations if not isinstance(op, Check)]
     if not 0 < len(writes) <= MAX_TRANSACTION_ITEMS or len(operations) - len(writes) > MAX_TRANSACTION_CHECKS:
         raise ValueError(f"a transaction takes 1 to {MAX_TRANSACTION_ITEMS} writes")
@@ -219,4 +220,17 @@ class RandomSource(Protocol):
 class Counter(Protocol):
     def __call__(self, name: str, value: int = 1) -> None:
         """Count an operational event (a CloudWatch metric in AWS); never given any content."""
+        ...
+
+
+class ImageProblem(ValueError):
+    """An image that cannot be used: it does not decode, or it is too large; the message says which."""
+
+
+class AvatarImages(Protocol):
+    """Turns an uploaded picture into the avatar we store (Pillow in `dreamchat.adapters.images`)."""
+
+    def avatar(self, image: bytes) -> bytes:
+        """The picture decoded, at most `AVATAR_SIDE` pixels a side, re-encoded as a PNG without any of
+        the upload's metadata; ImageProblem when it cannot be decoded."""
         ...

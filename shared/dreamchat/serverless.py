@@ -7,6 +7,8 @@ events are never logged because they can hold what a person wrote.
 from __future__ import annotations
 
 import json
+import re
+import time
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
@@ -33,7 +35,7 @@ from dreamchat.ports import Event
 from dreamchat.services.container import Services, build_services
 from dreamchat.services.extraction import ExtractWork
 from dreamchat.services.heartbeat import Work
-from dreamchat.services.memory import pair_of
+from dreamchat.services.topics import pair_of
 from dreamchat.wiring import aws_client, build_runtime
 
 COMPRESS_FIGURES = ("CompressionRatio", "InformationCompleteness")
@@ -134,7 +136,7 @@ class Serverless:
         """The services for these settings: model clients with the current keys."""
         self.settings = settings
         configured = settings.llm_configured
-        gateway = OpenAIGateway.from_settings(settings, on_call=self._model_call) if configured else None
+        gateway = OpenAIGateway.from_settings(settings, on_call=model_call_metrics) if configured else None
         self.services: Services = build_services(
             build_runtime(settings), gateway=gateway, on_quality=self._quality_figure
         )
@@ -166,10 +168,10 @@ class Serverless:
         def has_time() -> bool:  # checked before each leftover: one not started waits for the next hour
             return seconds_left(context) >= needed
 
-        idle = self.services.memory.close_idle_topics()
-        leftovers = self.services.compress_leftovers(has_time)
+        idle = self.services.topics.close_idle_topics()
+        leftovers = self.services.compression.compress_leftovers(has_time)
         swept = self.services.extraction.sweep()
-        erased = self.services.erase_again()
+        erased = self.services.erasures.erase_again().items
         figures = {
             "ErasedAgain": erased,
             "IdleTopicsEnded": idle,
@@ -208,7 +210,7 @@ class Serverless:
     def _compress(self, detail: dict[str, Any]) -> dict[str, Any]:
         pair, topic_id = pair_of(Event("TopicEnded", detail))
         self.logger.append_keys(ai_user_id=pair.ai_user_id, topic_id=topic_id)
-        mid = self.services.compress_topic(pair, topic_id)
+        mid = self.services.compression.compress(pair, topic_id)
         if mid is None:
             return {"mid_term_id": None}
         self.metrics.add_metric(name="Compressions", unit=MetricUnit.Count, value=1)
@@ -241,7 +243,7 @@ class Serverless:
         return self._once("extract", work.as_dict(), lambda: self._extract_pair(work))
 
     def _extract_pair(self, work: ExtractWork) -> dict[str, Any]:
-        outcome = self.services.extract_work(work)
+        outcome = self.services.extraction.run(work)
         if not outcome.finished:
             raise NotFinished(f"extraction {outcome.status}")
         result = outcome.result
@@ -277,16 +279,6 @@ class Serverless:
         client = aws_client(self.settings, "dynamodb")
         return DynamoDBPersistenceLayer(table_name=self.settings.idempotency_table, boto3_client=client)
 
-    def _model_call(self, record: CallRecord) -> None:
-        """Tokens and latency per model key, each as its own metric with a ModelKey dimension."""
-        figures = [
-            ("ModelTokens", MetricUnit.Count, record.prompt_tokens + record.completion_tokens),
-            ("ModelLatency", MetricUnit.Milliseconds, record.latency_seconds * 1000),
-        ]
-        for name, unit, value in figures:
-            with single_metric(name=name, unit=unit, value=value, namespace="DreamChat") as metric:
-                metric.add_dimension(name="ModelKey", value=record.key)
-
     def _quality_figure(self, name: str, value: float) -> None:
         """A compression-quality figure (a share, 0-1) as a percentage; the spec's targets are on them."""
         with single_metric(name=name, unit=MetricUnit.Percent, value=value * 100, namespace="DreamChat") as metric:
@@ -304,11 +296,39 @@ class Serverless:
         self.metrics.flush_metrics(raise_on_empty_metrics=False)
 
 
+def model_call_metrics(record: CallRecord) -> None:
+    """One model call as metrics with a ModelKey dimension (the function's `service` beside it):
+    its tokens (prompt, the part the provider's cache served, and all), latency (whose sample count
+    is the number of calls). Counts only."""
+    figures = [
+        ("ModelTokens", MetricUnit.Count, record.prompt_tokens + record.completion_tokens),
+        ("PromptTokens", MetricUnit.Count, record.prompt_tokens),
+        ("CachedPromptTokens", MetricUnit.Count, record.cached_prompt_tokens),
+        ("ModelLatency", MetricUnit.Milliseconds, record.latency_seconds * 1000),
+    ]
+    for name, unit, value in figures:
+        with single_metric(name=name, unit=unit, value=value, namespace="DreamChat") as metric:
+            metric.add_dimension(name="ModelKey", value=record.key)
+
+
+# The two routes that run a chat turn: a new message, and asking again after a failed turn.
+CHAT_TURN = re.compile(r"^/api/ai-users/[^/]+/(chat|messages/[^/]+/retry)$")
+
+
+def is_chat_turn(event: dict[str, Any]) -> bool:
+    """Whether an HTTP API event (payload 2.0) asks for a chat turn."""
+    method = ((event.get("requestContext") or {}).get("http") or {}).get("method")
+    return method == "POST" and bool(CHAT_TURN.match(str(event.get("rawPath", ""))))
+
+
 class ChatFunction:
     """The chat function: the FastAPI app through Mangum, rebuilt when the app secret changes.
 
     Mangum turns an exception into a 500 answer, so Lambda never sees an error: every 5xx
-    answer is counted here as the `ChatServerErrors` metric, which the alarms watch.
+    answer is counted here as the `ChatServerErrors` metric, which the alarms watch. Each chat
+    turn that ran is counted (`ChatTurns`) and timed (`ChatTurnLatency`, the app's whole answer, a
+    cold start's building of the app excluded: a turn is finished before its first event leaves),
+    and every model call becomes metrics.
     """
 
     def __init__(self, settings: Settings | None = None) -> None:
@@ -320,9 +340,17 @@ class ChatFunction:
         settings = self._secrets.current()
         if settings is not self._settings:
             self._adapter, self._settings = self._app(settings), settings
+        started = time.monotonic()
         response = self._adapter(event, context)
-        if int(response.get("statusCode", 200)) >= 500:
-            with single_metric(name="ChatServerErrors", unit=MetricUnit.Count, value=1, namespace="DreamChat"):
+        status = int(response.get("statusCode", 200))
+        if status >= 500:
+            _count("ChatServerErrors")
+        if status == 200 and is_chat_turn(event):  # a turn that ran (a refused one, 429 or 503, is counted apart)
+            _count("ChatTurns")
+            elapsed = (time.monotonic() - started) * 1000
+            with single_metric(
+                name="ChatTurnLatency", unit=MetricUnit.Milliseconds, value=elapsed, namespace="DreamChat"
+            ):
                 pass
         return response
 
@@ -332,7 +360,7 @@ class ChatFunction:
 
         from dreamchat.api.app import create_app
 
-        return Mangum(create_app(settings, on_count=_count), lifespan="off")
+        return Mangum(create_app(settings, on_count=_count, on_model_call=model_call_metrics), lifespan="off")
 
 
 def _count(name: str, value: int = 1) -> None:

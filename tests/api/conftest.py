@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 
 from dreamchat.api.app import create_app
 from dreamchat.config import Settings
-from dreamchat.wiring import build_runtime
+from tests.conftest import memory_runtime
 
 
 @dataclass
@@ -50,7 +50,8 @@ def settings(tmp_path) -> Settings:
 
 @pytest.fixture
 def client(settings, clock, rng) -> Iterator[TestClient]:
-    app = create_app(settings, build_runtime(settings, clock=clock, random=rng))
+    """The offline app on the memory store (tests that need SQLite build theirs with `build_runtime`)."""
+    app = create_app(settings, memory_runtime(settings, clock, rng))
     with TestClient(app) as test_client:
         yield test_client
 
@@ -74,7 +75,7 @@ def bob(client) -> Person:
 
 @pytest.fixture
 def app(tmp_path, clock, rng, fake_llm):
-    """The app with the fake OpenAI-compatible server as every model."""
+    """The app with the fake OpenAI-compatible server as every model, on the memory store."""
     settings = Settings(
         data_dir=tmp_path / "data",
         run_scheduler=False,
@@ -85,7 +86,7 @@ def app(tmp_path, clock, rng, fake_llm):
         max_delay_seconds=30,
         access_token_minutes=60 * 24 * 365,
     )
-    return create_app(settings, build_runtime(settings, clock=clock, random=rng))
+    return create_app(settings, memory_runtime(settings, clock, rng))
 
 
 @pytest.fixture

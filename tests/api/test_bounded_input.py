@@ -3,10 +3,17 @@ unbounded values, kept as tests."""
 
 from __future__ import annotations
 
-import pytest
+import json
 
+import pytest
+from fastapi.testclient import TestClient
+
+from dreamchat.api.app import create_app
+from dreamchat.config import Settings
 from dreamchat.domain.models import Relationship
 from dreamchat.domain.relationship import heartbeat_interval
+from dreamchat.wiring import build_runtime
+from tests.api.conftest import register
 from tests.api.sse import parse_sse
 from tests.fakes.fake_llm import Reply
 
@@ -37,7 +44,7 @@ def test_a_huge_next_heartbeat_marker_on_trigger_is_bounded_and_sent_once(person
     assert answer.status_code == 200, answer.text
     sent = [m for m in messages(person, ai) if m["kind"] == "heartbeat"]
     assert [m["content"] for m in sent] == ["想你了"]
-    state, _ = app.state.services.heartbeats.get(pair_of(app, person, ai))
+    state = app.state.services.heartbeats.get(pair_of(app, person, ai))
     longest = heartbeat_interval(Relationship()).total_seconds() * app.state.settings.heartbeat_max_backoff
     if state.moved_to is not None:  # within the longest wait of 一般 at the largest back-off
         assert state.moved_to - state.last_run_at <= longest
@@ -53,7 +60,7 @@ def test_in_the_background_a_huge_marker_reaches_the_person_once_and_counts(pers
         app.state.runtime.bus.drain()
     sent = [m for m in messages(person, ai) if m["kind"] == "heartbeat"]
     assert len(sent) == len({m["timestamp"] for m in sent}) and sent[0]["content"] == "在干嘛呀"
-    state, _ = services.heartbeats.get(pair_of(app, person, ai))
+    state = services.heartbeats.get(pair_of(app, person, ai))
     assert state.unanswered == len(sent) and state.recent  # counted toward the cap, back-off and no-repeat
 
 
@@ -80,3 +87,98 @@ def messages(person, ai) -> list[dict]:
 
 def pair_of(app, person, ai):
     return app.state.services.ai_users.companion(person.id, ai["id"])[0]
+
+
+def test_a_back_off_beyond_the_bound_is_a_422(person) -> None:
+    assert person.post("/api/heartbeat/configure", json={"max_backoff": 1024}).status_code == 422
+    assert person.post("/api/heartbeat/configure", json={"max_backoff": 64}).status_code == 200
+
+
+def test_a_huge_summary_from_the_model_is_stored_cut_to_the_bound_of_a_persons_edit(person, ai, fake_llm) -> None:
+    summary = "今天聊了很多。" * 30_000  # 210,000 characters
+    fake_llm.script("qwen-plus", Reply.json({"summary": summary, "emotion_tags": TAGS}))
+    person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "今天去爬山了，累坏了"})
+    produced = person.post(f"/api/memory/{ai['id']}/compress").json()["mid_term"]
+    assert len(produced) == 1 and 0 < len(produced[0]["summary"]) <= 2000
+    assert produced[0]["summary"].endswith("。")  # cut at a sentence end
+    assert produced[0]["degraded"] is False
+
+
+def test_two_thousand_key_points_are_stored_as_twenty(person, ai, fake_llm, app) -> None:
+    fake_llm.script("qwen-plus", Reply.json({"summary": "聊了爬山", "emotion_tags": TAGS}))
+    person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "今天去爬山了，累坏了"})
+    mid = person.post(f"/api/memory/{ai['id']}/compress").json()["mid_term"][0]
+    memory = {"title": "爬山" * 100, "key_points": [f"第{n}点" for n in range(2000)], "detail_content": "x" * 50_000}
+    fake_llm.script("doubao-pro-32k", Reply.json({"memories": [{**memory, "source_mid_ids": [mid["id"]]}] * 50}))
+    result = person.post(f"/api/memory/{ai['id']}/extract").json()
+    assert 1 <= len(result["long_term"]) <= 20
+    assert all(len(e["key_points"]) <= 20 and len(e["title"]) <= 60 for e in result["long_term"])
+    judge = [r for r in fake_llm.requests_for("deepseek-chat") if "核心" in json.dumps(r.messages, ensure_ascii=False)]
+    assert all(len(json.dumps(r.messages, ensure_ascii=False)) < 40_000 for r in judge)
+
+
+TAGS = {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}
+
+
+@pytest.mark.parametrize("look_alike", ["ａｌｉｃｅ", "аlice", "alicе", "ALICE", "Ａlice", "аlісе"])
+def test_a_name_that_looks_like_an_existing_one_is_refused(client, alice, look_alike) -> None:
+    answer = client.post("/api/auth/register", json={"username": look_alike, "password": "correct-horse-battery"})
+    assert answer.status_code == 409, answer.text
+
+
+def test_a_full_width_name_is_stored_as_its_plain_form_and_logs_in_either_way(client) -> None:
+    made = client.post("/api/auth/register", json={"username": "ｍｅｉｍｅｉ", "password": "correct-horse-battery"})
+    assert made.status_code == 201 and made.json()["user"]["username"] == "meimei"
+    for typed in ("meimei", "ｍｅｉｍｅｉ"):
+        assert (
+            client.post("/api/auth/login", json={"username": typed, "password": "correct-horse-battery"}).status_code
+            == 200
+        )
+
+
+def test_names_in_other_scripts_stay_their_own(client) -> None:
+    for name in ("小明同学", "мария", "ελένη"):
+        answer = client.post("/api/auth/register", json={"username": name, "password": "correct-horse-battery"})
+        assert answer.status_code == 201, (name, answer.text)
+
+
+@pytest.mark.parametrize("flag", ["yes", "true", 1, "1"])
+def test_delete_must_be_a_real_boolean(person, ai, flag) -> None:
+    core = person.put(f"/api/memory/{ai['id']}/core", json={"content": "怕黑", "importance": 9}).json()["memory"]
+    answer = person.put(f"/api/memory/{ai['id']}/core", json={"id": core["id"], "delete": flag})
+    assert answer.status_code == 422, answer.text
+    assert [c["id"] for c in files(person, ai)["core"]] == [core["id"]]
+
+
+@pytest.mark.parametrize("blank", ["   ", "\u200b\u200b", "\u3000", "\u2800", " \u200d "])
+def test_a_core_memory_of_spaces_or_invisible_characters_is_refused(person, ai, blank) -> None:
+    assert person.put(f"/api/memory/{ai['id']}/core", json={"content": blank}).status_code == 422
+    assert files(person, ai)["core"] == []
+
+
+def test_an_account_may_make_only_so_many_ai_users_and_friends(tmp_path, clock, rng) -> None:
+    settings = Settings(data_dir=tmp_path / "data", run_scheduler=False, max_ai_users=3, max_friends=4)
+    with TestClient(create_app(settings, build_runtime(settings, clock=clock, random=rng))) as client:
+        maker, other = register(client, "maker"), register(client, "other")
+        for n in range(3):
+            assert maker.post("/api/ai-users", json={"name": f"小{n}"}).status_code == 201
+        refused = maker.post("/api/ai-users", json={"name": "又一个"})
+        assert refused.status_code == 409 and "at most 3" in refused.json()["error"]["message"]
+        public = [other.create_ai_user(name=f"公{n}", visibility="public")["id"] for n in range(3)]
+        assert maker.post(f"/api/friends/{public[0]}").status_code in (200, 201)
+        assert maker.post(f"/api/friends/{public[1]}").status_code == 409  # 3 own + 1 = 4 friends
+        assert len(maker.get("/api/friends").json()["friends"]) == 4
+
+
+def test_a_person_may_add_only_so_many_core_memories_by_hand(tmp_path, clock, rng) -> None:
+    settings = Settings(data_dir=tmp_path / "data", run_scheduler=False, max_person_core_memories=2)
+    with TestClient(create_app(settings, build_runtime(settings, clock=clock, random=rng))) as client:
+        person = register(client, "alice")
+        ai = person.create_ai_user()
+        for n in range(2):
+            assert person.put(f"/api/memory/{ai['id']}/core", json={"content": f"第{n}件事"}).status_code == 200
+        assert person.put(f"/api/memory/{ai['id']}/core", json={"content": "再一件"}).status_code == 409
+
+
+def files(person, ai) -> dict:
+    return person.get(f"/api/memory/{ai['id']}/files").json()

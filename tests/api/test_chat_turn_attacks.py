@@ -108,7 +108,7 @@ def test_a_farewell_turn_ends_its_topic_even_when_the_client_hangs_up_mid_stream
     assert b"event: message" in received and b"event: done" not in received  # it did hang up mid-stream
     stored = person.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]
     assert [m["content"] for m in stored] == ["我去睡了，晚安", "好的", "晚安", "明天见"]
-    state, _ = app.state.services.memory.repo.topic_state(PairId(account_id=person.id, ai_user_id=ai["id"]))
+    state = app.state.services.memory.repo.topic_state(PairId(account_id=person.id, ai_user_id=ai["id"]))
     assert state.topic_id == stored[0]["topic_id"] and state.ended
 
 

@@ -1,4 +1,5 @@
-"""Scheduled heartbeats (list, cancel) and pin/mute per friend, through the API on both storage adapters."""
+"""Scheduled heartbeats (list, cancel) and pin/mute per friend, through the API (the races and the retry on every
+storage adapter)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from dreamchat.domain.models import ScheduledHeartbeat
 from tests.api.conftest import Person, register
 from tests.api.sse import parse_sse
 from tests.fakes.fake_llm import Reply
-from tests.services.conftest import runtime  # noqa: F401 - a fixture (SQLite and DynamoDB under moto)
+from tests.services.conftest import on_every_store, runtime  # noqa: F401 - a fixture (memory, or every adapter)
 
 
 @pytest.fixture
@@ -37,7 +38,7 @@ def schedule(app, person: Person, ai_user_id: str, hour: int, minute: int, text:
     """What the AI's set_scheduled_heartbeat tool does."""
     services = app.state.services
     pair, ai_user = services.ai_users.companion(person.id, ai_user_id)
-    relationship, _ = services.memory.repo.relationship(pair)
+    relationship = services.memory.repo.relationship(pair)
     entry = ScheduledHeartbeat(hour=hour, minute=minute, message_template=text)
     services.heartbeats.change(pair, ai_user, relationship, lambda s: add_scheduled(s, entry))
 
@@ -143,6 +144,7 @@ def after_a_failed_turn(client: TestClient, fake_llm) -> tuple[Person, dict, dic
     return alice, ai, alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"][-1]
 
 
+@on_every_store
 def test_a_failed_turn_is_answered_again_without_storing_the_message_twice(chat_client, fake_llm) -> None:
     alice = register(chat_client, "alice")
     ai = alice.create_ai_user(name="小梦")
@@ -237,6 +239,7 @@ def test_about_me_is_the_callers_own(client) -> None:
     assert client.get("/api/profile").status_code == 401
 
 
+@on_every_store
 def test_two_tabs_opening_a_new_chat_at_once_store_the_greeting_once(client) -> None:
     alice = register(client, "alice")
     ai = alice.create_ai_user(name="小梦", greeting="嗨，我是小梦")
@@ -254,6 +257,7 @@ def test_two_tabs_opening_a_new_chat_at_once_store_the_greeting_once(client) -> 
     ]
 
 
+@on_every_store
 def test_two_retries_at_once_answer_once(chat_client, fake_llm) -> None:
     alice, ai, stored = after_a_failed_turn(chat_client, fake_llm)
     fake_llm.script("deepseek-chat", Reply.slow(0.5, "在的"), Reply.slow(0.5, "在的在的"))

@@ -4,6 +4,7 @@ from fastapi.testclient import TestClient
 
 from dreamchat.api.app import create_app
 from dreamchat.config import Settings
+from tests.fakes.fake_llm import Reply
 
 
 def client(tmp_path, **overrides) -> TestClient:
@@ -19,6 +20,7 @@ def test_health_reports_local_storage_and_offline_model(tmp_path) -> None:
         "llm": "offline",
         "retrieval": "BM25 alone (no embedding model)",
         "embedding_model": "none",
+        "usage": {},
     }
 
 
@@ -37,6 +39,21 @@ def test_health_names_the_local_model_when_it_runs(tmp_path, monkeypatch) -> Non
 def test_health_reports_a_configured_model(tmp_path) -> None:
     response = client(tmp_path, qwen_short_to_mid_api_key="sk-test").get("/api/health")
     assert response.json()["llm"] == "configured"
+
+
+def test_health_shows_each_model_key_s_usage_with_its_cached_share(person, ai, fake_llm) -> None:
+    fake_llm.script("deepseek-chat", Reply.cached("在呢", "deepseek", prompt_tokens=2000, cached_tokens=1500))
+    person.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"})
+    usage = person.client.get("/api/health").json()["usage"]
+    assert usage["deepseek_chat"] == {
+        "calls": 1,
+        "failures": 0,
+        "prompt_tokens": 2000,
+        "cached_prompt_tokens": 1500,
+        "completion_tokens": 5,
+        "cached_share": 0.75,
+    }
+    assert "在呢" not in str(usage) and "在吗" not in str(usage)  # counts only
 
 
 def test_unknown_route_is_a_json_404(tmp_path) -> None:

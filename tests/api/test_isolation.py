@@ -10,6 +10,7 @@ import pytest
 # (method, path template, json body); {ai} is the first account's private AI user.
 ROUTES = [
     ("GET", "/api/ai-users/{ai}", None),
+    ("GET", "/api/ai-users/{ai}/card", None),
     ("POST", "/api/ai-users/{ai}/chat", {"content": "你好"}),
     ("POST", "/api/ai-users/{ai}/save-message", {"content": "你好"}),
     ("GET", "/api/ai-users/{ai}/messages", None),

@@ -97,5 +97,5 @@ def test_a_repeated_topic_ended_event_does_not_judge_twice(app, person, ai, fake
     services = app.state.services
     pair = services.ai_users.pair(person.id, ai["id"])
     fake_llm.script(CHAT_MODEL, Reply.json({"level": "决裂", "reason": "又吵了一架"}))
-    services.compress_topic(pair, topic_id)  # the same TopicEnded, delivered again
+    services.compression.compress(pair, topic_id)  # the same TopicEnded, delivered again
     assert judgments(fake_llm) == 1 and level_of(person, ai) == "关系冷淡"

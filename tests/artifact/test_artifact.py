@@ -4,6 +4,8 @@ on a moto server and a fake model on loopback."""
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import re
 import time
@@ -13,8 +15,11 @@ from pathlib import Path
 import pytest
 from moto.server import ThreadedMotoServer
 from packaging.utils import canonicalize_name
+from PIL import Image
 
+from dreamchat.domain.png_text import read_png_text
 from infra.bundling import AWS_SERVICES, locked
+from tests import cards
 from tests.api.sse import parse_sse
 from tests.artifact.bundle import ROOT, Artifact, Function, FunctionProcess, python312, synthesize_bundled
 from tests.artifact.cloud import Cloud
@@ -249,3 +254,30 @@ def test_the_layer_keeps_the_models_of_every_aws_service_the_code_calls() -> Non
     for path in [*(ROOT / "shared" / "dreamchat").rglob("*.py"), *(ROOT / "functions").rglob("*.py")]:
         called |= set(client.findall(path.read_text()))
     assert called and called <= set(AWS_SERVICES), sorted(called - set(AWS_SERVICES))
+
+
+def test_the_chat_function_imports_a_png_card_and_exports_one(
+    functions: dict[str, Function], cloud: Cloud, fake_model: FakeLLMServer
+) -> None:
+    """Binary bodies both ways through API Gateway and Mangum, and Pillow from the layer (imported lazily,
+    so the import check above does not reach it)."""
+    with container(functions["chat"], cloud, fake_model) as chat:
+        registered = chat.call(
+            "handler",
+            http_api_event("POST", "/api/auth/register", {"username": "cards", "password": "correct-horse-3"}),
+        )
+        auth = {"authorization": f"Bearer {json.loads(registered['body'])['access_token']}"}
+        upload = http_api_event("POST", "/api/ai-users/import", None, {**auth, "content-type": "image/png"})
+        upload |= {"body": base64.b64encode(cards.card_png(cards.v2_card())).decode(), "isBase64Encoded": True}
+        created = chat.call("handler", upload)
+        assert created["statusCode"] == 201, created
+        ai = json.loads(created["body"])
+        avatar = chat.call("handler", http_api_event("GET", ai["avatar"]))
+        assert avatar["statusCode"] == 200 and avatar["isBase64Encoded"]
+        assert Image.open(io.BytesIO(base64.b64decode(avatar["body"]))).size == (341, 512)
+        exported = chat.call(
+            "handler", http_api_event("GET", f"/api/ai-users/{ai['id']}/card", None, {**auth, "accept": "image/png"})
+        )
+        assert exported["statusCode"] == 200 and exported["isBase64Encoded"], exported
+        card = json.loads(base64.b64decode(read_png_text(base64.b64decode(exported["body"])).texts["chara"]))
+        assert card["data"]["character_book"] == cards.LOREBOOK

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import cold_start, context_tokens, quality, retrieval_latency
+from bench import cold_start, context_tokens, model_cost, quality, retrieval_latency
 from bench.locomo import DEFAULT_DATA
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 
@@ -100,6 +100,31 @@ def test_quality_uses_the_judge_model_when_one_is_configured(monkeypatch) -> Non
     assert "fell back to keyword overlap: 0" in text
 
 
+@needs_data
+def test_model_cost_replays_chat_turns_and_prices_every_model_key() -> None:
+    text = run(model_cost.main, "--conversations", "1", "--sessions", "2")
+    assert re.search(r"^replayed: 1 conversation\(s\), \d+ chat turns, 2 topics", text, re.MULTILINE)
+    assert re.search(r"^every chat turn\s+\d+\s+\d+\s+\d+\.\d%", text, re.MULTILINE)
+    assert re.search(r"^turns after the first 3 of a topic\s+\d+", text, re.MULTILINE)
+    for key in ("deepseek_chat", "qwen_short_to_mid", "doubao_mid_to_long", "deepseek_core_memory", "embedding"):
+        assert re.search(rf"^{key}\s+.*\d+\.\d{{3}}\s+\d+\.\d{{3}}\s+\d+\.\d{{3}}", text, re.MULTILINE), key
+    assert re.search(r"^total\s+\d+\.\d{3}\s+\d+\.\d{3}\s+\d+\.\d{3}", text, re.MULTILINE)
+    assert "dreamchat.domain.tokens" in text and "NOT VERIFIED" in text
+
+
+def test_the_cacheable_prefix_is_counted_at_block_boundaries_against_the_same_key() -> None:
+    def call(key: str, *messages: str, tools: str = "") -> model_cost.Call:
+        blocks = (tools, *messages)
+        return model_cost.Call(key, "chat", blocks, tuple(10 for _ in blocks), 0)
+
+    first = call("deepseek_chat", "system", "hi", tools="T")
+    grown = call("deepseek_chat", "system", "hi", "hello", "how are you", tools="T")
+    changed = call("deepseek_chat", "system 2", "hi", tools="T")
+    other_key = call("qwen_short_to_mid", "system", "hi", tools="T")
+    served = model_cost.cacheable([first, grown, changed, other_key])
+    assert [(s.prefix, s.strict, s.after) for s in served] == [(0, 0, 0), (30, 30, 30), (10, 0, 0), (0, 0, 0)]
+
+
 def test_cold_start_times_the_chat_handler_and_reports_missing_ones(monkeypatch) -> None:
     monkeypatch.setattr(cold_start, "ENTRIES", [*cold_start.ENTRIES, ("nosuch", "handler", {})])
     text = run(cold_start.main, "--repeat", "1", "--only", "chat.handler", "--only", "nosuch.handler", "--no-imports")
@@ -157,5 +182,5 @@ def test_every_command_bench_readme_gives_starts_as_written(command) -> None:
 
 
 def test_the_readme_gives_a_command_for_every_script() -> None:
-    scripts = {p.name for p in README.parent.glob("*.py") if p.name not in ("__init__.py", "locomo.py")}
+    scripts = {p.name for p in README.parent.glob("*.py") if p.name not in ("__init__.py", "locomo.py", "prices.py")}
     assert {c.split("/")[-1] for c in COMMANDS} >= scripts - {"cold_start_artifact.py"}

@@ -1,4 +1,4 @@
-"""One contract, two adapters: SQLite and DynamoDB (moto) must behave the same."""
+"""One contract, three adapters: SQLite, DynamoDB (moto) and the in-memory store must behave the same."""
 
 from __future__ import annotations
 
@@ -27,6 +27,17 @@ def test_put_then_get_returns_the_same_dict(store: ItemStore) -> None:
     }
     store.put(item)
     assert store.get("P#1", "A") == item
+
+
+def test_a_stored_item_cannot_be_changed_through_the_dicts_written_or_read(store: ItemStore) -> None:
+    item = {"pk": "P", "sk": "S", "tags": {"scene": "闲聊"}, "points": ["a"]}
+    store.put(item)
+    item["tags"]["scene"] = "求助"
+    item["points"].append("b")
+    read = store.get("P", "S")
+    read["tags"]["scene"] = "讨论"
+    store.query("P").items[0]["points"].append("c")
+    assert store.get("P", "S") == {"pk": "P", "sk": "S", "tags": {"scene": "闲聊"}, "points": ["a"]}
 
 
 def test_get_of_a_missing_item_is_none(store: ItemStore) -> None:
@@ -214,6 +225,14 @@ def test_due_index_paginates(store: ItemStore) -> None:
     assert seen == [f"PAIR#{i}" for i in range(7)]
 
 
+def test_an_expired_item_leaves_the_due_index(store: ItemStore, clock) -> None:
+    now = int(clock.now().timestamp())
+    store.put({"pk": "PAIR#1", "sk": "HB", "due_pk": "HB#0", "due_sk": "2026-03-15T12:00#1", "expires_at": now + 10})
+    store.put({"pk": "PAIR#2", "sk": "HB", "due_pk": "HB#0", "due_sk": "2026-03-15T12:01#2"})
+    clock.advance(seconds=11)
+    assert [i["pk"] for i in store.query_due("HB#0", "2026-03-16", limit=1).items] == ["PAIR#2"]
+
+
 def test_removing_due_attributes_leaves_the_index(store: ItemStore) -> None:
     store.put({"pk": "PAIR#1", "sk": "HB", "due_pk": "HB#0", "due_sk": "2026-03-15T12:00#1"})
     store.put({"pk": "PAIR#1", "sk": "HB"})
@@ -258,6 +277,23 @@ def test_racing_versioned_updates_have_one_winner_per_version(store: ItemStore) 
         results = list(pool.map(bump, range(6)))
     assert results.count(True) == 1
     assert store.get("P", "S")["version"] == 2
+
+
+def test_a_reader_never_sees_half_a_transaction(store: ItemStore) -> None:
+    store.transact([Put({"pk": "P", "sk": "a", "n": 0}), Put({"pk": "P", "sk": "b", "n": 0})])
+    done, seen = threading.Event(), []
+
+    def write() -> None:
+        for n in range(1, 41):
+            store.transact([Put({"pk": "P", "sk": "a", "n": n}), Put({"pk": "P", "sk": "b", "n": n})])
+        done.set()
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    while not done.is_set():
+        seen.append(tuple(item["n"] for item in store.query("P").items))
+    writer.join()
+    assert all(a == b for a, b in seen) and store.get("P", "b")["n"] == 40
 
 
 def test_a_check_lets_the_transaction_write_while_the_checked_item_is_absent(store) -> None:

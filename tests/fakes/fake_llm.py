@@ -2,6 +2,9 @@
 
 Replies are scripted per model name (a queue each), with a default responder for the rest;
 every request is recorded; faults (500, 429, slow, malformed JSON) are just scripted replies.
+The usage a reply reports may carry the cached part of the prompt in each provider's shape
+(`Reply.cached`): DeepSeek's top-level `prompt_cache_hit_tokens`/`prompt_cache_miss_tokens`,
+or the OpenAI-style `prompt_tokens_details.cached_tokens` that DashScope and Ark send.
 A reply may carry `reasoning_content` (DeepSeek's thinking mode); a model named in `thinking`
 answers 400, as DeepSeek does, when a tool call of its comes back without its reasoning:
 
@@ -42,6 +45,8 @@ class Reply:
     error_fields: tuple[tuple[str, str | None], ...] = ()  # the error object's fields, for a 4xx/5xx
     vectors: tuple[tuple[float, ...], ...] | None = None  # an /embeddings answer; default: hashed words
     reasoning: str | None = None  # `reasoning_content` beside the answer
+    cached_tokens: int = 0  # the part of the prompt the provider's cache served, reported as `usage_shape` says
+    usage_shape: str = "plain"  # "plain" (no cache fields), "deepseek", "openai" or "openai-null" (details: null)
 
     @classmethod
     def embeddings(cls, *vectors: tuple[float, ...]) -> Reply:
@@ -55,6 +60,19 @@ class Reply:
         """A plain assistant message (with a chain of thought, as a reasoning model answers)."""
         return cls(
             content=content, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, reasoning=reasoning
+        )
+
+    @classmethod
+    def cached(
+        cls, content: str, shape: str, *, prompt_tokens: int = 100, cached_tokens: int = 0, completion_tokens: int = 5
+    ) -> Reply:
+        """A plain message whose usage reports `cached_tokens` of the prompt as cached, in `shape`."""
+        return cls(
+            content=content,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            cached_tokens=cached_tokens,
+            usage_shape=shape,
         )
 
     @classmethod
@@ -334,6 +352,18 @@ def _envelope(body: dict[str, Any], kind: str) -> dict[str, Any]:
     return {"id": "chatcmpl-fake", "object": kind, "created": int(time.time()), "model": body.get("model", "")}
 
 
-def _usage(reply: Reply) -> dict[str, int]:
+def _usage(reply: Reply) -> dict[str, Any]:
     total = reply.prompt_tokens + reply.completion_tokens
-    return {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens, "total_tokens": total}
+    usage: dict[str, Any] = {
+        "prompt_tokens": reply.prompt_tokens,
+        "completion_tokens": reply.completion_tokens,
+        "total_tokens": total,
+    }
+    if reply.usage_shape == "deepseek":
+        usage["prompt_cache_hit_tokens"] = reply.cached_tokens
+        usage["prompt_cache_miss_tokens"] = reply.prompt_tokens - reply.cached_tokens
+    elif reply.usage_shape == "openai":
+        usage["prompt_tokens_details"] = {"cached_tokens": reply.cached_tokens}
+    elif reply.usage_shape == "openai-null":
+        usage["prompt_tokens_details"] = None
+    return usage

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
+from dreamchat import config as dreamchat_config
+from infra.stacks.dashboard import MODEL_KEYS
 from tests.infra.synth import Synth
 
 FUNCTIONS = ("chat", "compress", "extract", "extract-worker", "heartbeat-sweep", "heartbeat-worker")
@@ -52,8 +55,9 @@ def test_api_gateway_5xx_and_429_raise_alarms(each: Synth) -> None:
     assert server["Dimensions"] == [{"Name": "ApiId", "Value": {"Ref": api_id}}]
     throttled = alarm(each, "api-429")
     assert (throttled["Namespace"], throttled["MetricName"]) == ("DreamChat", "Api429")
-    (log_filter,) = each.resources("AWS::Logs::MetricFilter").values()
-    assert log_filter["Properties"]["FilterPattern"] == '{ $.status = "429" }'
+    (log_filter,) = each.resources(
+        "AWS::Logs::MetricFilter", {"Properties": {"FilterPattern": '{ $.status = "429" }'}}
+    ).values()
     assert log_filter["Properties"]["MetricTransformations"][0]["MetricName"] == "Api429"
     access_logs = each.resources("AWS::ApiGatewayV2::Stage")
     (stage,) = access_logs.values()
@@ -112,3 +116,94 @@ def test_the_alarm_email_is_subscribed_only_when_configured(dev: Synth, prod: Sy
     prod.template.has_resource_properties(
         "AWS::SNS::Subscription", {"Protocol": "email", "Endpoint": "ops@example.com"}
     )
+
+
+# The operator's dashboard
+
+
+def dashboard(synth: Synth) -> dict[str, Any]:
+    """The dashboard's body as JSON, each CloudFormation token (a Ref, a region) as "<token>"."""
+    (resource,) = synth.resources("AWS::CloudWatch::Dashboard").values()
+    body = resource["Properties"]["DashboardBody"]
+    parts = body["Fn::Join"][1] if isinstance(body, dict) else [body]
+    return json.loads("".join(part if isinstance(part, str) else "<token>" for part in parts))
+
+
+def widget(synth: Synth, title: str) -> dict[str, Any]:
+    found = [w["properties"] for w in dashboard(synth)["widgets"] if w["properties"].get("title") == title]
+    assert len(found) == 1, f"no widget {title!r}"
+    return found[0]
+
+
+def lines(properties: dict[str, Any]) -> list[list[Any]]:
+    return properties.get("metrics", [])
+
+
+def test_the_stack_has_one_operator_dashboard(each: Synth) -> None:
+    (resource,) = each.resources("AWS::CloudWatch::Dashboard").values()
+    assert resource["Properties"]["DashboardName"] == f"{each.stack.stack_name}-operations"
+    assert all(w["x"] + w["width"] <= 24 for w in dashboard(each)["widgets"])
+
+
+def test_the_dashboard_shows_chat_turns_and_their_latency_percentiles(each: Synth) -> None:
+    turns = lines(widget(each, "Chat turns"))
+    assert turns[0][:4] == ["DreamChat", "ChatTurns", "service", "dreamchat-chat"]
+    latency = lines(widget(each, "Chat turn latency (ms)"))
+    assert [line[1] for line in latency][:1] == ["ChatTurnLatency"]
+    assert {line[-1]["stat"] for line in latency} == {"p50", "p95"}
+
+
+def test_the_dashboard_shows_errors_and_503s(each: Synth) -> None:
+    shown = {line[-1]["label"] for line in lines(widget(each, "Errors and 503s"))}
+    assert shown == {"chat 5xx answers", "503 answers", "429 answers", "API Gateway 5xx", "chat Lambda errors"}
+    [api503] = each.resources(
+        "AWS::Logs::MetricFilter", {"Properties": {"FilterPattern": '{ $.status = "503" }'}}
+    ).values()
+    assert api503["Properties"]["MetricTransformations"][0]["MetricName"] == "Api503"
+
+
+def test_the_model_keys_of_the_dashboard_are_the_library_s() -> None:
+    assert MODEL_KEYS == dreamchat_config.MODEL_KEYS
+
+
+@pytest.mark.parametrize(
+    ("title", "metric"),
+    [
+        ("Model calls per key", "ModelLatency"),
+        ("Prompt tokens per key", "PromptTokens"),
+        ("Cached prompt tokens per key", "CachedPromptTokens"),
+    ],
+)
+def test_the_dashboard_sums_each_model_key_over_every_function(each: Synth, title: str, metric: str) -> None:
+    expressions = [line[-1]["expression"] for line in lines(widget(each, title))]
+    assert len(expressions) == len(MODEL_KEYS)
+    for key, expression in zip(MODEL_KEYS, expressions, strict=True):
+        assert expression.startswith("SUM(SEARCH('{DreamChat,ModelKey,service}")
+        assert f'MetricName="{metric}"' in expression and f'ModelKey="{key}"' in expression
+
+
+def test_the_dashboard_shows_the_cached_share_per_model_key(each: Synth) -> None:
+    shown = lines(widget(each, "Cached share of prompt tokens per key"))
+    shares = [line[-1] for line in shown if line[-1].get("visible", True)]  # the sums it divides are hidden
+    assert [s["expression"] for s in shares] == [f"100 * cached_{key} / prompt_{key}" for key in MODEL_KEYS]
+
+
+def test_the_dashboard_shows_heartbeats_and_crisis_referrals(each: Synth) -> None:
+    heartbeats = {line[1] for line in lines(widget(each, "Heartbeats"))}
+    assert heartbeats == {"HeartbeatsSent", "HeartbeatsSkipped", "HeartbeatsFailed", "HeartbeatsAbandoned"}
+    [referrals] = lines(widget(each, "Crisis referrals"))
+    assert referrals[:4] == ["DreamChat", "CrisisReferrals", "service", "dreamchat-chat"]
+
+
+def test_the_dashboard_shows_every_alarm(each: Synth) -> None:
+    status = widget(each, "Alarms")
+    alarms = each.resources("AWS::CloudWatch::Alarm")
+    assert len(status["alarms"]) == len(alarms)
+    titles = {w["properties"].get("title", "") for w in dashboard(each)["widgets"]}
+    kinds = ("errors", "throttles", "near-timeout", "answers", "dlq-depth", "oldest-message")
+    tables = ("table-throttles", "idempotency-table-throttles")  # metric math: a widget each
+    assert {t for t in titles if t.startswith("Alarm metrics")} == {f"Alarm metrics: {k}" for k in (*kinds, *tables)}
+    shown = [w["properties"] for w in dashboard(each)["widgets"] if "Alarm metrics" in w["properties"].get("title", "")]
+    graphed = sum(len(lines(p)) for p in shown if "annotations" not in p)
+    own = sum(len(p["annotations"]["alarms"]) for p in shown if "annotations" in p)  # an alarm widget each
+    assert graphed + own == len(alarms)

@@ -46,3 +46,13 @@ def test_a_stream_that_stalls_past_the_timeout_is_unavailable(
             received.append(delta)
     assert len(fake_llm.requests) == 1  # text already shown cannot be taken back, so no retry
     assert gateway.usage["deepseek_chat"].failures == 1
+
+
+@pytest.mark.parametrize(("shape", "cached"), [("deepseek", 96), ("openai", 96), ("plain", 0)])
+def test_stream_records_the_cached_tokens_of_the_final_chunk(
+    fake_llm: FakeLLMServer, gateway: OpenAIGateway, shape: str, cached: int
+) -> None:
+    fake_llm.script("deepseek-chat", Reply.cached("好的呀", shape, prompt_tokens=128, cached_tokens=96))
+    list(gateway.stream("deepseek_chat", HELLO))
+    totals = gateway.usage["deepseek_chat"]
+    assert (totals.prompt_tokens, totals.cached_prompt_tokens) == (128, cached)

@@ -1,4 +1,10 @@
-"""Services on both storage adapters (SQLite/directory and DynamoDB/S3 under moto)."""
+"""Services on the in-memory item store, and the tests about storage on every adapter.
+
+A service test runs on the memory store (milliseconds; it keeps the same contract, tests/contract).
+Tests whose outcome depends on how storage behaves (races, conditions, the due index, erasure, what
+an item holds on DynamoDB) are marked `on_every_store`: memory, SQLite/directory and DynamoDB/S3
+under moto.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ from moto import mock_aws
 
 from dreamchat.adapters.blobs import DirectoryBlobStore
 from dreamchat.adapters.events import LocalEventBus, LocalWorkQueue
+from dreamchat.adapters.memory_store import MemoryItemStore
 from dreamchat.adapters.sqlite_store import SqliteItemStore
 from dreamchat.config import Settings
 from dreamchat.llm.gateway import OpenAIGateway
@@ -17,20 +24,30 @@ from dreamchat.llm.memory_models import FallbackMemoryModels, LLMMemoryModels
 from dreamchat.llm.offline import OfflineMemoryModels
 from dreamchat.services.container import Services, build_services
 from dreamchat.wiring import Runtime
-from tests.conftest import make_dynamo, make_s3
+from tests.conftest import make_dynamo, make_s3, queries_of_one_partition, transactions_without_table_copies
 from tests.fakes.fake_llm import FakeLLMServer
 
+STORES = ("memory", "local", "aws")
 
-@pytest.fixture(params=["local", "aws"])
+on_every_store = pytest.mark.parametrize("runtime", STORES, indirect=True)
+"""The test runs on each adapter: the memory store, SQLite with a directory, DynamoDB and S3 under moto."""
+
+
+@pytest.fixture(params=["memory"])
 def runtime(request, tmp_path, clock, rng) -> Iterator[Runtime]:
     settings = Settings(data_dir=tmp_path, run_scheduler=False)
     bus = LocalEventBus(attempts=3, backoff_seconds=0)
-    if request.param == "local":
+    if request.param == "memory":
+        blobs = DirectoryBlobStore(tmp_path / "blobs")
+        yield Runtime(settings, MemoryItemStore(clock), blobs, bus, clock, rng, LocalWorkQueue(bus))
+    elif request.param == "local":
         store = SqliteItemStore(tmp_path / "items.db", clock)
         yield Runtime(settings, store, DirectoryBlobStore(tmp_path / "blobs"), bus, clock, rng, LocalWorkQueue(bus))
         store.close()
     else:
-        with mock_aws():
+        # moto copies the whole table before each transaction and sorts it for each query: without that
+        # work where it changes no answer, a test's cost no longer grows with the square of its items
+        with mock_aws(), transactions_without_table_copies(), queries_of_one_partition():
             yield Runtime(
                 settings, make_dynamo(clock, serialized=True), make_s3(), bus, clock, rng, LocalWorkQueue(bus)
             )

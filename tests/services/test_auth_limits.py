@@ -1,4 +1,4 @@
-"""Login and register limits under attack, on both storage adapters.
+"""Login and register limits under attack (the parallel attempts on every storage adapter).
 
 Attempts are counted before the password is checked, atomically, per username whatever the
 client address, and per client address; password hashing runs a bounded number at a time.
@@ -16,6 +16,7 @@ from dreamchat.config import Settings
 from dreamchat.errors import TooManyRequests, Unauthorized
 from dreamchat.services import auth as auth_module
 from dreamchat.services.auth import AuthService, HashingPool
+from tests.services.conftest import on_every_store
 
 PASSWORD = "correct-horse-battery"
 
@@ -38,6 +39,7 @@ def attempt(auth: AuthService, password: str, client: str) -> str:
     return "ok"
 
 
+@on_every_store
 def test_thirty_parallel_wrong_passwords_check_at_most_the_limit(auth: AuthService) -> None:
     with ThreadPoolExecutor(max_workers=10) as pool:
         outcomes = list(pool.map(lambda n: attempt(auth, f"wrong-{n}", f"10.1.0.{n}"), range(30)))

@@ -32,7 +32,7 @@ def test_a_compression_makes_no_more_model_calls_than_its_budget_counts(runtime,
     fake_llm.default = lambda _body: Reply.text("这不是 JSON")  # every task fails every attempt
     fake_llm.requests.clear()
 
-    [mid] = services.compress_now(pair)
+    [mid] = services.compression.compress_now(pair)
 
     assert mid.degraded
     per_task = attempts * 2  # each attempt: the call and its corrective retry

@@ -1,4 +1,4 @@
-"""Attacks on compressions that go the way of an ended topic (Services.compress_topic), kept as tests.
+"""Attacks on compressions that go the way of an ended topic (Compression.compress), kept as tests.
 
 - One topic compressed by two paths at once (its TopicEnded and the person's compress-now, both in
   the model call): only the call whose write stored the memory records it, reflects and judges.
@@ -11,7 +11,9 @@ from __future__ import annotations
 import threading
 
 from tests.fakes.fake_llm import Reply
-from tests.services.conftest import services_with_settings
+from tests.services.conftest import on_every_store, services_with_settings
+
+pytestmark = on_every_store
 
 SUMMARY = {
     "summary": "讨论周末去海边",
@@ -46,8 +48,8 @@ def test_one_topic_compressed_by_two_paths_at_once_is_counted_once(runtime, fake
             errors.append(error)
 
     threads = [
-        threading.Thread(target=run, args=(lambda: services.compress_topic(pair, topic),)),  # the TopicEnded
-        threading.Thread(target=run, args=(lambda: services.compress_now(pair),)),  # the person's tap
+        threading.Thread(target=run, args=(lambda: services.compression.compress(pair, topic),)),  # the TopicEnded
+        threading.Thread(target=run, args=(lambda: services.compression.compress_now(pair),)),  # the person's tap
     ]
     for thread in threads:
         thread.start()
@@ -86,7 +88,7 @@ def test_an_erasure_during_a_leftovers_quality_judgment_does_not_kill_the_sweep(
     fake_llm.default = respond
     runtime.clock.advance(hours=1, seconds=1)
 
-    done = services.compress_leftovers()  # must not raise
+    done = services.compression.compress_leftovers()  # must not raise
 
     assert erased, "the quality judgment was not asked for"
     survivor = next(a for a in pairs if a not in erased)

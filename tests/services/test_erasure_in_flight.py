@@ -1,4 +1,4 @@
-"""Deleting while work is in flight leaves nothing behind, on both storage adapters.
+"""Deleting while work is in flight leaves nothing behind, on every storage adapter.
 
 The attack: a chat turn waits on a slow model while its account is deleted; when the model
 answers, the turn writes its reply. Before tombstones, those writes re-created the erased
@@ -16,7 +16,9 @@ from dreamchat.domain.models import PairId
 from dreamchat.ports import Put
 from dreamchat.services.tombstones import ERASE_AGAIN_AFTER, Gone
 from tests.fakes.fake_llm import FakeLLMServer, Reply
-from tests.services.conftest import services_with_fake_llm
+from tests.services.conftest import on_every_store, services_with_fake_llm
+
+pytestmark = on_every_store
 
 DUE_KINDS = ("TOPIC", "COMPRESS", "HB", "EXTRACT")
 
@@ -84,7 +86,7 @@ def test_a_turn_in_flight_while_the_account_is_deleted_writes_nothing(runtime, s
 
     assert isinstance(outcome[-1], Gone)
     assert leftovers(runtime.store, pair) == []
-    assert services.compress_topic(pair, "topic_any") is None
+    assert services.compression.compress(pair, "topic_any") is None
 
 
 def test_a_turn_in_flight_while_the_pair_is_forgotten_writes_nothing(runtime, slow) -> None:
@@ -147,7 +149,7 @@ def test_the_erasure_runs_again_once_in_flight_work_has_had_time_to_end(runtime)
     # A blob cannot be written conditionally: an extraction finishing late leaves its document.
     late = f"{keys.pair_blob_prefix(pair)}long_term_details/2026-03-15_late.json"
     runtime.blobs.put(late, b"{}")
-    assert services.erase_again() == 0
+    assert services.erasures.erase_again().items == 0
     runtime.clock.advance(seconds=ERASE_AGAIN_AFTER.total_seconds() + 1)
     services.erasures.erase_again()
     assert runtime.blobs.get(late) is None

@@ -1,10 +1,11 @@
 """Extraction through the work queue: the sweep leases what it enqueues, and two racing workers
 fed every work item twice (SQS delivers at least once) extract each pair once.
 
-500 pairs, on DynamoDB + S3 under moto and on SQLite. moto copies the whole table before every
-TransactWriteItems, which made 60 pairs take minutes; `transactions_without_table_copies` skips the
-copy when no condition of the transaction can fail (then there is nothing to roll back), and 500
-pairs take about 2 min. `FANOUT_PAIRS` sets the count on moto.
+500 pairs, on DynamoDB + S3 under moto, on SQLite and on the memory store. moto copies the whole
+table before every TransactWriteItems, which made 60 pairs take minutes;
+`transactions_without_table_copies` skips the copy when no condition of the transaction can fail
+(then there is nothing to roll back), and 500 pairs take about 2 min. `FANOUT_PAIRS` sets the count
+on moto.
 The queue is in memory here because moto's SQS receive is quadratic in the queue's length; the
 SQS adapter itself is exercised by tests/handlers.
 """
@@ -25,16 +26,18 @@ from moto import mock_aws
 from dreamchat.adapters.blobs import DirectoryBlobStore
 from dreamchat.adapters.dynamo_store import DynamoItemStore
 from dreamchat.adapters.events import LocalEventBus
+from dreamchat.adapters.memory_store import MemoryItemStore
 from dreamchat.adapters.sqlite_store import SqliteItemStore
 from dreamchat.config import Settings
 from dreamchat.domain.models import EmotionTags, MidTermMemory, PairId
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.llm.offline import OfflineMemoryModels
-from dreamchat.ports import ConditionFailed, Put
+from dreamchat.ports import ConditionFailed, KeyRange, Put
 from dreamchat.services.container import Services, build_services
 from dreamchat.services.extraction import ExtractWork
+from dreamchat.services.storage.unit_of_work import Storage
 from dreamchat.wiring import Runtime
-from tests.conftest import make_dynamo, make_s3, transactions_without_table_copies
+from tests.conftest import make_dynamo, make_s3, queries_of_one_partition, transactions_without_table_copies
 
 MOTO_PAIRS = int(os.environ.get("FANOUT_PAIRS", "500"))
 TAGS = EmotionTags(basic_emotion="开心", scene="闲聊", atmosphere="轻松")
@@ -66,15 +69,17 @@ class DuplicatingQueue:
             self.items.put(json.dumps(item))
 
 
-@pytest.fixture(params=["dynamodb", "sqlite"])
+@pytest.fixture(params=["dynamodb", "sqlite", "memory"])
 def cloud(request, tmp_path, clock, rng) -> Iterator[tuple[Services, CountingModels, DuplicatingQueue]]:
-    with mock_aws(), transactions_without_table_copies():
+    with mock_aws(), transactions_without_table_copies(), queries_of_one_partition():
         work = DuplicatingQueue()
         settings = Settings(data_dir=tmp_path, run_scheduler=False)
         if request.param == "dynamodb":
             store, blobs = make_dynamo(clock, serialized=True), make_s3()
-        else:
+        elif request.param == "sqlite":
             store, blobs = SqliteItemStore(tmp_path / "items.db", clock), DirectoryBlobStore(tmp_path / "blobs")
+        else:
+            store, blobs = MemoryItemStore(clock), DirectoryBlobStore(tmp_path / "blobs")
         runtime = Runtime(settings, store, blobs, LocalEventBus(), clock, rng, extract_queue=work)
         models = CountingModels()
         services = build_services(
@@ -98,7 +103,9 @@ def due_pairs(services: Services, count: int) -> list[PairId]:
             created_at=created,
             compression_ratio=0.7,
         )
-        services.runtime.store.put(services.memory._mid_item(pair, mid))
+        with Storage(services.runtime.store).pair(pair) as uow:
+            uow.mid_terms.add(mid, None)
+            uow.commit()
         pairs.append(pair)
     return pairs
 
@@ -149,7 +156,7 @@ def test_an_extraction_killed_mid_run_is_redone_after_its_lease(cloud, monkeypat
         pass
 
     with monkeypatch.context() as patch:
-        patch.setattr(services.memory, "extract", lambda *a, **k: (_ for _ in ()).throw(Killed()))
+        patch.setattr(services.extractor, "extract", lambda *a, **k: (_ for _ in ()).throw(Killed()))
         with pytest.raises(Killed):
             services.extraction.run(work)
     assert services.extraction.run(work).status == "leased"
@@ -171,3 +178,30 @@ def test_without_table_copies_a_failed_transaction_still_writes_nothing(clock) -
         with pytest.raises(ConditionFailed):
             store.transact([Put({"pk": "C", "sk": "1"}), Put({"pk": "A", "sk": "1", "version": 9}, expected_version=5)])
         assert store.get("C", "1") is None and store.get("A", "1")["version"] == 2
+
+
+def test_queries_of_one_partition_answer_as_moto_does(clock) -> None:
+    with mock_aws():
+        store = make_dynamo(clock)
+        for pk in ("A", "B", "C"):
+            for i in range(7):
+                store.put({"pk": pk, "sk": f"MSG#{i}", "due_pk": "D", "due_sk": f"{i}#{pk}"})
+            store.put({"pk": pk, "sk": "OTHER"})
+
+        def answers() -> list[list[dict]]:
+            found = []
+            for descending in (False, True):
+                for key in (KeyRange(), KeyRange(prefix="MSG#"), KeyRange(start="MSG#2", end="MSG#5")):
+                    cursor = None
+                    while True:
+                        page = store.query("B", key, limit=2, descending=descending, cursor=cursor)
+                        found.append(page.items)
+                        if (cursor := page.cursor) is None:
+                            break
+            found.append(store.query("NONE").items)
+            found.append(store.query_due("D", "4", limit=5).items)
+            return found
+
+        plain = answers()
+        with queries_of_one_partition():
+            assert answers() == plain

@@ -13,6 +13,10 @@ from typing import Any
 from dreamchat import keys
 from dreamchat.ports import Put
 from dreamchat.services.container import Services
+from dreamchat.services.storage.unit_of_work import Storage
+from tests.services.conftest import on_every_store
+
+pytestmark = on_every_store
 
 ACCOUNT = "acc_friend_races"
 
@@ -57,12 +61,12 @@ def race(
 ) -> None:
     """Run `first` with `between` landing just before first's write of the friendship (every write)."""
     ai_users = services.ai_users
-    real = ai_users._store
-    ai_users._store = WriteBefore(real, keys.friend(ACCOUNT, ai_user_id), between, every)
+    real = ai_users._storage
+    ai_users._storage = Storage(WriteBefore(real.store, keys.friend(ACCOUNT, ai_user_id), between, every))
     try:
         first()
     finally:
-        ai_users._store = real
+        ai_users._storage = real
 
 
 def befriended(services: Services) -> str:

@@ -1,4 +1,4 @@
-"""关于我 reaches every AI friend's prompt as the person's own words (both storage adapters)."""
+"""关于我 reaches every AI friend's prompt as the person's own words."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Attacks on the heartbeat fan-out: a worker killed mid-run, sweeps in a row, redeliveries,
-a model that keeps failing. On both storage adapters (DynamoDB under moto, SQLite)."""
+a model that keeps failing. On every storage adapter (memory, SQLite, DynamoDB under moto)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ import pytest
 
 from dreamchat.services.heartbeat import HeartbeatService, Work
 from tests.fakes.fake_llm import Reply
-from tests.services.conftest import services_with_fake_llm
+from tests.services.conftest import on_every_store, services_with_fake_llm
 from tests.services.test_heartbeat_service import heartbeat_messages, make_pairs
+
+pytestmark = on_every_store
 
 
 class Killed(BaseException):
@@ -86,7 +88,7 @@ def test_a_heartbeat_whose_every_attempt_dies_is_given_up_and_the_next_one_is_pl
                 fanout.heartbeat.run(work)
             clock.advance(seconds=lease + 1)
     assert fanout.heartbeat.run(work).status == "abandoned"
-    state, _ = fanout.heartbeats.get(pair)
+    state = fanout.heartbeats.get(pair)
     assert state.last_run_due == work.due and state.next_due > work.due and state.lease_until is None
     assert fanout.heartbeat.run(work).status in ("duplicate", "not_due")
     assert heartbeat_messages(fanout, pair) == []
@@ -125,5 +127,5 @@ def test_the_person_writing_while_a_heartbeat_is_in_flight_keeps_it_leased(fanou
     assert fanout.heartbeat.sweep().due == 0
     [work] = queue.take()
     assert fanout.heartbeat.run(work).status == "not_due"
-    state, _ = fanout.heartbeats.get(pair)
+    state = fanout.heartbeats.get(pair)
     assert state.lease_until is None

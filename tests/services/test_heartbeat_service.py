@@ -1,4 +1,4 @@
-"""The heartbeat sweep and runs over many pairs, on both storage adapters."""
+"""The heartbeat sweep and runs over many pairs (the sweep and a redelivery on every storage adapter)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.services.container import build_services
 from dreamchat.services.heartbeat import Work
 from tests.fakes.fake_llm import Reply
+from tests.services.conftest import on_every_store
 
 CHAT_MODEL = "deepseek-chat"
 
@@ -24,7 +25,7 @@ def make_pairs(services, count: int, level: str) -> list[tuple[PairId, object]]:
         pair = services.ai_users.pair(account, ai_user.id)
         if level != "一般":
             services.soul.set_relationship(pair, ai_user, level, None, "")
-        relationship, _ = services.memory.repo.relationship(pair)
+        relationship = services.memory.repo.relationship(pair)
         services.heartbeats.change(pair, ai_user, relationship, lambda s: person_wrote(s, services.runtime.clock.now()))
         pairs.append((pair, ai_user))
     return pairs
@@ -35,6 +36,7 @@ def heartbeat_messages(services, pair: PairId) -> list[str]:
     return [m.content for m in messages if m.kind == "heartbeat"]
 
 
+@on_every_store
 def test_the_sweep_runs_exactly_the_due_pairs_once_each(services, runtime, fake_llm, clock) -> None:
     fake_llm.default = lambda body: Reply.text("在干嘛呢？想你了")
     close = make_pairs(services, 12, "特别关心")  # 20 minutes
@@ -59,11 +61,12 @@ def test_the_sweep_reads_only_the_due_index(services, runtime, fake_llm, clock) 
     assert result.reads == 16  # one query per shard, whatever the number of pairs
 
 
+@on_every_store
 def test_a_work_item_delivered_twice_sends_once(services, runtime, fake_llm, clock) -> None:
     fake_llm.default = lambda body: Reply.text("早呀")
     [(pair, _)] = make_pairs(services, 1, "特别关心")
     clock.advance(minutes=30)
-    state, _ = services.heartbeats.get(pair)
+    state = services.heartbeats.get(pair)
     work = Work(pair.account_id, pair.ai_user_id, state.next_due)
     assert services.heartbeat.run(work).status == "sent"
     assert services.heartbeat.run(work).status in ("duplicate", "not_due")
@@ -77,7 +80,7 @@ def test_heartbeat_ok_sends_nothing_and_moves_on(services, runtime, fake_llm, cl
     services.heartbeat.sweep()
     runtime.bus.drain()
     assert heartbeat_messages(services, pair) == []
-    state, _ = services.heartbeats.get(pair)
+    state = services.heartbeats.get(pair)
     assert state.last_run_at == int(clock.now().timestamp()) and state.next_due > state.last_run_at
     assert state.unanswered == 0
 
@@ -111,7 +114,7 @@ def test_a_sent_heartbeat_is_an_ordinary_ai_message_and_the_trigger_is_not_store
     assert [m.content for m in services.memory.repo.short_term(pair)] == ["我今天有点感冒", "今天降温了", "记得多穿点"]
     request = fake_llm.requests_for(CHAT_MODEL)[0].messages
     assert request[-1]["role"] == "system" and "心跳" in request[-1]["content"]
-    state, _ = services.heartbeats.get(pair)
+    state = services.heartbeats.get(pair)
     assert state.unanswered == 1 and state.sent_today == 1
 
 
@@ -146,7 +149,7 @@ def test_a_heartbeat_whose_model_hangs_fails_at_its_deadline(runtime, fake_llm, 
     [(pair, _)] = make_pairs(services, 1, "特别关心")
     clock.advance(minutes=30)
     fake_llm.default = lambda body: Reply.slow(3600)
-    state, _ = services.heartbeats.get(pair)
+    state = services.heartbeats.get(pair)
     started = time.monotonic()
     outcome = services.heartbeat.run(Work(pair.account_id, pair.ai_user_id, state.next_due or 0), force=True)
     assert outcome.status == "failed" and time.monotonic() - started < 2.5

@@ -1,4 +1,4 @@
-"""Idempotency keys on both storage adapters: one winner among racing retries, replay, expiry."""
+"""Idempotency keys: one winner among racing retries, replay, expiry (these two on every storage adapter)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import pytest
 
 from dreamchat.errors import Conflict
 from dreamchat.services.idempotency import Idempotency, fingerprint
+from tests.services.conftest import on_every_store
 
 
+@on_every_store
 def test_of_racing_retries_exactly_one_runs(runtime) -> None:
     keys = Idempotency(runtime.store, runtime.clock)
 
@@ -25,6 +27,7 @@ def test_of_racing_retries_exactly_one_runs(runtime) -> None:
     assert outcomes.count("conflict") == 15
 
 
+@on_every_store
 def test_a_finished_request_is_replayed_until_it_expires(runtime) -> None:
     keys = Idempotency(runtime.store, runtime.clock)
     claim = keys.claim("acc", "k", fingerprint("a"))

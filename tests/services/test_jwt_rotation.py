@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dreamchat.adapters.sqlite_store import SqliteItemStore
+from dreamchat.adapters.memory_store import MemoryItemStore
 from dreamchat.config import Settings
 from dreamchat.errors import Unauthorized
 from dreamchat.services.auth import AuthService
@@ -13,10 +13,8 @@ OLD, NEW = "o" * 48, "n" * 48
 
 
 @pytest.fixture
-def store(tmp_path, clock):
-    sqlite = SqliteItemStore(tmp_path / "items.db", clock)
-    yield sqlite
-    sqlite.close()
+def store(clock) -> MemoryItemStore:
+    return MemoryItemStore(clock)
 
 
 def rotated(store, clock, **overrides) -> AuthService:

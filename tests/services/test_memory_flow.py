@@ -1,4 +1,5 @@
-"""The memory flow on both storage adapters with the fake LLM server."""
+"""The memory flow with the fake LLM server (what storage decides — races, the due index, the documents — on
+every storage adapter)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from dreamchat import keys
 from dreamchat.domain.models import PairId
-from dreamchat.services.memory import TOPIC_ENDED
+from dreamchat.services.topics import TOPIC_ENDED
 from tests.fakes.fake_llm import Reply
+from tests.services.conftest import on_every_store
 
 PAIR = PairId(account_id="acc1", ai_user_id="ai_1")
 ZONE = "Asia/Shanghai"
@@ -43,6 +45,7 @@ def test_each_message_is_stored_with_a_second_precision_timestamp(services, cloc
     assert services.memory.repo.last_message(PAIR).id == message.id
 
 
+@on_every_store
 def test_concurrent_sends_lose_nothing(services) -> None:
     barrier = threading.Barrier(10)
 
@@ -72,6 +75,7 @@ def test_a_short_pause_keeps_the_topic(services, runtime, clock) -> None:
     assert ended_topics(runtime) == []
 
 
+@on_every_store
 def test_compression_stores_one_mid_term_memory_and_clears_the_topic(services, runtime, fake_llm, clock) -> None:
     fake_llm.script("qwen-plus", Reply.json(SUMMARY))
     chat(
@@ -79,7 +83,7 @@ def test_compression_stores_one_mid_term_memory_and_clears_the_topic(services, r
     )
     topic = services.memory.repo.short_term(PAIR)[0].topic_id
     services.memory.end_topic(PAIR, topic)
-    mid = services.memory.compress(PAIR, topic)
+    mid = services.compression.compress(PAIR, topic)
     assert mid.summary == "讨论周末去海边" and mid.message_count == 2
     assert mid.time_precision == "hour" and mid.created_at % 3600 == 0
     assert mid.compression_ratio > 0.7 and not mid.degraded and not mid.extracted_to_long
@@ -92,16 +96,18 @@ def test_compression_stores_one_mid_term_memory_and_clears_the_topic(services, r
     assert "看海" in prompt
 
 
+@on_every_store
 def test_a_topic_ended_three_times_yields_one_mid_term_memory(services, fake_llm) -> None:
     fake_llm.script("qwen-plus", Reply.json(SUMMARY), Reply.json(SUMMARY), Reply.json(SUMMARY))
     chat(services, "聊聊海边", "好啊")
     topic = services.memory.repo.short_term(PAIR)[0].topic_id
-    results = [services.memory.compress(PAIR, topic) for _ in range(3)]
+    results = [services.compression.compress(PAIR, topic) for _ in range(3)]
     assert len({r.id for r in results}) == 1
     assert len(services.memory.repo.mid_terms(PAIR)) == 1
     assert len(fake_llm.requests_for("qwen-plus")) == 1
 
 
+@on_every_store
 def test_two_racing_workers_store_one_mid_term_memory(services, fake_llm) -> None:
     fake_llm.script("qwen-plus", Reply.json(SUMMARY), Reply.json({**SUMMARY, "summary": "另一个摘要"}))
     chat(services, "聊聊海边", "好啊")
@@ -110,7 +116,7 @@ def test_two_racing_workers_store_one_mid_term_memory(services, fake_llm) -> Non
 
     def work(_: int):
         barrier.wait()
-        return services.memory.compress(PAIR, topic)
+        return services.compression.compress(PAIR, topic)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(work, range(2)))
@@ -119,6 +125,7 @@ def test_two_racing_workers_store_one_mid_term_memory(services, fake_llm) -> Non
     assert {r.summary for r in results} == {stored[0].summary}
 
 
+@on_every_store
 def test_messages_arriving_during_compression_stay(services, fake_llm, clock) -> None:
     chat(services, "聊聊海边", "好啊")
     topic = services.memory.repo.short_term(PAIR)[0].topic_id
@@ -129,7 +136,7 @@ def test_messages_arriving_during_compression_stay(services, fake_llm, clock) ->
         return Reply.json(SUMMARY)
 
     fake_llm.default = summary_after_a_new_message
-    services.memory.compress(PAIR, topic)
+    services.compression.compress(PAIR, topic)
     remaining = services.memory.repo.short_term(PAIR)
     assert [m.content for m in remaining] == ["对了，明天见"]
     assert remaining[0].topic_id != topic
@@ -140,7 +147,7 @@ def test_an_invalid_label_is_repaired_then_mapped_to_the_closest(services, fake_
     fake_llm.script("qwen-plus", Reply.json(bad), Reply.json(bad))
     chat(services, "今天真高兴", "太好了")
     topic = services.memory.repo.short_term(PAIR)[0].topic_id
-    mid = services.memory.compress(PAIR, topic)
+    mid = services.compression.compress(PAIR, topic)
     assert mid.emotion_tags.basic_emotion == "开心"
     assert len(fake_llm.requests_for("qwen-plus")) == 2
     assert "basic_emotion" in json.dumps(fake_llm.requests_for("qwen-plus")[1].messages, ensure_ascii=False)
@@ -150,7 +157,7 @@ def test_a_failing_model_degrades_to_the_offline_summary_and_loses_nothing(servi
     fake_llm.default = lambda _body: Reply.error(500)
     chat(services, "我最近在学游泳，每周去三次游泳馆，教练说我进步很快", "真厉害")
     topic = services.memory.repo.short_term(PAIR)[0].topic_id
-    mid = services.memory.compress(PAIR, topic)
+    mid = services.compression.compress(PAIR, topic)
     assert mid.degraded is True
     assert mid.summary
     assert services.memory.repo.short_term(PAIR) == []
@@ -159,7 +166,7 @@ def test_a_failing_model_degrades_to_the_offline_summary_and_loses_nothing(servi
 def test_compress_now_ends_the_open_topic(services, runtime, fake_llm) -> None:
     fake_llm.script("qwen-plus", Reply.json(SUMMARY))
     chat(services, "聊聊海边", "好啊")
-    produced = services.memory.compress_now(PAIR)
+    produced = services.compression.compress_now(PAIR)
     assert len(produced) == 1
     assert services.memory.record(PAIR, "user", "新话题").topic_id != produced[0].topic_id
 
@@ -167,19 +174,20 @@ def test_compress_now_ends_the_open_topic(services, runtime, fake_llm) -> None:
 def _two_compressed_topics(services, fake_llm, clock) -> list:
     fake_llm.script("qwen-plus", Reply.json(SUMMARY), Reply.json({**SUMMARY, "summary": "聊了工作上的烦恼"}))
     chat(services, "周末去海边吧", "好")
-    services.memory.compress_now(PAIR)
+    services.compression.compress_now(PAIR)
     clock.advance(hours=2)
     chat(services, "工作好累", "抱抱你")
-    services.memory.compress_now(PAIR)
+    services.compression.compress_now(PAIR)
     return services.memory.repo.mid_terms(PAIR)
 
 
 def test_extraction_waits_for_the_threshold(services, fake_llm, clock) -> None:
     _two_compressed_topics(services, fake_llm, clock)
-    assert services.memory.extract(PAIR, ZONE).long_term == []
+    assert services.extractor.extract(PAIR, ZONE).long_term == []
     assert fake_llm.requests_for("doubao-pro-32k") == []
 
 
+@on_every_store
 def test_extraction_writes_detail_then_index_and_flags(services, runtime, fake_llm, clock) -> None:
     mids = _two_compressed_topics(services, fake_llm, clock)
     clock.advance(hours=25)
@@ -205,7 +213,7 @@ def test_extraction_writes_detail_then_index_and_flags(services, runtime, fake_l
         ),
     )
     fake_llm.script("deepseek-chat", Reply.json({"create": False, "content": "", "importance": 3, "category": "其他"}))
-    result = services.memory.extract(PAIR, ZONE)
+    result = services.extractor.extract(PAIR, ZONE)
     assert [e.title for e in result.long_term] == ["周末出游计划", "工作压力"]
     entry = result.long_term[0]
     assert entry.detail_file == "2026-03-15_周末出游计划.json" and entry.time_precision == "day"
@@ -216,7 +224,7 @@ def test_extraction_writes_detail_then_index_and_flags(services, runtime, fake_l
         "pairs/acc1/ai_1/long_term_details/2026-03-15_工作压力.json",
     ]
     assert all(m.extracted_to_long for m in services.memory.repo.mid_terms(PAIR))
-    assert services.memory.extract(PAIR, ZONE).long_term == []
+    assert services.extractor.extract(PAIR, ZONE).long_term == []
     assert len(fake_llm.requests_for("doubao-pro-32k")) == 1
     assert runtime.store.query_due(keys.due_partition("EXTRACT", keys.shard(PAIR)), "9999").items == []
 
@@ -227,7 +235,7 @@ def test_core_memory_is_admitted_only_by_the_rules(services, fake_llm, clock) ->
     fake_llm.script(
         "deepseek-chat", Reply.json({"create": True, "content": "对方极度恐高", "importance": 9, "category": "禁忌"})
     )
-    result = services.memory.extract(PAIR, ZONE)
+    result = services.extractor.extract(PAIR, ZONE)
     assert [c.content for c in result.core] == ["对方极度恐高"]
     assert result.core[0].source == "ai"
 
@@ -238,7 +246,7 @@ def test_core_memory_below_importance_eight_is_refused(services, fake_llm, clock
     fake_llm.script(
         "deepseek-chat", Reply.json({"create": True, "content": "喜欢海边", "importance": 7, "category": "偏好"})
     )
-    assert services.memory.extract(PAIR, ZONE).core == []
+    assert services.extractor.extract(PAIR, ZONE).core == []
     assert services.memory.repo.core(PAIR) == []
 
 
@@ -260,36 +268,38 @@ def test_recall_finds_the_detail_document(services, fake_llm, clock) -> None:
             }
         ),
     )
-    services.memory.extract(PAIR, ZONE)
+    services.extractor.extract(PAIR, ZONE)
     found = services.memory.recall(PAIR, "还记得我们说去海边吗")
     assert [r.detail.detail_content for r in found] == ["两人商量周六去海边看日出"]
 
 
+@on_every_store
 def test_an_idle_topic_is_closed_by_the_sweep_without_a_new_message(services, runtime, clock) -> None:
     first = services.memory.record(PAIR, "user", "晚点再聊")
     clock.advance(hours=5)
     services.memory.record(PAIR, "user", "还在吗")
     clock.advance(hours=5)
-    assert services.memory.close_idle_topics() == 0  # the second message moved the check
+    assert services.topics.close_idle_topics() == 0  # the second message moved the check
     assert ended_topics(runtime) == []
     clock.advance(hours=1, seconds=1)
-    assert services.memory.close_idle_topics() == 1
+    assert services.topics.close_idle_topics() == 1
     assert ended_topics(runtime) == [first.topic_id]
-    assert services.memory.close_idle_topics() == 0  # out of the index once ended
+    assert services.topics.close_idle_topics() == 0  # out of the index once ended
     assert services.memory.record(PAIR, "user", "我回来了").topic_id != first.topic_id
 
 
+@on_every_store
 def test_a_topic_whose_event_was_lost_is_compressed_by_the_safety_net(services, runtime, fake_llm, clock) -> None:
     fake_llm.script("qwen-plus", Reply.json(SUMMARY))
     chat(services, "周末去海边吧", "好呀")
     topic = services.memory.repo.short_term(PAIR)[0].topic_id
     services.memory.end_topic(PAIR, topic)
     assert ended_topics(runtime) == [topic]  # delivered nowhere: as if every retry had failed
-    assert services.compress_leftovers() == 0  # not before an hour has passed
+    assert services.compression.compress_leftovers() == 0  # not before an hour has passed
     clock.advance(hours=1, seconds=1)
-    assert services.compress_leftovers() == 1
+    assert services.compression.compress_leftovers() == 1
     assert [m.topic_id for m in services.memory.repo.mid_terms(PAIR)] == [topic]
-    assert services.compress_leftovers() == 0
+    assert services.compression.compress_leftovers() == 0
 
 
 def test_a_normally_compressed_topic_leaves_no_leftover(services, runtime, fake_llm, clock) -> None:
@@ -297,7 +307,7 @@ def test_a_normally_compressed_topic_leaves_no_leftover(services, runtime, fake_
     chat(services, "聊聊海边", "好")
     topic = services.memory.repo.short_term(PAIR)[0].topic_id
     services.memory.end_topic(PAIR, topic)
-    services.memory.compress(PAIR, topic)
+    services.compression.compress(PAIR, topic)
     clock.advance(hours=2)
-    assert services.compress_leftovers() == 0
+    assert services.compression.compress_leftovers() == 0
     assert len(fake_llm.requests_for("qwen-plus")) == 1

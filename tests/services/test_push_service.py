@@ -12,7 +12,9 @@ from dreamchat.domain.models import PairId
 from dreamchat.services.heartbeat import Work
 from tests.fakes.fake_llm import Reply
 from tests.fakes.fake_push import Device, FakePushService
-from tests.services.conftest import services_with_settings
+from tests.services.conftest import on_every_store, services_with_settings
+
+pytestmark = on_every_store  # subscriptions, presence (TTL) and the endpoint's owner are storage behaviour
 
 
 @pytest.fixture
@@ -33,7 +35,7 @@ def befriended(services, account: str = "acc-push", name: str = "小梦"):
     ai_user = services.ai_users.create(account, {"name": name, "avatar": "🌙", "timezone": "Asia/Shanghai"})
     pair = services.ai_users.pair(account, ai_user.id)
     services.soul.set_relationship(pair, ai_user, "特别关心", None, "")  # a heartbeat every 20 minutes
-    relationship, _ = services.memory.repo.relationship(pair)
+    relationship = services.memory.repo.relationship(pair)
     services.heartbeats.change(pair, ai_user, relationship, lambda s: person_wrote(s, services.runtime.clock.now()))
     return pair, ai_user
 
@@ -46,7 +48,7 @@ def subscribe(services, pair: PairId, device: Device) -> None:
 def run_heartbeat(services, pair: PairId, clock, *, then=lambda: None, minutes: int = 30):
     clock.advance(minutes=minutes)
     then()  # what happens just before the heartbeat runs
-    state, _ = services.heartbeats.get(pair)
+    state = services.heartbeats.get(pair)
     return services.heartbeat.run(Work(pair.account_id, pair.ai_user_id, state.next_due))
 
 
@@ -144,7 +146,7 @@ def test_a_push_service_that_keeps_failing_never_fails_the_heartbeat(services, f
     assert outcome.status == "sent"
     assert len(push_service.attempts) == services.runtime.settings.push_attempts == 3
     assert heartbeat_texts(services, pair) == ["想你了"]
-    state, _ = services.heartbeats.get(pair)
+    state = services.heartbeats.get(pair)
     assert state.next_due is not None  # the run was recorded: the next heartbeat is planned
 
 

@@ -26,11 +26,11 @@ SUMMARY = {"summary": "聊画画和出差", "emotion_tags": {"basic_emotion": "�
 def remember(services, server: FakeLLMServer, clock) -> list[str]:
     server.script("qwen-plus", Reply.json(SUMMARY))
     ids = [services.memory.record(PAIR, role, text).id for role, text in SAID]
-    mid = services.memory.compress_now(PAIR)[0]
+    mid = services.compression.compress_now(PAIR)[0]
     clock.advance(hours=25)
     memory = {"title": "画画和出差", "key_points": POINTS, "detail_content": "聊了画画", "source_mid_ids": [mid.id]}
     server.script("doubao-pro-32k", Reply.json({"memories": [memory]}))
-    services.memory.extract(PAIR, ZONE)
+    services.extractor.extract(PAIR, ZONE)
     return ids
 
 
@@ -75,15 +75,15 @@ def test_quotes_stay_within_their_share_of_the_budget(runtime, fake_llm, clock) 
     services.memory.record(PAIR, "user", "画画 " + "我们画了好多好多的画，" * 200)
     server = fake_llm
     server.script("qwen-plus", Reply.json(SUMMARY))
-    mid = services.memory.compress_now(PAIR)[0]
+    mid = services.compression.compress_now(PAIR)[0]
     clock.advance(hours=25)
     memory = {"title": "画", "key_points": ["他们画了好多画"], "detail_content": "画", "source_mid_ids": [mid.id]}
     server.script("doubao-pro-32k", Reply.json({"memories": [memory]}))
-    services.memory.extract(PAIR, ZONE)
+    services.extractor.extract(PAIR, ZONE)
     context = services.memory.context(PAIR, AI, "你们画了什么画？", "")
     text = next(s for s in context.sections if s.name == "long_term_details")
     assert "好多好多的画" in text.text
-    assert text.tokens <= QUOTE_SHARE * services.memory._settings.memory_tokens
+    assert text.tokens <= QUOTE_SHARE * services.runtime.settings.memory_tokens
 
 
 def test_editing_key_points_keeps_the_sources_of_the_unchanged_ones(runtime, fake_llm, clock) -> None:

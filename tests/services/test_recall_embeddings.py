@@ -16,7 +16,7 @@ from dreamchat.ports import KeyRange, query_all
 from dreamchat.services.container import build_services
 from dreamchat.services.memory_edit import MemoryEditor
 from tests.fakes.fake_llm import FakeLLMServer, Reply
-from tests.services.conftest import services_with_fake_llm
+from tests.services.conftest import on_every_store, services_with_fake_llm
 
 PAIR = PairId(account_id="acc1", ai_user_id="ai_1")
 ZONE = "Asia/Shanghai"
@@ -52,10 +52,10 @@ def remember(services, server: FakeLLMServer, clock) -> None:
     server.script("qwen-plus", Reply.json(SUMMARY))
     for line in ("周末去海边吧", "好呀"):
         services.memory.record(PAIR, "user", line)
-    mid = services.memory.compress_now(PAIR)[0]
+    mid = services.compression.compress_now(PAIR)[0]
     clock.advance(hours=25)
     server.script("doubao-pro-32k", Reply.json({"memories": [{**MEMORY["memories"][0], "source_mid_ids": [mid.id]}]}))
-    services.memory.extract(PAIR, ZONE)
+    services.extractor.extract(PAIR, ZONE)
 
 
 def long_items(runtime) -> list[dict]:
@@ -66,6 +66,7 @@ def embedding_calls(server: FakeLLMServer) -> int:
     return sum(1 for r in server.requests if r.path.endswith("/embeddings"))
 
 
+@on_every_store
 def test_memories_are_stored_with_one_int8_vector_per_key_point(runtime, fake_llm, clock) -> None:
     services = with_embeddings(runtime, fake_llm)
     remember(services, fake_llm, clock)
@@ -73,7 +74,7 @@ def test_memories_are_stored_with_one_int8_vector_per_key_point(runtime, fake_ll
     stored = vec.StoredVectors.from_item(entry[vec.FIELD])
     rows = vec.usable(stored, f"api:{MODEL}", ["想去海边看日出", "他怕晒"])
     assert rows is not None and rows.shape[0] == 2
-    [mid] = services.memory.repo.mid_term_items(PAIR)
+    [mid] = query_all(runtime.store, keys.pair_pk(PAIR), KeyRange(prefix=keys.MID_PREFIX))
     assert vec.usable(vec.StoredVectors.from_item(mid[vec.FIELD]), f"api:{MODEL}", ["讨论周末去海边"]) is not None
 
 
@@ -95,16 +96,16 @@ def test_with_the_endpoint_down_memories_are_kept_and_words_still_rank_them(runt
     context = services.memory.context(PAIR, AI, "海边日出", "指令")
     assert "想去海边看日出" in next(s.text for s in context.sections if s.name == "long_term")
     fake_llm.default = lambda body: Reply.text("ok")  # back up: the next write fills the gaps
-    assert services.memory.refresh_vectors(PAIR) == 2  # the mid-term memory and the long-term one
+    assert services.vectors.refresh(PAIR) == 2  # the mid-term memory and the long-term one
     assert vec.FIELD in long_items(runtime)[0]
 
 
 def test_a_new_embedding_model_makes_the_vectors_again(runtime, fake_llm, clock) -> None:
     remember(with_embeddings(runtime, fake_llm), fake_llm, clock)
     newer = with_embeddings(runtime, fake_llm, model="text-embedding-v5")
-    assert newer.memory.refresh_vectors(PAIR) == 2
+    assert newer.vectors.refresh(PAIR) == 2
     assert vec.StoredVectors.from_item(long_items(runtime)[0][vec.FIELD]).model == "api:text-embedding-v5"
-    assert newer.memory.refresh_vectors(PAIR) == 0
+    assert newer.vectors.refresh(PAIR) == 0
 
 
 def test_garbage_vectors_from_the_endpoint_are_refused(runtime, fake_llm, clock) -> None:
@@ -123,7 +124,7 @@ def test_an_edited_key_point_gets_new_vectors(runtime, fake_llm, clock) -> None:
     remember(services, fake_llm, clock)
     [entry] = long_items(runtime)
     runtime.store.put({**entry, "key_points": ["想去山里看日出"]})
-    assert services.memory.refresh_vectors(PAIR) == 1
+    assert services.vectors.refresh(PAIR) == 1
     stored = vec.StoredVectors.from_item(long_items(runtime)[0][vec.FIELD])
     assert vec.usable(stored, f"api:{MODEL}", ["想去山里看日出"]) is not None
 
@@ -196,6 +197,7 @@ def test_after_a_server_error_calls_resume_after_one_cool_down(runtime, fake_llm
     assert embedding_calls(fake_llm) - before == 2
 
 
+@on_every_store
 @pytest.mark.parametrize("stored", ["versioned", "before versions"])
 def test_a_persons_edit_landing_during_a_re_embedding_is_never_overwritten(runtime, fake_llm, clock, stored) -> None:
     services = with_embeddings(runtime, fake_llm)
@@ -222,6 +224,6 @@ def test_a_persons_edit_landing_during_a_re_embedding_is_never_overwritten(runti
     # and any read of the entry after that still sees it as it was (the edit lands between read and write)
     store.get = lambda pk, sk: entry if sk == entry["sk"] else real_get(pk, sk)
     services.memory.retriever.embedder = EditsWhileEmbedding()
-    services.memory.refresh_vectors(PAIR)
+    services.vectors.refresh(PAIR)
     store.get = real_get
     assert long_items(runtime)[0]["key_points"] == ["改成去山里"]

@@ -86,7 +86,7 @@ def test_a_pair_past_its_first_messages_never_reads_the_start_of_its_log(runtime
         runtime.clock.advance(hours=1)
         for n in range(9):
             services.memory.record(pair, "user", f"第{n}句")
-        services.memory.compress_now(pair)
+        services.compression.compress_now(pair)
     assert sum(m.message_count for m in services.memory.repo.mid_terms(pair)) >= services.memory.repo.message_window(2)
     assert [d.replied for d in turns(services, "acc_new", ai.id, 2)] == [False, False]
     assert len(reads) == 1

@@ -559,3 +559,45 @@ def test_a_long_interval_is_the_same_as_its_parts_added_up(zone) -> None:
         step = stretched_due(step, timedelta(days=1), NIGHT, zone)
     assert same_instant(whole, halves)
     assert same_instant(stretched_due(start, timedelta(days=90), NIGHT, zone), step)
+
+
+def test_a_very_long_wait_across_clock_changes_is_walked_in_bounded_steps(monkeypatch) -> None:
+    """决裂 (999 days) at the largest back-off in a zone with summer time: the walk took 42 s per friend
+    once a clock change stopped the whole-week skip (issue 25 §4)."""
+    from dreamchat.domain import heartbeat
+
+    steps = []
+    real = heartbeat._next_boundary
+    monkeypatch.setattr(heartbeat, "_next_boundary", lambda *a: steps.append(1) or real(*a))
+    start = local(15, 9, zone=BERLIN)
+    due = stretched_due(start, timedelta(days=999) * heartbeat.MAX_BACKOFF, night_window(False, DEFAULTS), BERLIN)
+    assert due.timestamp() - start.timestamp() <= heartbeat.LONGEST_WAIT.total_seconds() / heartbeat.NIGHT_WEIGHT
+    assert len(steps) < 26 * 2 * 8 + 10  # about a week walked around each of the 26 clock changes in 13 years
+
+
+def test_whole_weeks_skipped_give_the_same_time_as_walking_night_by_night() -> None:
+    from dreamchat.domain import heartbeat
+
+    start, interval = local(20, 9, zone=BERLIN), timedelta(days=120)  # across the end of summer time
+    night = night_window(False, DEFAULTS)
+    tz = ZoneInfo(BERLIN)
+    moment, remaining = start, interval.total_seconds()
+    while True:  # the plain walk, one boundary at a time
+        boundary = heartbeat._next_boundary(moment, night, tz)
+        weight = heartbeat.NIGHT_WEIGHT if night.contains(moment) else 1.0
+        span = boundary.timestamp() - moment.timestamp()
+        if span * weight >= remaining:
+            walked = moment.timestamp() + remaining / weight
+            break
+        remaining -= span * weight
+        moment = datetime.fromtimestamp(boundary.timestamp(), tz)
+    assert stretched_due(start, interval, night, BERLIN).timestamp() == pytest.approx(walked)
+
+
+def test_the_back_off_cap_a_person_can_set_is_bounded() -> None:
+    from pydantic import ValidationError
+
+    from dreamchat.domain import heartbeat
+
+    with pytest.raises(ValidationError):
+        Prefs(max_backoff=heartbeat.MAX_BACKOFF + 1)

@@ -20,7 +20,7 @@ from dreamchat.domain.heartbeat import (
 from dreamchat.domain.models import Relationship, ScheduledHeartbeat
 from dreamchat.domain.relationship import heartbeat_interval
 from dreamchat.domain.safety import asks_if_human
-from dreamchat.domain.sessions import Session, break_due, continued, reminded
+from dreamchat.domain.sessions import ContinuousUse, break_due, continued, reminded
 
 SHANGHAI = "Asia/Shanghai"
 NOW = datetime(2026, 3, 15, 3, 0, tzinfo=ZoneInfo(SHANGHAI))  # deep in the night
@@ -73,7 +73,7 @@ def test_a_session_continues_while_messages_come_and_a_gap_of_fifteen_minutes_st
 
 
 def test_the_break_is_due_after_the_period_once_then_after_another_period() -> None:
-    session = Session(started_at=0, last_at=minutes(119))
+    session = ContinuousUse(started_at=0, last_at=minutes(119))
     assert not break_due(session, minutes(119.9), 120)
     assert break_due(session, minutes(120), 120)
     after = reminded(session.model_copy(update={"last_at": minutes(120)}), minutes(120))
@@ -82,7 +82,7 @@ def test_the_break_is_due_after_the_period_once_then_after_another_period() -> N
 
 
 def test_no_break_is_due_when_turned_off_or_after_a_gap() -> None:
-    session = Session(started_at=0, last_at=minutes(125))
+    session = ContinuousUse(started_at=0, last_at=minutes(125))
     assert not break_due(session, minutes(130), 0)
     assert not break_due(session, minutes(141), 120)  # the person was away 16 minutes: a new session
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
+from dreamchat.domain import safety
 from dreamchat.domain.safety import (
     CRISIS_MARKER,
     DEFAULT_RESOURCES,
@@ -16,26 +18,35 @@ from dreamchat.domain.safety import (
     normalise,
     parse_resources,
     read_crisis_marker,
+    required_keys,
     resources_for,
 )
 
 LABELLED = json.loads((Path(__file__).parent / "data" / "crisis_labelled.json").read_text(encoding="utf-8"))
+# Written before the lexicon was read, then used to extend it. "crisis_not_recognised": statements words
+# alone cannot tell from everyday ones (see the module docstring), kept on record, not asserted.
+HELDOUT = json.loads((Path(__file__).parent / "data" / "crisis_heldout.json").read_text(encoding="utf-8"))
+# Written after the lexicon was extended, to measure it out of sample; its errors are kept on record, not asserted.
+FRESH = json.loads((Path(__file__).parent / "data" / "crisis_fresh.json").read_text(encoding="utf-8"))
+FRESH_CRISIS = [t for t in FRESH["crisis"] if t not in FRESH["not_asserted"]["crisis_missed"]]
+FRESH_BENIGN = [t for t in FRESH["benign"] if t not in FRESH["not_asserted"]["benign_fired"]]
 CJK_RANGES = [(0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF)]
 
 
 def test_the_labelled_set_is_large_enough_in_both_languages() -> None:
-    for label in ("crisis", "benign"):
-        texts = LABELLED[label]
-        assert len(texts) >= 60
-        assert any(t.isascii() for t in texts) and any(not t.isascii() for t in texts)
+    for data, least in ((LABELLED, 60), (HELDOUT, 80), (FRESH, 30)):
+        for label in ("crisis", "benign"):
+            texts = data[label]
+            assert len(texts) >= least
+            assert any(t.isascii() for t in texts) and any(not t.isascii() for t in texts)
 
 
-@pytest.mark.parametrize("text", LABELLED["crisis"])
+@pytest.mark.parametrize("text", LABELLED["crisis"] + HELDOUT["crisis"] + FRESH_CRISIS)
 def test_a_crisis_statement_fires(text: str) -> None:
     assert crisis_in(text)
 
 
-@pytest.mark.parametrize("text", LABELLED["benign"])
+@pytest.mark.parametrize("text", LABELLED["benign"] + HELDOUT["benign"] + FRESH_BENIGN)
 def test_an_everyday_use_does_not_fire(text: str) -> None:
     assert not crisis_in(text)
 
@@ -113,6 +124,35 @@ def test_no_phrase_of_the_lexicon_matches_a_single_chinese_character() -> None:
         for point in range(low, high + 1):
             character = normalise(chr(point))
             assert not any(phrase.pattern.search(character) for phrase in PHRASES), chr(point)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "keys"),
+    [
+        (r"(?:想|要)去死|寻死", {"去死", "寻死"}),
+        (r"a?bc", {"bc"}),
+        (r"(?<!x)yy(?=z)", {"yy"}),
+        (r"(?:死|活)(?:了|掉)", {"死", "活"}),
+        (r"(?:x|)yz", {"yz"}),
+        (r"[a-z]+", None),
+        (r"(?i)kill", None),
+        (r"(?:ab)+c?", {"ab"}),
+    ],
+)
+def test_a_phrase_is_screened_only_by_literals_every_match_contains(pattern: str, keys: set[str] | None) -> None:
+    assert required_keys(re.compile(pattern)) == (frozenset(keys) if keys else None)
+
+
+def test_the_screen_never_changes_a_verdict() -> None:
+    texts = [text for data in (LABELLED, HELDOUT) for label in ("crisis", "benign") for text in data[label]]
+    for text in texts:
+        sentences = safety._SENTENCE_BREAK.split(normalise(text))
+        unscreened = any(phrase.found_in(sentence) for sentence in sentences for phrase in PHRASES)
+        assert crisis_in(text) == unscreened, text
+        for sentence in sentences:
+            for phrase in PHRASES:
+                if phrase.keys and phrase.pattern.search(sentence):
+                    assert any(key in sentence for key in phrase.keys), (phrase.pattern.pattern, sentence)
 
 
 @pytest.mark.parametrize(

@@ -1,13 +1,16 @@
-"""Opaque pagination cursors shared by both item-store adapters, so a cursor means the same on each."""
+"""Pages and their opaque cursors, shared by the item-store adapters, so a cursor means the same on each."""
 
 from __future__ import annotations
 
 import base64
 import binascii
 import json
+from collections.abc import Callable
 
 from dreamchat.errors import BadRequest
-from dreamchat.ports import StoreError
+from dreamchat.ports import Item, KeyRange, Page, StoreError
+
+_HIGHEST = "\U0010ffff"
 
 
 class BadCursor(StoreError, BadRequest):
@@ -28,3 +31,17 @@ def decode(cursor: str, fields: tuple[str, ...]) -> dict[str, str]:
     if not isinstance(position, dict) or any(not isinstance(position.get(f), str) or not position[f] for f in fields):
         raise BadCursor("invalid cursor")
     return {f: position[f] for f in fields}
+
+
+def page(items: list[Item], limit: int | None, position: Callable[[Item], dict[str, str]]) -> Page:
+    """The first `limit` of `items` (read one past the limit), with a cursor after the last when more follow."""
+    more = limit is not None and len(items) > limit
+    items = items[:limit] if limit is not None else items
+    return Page(items, encode(position(items[-1])) if more else None)
+
+
+def bounds(key: KeyRange) -> tuple[str, str]:
+    """The inclusive sort-key bounds of a key range, for stores that compare strings (SQLite, memory)."""
+    if key.prefix is not None:
+        return key.prefix, key.prefix + _HIGHEST
+    return key.start or "", key.end if key.end is not None else _HIGHEST

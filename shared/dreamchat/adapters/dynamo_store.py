@@ -154,7 +154,7 @@ class DynamoItemStore:
         if cursor is not None:
             request["ExclusiveStartKey"] = _key(pk, cursors.decode(cursor, ("sk",))["sk"])
         items = self._collect(request, limit)
-        return _page(items, limit, lambda item: {"sk": item["sk"]})
+        return cursors.page(items, limit, lambda item: {"sk": item["sk"]})
 
     def query_due(self, due_pk: str, until: str, *, limit: int | None = None, cursor: str | None = None) -> Page:
         request: dict[str, Any] = {
@@ -172,7 +172,7 @@ class DynamoItemStore:
                 DUE_SK: {"S": position["due_sk"]},
             }
         items = self._collect(request, limit)
-        return _page(items, limit, lambda item: {"due_sk": item[DUE_SK], "pk": item["pk"], "sk": item["sk"]})
+        return cursors.page(items, limit, lambda item: {"due_sk": item[DUE_SK], "pk": item["pk"], "sk": item["sk"]})
 
     def _collect(self, request: dict[str, Any], limit: int | None) -> list[Item]:
         """Read pages until limit + 1 live items are found (to know whether more follow)."""
@@ -233,12 +233,6 @@ def _key_condition(key: KeyRange) -> tuple[str, dict[str, Any]]:
     if key.end is not None:
         return " AND sk <= :end", {":end": {"S": key.end}}
     return "", {}
-
-
-def _page(items: list[Item], limit: int | None, position: Any) -> Page:
-    more = limit is not None and len(items) > limit
-    items = items[:limit] if limit is not None else items
-    return Page(items, cursors.encode(position(items[-1])) if more else None)
 
 
 def _key(pk: str, sk: str) -> dict[str, Any]:

@@ -41,8 +41,6 @@ CREATE TABLE IF NOT EXISTS items (
 CREATE INDEX IF NOT EXISTS items_due ON items (due_pk, due_sk, pk, sk) WHERE due_pk IS NOT NULL;
 """
 
-_HIGHEST = "\U0010ffff"
-
 
 class SqliteItemStore:
     def __init__(self, path: Path, clock: Clock) -> None:
@@ -109,34 +107,35 @@ class SqliteItemStore:
         cursor: str | None = None,
         consistent: bool = True,  # one SQLite file is always consistent
     ) -> Page:
-        low, high = _bounds(key)
-        sql = "SELECT sk, body FROM items WHERE pk = ? AND sk >= ? AND sk <= ? AND " + self._alive()
+        low, high = cursors.bounds(key)
+        sql = "SELECT body FROM items WHERE pk = ? AND sk >= ? AND sk <= ? AND " + self._alive()
         params: list[Any] = [pk, low, high, self._now()]
         if cursor is not None:
             after = cursors.decode(cursor, ("sk",))["sk"]
             sql += " AND sk < ?" if descending else " AND sk > ?"
             params.append(after)
         sql += " ORDER BY sk DESC" if descending else " ORDER BY sk"
-        rows = self._fetch(sql, params, limit)
-        return _page(rows, limit, lambda row: {"sk": row[0]})
+        return cursors.page(self._fetch(sql, params, limit), limit, lambda item: {"sk": item["sk"]})
 
     def query_due(self, due_pk: str, until: str, *, limit: int | None = None, cursor: str | None = None) -> Page:
-        sql = "SELECT due_sk, pk, sk, body FROM items WHERE due_pk = ? AND due_sk <= ? AND " + self._alive()
+        sql = "SELECT body FROM items WHERE due_pk = ? AND due_sk <= ? AND " + self._alive()
         params: list[Any] = [due_pk, until, self._now()]
         if cursor is not None:
             after = cursors.decode(cursor, ("due_sk", "pk", "sk"))
             sql += " AND (due_sk, pk, sk) > (?, ?, ?)"
             params += [after["due_sk"], after["pk"], after["sk"]]
         sql += " ORDER BY due_sk, pk, sk"
-        rows = self._fetch(sql, params, limit)
-        return _page(rows, limit, lambda row: {"due_sk": row[0], "pk": row[1], "sk": row[2]})
+        items = self._fetch(sql, params, limit)
+        return cursors.page(items, limit, lambda item: {"due_sk": item[DUE_SK], "pk": item["pk"], "sk": item["sk"]})
 
-    def _fetch(self, sql: str, params: list[Any], limit: int | None) -> list[tuple[Any, ...]]:
+    def _fetch(self, sql: str, params: list[Any], limit: int | None) -> list[Item]:
+        """The items (one past the limit, to know whether more follow) of a query selecting `body`."""
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit + 1)
         with self._lock:
-            return self._db.execute(sql, params).fetchall()
+            rows = self._db.execute(sql, params).fetchall()
+        return [json.loads(row[0]) for row in rows]
 
     def _apply(self, operation: Operation) -> None:
         if isinstance(operation, Check):
@@ -188,16 +187,3 @@ class SqliteItemStore:
 
     def _now(self) -> int:
         return int(self._clock.now().timestamp())
-
-
-def _bounds(key: KeyRange) -> tuple[str, str]:
-    if key.prefix is not None:
-        return key.prefix, key.prefix + _HIGHEST
-    return key.start or "", key.end if key.end is not None else _HIGHEST
-
-
-def _page(rows: list[tuple[Any, ...]], limit: int | None, position: Any) -> Page:
-    more = limit is not None and len(rows) > limit
-    rows = rows[:limit] if limit is not None else rows
-    next_cursor = cursors.encode(position(rows[-1])) if more else None
-    return Page([json.loads(row[-1]) for row in rows], next_cursor)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
+from dreamchat.adapters.images import PillowAvatars
 from dreamchat.adapters.scheduler import Job, LocalScheduler
 from dreamchat.api.deadline import RequestDeadline
 from dreamchat.api.errors import install_error_handlers
@@ -17,6 +18,7 @@ from dreamchat.api.model_work import ModelPool
 from dreamchat.api.routers import (
     ai_users,
     auth,
+    cards,
     chat,
     friends,
     health,
@@ -29,16 +31,24 @@ from dreamchat.api.routers import (
     web,
 )
 from dreamchat.config import Settings
+from dreamchat.llm.gateway import OpenAIGateway
+from dreamchat.llm.usage import CallRecord
 from dreamchat.ports import Counter
+from dreamchat.services.cards import CardService
 from dreamchat.services.container import Services, build_services
 from dreamchat.services.limits import ModelCallBudget
 from dreamchat.wiring import Runtime, build_runtime
 
 
 def create_app(
-    settings: Settings | None = None, runtime: Runtime | None = None, *, on_count: Counter | None = None
+    settings: Settings | None = None,
+    runtime: Runtime | None = None,
+    *,
+    on_count: Counter | None = None,
+    on_model_call: Callable[[CallRecord], None] | None = None,
 ) -> FastAPI:
-    """The app; `on_count` receives operational counts (the chat Lambda makes them metrics)."""
+    """The app; `on_count` receives operational counts and `on_model_call` each model call's tokens and
+    latency (the chat Lambda makes both metrics)."""
     settings = settings or Settings()
     runtime = runtime or build_runtime(settings)
 
@@ -56,14 +66,20 @@ def create_app(
     app = FastAPI(title="DreamChat Cloud", version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
     app.state.runtime = runtime
-    app.state.services = build_services(runtime, on_count=on_count)
+    # built here, not by build_services, so that /api/health can show its usage figures
+    app.state.gateway = (
+        OpenAIGateway.from_settings(settings, on_call=on_model_call) if settings.llm_configured else None
+    )
+    app.state.services = build_services(runtime, gateway=app.state.gateway, on_count=on_count)
     budget = ModelCallBudget(runtime.store, runtime.clock, settings.model_calls_per_minute)
     app.state.model_pool = ModelPool(settings.model_concurrency, budget.spend)
+    app.state.cards = CardService(app.state.services.ai_users, runtime.blobs, PillowAvatars(), settings.timezone)
     install_error_handlers(app)
     for router in (
         health.router,
         auth.router,
         ai_users.router,
+        cards.router,
         chat.router,
         friends.router,
         memory.router,
@@ -75,7 +91,7 @@ def create_app(
         web.router,
     ):
         app.include_router(router)
-    app.add_middleware(BodySizeLimit)
+    app.add_middleware(BodySizeLimit, larger={cards.IMPORT_PATH: cards.MAX_CARD_BYTES})
     app.add_middleware(
         RequestDeadline, turn_seconds=settings.chat_turn_seconds, reserve_seconds=settings.chat_reserve_seconds
     )
@@ -93,9 +109,9 @@ def _background(services: Services) -> list[Any]:
     """Locally, the event worker and the schedules EventBridge would run in AWS."""
     jobs = [
         Job("heartbeat-sweep", 60, services.heartbeat.sweep),
-        Job("idle-topics", 600, services.memory.close_idle_topics),
-        Job("compress-leftovers", 600, services.compress_leftovers),
+        Job("idle-topics", 600, services.topics.close_idle_topics),
+        Job("compress-leftovers", 600, services.compression.compress_leftovers),
         Job("extract-sweep", 3600, services.extraction.sweep),
-        Job("erase-again", 600, services.erase_again),
+        Job("erase-again", 600, services.erasures.erase_again),
     ]
     return [services.runtime.bus, LocalScheduler(jobs)]

@@ -2,7 +2,8 @@
 
 A body without a Content-Length (chunked) is read here first, up to the limit, then handed to
 the app: counting while the app reads would let the app's own body parser turn the refusal
-into a 400. Our bodies are small JSON documents, so holding one in memory costs nothing.
+into a 400. Our bodies are small JSON documents, so holding one in memory costs nothing; the
+few routes that take an upload (a character card) name their own, larger limit in `larger`.
 """
 
 from __future__ import annotations
@@ -14,25 +15,27 @@ MAX_BODY_BYTES = 64 * 1024
 
 
 class BodySizeLimit:
-    def __init__(self, app: Any, max_bytes: int = MAX_BODY_BYTES) -> None:
+    def __init__(self, app: Any, max_bytes: int = MAX_BODY_BYTES, larger: dict[str, int] | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.larger = larger or {}  # path -> its own limit
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.larger.get(scope["path"], self.max_bytes)
         declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            await _refuse(send, 413 if declared.isdigit() else 400)
+        if declared is not None and (not declared.isdigit() or int(declared) > limit):
+            await _refuse(send, 413 if declared.isdigit() else 400, limit)
             return
-        messages = await self._read(receive)
+        messages = await self._read(receive, limit)
         if messages is None:
-            await _refuse(send, 413)
+            await _refuse(send, 413, limit)
             return
         await self.app(scope, _replay(messages, receive), send)
 
-    async def _read(self, receive: Any) -> list[dict] | None:
+    async def _read(self, receive: Any, limit: int) -> list[dict] | None:
         """Every message of the request body, or None once it grows past the limit."""
         messages, size = [], 0
         while True:
@@ -41,7 +44,7 @@ class BodySizeLimit:
             if message["type"] != "http.request":
                 return messages
             size += len(message.get("body", b""))
-            if size > self.max_bytes:
+            if size > limit:
                 return None
             if not message.get("more_body", False):
                 return messages
@@ -56,14 +59,11 @@ def _replay(messages: list[dict], receive: Any) -> Any:
     return replayed
 
 
-_REFUSALS = {
-    413: ("payload_too_large", f"request body is over {MAX_BODY_BYTES // 1024} KiB"),
-    400: ("bad_request", "invalid Content-Length"),
-}
-
-
-async def _refuse(send: Any, status: int) -> None:
-    code, message = _REFUSALS[status]
+async def _refuse(send: Any, status: int, limit: int) -> None:
+    if status == 413:
+        code, message = "payload_too_large", f"request body is over {limit // 1024} KiB"
+    else:
+        code, message = "bad_request", "invalid Content-Length"
     body = json.dumps({"error": {"code": code, "message": message}}).encode()
     await send(
         {

@@ -29,6 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from dreamchat.domain.models import ScheduledHeartbeat
 
 NIGHT_WEIGHT = 1 / 3
+MAX_BACKOFF = 64  # beyond it an unanswered heartbeat at 关系冷淡 would wait over a year
+LONGEST_WAIT = timedelta(days=3650)  # no timed heartbeat is planned further ahead (决裂: 999 days)
 HEARTBEAT_OK = "HEARTBEAT_OK"
 _SEPARATORS = " \t:：,，;；-—"
 MAX_SCHEDULED = 10
@@ -50,7 +52,7 @@ class Prefs(BaseModel):
     night_end: int | None = Field(default=None, ge=0, le=23)
     daily_cap: int = Field(default=5, ge=0, le=100)
     quiet_minutes: int = Field(default=10, ge=0, le=24 * 60)
-    max_backoff: int = Field(default=8, ge=1, le=1024)
+    max_backoff: int = Field(default=8, ge=1, le=MAX_BACKOFF)
     pause_after_days: float = Field(default=7, gt=0, le=3650)
 
 
@@ -99,10 +101,15 @@ def night_window(night_owl: bool, prefs: Prefs) -> Night:
 
 
 def stretched_due(start: datetime, interval: timedelta, night: Night, zone: str) -> datetime:
-    """When `interval` of silence has passed since `start`, counting night time one third."""
+    """When `interval` of silence has passed since `start`, counting night time one third.
+
+    Whole weeks without a clock change are skipped at once and the weeks around a change walked night
+    by night, so the work is bounded by the weeks of the (capped) wait plus the clock changes in it."""
     tz = ZoneInfo(zone)
-    moment, remaining = _whole_weeks_skipped(start.astimezone(tz), interval.total_seconds(), night, tz)
+    moment, remaining = start.astimezone(tz), min(interval, LONGEST_WAIT).total_seconds()
+    week = _week_weight(night)
     while True:
+        moment, remaining = _whole_weeks_skipped(moment, remaining, week, tz)
         boundary = _next_boundary(moment, night, tz)
         weight = NIGHT_WEIGHT if night.contains(moment) else 1.0
         # Elapsed seconds, not wall-clock differences: a DST change night is 7 or 9 hours long.
@@ -113,15 +120,18 @@ def stretched_due(start: datetime, interval: timedelta, night: Night, zone: str)
         moment = datetime.fromtimestamp(boundary.timestamp(), tz)
 
 
-def _whole_weeks_skipped(moment: datetime, remaining: float, night: Night, tz: ZoneInfo) -> tuple[datetime, float]:
-    """Whole weeks with no clock change, skipped at once: each weighs the same, so a 999-day
-    interval (决裂) costs a few steps instead of two per day."""
+def _week_weight(night: Night) -> float:
     night_seconds = ((night.end - night.start) % 24) * 3600
-    week = 7 * (86400 - night_seconds + night_seconds * NIGHT_WEIGHT)
+    return 7 * (86400 - night_seconds + night_seconds * NIGHT_WEIGHT)
+
+
+def _whole_weeks_skipped(moment: datetime, remaining: float, week: float, tz: ZoneInfo) -> tuple[datetime, float]:
+    """Whole weeks with no clock change, skipped at once: each weighs the same. Stops before a week
+    with a change (walked step by step by the caller, which then comes back here)."""
     while remaining > week:
         later = datetime.fromtimestamp(moment.timestamp() + 7 * 86400, tz)
         if later.utcoffset() != moment.utcoffset():
-            break  # a clock change within the week: walked step by step below
+            break
         moment, remaining = later, remaining - week
     return moment, remaining
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,6 +19,8 @@ Safety = Literal["crisis"]
 
 MAX_MESSAGE_CHARS = 2000
 MAX_REASONING_CHARS = 20_000  # a reasoning model's chain of thought, as kept beside the AI's message
+MAX_TAGS = 30  # an AI user's tags (from a character card)
+MAX_TAG_CHARS = 40
 
 
 class Entity(BaseModel):
@@ -40,6 +42,15 @@ class Account(Entity):
     created_at: int
 
 
+class TokenFamily(Entity):
+    """One login's refresh tokens: only the current one may be used; an old one used revokes them all."""
+
+    account_id: str
+    family: str
+    current_jti: str
+    revoked: bool = False
+
+
 class AIUser(Entity):
     id: str
     owner_id: str
@@ -51,8 +62,23 @@ class AIUser(Entity):
     visibility: Visibility = "private"
     model: ChatModel = "chat"
     greeting: str = Field(default="", max_length=500)  # the opening message of every new chat
+    tags: list[Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS)]] = Field(
+        default_factory=list, max_length=MAX_TAGS
+    )
+    # imported from a character card: the card's data is kept verbatim in the blob `keys.card_blob`
+    from_card: bool = False
     created_at: int
     updated_at: int
+
+
+class Friendship(Entity):
+    """An account's friendship with an AI user, as its chat list shows it."""
+
+    ai_user_id: str
+    since: int
+    last_read: str | None = None  # the newest message the person has seen
+    pinned: bool = False
+    muted: bool = False
 
 
 class EmotionTags(Entity):

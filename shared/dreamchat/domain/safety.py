@@ -5,7 +5,21 @@
 single characters, over a normalised text (`normalise`): NFKC, casefold, zero-width characters removed,
 the traditional characters the lexicon uses mapped to simplified ones, spaces and dots between Chinese
 characters dropped (我 不 想 活 了, 自.杀), spelt-out letters joined (k i l l), and common disguises
-read as what they hide (zi sha, unalive, kms, su1cide, k!ll).
+read as what they hide (zi sha, 想紫砂, unalive, kms, su1cide, k!ll).
+
+Besides the plain words (想死, 不想活了, 自杀, 轻生, "kill myself", "suicidal"), the lexicon reads families
+of indirect but explicit statements: not wanting to wake or to hold on to life (不想醒来了, 活着太累了不想撑了,
+想永远睡过去, 想解脱); a method or a height as intent (今晚想去天台 as the clause's last words, 站在楼顶不想下去,
+想从窗户跳出去, 想开煤气, 跳崖, 卧轨); the means at hand (绳子准备好了, 药都攒好了, 买了炭今晚就烧, "the rope
+ready", a noose); pills swallowed (安眠药吃了一整瓶, 吞了一把药, "a bottle of pills"); cutting or burning oneself
+(手腕又划了, 又cut了, 用烟头烫自己, "cutting again", "sh urges"); one's own death imagined (我死了你们会难过吗,
+我不在了以后, "nobody would miss me if I was gone"); being a burden or worthless (我是大家的负担, 我不配活着,
+"I'm a burden"); farewells (再见了这个世界, 永别了, 下辈子不要做人了, 对不起大家我先走了, 最后一次跟你说话,
+遗书, 后事安排好了, "a goodbye note", "this is my last message"); "I want it all to end", "I'd rather be
+dead", "I don't see the point anymore". Each family has its everyday counterparts written beside it
+(想去天台看星星, 买了炭周末烧烤, 胳膊被猫划了, 又cut了视频, 我先走了明天见, 跳崖式降价, "end it with him",
+"rather die than wear crocs", "cutting corners"). It runs on every message, so each phrase is searched only
+in a sentence holding one of its keys (`required_keys`): about 0.25 ms for a message of 200 characters.
 
 The trade-off, on purpose: a false positive costs a kind check-in, a false negative may cost a life. So
 a first-person statement fires even when it may be hyperbole (想死的心都有了, "I'll kill myself if this
@@ -22,9 +36,12 @@ clearest everyday uses are let through:
   "the character attempts suicide in the show"); with a first person anywhere in the sentence it
   fires (我看的电影里主角自杀了: a check-in we accept), and so does a friend's or stranger's act
   without such a cue (他自杀了: grief deserves care too).
-Not recognised on purpose: the pinyin "xiang si" (also 相思), "kys" (aimed at someone else), 活着好累
-and other weariness that states no wish to die. The chat model may still see what the lexicon misses
-and say so with `CRISIS_MARKER`.
+Not recognised on purpose: the pinyin "xiang si" (also 相思), "kys" (aimed at someone else), 活着好累,
+撑不下去了 without 活着, "I can't do this anymore" and other weariness that states no wish to die; many pills
+taken without a measure that only an overdose reaches (已经吃了很多药: as 感冒了吃了好多药 says of a cold);
+leaving without a word of finality (周五就走，不会再回来 may be a move); 我先走了 without an apology, 想消失几天,
+尴尬得想消失, 等我死了再说 (not in my lifetime). The chat model may still see what the lexicon misses and say
+so with `CRISIS_MARKER`.
 
 The resources: `DEFAULT_RESOURCES` per locale, each number with where it was checked; `resources_for`
 picks a locale's entries, falls back by language, and always ends with the generic entry;
@@ -33,10 +50,12 @@ picks a locale's entries, falls back by language, and always ends with the gener
 
 from __future__ import annotations
 
+import importlib
 import re
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 CRISIS_MARKER = "[CRISIS]"
 # the marker as a model may write it: any case, spaces inside, ASCII or full-width brackets and letters
@@ -48,12 +67,17 @@ _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _SIMPLIFIED = str.maketrans(
     "殺殘傷結輕盡斷這個麼為會們讓開離裡裏從無劃準備決繼續覺說對樣嗎幹圖應該來過還後別點農敵燒"
     "絕電視劇報導戲遊紀錄聞課歷詞聽熱餓睏撐曬癢擠饞尷夢聯構設預隨機記黨親寶於悶攢鬆淨靜脫經願"
-    "價賣倉繩氣嚇實勁頭義隊關寫論尋覓邊媽樓藥遺書沒著",
+    "價賣倉繩氣嚇實勁頭義隊關寫論尋覓邊媽樓藥遺書沒著"
+    "頂臺陽橋負擔贅輩見煙燙幫顧貓難發現錯誤條訊話給車鯊夠齊剛紙欄長閉堅連煩擾買針規圓時間幾復讀檔東爺壓刪牆魚營鍋釣蟲莊樹飯爐麵極傘潛髮麥雙誰筆萬資體膚兒壺丟爲樂餘衝辦動區臥變喫寵巖師並牀當徹懸懶戶術潑竈爛畫暢禍種積窩簡縱線絡臉膩計試謀費賴躍軌遠鍾錢鐵鬧陣頻風飛馬乾説",
     "杀残伤结轻尽断这个么为会们让开离里里从无划准备决继续觉说对样吗干图应该来过还后别点农敌烧"
     "绝电视剧报导戏游纪录闻课历词听热饿困撑晒痒挤馋尴梦联构设预随机记党亲宝于闷攒松净静脱经愿"
-    "价卖仓绳气吓实劲头义队关写论寻觅边妈楼药遗书没着",
+    "价卖仓绳气吓实劲头义队关写论寻觅边妈楼药遗书没着"
+    "顶台阳桥负担赘辈见烟烫帮顾猫难发现错误条讯话给车鲨够齐刚纸栏长闭坚连烦扰买针规圆时间几复读档东爷压删墙鱼营锅钓虫庄树饭炉面极伞潜发麦双谁笔万资体肤儿壶丢为乐余冲办动区卧变吃宠岩师并床当彻悬懒户术泼灶烂画畅祸种积窝简纵线络脸腻计试谋费赖跃轨远钟钱铁闹阵频风飞马干说",
 )
 _QUOTES = str.maketrans("\u2018\u2019\u02bc\u2032`", "'''''")
+# One regex pass finds the few characters to map: much faster than str.translate looking up every character.
+_TO_PLAIN = {chr(k): chr(v) for k, v in {**_SIMPLIFIED, **_QUOTES}.items() if isinstance(v, int)}
+_MAPPED = re.compile("[" + re.escape("".join(_TO_PLAIN)) + "]")
 _LEET_I = re.compile(r"(?<=[a-z])[1!|](?=[a-z])")  # k!ll, k1ll, su1cide: before "!" can end a sentence
 _SPELT_OUT = re.compile(r"(?<![a-z])(?:[a-z][ .\-_*]){2,}[a-z](?![a-z])")  # k i l l, d.i.e
 _CJK_GAP = re.compile(rf"(?<=[{_CJK}])[\s.\-_*·•/|~^]+(?=[{_CJK}])")  # 我 不 想 活 了, 自.杀
@@ -62,6 +86,8 @@ _UNALIVE = {"unalive": "kill", "unaliving": "killing", "unalived": "killed"}
 _DISGUISES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     (re.compile(r"(?<![a-z])zi[1-4]?[\s\-_.]?sha[1-4]?(?![a-z])(?!\s?(?:teapot|pot|clay|ware|壶))"), "自杀"),
     (re.compile(r"自\s?sha[1-4]?(?![a-z])|(?<![a-z])zi[1-4]?\s?杀"), "自杀"),
+    # 紫砂, 自鲨: slang for 自杀 after a verb of intent (想紫砂, 要紫砂了), never before 壶 or 杯 (a teapot)
+    (re.compile(r"(?<=[想要去会算备])(?:紫砂|自鲨)(?![壶杯器陶泥锅茶煲罐盆])"), "自杀"),
     (re.compile(r"(?<![a-z])zi[1-4]?\s?can[1-4]?(?![a-z])"), "自残"),
     (re.compile(r"(?<![a-z])ge[1-4]?\s?wan[1-4]?(?![a-z])"), "割腕"),
     (re.compile(r"(?<![a-z])bu\s?xiang\s?huo\s?le(?![a-z])"), "不想活了"),
@@ -80,7 +106,7 @@ def _suicide(disguised: str) -> str:
 
 def normalise(text: str) -> str:
     """The text as the lexicon reads it (see the module docstring)."""
-    text = unicodedata.normalize("NFKC", text).casefold().translate(_SIMPLIFIED).translate(_QUOTES)
+    text = _MAPPED.sub(lambda m: _TO_PLAIN[m.group()], unicodedata.normalize("NFKC", text).casefold())
     text = "".join(c for c in text if unicodedata.category(c) != "Cf")  # zero-width spaces, joiners
     text = _LEET_I.sub("i", re.sub(r"\s+", " ", text))
     text = _SPELT_OUT.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group()), text)
@@ -92,14 +118,20 @@ def normalise(text: str) -> str:
 @dataclass(frozen=True)
 class Phrase:
     """One entry of the lexicon. `unless`: the clause around the match takes it back (a denial, a
-    joke's set form). `reported`: the words can tell of someone else's act (自杀, suicide), so a
-    sentence about a film, a book or the news with no first person does not fire."""
+    joke's set form). `not_in_sentence`: the same, read over the whole sentence (a barbecue for 炭, a
+    game for 我死了以后). `reported`: the words can tell of someone else's act (自杀, suicide), so a
+    sentence about a film, a book or the news with no first person does not fire. `keys`: literal strings
+    one of which every match contains (`required_keys`), so a sentence without any is not searched."""
 
     pattern: re.Pattern[str]
     unless: re.Pattern[str] | None = None
     reported: bool = False
+    not_in_sentence: re.Pattern[str] | None = None
+    keys: frozenset[str] | None = None
 
     def found_in(self, sentence: str) -> bool:
+        if self.not_in_sentence and self.not_in_sentence.search(sentence):
+            return False
         for match in self.pattern.finditer(sentence):
             if self.unless and self.unless.search(_clause_around(sentence, match)):
                 continue
@@ -109,20 +141,85 @@ class Phrase:
         return False
 
 
-def _zh(pattern: str, unless: str | None = None, *, reported: bool = False) -> Phrase:
-    return Phrase(re.compile(pattern), re.compile(unless) if unless else None, reported)
+def required_keys(pattern: re.Pattern[str]) -> frozenset[str] | None:
+    """Literal strings one of which every match of `pattern` contains, read from its parsed form (a
+    phrase's fast path: most sentences hold none of its keys and are never searched); None when it
+    finds none, and then the phrase is searched in every sentence. Sound by construction: only
+    characters a match must consume are read (never a lookaround, an optional part or a class wider
+    than a few characters); a parser it cannot read leaves every phrase searched, slower but as correct."""
+    if pattern.flags & re.IGNORECASE:
+        return None
+    try:
+        sre = importlib.import_module("re._parser")  # the stdlib's own regex parser (Python 3.11+)
+        keys = _keys_of(sre.parse(pattern.pattern), sre)
+    except Exception:  # another Python's parser: no fast path
+        return None
+    return frozenset(keys) if keys else None
 
 
-def _en(pattern: str, unless: str | None = None, *, reported: bool = False) -> Phrase:
+def _keys_of(items: Iterable[tuple[Any, Any]], sre: Any) -> set[str] | None:
+    """Keys of a parsed sequence: the most selective of the keys its required items give."""
+    candidates: list[set[str]] = []
+    run = ""
+    for op, arg in items:
+        if op is sre.LITERAL:
+            run += chr(arg)
+            continue
+        if run:
+            candidates.append({run})
+            run = ""
+        keys: set[str] | None = None
+        if op is sre.SUBPATTERN:
+            keys = None if arg[1] & re.IGNORECASE else _keys_of(arg[3], sre)
+        elif op is sre.ATOMIC_GROUP:
+            keys = _keys_of(arg, sre)
+        elif op is sre.BRANCH:  # every alternative must give keys, and any of them may be the one
+            branches = [_keys_of(branch, sre) for branch in arg[1]]
+            keys = None if any(b is None for b in branches) else set().union(*(b for b in branches if b))
+        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT) and arg[0] >= 1:
+            keys = _keys_of(arg[2], sre)
+        elif op is sre.IN and len(arg) <= 8 and all(o is sre.LITERAL for o, _ in arg):
+            keys = {chr(c) for _, c in arg}
+        if keys:
+            candidates.append(keys)
+    if run:
+        candidates.append({run})
+    return max(candidates, key=_selectivity) if candidates else None
+
+
+def _selectivity(keys: set[str]) -> tuple[int, int]:
+    """The shortest key's weight (a Chinese character counts twice: rarer than a letter), then fewer keys."""
+    return min(sum(1 if c.isascii() else 2 for c in key) for key in keys), -len(keys)
+
+
+def _zh(
+    pattern: str, unless: str | None = None, *, reported: bool = False, not_in_sentence: str | None = None
+) -> Phrase:
+    compiled = re.compile(pattern)
+    return Phrase(
+        compiled,
+        re.compile(unless) if unless else None,
+        reported,
+        re.compile(not_in_sentence) if not_in_sentence else None,
+        required_keys(compiled),
+    )
+
+
+def _en(
+    pattern: str, unless: str | None = None, *, reported: bool = False, not_in_sentence: str | None = None
+) -> Phrase:
     """English words stand between non-letters: Chinese characters count as letters for \\b."""
-    return _zh(rf"(?<![a-z])(?:{pattern})(?![a-z])", unless, reported=reported)
+    return _zh(rf"(?<![a-z])(?:{pattern})(?![a-z])", unless, reported=reported, not_in_sentence=not_in_sentence)
 
 
 _KILL = r"k[i1!|*y]?[l1|!]{1,2}(?:ing|in'?)?"
 _MYSELF = r"(?:my\s?s[e3]lf|meself|myslef|mysefl)"
 _DIE = r"d[i1!*]e"
 _NEVER = r"(?:never|won'?t|will\snot|wouldn'?t|would\snot|not\sgoing\sto|not\sgonna|n'?t\sgonna)\s(?:ever\s|actually\s|really\s)?"
-_ACCIDENT = r"accident|by\smistake|shaving|chopping|cooking|kitchen|slipped|fell|tripped|gym|work(?:ing)?\s?out|lifting|playing|paper|stubbed|stove|oven"
+_ACCIDENT = (
+    r"accident|by\smistake|shaving|chopping|cooking|kitchen|slipped|fell|tripped|gym|work(?:ing)?\s?out|lifting|playing|paper|stubbed|stove|oven"
+    r"|pan|coffee|tea|iron|curling|soup|hot\s|boiling|steam|toast|grill|bbq|kettle|bak(?:e|ing)|sun"
+)
 # 想死 after a bodily degree word is hyperbole (累得想死); after pressure or pain it is not (see above).
 _BODILY = "[累热冷饿困渴撑晒痒吵挤堵馋酸]"
 # 想死 inside other words: 梦想, 思想死板, 联想死机, 死心, 死党, 死记硬背; 想死你/我了 is missing someone.
@@ -136,6 +233,16 @@ _STORY = re.compile(
     r"电影|电视剧|剧里|剧中|影视|小说|新闻|报道|报纸|漫画|动漫|动画|游戏|角色|主角|男主|女主|历史|课本|课文|文章|歌词|纪录片|书里|书中|热搜"
     r"|(?<![a-z])(?:movies?|films?|shows?|series|episodes?|characters?|novels?|books?|news|articles?|games?|songs?|lyrics|documentar(?:y|ies)|anime|manga)(?![a-z])"
 )
+
+# a game, where 我死了 is a character's death
+_GAME = r"游戏|队友|复活|boss|关卡|这关|副本|开局|一局|重开|读档|存档|角色|血条|技能|排位|掉线|npc"
+# "if I was gone", "when I die" (not "dead tired", "gone for a week") and who would mind
+_GONE = (
+    r"(?:if|when|after|once)\si(?:'m|\swas|\swere|\sam)?\s?(?:die|died|dead(?!\s(?:tired|serious|wrong|set|last))"
+    r"|gone(?!\s(?:for|on|to|away\sfor|a\s|all))|disappeared|disappear(?!\s(?:for|into|on))|killed\smyself"
+    r"|wasn'?t\s(?:here|around|alive)|weren'?t\s(?:here|around|alive))"
+)
+_MISSED = r"(?:miss|notice|care|cry|sad|better|relieved|happier|funeral)"
 
 PHRASES: tuple[Phrase, ...] = (
     # not wanting to live: 不想活了, 不想再活下去, 不愿活; not 不想活成/活在别人眼里/活得这么累/干活/活动
@@ -198,7 +305,9 @@ PHRASES: tuple[Phrase, ...] = (
     _zh(r"(?:从|在)这个?世界(?:上|里)?(?:永远|彻底|就此|就这样)?地?消失"),
     _zh(r"(?<!让)(?:想|要|希望)(?:自己)?(?:就这样)?(?:永远|彻底)地?消失(?!几|一|会)|不想(?:再)?存在(?!感)"),
     _zh(
-        r"希望(?:我|自己)(?:从来?)?没(?:有)?(?:被)?(?:出生|生下来|来过这个世界)|(?:我|自己)(?:就|根本)?不该(?:被)?(?:出生|生下来|活着|存在)"
+        r"希望(?:我|自己)(?:从来?)?没(?:有)?(?:被)?(?:出生|生下来|来过这个世界)"
+        r"|(?:我|自己)(?:就|根本|真的|本来就|压根)*(?:不该|不配|不值得|没资格|不应该)(?:被)?"
+        r"(?:出生|生下来|活着|活下去|活在这个?世界(?:上)?|存在|来到这个?世界)"
     ),
     # a burden: 没有我大家会更好, 我死了大家就解脱了
     _zh(
@@ -210,11 +319,133 @@ PHRASES: tuple[Phrase, ...] = (
         r"我死了(?:以后|之后)?,?(?:大家|你们|你|他们|家人|爸妈|所有人|世界)(?:都|就|会|也)*(?:会)?(?:更)?(?:好|轻松|解脱|开心|清净|清静)"
         r"|死了(?:就|才|也就)(?:能)?(?:解脱|轻松|一了百了|清净)"
     ),
+    # not wanting to wake (not 美梦不想醒来, 周末不想醒来赖床), to hold on to life, to sleep for ever
+    _zh(r"(?<!舍)不(?:想|要|愿|愿意)(?:再)?醒(?:来|过来)", not_in_sentence=r"梦|赖床|闹钟|懒觉|被窝|起床"),
+    _zh(
+        r"活(?:着|下去)[^。!?]{0,10}(?:(?:不想|不要|不愿|没力气|没办法|没法|不能)再?(?:撑|坚持|熬)|(?:撑|坚持|熬)不(?:下去|住))"
+        r"|(?:不想|不要|不愿)再?(?:撑|坚持|熬)(?:下去)?了?[^。!?]{0,10}活着"
+    ),
+    _zh(r"(?:想|要|希望|好想|真想|只想)(?:就这样)?(?:永远(?:地)?(?:睡(?:过去|下去|着)|沉睡|闭上眼睛?)|长眠)"),
+    _zh(r"(?<![不没])(?:想|要|只想|好想|真想|就想)(?:彻底|永远|早点|快点)?地?解脱(?!出来)"),
+    _zh(rf"(?<!{_BODILY}[得到])(?<!尴尬[得到])(?<!无聊[得到])(?<!笑[得到])(?<![不没别])(?:想|好想|真想|只想)去世"),
+    # a height: going there as the clause's last words (今晚想去天台, not 想去天台看星星), being there and
+    # not wanting to come down, jumping down (not at a pool, a bungee or a ski jump)
+    _zh(
+        r"(?<![不没别])(?:想|要|准备|打算|决定)(?:今晚|今天|现在|一个人)*(?:去|上|爬上?)(?:天台|楼顶|顶楼|屋顶|天桥|大桥)(?:了|吧|呢|啊)?(?=$|[,、~…])"
+    ),
+    _zh(
+        r"(?:站在|坐在|在|到了|爬上了?|上了)(?:天台|楼顶|顶楼|屋顶|桥上|桥边|窗台|阳台边|栏杆外|崖边|悬崖边)"
+        r"[^。!?]{0,14}(?:不想(?:再)?(?:下去|下来|回去|回家|活)|往下跳|跳下去)",
+        not_in_sentence=r"拍照|风景|景色|夜景|烟花|旅游|旅行|玩|好美|太美|日出|日落|看星星",
+    ),
+    _zh(
+        r"(?<![不没别敢])(?:想|要|准备|打算|干脆|就要|就想|真想|好想)(?:今晚|今天|现在|马上)?(?:就)?(?:从[^。!?,]{0,8})?"
+        r"(?:一跃而下|纵身一跃|跳下去|跳出去|往下跳)",
+        not_in_sentence=r"蹦极|跳水|游泳|泳池|跳伞|水里|蹦床|滑雪|跳台|潜水|冲浪|海里",
+    ),
+    # more methods said as intent: 想跳崖, 想投河, 想开煤气 (not to cook), 想被车撞死 (not 撞死他)
+    _zh(
+        r"(?<![不没别])(?:想|要|准备|打算|干脆|真想|好想)(?:去)?(?:跳湖|跳崖|跳井|投河|投江|投湖|投海|服毒|安乐死|撞车)(?!式)"
+    ),
+    _zh(
+        r"(?<![不没别])(?:想|要|准备|打算|干脆|真想|好想)(?:去)?(?:开|打开)(?:煤气|燃气|天然气)",
+        not_in_sentence=r"做饭|煮|炒|烧水|灶|热水器|饭|面|洗澡",
+    ),
+    _zh(r"(?:想|要|希望|真想|好想|干脆|恨不得)(?:被[^。!?,]{0,4})?(?:一头)?(?:撞|淹|毒|勒|吊|摔|电)死(?![他她你它])"),
+    # the means at hand: 绳子准备好了, 刀片就在手边, 药都攒好了, 买了炭今晚就烧 (not a barbecue, a farm, a move)
+    _zh(
+        r"(?:刀片|绳子|绳索|麻绳|木?炭|农药|百草枯|老鼠药|安眠药)(?:我|都|已经|也)*(?:准备|买|备|找|攒|囤|藏)(?:好|齐|够)了?"
+        r"|(?:刀片|绳子|绳索)(?:就)?(?:在|放在|握在)(?:我的?)?(?:手边|手里|身边|旁边|枕头下|面前)",
+        not_in_sentence=r"烧烤|烤|露营|野营|火锅|搬家|晾|跳绳|钓鱼|打包|捆|除草|杀虫|打药|地里|庄稼|果树|菜地|取暖|拔河|攀岩|登山",
+    ),
+    _zh(
+        r"攒(?:了|够|好|下)?(?:一?[些点堆瓶盒把]|很多|好多|不少)?的?(?:安眠)?药|药(?:我|都|已经|全)*(?:攒|囤)(?:好|够|齐)了?"
+    ),
+    _zh(
+        r"(?:买|准备|备)(?:了|好)[^。!?]{0,4}炭[^。!?]{0,8}烧(?!烤)",
+        not_in_sentence=r"烧烤|烤|火锅|炉|取暖|暖和|羊肉|bbq",
+    ),
+    # swallowed: 安眠药吃了一整瓶, 刚吞了一把药 (not 吃了好多药还是没好: a cold's many pills)
+    _zh(
+        r"安眠药(?:我|都|已经|全|全部)*(?:吃|吞)(?:了|下|掉)(?:一整瓶|整瓶|一瓶|一整盒|整盒|一盒|一大把|一把|好多|很多|一堆|全部|所有)"
+        r"|药片?(?:我|都|已经)*(?:吃|吞)(?:了|下|掉)(?:一整瓶|整瓶|一整盒|整盒|一大把)"
+        r"|吞(?:了|下|掉)(?:一把|一大把|一堆|好多|很多|一瓶|一整瓶|整瓶|几十|十几|一盒)片?的?药",
+        reported=True,
+    ),
+    # cutting, burning: 手腕又划了, 又cut了, 用烟头烫自己, 划了好多道 with blood (not an accident, a screen, a haircut)
+    _zh(
+        r"(?:手腕|手臂|胳膊|大腿|小臂|腕)上?(?:又|都|已经|全|被我)*(?:划|割)(?:了|伤|破|开|烂)"
+        r"|(?<![规计策企笔比区刻谋分切收交宰])(?:割|划)(?:伤|破|烂|开)?了?(?:手腕|手臂|胳膊|大腿|小臂)",
+        reported=True,
+        not_in_sentence=r"不小心|摔|磕|碰|车祸|猫|狗|树枝|玻璃碎|手术|抽血",
+    ),
+    _zh(
+        r"又(?:在)?(?:cut|割|划)(?:了|伤了)(?=$|[,\s~…])",
+        not_in_sentence=r"韭菜|头发|草|麦|稻|双眼皮|包皮|肉|菜|股|视频|片|剧",
+    ),
+    _zh(
+        r"(?:用|拿)(?:刀|刀片|美工刀|小刀|剪刀|圆规|针|烟头|打火机|火)[^。!?,]{0,2}(?:烫|烧|割|划|扎|刺|戳)(?:伤|破|烂)?了?"
+        r"(?:自己|我的?(?:手|腕|胳膊|手臂|大腿|身体|皮肤))"
+        r"|(?:又|故意|忍不住|偷偷|一直)(?:用[^。!?,]{0,4})?(?:烫|烧|扎|戳|掐|咬|打|撞|抓|刺)(?:伤|破|烂)?了?自己(?!的?脸)",
+        reported=True,
+    ),
+    _zh(
+        r"(?:划|割)了(?:好多|很多|好几|几十|十几|几)(?:道|刀|下)[^。!?]{0,12}(?:血|疤|伤口)"
+        r"|(?:血|疤|伤口)[^。!?]{0,12}(?:划|割)了(?:好多|很多|好几|几十|十几|几)(?:道|刀|下)",
+        not_in_sentence=r"屏幕|手机|车|桌|墙|纸|玻璃|漆|肉|菜|鱼|牛排|猫|狗|不小心|树枝",
+    ),
+    # after one's death: 我死了你们会难过吗, 我不在了以后帮我照顾猫 (not a game's 我死了以后队友)
+    _zh(
+        r"我(?:死了|死掉|不在了|消失了)(?:以后|之后|的话)?[^。!?]{0,8}"
+        r"(?:会有人|有人会|会不会|谁会|没人会|不会有人|你们会|你会|大家会|他们会|爸妈会|妈妈会|谁还会)"
+        r"|我(?:死了|死掉|不在了)(?:以后|之后)|(?:如果|要是|假如|万一|哪天|有一天)我(?:死了|不在了)(?!几|一)|我不在了(?=$|[,~…]|的话)",
+        not_in_sentence=_GAME,
+    ),
+    # a burden: 我是大家的负担, 走了就不拖累你们了 (not 不打扰你们了: a polite goodbye)
+    _zh(
+        r"(?:我|自己)(?:就|只|只会|一直|真的|简直|感觉|觉得|就像|像)*(?:是|像|成了|变成了?)(?:个|一个)?"
+        r"(?:大家|家里|家人|你们|所有人|别人|爸妈|父母|这个家|全家|社会)?的?(?:负担|累赘|拖累|包袱)"
+    ),
+    _zh(
+        r"(?:走了|死了|不在了|消失了|离开了?)(?:以后|之后)?(?:大家|你们)?(?:就|也就)?(?:不会|不用|不再|再也不|再也不会|就不|不)会?再?"
+        r"(?:拖累|连累|成为(?:你们|大家|家里)?的?负担)"
+    ),
+    _zh(r"(?:我|自己)(?:活着|的存在|存在)(?:本身)?(?:就是|只是|就只是)(?:一个|个)?(?:错误|负担|多余|浪费|累赘|笑话)"),
+    # disappearing as the clause's last words (好想消失, 好想消失，永远的那种; not 尴尬得想消失, 想消失几天去玩)
+    _zh(
+        r"(?<![得到])(?:好想|真想|想|只想|就想)(?:就这样)?消失掉?(?=$|[,~…啊吧了]|算了)|消失[,\s]*(?:永远的那种|永远|再也不回来|不再回来)",
+        not_in_sentence=r"尴尬|社死|丢人|丢脸|社恐|害羞|羞|几天|一会|一阵|一下|一段时间|旅行|旅游|度假|玩",
+    ),
+    # farewells: 再见了这个世界, 永别了, 下辈子不要做人了, 对不起大家我先走了 (not 我先走了明天见), 最后一次跟你说话
+    _zh(
+        r"(?:再见|永别|别了|拜拜|告别)了?[,\s]*(?:这个?|这)?(?:世界|人间|人世)|永别了",
+        reported=True,
+        not_in_sentence=r"武器",
+    ),
+    _zh(r"(?:来世|下辈子|来生)(?:再见|再会|见)|(?:下辈子|来世|来生)我?(?:不要|不想|别|再也不)再?(?:做|当)人"),
+    _zh(
+        r"对不起[^。!?]{0,10}(?:先走了|先走一步|要走了|走了|离开了|先离开了?)(?=$|[,\s~…]|吧|啊)|(?:先走了|要走了|先走一步)[,\s]*对不起",
+        not_in_sentence=r"明天|回头|晚点|下次|改天|待会|一会|拜拜|上班|开会|吃饭|睡觉|睡了|88|见|分手|车|飞机|高铁|地铁|有事",
+    ),
+    _zh(
+        r"最后一次(?:跟|和|同|给)(?:你|大家|你们)(?:说话|聊天|聊了?|发消息|留言)|(?:这是)?(?:我的?)?最后(?:一条|的)(?:消息|留言|信息|话)了?(?=$|[,\s~…])",
+        not_in_sentence=r"今天|今晚|今日|明天|下周|拉黑|删|再这样|绝交|分手|考试|工作",
+    ),
+    _zh(r"绝笔(?!之作)", reported=True),
+    # affairs put in order: 后事都安排好了, 我的后事 (not a grandparent's funeral), things given away as no longer needed
+    _zh(
+        r"(?:我的|自己的)后事|后事(?:我|都|已经|也)*(?:安排|交代|准备|写)(?:好|妥)了?",
+        not_in_sentence=r"(?:爷爷|奶奶|外公|外婆|姥姥|姥爷|爸|妈|父亲|母亲|老人|叔|伯|姑|舅|姨|他|她|朋友|同事|老师)的?后事",
+    ),
+    _zh(
+        r"(?:东西|所有|遗物|宠物|猫|狗|积蓄|存款|钱)[^。!?]{0,4}(?:都|全|全部)(?:送|给|留给)[^。!?]{0,8}了"
+        r"[^。!?]{0,8}(?:以后|反正|再也)?(?:都)?(?:用不上|用不着|不需要)了"
+    ),
     # English
     _en(rf"{_KILL}\s?{_MYSELF}(?!\s?laughing)", unless=rf"{_NEVER}k"),
     _en(r"(?:end|ending)\s(?:my\s(?:own\s)?life|it\sall)|(?:take|taking)\smy\s(?:own\s)?life"),
     _en(
-        rf"(?<!n't\s)(?<!not\s)(?<!dont\s)(?<!never\s)(?:want|wanna|wanted|wants|i\sdeserve)\s(?:to\s)?(?:just\s)?{_DIE}"
+        rf"(?<!n't\s)(?<!not\s)(?<!dont\s)(?<!never\s)(?:want|wanna|wanted|wants|i\sdeserve)\s(?:to\s)?(?:just\s)?(?:{_DIE}|be\sdead)"
         r"(?!\s(?:of|from)\s(?:laughter|laughing|embarrassment|cringe|boredom|shame))"
     ),
     _en(
@@ -233,7 +464,7 @@ PHRASES: tuple[Phrase, ...] = (
     ),
     _en(r"s[e3]lf[\s\-]?(?:h[a@4]rm|injur|mutilat)\w*", reported=True),
     _en(
-        rf"(?:hurt|hurting|harm|harming|cut|cutting|starve|starving)\s?{_MYSELF}",
+        rf"(?:hurt|hurting|harm|harming|cut|cutting|starve|starving|burn|burning|burned|burnt)\s?{_MYSELF}",
         unless=rf"{_ACCIDENT}|{_NEVER}(?:hurt|harm|cut)",
     ),
     _en(r"(?:cut|cutting|slit|slitting)\smy\s(?:wrists?|arms?|thighs?|throat)"),
@@ -278,18 +509,91 @@ PHRASES: tuple[Phrase, ...] = (
     _en(
         r"(?:want|wanna|wish\si\scould)\s(?:to\s)?(?:just\s)?(?:disappear\sforever|stop\sexisting|not\sexist|cease\sto\sexist|vanish\sforever)"
     ),
+    # wanting to end it, seeing no point, rather being dead (not "end it with him", "rather die than wear crocs")
+    _en(
+        r"(?<!n't\s)(?<!not\s)(?<!dont\s)(?<!never\s)(?:want|wanna|going|gonna|ready|decided|plan(?:ning)?|need)\s(?:to\s)?(?:just\s)?"
+        r"end\s(?:it|things|everything|this\slife|it\sall)(?=\s*(?:$|[,.;!?…]|now|tonight|today|soon|forever|for\sgood|once\sand|already|here))"
+    ),
+    _en(
+        r"want\s(?:it\sall|everything|all\sof\s(?:this|it)|my\slife|this\slife)\s(?:to\s)?(?:just\s)?(?:end|stop|be\sover)"
+    ),
+    _en(
+        r"(?:don'?t|do\snot|can'?t|cannot)\s(?:really\s|even\s)?see\s(?:the|any)\spoint\s"
+        r"(?:anymore|any\smore|(?:in|of)\s(?:anything|life|living|going\son|it\sall|being\salive))"
+    ),
+    _en(
+        r"(?:i'?d|i\swould|i)\s(?:just\s|really\s|honestly\s)?rather\s(?:be\sdead|die|not\sexist|not\sbe\salive|not\slive)"
+        r"(?![,\s]*(?:than|then|instead|before|lol))|i\s(?:should|might\sas\swell|may\sas\swell)\s(?:just\s)?(?:die|be\sdead|end\sit)"
+        r"(?![,\s]*(?:trying|laughing|lol))"
+    ),
+    _en(
+        r"hate\s(?:being\salive|living|existing|my\sexistence)(?!\s(?:in|with|here|there|at|on|alone|so|far|near|next|like|off|out))"
+    ),
+    _en(
+        r"(?:don'?t|do\snot)\sdeserve\sto\s(?:live|be\salive|exist)|i\s(?:really\s)?shouldn'?t\s(?:even\s)?(?:be\salive|exist|have\sbeen\sborn)"
+        r"|(?:i'?m|i\sam)\s(?:just\s|such\s|only\s)?a\sburden|won'?t\sbe\sa\sburden\s(?:much\slonger|for\slong|anymore|any\slonger)"
+    ),
+    _en(
+        r"(?:don'?t|do\snot|never)\s(?:really\s)?(?:want|wanna|wish)\s(?:to\s)?wake\sup"
+        r"(?!\s(?:early|at|before|for|so|too|this\searly|on|in\sthe\smorning|to|from)(?![a-z]))",
+        not_in_sentence=r"work|school|class|alarm|monday|shift|early|dream|lazy|bed|weekend",
+    ),
+    _en(
+        r"want\sto\s(?:just\s)?disappear(?=\s*(?:$|[,.;!?…]|forever|and\snever|from\s(?:this|the)\s(?:world|earth|planet)|from\sexistence|for\sgood|permanently))",
+        not_in_sentence=r"embarrass|cringe|awkward|vacation|trip|island|cabin|holiday|weekend|shame|mortif",
+    ),
+    # "nobody would miss me if I was gone", "if I died would anyone care" (not a game's death)
+    _en(
+        rf"{_GONE}[^.!?]{{0,30}}{_MISSED}|{_MISSED}[^.!?]{{0,30}}{_GONE}|(?:nobody|no\s?one|no-one)\s(?:would|will|'d|is\sgoing\sto|gonna)\s(?:even\s|really\s|actually\s)?miss\sme",
+        not_in_sentence=r"game|level|boss|respawn|raid|match|minecraft|fortnite|character",
+    ),
+    # cutting again, "sh" for self-harm (not "cutting corners", "cut my hair again")
+    _en(
+        r"(?:been|started|start|keep|kept|back\sto|relapsed?(?:\sand)?|went\sback\sto|urges?\sto|want\sto|wanna|stop|stopped|quit)\s(?:start(?:ed)?\s)?cutting"
+        r"(?=\s*(?:$|[,.;!?…]|again|lately|recently|more|every|tonight|today|last|myself|deeper|at\snight))"
+        r"|(?:i|i've|i\shave|i\sjust)\s(?:\w+\s)?cut\s(?:again|tonight|last\snight|deeper)(?=\s*(?:$|[,.;!?…]))"
+        r"|(?:relaps\w*|urges?|clean)\s(?:on\s|from\s|to\s|of\s)?(?:sh|cutting|self\s?harm)|sh\s(?:urges?|scars?|relapse|again)",
+        not_in_sentence=r"onion|hair|bangs|vegetable|veggie|paper|fabric|film|scene|video|edit|wood|grass|lawn|class|carb|sugar|cake",
+    ),
+    _en(
+        r"(?:giving|gave|given|give)\saway\s(?:all\s)?(?:of\s)?my\s(?:\w+\s)?(?:things|stuff|belongings|possessions)"
+        r"[^.!?]{0,30}(?:won'?t|will\snot|don'?t|not\sgoing\sto)\s(?:be\sneeding|need)"
+    ),
+    # pills swallowed, a rope made ready, a goodbye note, a last message
+    _en(
+        r"(?:took|take|taking|swallow\w*|ate|downed|popped)\s(?:a|the|an|half\sa)\s(?:whole\s|entire\s|full\s)?(?:bottle|pack|packet|box|handful|bunch)\sof\s(?:my\s|the\s)?"
+        r"(?:pills|meds|medication|tablets|sleeping\spills|tylenol|advil|painkillers|paracetamol|xanax|antidepressants)"
+        r"|(?:took|take|taking|swallowed|swallow|ate|popped)\s(?:way\s|far\s)?too\smany\s(?:of\s(?:my|the)\s)?(?:pills|meds|tablets|sleeping\spills|painkillers)"
+    ),
+    _en(
+        r"noose|(?:got|have|'ve|bought|tied|made|prepared)\s(?:the|a|my)\s(?:rope|noose|blades?|razors?)\s(?:ready|tied|prepared|set\sup|hidden)",
+        reported=True,
+        not_in_sentence=r"climb|camp|boat|tent|sail|swing|tow|scout|western|cowboy|halloween",
+    ),
+    _en(
+        r"goodbye\s(?:note|letter)s?|this\s(?:is|will\sbe)\s(?:my\s)?(?:last|final)\s(?:message|text|post|words|goodbye)"
+        r"(?!\s(?:before|for\s(?:today|tonight|now|a\swhile|the\s(?:day|night|week))|until|till|of\sthe|today|tonight|here|on\sthis))"
+        r"|goodbye\s(?:forever|world|cruel\sworld)|(?:my\s)?(?:final|last)\sgoodbye"
+        r"|goodbye\s(?:everyone|everybody|all)(?![^.!?]{0,24}(?:see\syou|tomorrow|later|tonight|next|good\snight|for\snow|monday|soon|weekend|class))",
+        reported=True,
+    ),
 )
 
 # A sentence ends at 。!?; or a line break (NFKC has turned ！？； into !?;), at a full stop before a
 # space, or at an ellipsis. A clause ends at a comma or colon too.
 _SENTENCE_BREAK = re.compile(r"[。!?;\n]+|\.(?=\s|$)|\.{2,}")
 _CLAUSE_BREAK = re.compile(r"[,、:]")
+_KEYS: frozenset[str] = frozenset().union(*(phrase.keys for phrase in PHRASES if phrase.keys))
 
 
 def crisis_in(text: str) -> bool:
     """True when the text states suicidal intent or ideation, or self-harm (see the module docstring)."""
-    sentences = _SENTENCE_BREAK.split(normalise(text))
-    return any(phrase.found_in(sentence) for sentence in sentences for phrase in PHRASES)
+    for sentence in _SENTENCE_BREAK.split(normalise(text)):
+        present = {key for key in _KEYS if key in sentence}
+        for phrase in PHRASES:
+            if (phrase.keys is None or not phrase.keys.isdisjoint(present)) and phrase.found_in(sentence):
+                return True
+    return False
 
 
 def _clause_around(sentence: str, match: re.Match[str]) -> str:

@@ -15,7 +15,7 @@ GAP_MINUTES = 15
 BREAK_NOTICE = "你们已经连续聊了很久啦，记得起来活动一下、喝点水，让眼睛休息一会儿。我们随时都可以再聊。"
 
 
-class Session(BaseModel):
+class ContinuousUse(BaseModel):
     """One account's continuous use: when it began, the last message, the last reminder."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
@@ -24,14 +24,14 @@ class Session(BaseModel):
     reminded_at: int | None = None
 
 
-def continued(session: Session | None, now: int) -> Session:
+def continued(session: ContinuousUse | None, now: int) -> ContinuousUse:
     """The session after a message at `now`: the same one, or a new one after a gap."""
     if session is None or now - session.last_at >= GAP_MINUTES * 60:
-        return Session(started_at=now, last_at=now)
+        return ContinuousUse(started_at=now, last_at=now)
     return session.model_copy(update={"last_at": max(session.last_at, now)})
 
 
-def break_due(session: Session | None, now: int, minutes: int) -> bool:
+def break_due(session: ContinuousUse | None, now: int, minutes: int) -> bool:
     """The person has talked for `minutes` without a pause since the session began or since the
     last reminder (`minutes` 0: never)."""
     if session is None or minutes <= 0 or now - session.last_at >= GAP_MINUTES * 60:
@@ -40,5 +40,5 @@ def break_due(session: Session | None, now: int, minutes: int) -> bool:
     return now - since >= minutes * 60
 
 
-def reminded(session: Session, now: int) -> Session:
+def reminded(session: ContinuousUse, now: int) -> ContinuousUse:
     return session.model_copy(update={"reminded_at": now})

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from dreamchat.domain.models import LongTermIndex, MidTermMemory
+
 FIELD = "embedding"
 
 
@@ -61,3 +63,11 @@ def usable(stored: StoredVectors | None, model: str, texts: Sequence[str]) -> np
 def normalised(rows: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     return rows / np.where(norms > 0, norms, 1)
+
+
+def embedded_texts(memory: LongTermIndex | MidTermMemory) -> list[str]:
+    """The texts of a memory that are embedded, in unit order: a long-term entry's key points, a
+    mid-term memory's summary."""
+    if isinstance(memory, LongTermIndex):
+        return [p for p in memory.key_points if p.strip()]
+    return [memory.summary] if memory.summary else []

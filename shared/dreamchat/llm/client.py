@@ -75,7 +75,7 @@ class OpenAIClient:
         """One non-streaming call: the assistant message and its usage."""
         started = self._monotonic()
         response = self._create(key, deadline=deadline, share=share, messages=conversation, **options)
-        usage = _usage_of(response.usage)
+        usage = usage_of(response.usage)
         self._record(key, started, usage, ok=bool(response.choices))
         if not response.choices:
             raise LLMOutputError(f"{key}: the response had no choices")
@@ -89,7 +89,7 @@ class OpenAIClient:
         try:
             for chunk in chunks:
                 if chunk.usage is not None:
-                    usage = _usage_of(chunk.usage)
+                    usage = usage_of(chunk.usage)
                 for choice in chunk.choices:
                     if choice.delta.content:
                         yield choice.delta.content
@@ -156,10 +156,30 @@ class OpenAIClient:
         self._ledger.record(key, self._registry[key].model, latency, usage, ok=ok)
 
 
-def _usage_of(usage: Any) -> TokenUsage:
+def usage_of(usage: Any) -> TokenUsage:
+    """The tokens of a response's `usage`, whichever way its provider reports the cached part:
+    DeepSeek's top-level `prompt_cache_hit_tokens` (beside `prompt_cache_miss_tokens`), or the
+    OpenAI-style `prompt_tokens_details.cached_tokens` (DashScope, Ark); neither is 0."""
     if usage is None:
         return TokenUsage()
-    return TokenUsage(usage.prompt_tokens or 0, usage.completion_tokens or 0)
+    prompt = _count(getattr(usage, "prompt_tokens", None))
+    return TokenUsage(prompt, _count(getattr(usage, "completion_tokens", None)), min(prompt, _cached(usage, prompt)))
+
+
+def _cached(usage: Any, prompt: int) -> int:
+    hit = getattr(usage, "prompt_cache_hit_tokens", None)
+    if hit is not None:
+        return _count(hit)
+    miss = getattr(usage, "prompt_cache_miss_tokens", None)
+    if miss is not None:  # a miss without its hit: the rest of the prompt was served from the cache
+        return max(0, prompt - _count(miss))
+    details = getattr(usage, "prompt_tokens_details", None)
+    return _count(getattr(details, "cached_tokens", None))
+
+
+def _count(value: Any) -> int:
+    """A reported count; anything but a non-negative integer (absent, null, malformed) counts 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def _timeout(key: str, configured: float, deadline: Deadline | None, share: float) -> float:

@@ -1,15 +1,50 @@
 """The output formats of the structured model calls, exactly as DESIGN.md's "LLM contracts".
 
-Extra keys a model adds are ignored; labels and levels are restricted to the spec's sets.
+Extra keys a model adds are ignored; labels and levels are restricted to the spec's sets. Every
+text and list is bounded as a person's own edit of the same memory is (`api/routers/memory.py`):
+a model that writes more is cut, at a sentence end where one is near, so no output of any size is
+stored and no later prompt grows with it.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from dreamchat.domain.models import EmotionTags, RelationshipLevel
+from dreamchat.domain.reply import shorten
+
+SUMMARY_CHARS = 2000
+TITLE_CHARS = 60
+KEY_POINTS = 20
+KEY_POINT_CHARS = 300
+DETAIL_CHARS = 8000
+MEMORIES = 20  # per extraction run
+SOURCE_IDS = 100
+CORE_CHARS = 500
+CATEGORY_CHARS = 40
+SELF_SOUL_CHARS = 1000
+REASON_CHARS = 500
+
+
+def _cut(limit: int) -> Any:
+    return BeforeValidator(lambda value: shorten(value, limit) if isinstance(value, str) else value)
+
+
+def _first(limit: int) -> Any:
+    return BeforeValidator(lambda value: value[:limit] if isinstance(value, list) else value)
+
+
+Summary = Annotated[str, _cut(SUMMARY_CHARS)]
+Title = Annotated[str, _cut(TITLE_CHARS)]
+KeyPoint = Annotated[str, _cut(KEY_POINT_CHARS)]
+Detail = Annotated[str, _cut(DETAIL_CHARS)]
+SourceId = Annotated[str, _cut(100)]
+CoreText = Annotated[str, _cut(CORE_CHARS)]
+Category = Annotated[str, _cut(CATEGORY_CHARS)]
+SelfSoulText = Annotated[str, _cut(SELF_SOUL_CHARS)]
+Reason = Annotated[str, _cut(REASON_CHARS)]
 
 
 class Contract(BaseModel):
@@ -30,32 +65,32 @@ def _text_required(flag: str, text: str) -> Any:
 class CompressOutput(Contract):
     """Short-term to mid-term: one summary of the ended topic and its emotion tags."""
 
-    summary: str = Field(min_length=1)
+    summary: Summary = Field(min_length=1)
     emotion_tags: EmotionTags
 
 
 class ExtractedMemory(Contract):
     """One long-term memory: its index (title, key points) and its detail document."""
 
-    title: str = Field(min_length=1)
-    key_points: list[str]
-    detail_content: str
-    source_mid_ids: list[str]
+    title: Title = Field(min_length=1)
+    key_points: Annotated[list[KeyPoint], _first(KEY_POINTS)]
+    detail_content: Detail
+    source_mid_ids: Annotated[list[SourceId], _first(SOURCE_IDS)]
 
 
 class ExtractOutput(Contract):
     """Mid-term to long-term: the memories distilled from a batch of mid-term summaries."""
 
-    memories: list[ExtractedMemory]
+    memories: Annotated[list[ExtractedMemory], _first(MEMORIES)]
 
 
 class CoreJudgment(Contract):
     """Whether new long-term memories hold one core memory; the admission rules are the domain's."""
 
     create: bool
-    content: str = ""
+    content: CoreText = ""
     importance: int = Field(default=0, ge=0, le=10)
-    category: str = "其他"
+    category: Category = "其他"
 
     _content_when_created = _text_required("create", "content")
 
@@ -64,7 +99,7 @@ class SelfSoulReflection(Contract):
     """The AI's reflection on itself: changed or not, and the (new) self_soul."""
 
     changed: bool
-    self_soul: str = ""
+    self_soul: SelfSoulText = ""
 
     _text_when_changed = _text_required("changed", "self_soul")
 
@@ -74,7 +109,7 @@ class RelationshipJudgment(Contract):
     thing that may move it more than one level at once) happened."""
 
     level: RelationshipLevel
-    reason: str = ""
+    reason: Reason = ""
     major_event: bool = False
 
 
@@ -82,4 +117,4 @@ class QualityScore(Contract):
     """A judge's score (0-100) of one compression's completeness or one extraction's accuracy."""
 
     score: int = Field(ge=0, le=100)
-    reason: str = ""
+    reason: Reason = ""

@@ -26,13 +26,19 @@ type Coerce[T: BaseModel] = Callable[[dict[str, Any]], T]  # repairs an object t
 
 @dataclass(frozen=True)
 class TokenUsage:
-    """Tokens as the API reported them."""
+    """Tokens as the API reported them; `cached_prompt_tokens` is the part of the prompt the provider's
+    prefix cache served (billed at its cache-hit price), 0 when the response did not say."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
-        return TokenUsage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens)
+        return TokenUsage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.cached_prompt_tokens + other.cached_prompt_tokens,
+        )
 
 
 @dataclass(frozen=True)

@@ -9,50 +9,51 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from dreamchat import keys
-from dreamchat.domain.models import AIUser, PairId
-from dreamchat.errors import Conflict, Forbidden, NotFound
-from dreamchat.ports import (
-    BlobStore,
-    Clock,
-    ConditionFailed,
-    Delete,
-    Item,
-    ItemStore,
-    KeyRange,
-    Put,
-    query_all,
-)
-from dreamchat.services.pairs import NOTHING, Erased, erase_pair
+from dreamchat.domain.models import AIUser, Friendship, PairId
+from dreamchat.errors import Conflict, Contended, Forbidden, NotFound
+from dreamchat.ports import BlobStore, Clock, ItemStore
+from dreamchat.services.pairs import NOTHING, Erased, erase_ai_user_blobs, erase_pair
+from dreamchat.services.storage.unit_of_work import Storage, UnitOfWork
 from dreamchat.services.tombstones import Erasures
 
 log = logging.getLogger(__name__)
 
 _NOT_FOUND = "AI user not found"
-_INTERNAL = ("pk", "sk", "version", "expires_at")
 _FRIEND_WRITE_ATTEMPTS = 5
 
 
+@dataclass(frozen=True)
+class Caps:
+    """What one account may hold: AI users it made, and friendships (its own AI users count too)."""
+
+    ai_users: int = 100
+    friends: int = 300
+
+
 class AIUserService:
-    def __init__(self, store: ItemStore, blobs: BlobStore, clock: Clock) -> None:
+    def __init__(self, store: ItemStore, blobs: BlobStore, clock: Clock, caps: Caps | None = None) -> None:
+        self._caps = caps or Caps()
         self._store = store
+        self._storage = Storage(store)
         self._blobs = blobs
         self._clock = clock
         self._erasures = Erasures(store, blobs, clock)
 
-    def create(self, owner_id: str, fields: dict[str, Any]) -> AIUser:
+    def create(self, owner_id: str, fields: dict[str, Any], *, ai_user_id: str | None = None) -> AIUser:
+        """`ai_user_id`: one made by `new_ai_user_id` beforehand (a card import stores its blobs first)."""
         now = self._epoch()
-        ai_user = AIUser(id=f"ai_{uuid.uuid4().hex[:16]}", owner_id=owner_id, created_at=now, updated_at=now, **fields)
-        self._store.transact(
-            [
-                Put(_item(keys.ai_user(ai_user.id), ai_user.model_dump()), if_absent=True),
-                Put(_item(keys.owned(owner_id, ai_user.id), {"ai_user_id": ai_user.id})),
-                *self._friendship(owner_id, ai_user.id, now),
-                *self._listing(ai_user),
-            ]
-        )
+        ai_user = AIUser(id=ai_user_id or new_ai_user_id(), owner_id=owner_id, created_at=now, updated_at=now, **fields)
+        with self._storage.pair(PairId(account_id=owner_id, ai_user_id=ai_user.id)) as uow:
+            if len(uow.ai_users.owned_by(owner_id)) >= self._caps.ai_users:
+                raise Conflict(f"an account may make at most {self._caps.ai_users} AI users; delete one first")
+            self._room_for_a_friend(uow, owner_id)
+            uow.ai_users.add(ai_user)
+            uow.friendship.add(now)
+            uow.commit()
         return ai_user
 
     def visible(self, account_id: str, ai_user_id: str) -> AIUser:
@@ -71,9 +72,9 @@ class AIUserService:
     def update(self, account_id: str, ai_user_id: str, changes: dict[str, Any]) -> AIUser:
         current = self.owned(account_id, ai_user_id)
         updated = AIUser.model_validate({**current.model_dump(), **changes, "updated_at": self._epoch()})
-        operations: list[Put | Delete] = [Put(_item(keys.ai_user(updated.id), updated.model_dump()))]
-        operations += self._listing(updated) or [Delete(*keys.public_listing(updated.id))]
-        self._store.transact(operations)
+        with self._storage.begin() as uow:
+            uow.ai_users.save(updated)
+            uow.commit()
         return updated
 
     def delete(self, account_id: str, ai_user_id: str) -> Erased:
@@ -83,26 +84,34 @@ class AIUserService:
 
     def listing(self, account_id: str) -> list[AIUser]:
         """The caller's own AI users and the public ones they befriended."""
-        ids = {item["ai_user_id"] for item in self._all(keys.account_pk(account_id), keys.OWNS_PREFIX)}
-        ids |= {item["ai_user_id"] for item in self._all(keys.account_pk(account_id), keys.FRIEND_PREFIX)}
+        with self._storage.begin() as uow:
+            ids = set(uow.ai_users.owned_by(account_id))
+            ids |= {f.ai_user_id for f in uow.ai_users.friendships_of(account_id)}
         found = [self._load(ai_user_id) for ai_user_id in sorted(ids)]
         return [a for a in found if a and (a.owner_id == account_id or a.visibility == "public")]
 
     def public(self, limit: int, cursor: str | None) -> tuple[list[AIUser], str | None]:
-        page = self._store.query(keys.PUBLIC_PK, limit=limit, cursor=cursor)
-        found = [self._load(item["ai_user_id"]) for item in page.items]
-        return [a for a in found if a and a.visibility == "public"], page.cursor
+        with self._storage.begin() as uow:
+            ids, cursor = uow.ai_users.public(limit, cursor)
+        found = [self._load(ai_user_id) for ai_user_id in ids]
+        return [a for a in found if a and a.visibility == "public"], cursor
 
     def befriend(self, account_id: str, ai_user_id: str) -> AIUser:
         ai_user = self.visible(account_id, ai_user_id)
-        if self._store.get(*keys.friend(account_id, ai_user_id)) is None:
-            self._erasures.lift_pair(PairId(account_id=account_id, ai_user_id=ai_user_id))
-            self._store.transact(self._friendship(account_id, ai_user_id, self._epoch()))
+        pair = PairId(account_id=account_id, ai_user_id=ai_user_id)
+        with self._storage.pair(pair) as uow:
+            if uow.friendship.get() is None:
+                self._room_for_a_friend(uow, account_id)
+                self._erasures.lift_pair(pair)
+                uow.friendship.add(self._epoch())
+                uow.commit()
         return ai_user
 
     def unfriend(self, account_id: str, ai_user_id: str, *, forget: bool) -> Erased:
         pair = self.pair(account_id, ai_user_id)
-        self._store.delete(*keys.friend(account_id, ai_user_id))
+        with self._storage.pair(pair) as uow:
+            uow.friendship.remove()
+            uow.commit()
         if not forget:
             return NOTHING
         self._erasures.mark_pair(pair)
@@ -112,30 +121,24 @@ class AIUserService:
 
     def friends(self, account_id: str) -> list[tuple[AIUser, dict[str, Any]]]:
         """Befriended AI users still visible to the caller, with the friendship (since, last_read)."""
+        with self._storage.begin() as uow:
+            friendships = uow.ai_users.friendships_of(account_id)
         result = []
-        for item in self._all(keys.account_pk(account_id), keys.FRIEND_PREFIX):
-            ai_user = self._load(item["ai_user_id"])
+        for friendship in friendships:
+            ai_user = self._load(friendship.ai_user_id)
             if ai_user and (ai_user.owner_id == account_id or ai_user.visibility == "public"):
-                result.append(
-                    (
-                        ai_user,
-                        {
-                            "since": item["since"],
-                            "last_read": item.get("last_read"),
-                            "pinned": bool(item.get("pinned")),
-                            "muted": bool(item.get("muted")),
-                        },
-                    )
-                )
+                result.append((ai_user, friendship.model_dump(exclude={"ai_user_id"})))
         return result
 
     def set_friendship(self, account_id: str, ai_user_id: str, changes: dict[str, bool]) -> dict[str, bool]:
         """Pin or mute one friend in the caller's chat list; NotFound unless they are friends."""
-        self.pair(account_id, ai_user_id)
-        updated = self._change_friend(account_id, ai_user_id, lambda found: changes)
+        pair = self.pair(account_id, ai_user_id)
+        updated = self._change_friend(
+            pair, lambda found: Friendship.model_validate({**found.model_dump(), **changes}) if changes else None
+        )
         if updated is None:
             raise NotFound(_NOT_FOUND)
-        return {"pinned": bool(updated.get("pinned")), "muted": bool(updated.get("muted"))}
+        return {"pinned": updated.pinned, "muted": updated.muted}
 
     def claim_greeting(self, pair: PairId) -> bool:
         """True once per pair, whoever asks at the same moment (two tabs opening a new chat): the
@@ -144,13 +147,15 @@ class AIUserService:
 
     def mark_read(self, account_id: str, ai_user_id: str, message_id: str) -> None:
         """Remember the newest message the person has seen (for unread counts)."""
+        pair = PairId(account_id=account_id, ai_user_id=ai_user_id)
         try:
             self._change_friend(
-                account_id,
-                ai_user_id,
-                lambda found: {"last_read": message_id} if (found.get("last_read") or "") < message_id else None,
+                pair,
+                lambda found: (
+                    found.model_copy(update={"last_read": message_id}) if (found.last_read or "") < message_id else None
+                ),
             )
-        except Conflict:  # the friendship kept changing: the next read of the chat marks it
+        except Contended:  # the friendship kept changing: the next read of the chat marks it
             log.info("read mark skipped account=%s ai_user=%s", account_id, ai_user_id)
 
     def pair(self, account_id: str, ai_user_id: str) -> PairId:
@@ -160,9 +165,11 @@ class AIUserService:
     def companion(self, account_id: str, ai_user_id: str) -> tuple[PairId, AIUser]:
         """The caller's pair with this AI user, and the AI user, read once."""
         ai_user = self.visible(account_id, ai_user_id)
-        if self._store.get(*keys.friend(account_id, ai_user_id)) is None:
-            raise NotFound(_NOT_FOUND)
-        return PairId(account_id=account_id, ai_user_id=ai_user_id), ai_user
+        pair = PairId(account_id=account_id, ai_user_id=ai_user_id)
+        with self._storage.pair(pair) as uow:
+            if uow.friendship.get() is None:
+                raise NotFound(_NOT_FOUND)
+        return pair, ai_user
 
     def erase_account(self, account_id: str) -> Erased:
         """An account's AI users (with all their pairs) and its own pairs with others' AI users.
@@ -170,97 +177,74 @@ class AIUserService:
         Tombstones first: from then on nothing in flight can write to what is being erased."""
         self._erasures.mark(keys.account_pk(account_id))
         erased = NOTHING
-        for item in self._all(keys.account_pk(account_id), keys.OWNS_PREFIX):
-            erased += self._delete(item["ai_user_id"], account_id)
-        for item in self._all(keys.account_pk(account_id), keys.FRIEND_PREFIX):
-            pair = PairId(account_id=account_id, ai_user_id=item["ai_user_id"])
+        with self._storage.begin() as uow:
+            owned = uow.ai_users.owned_by(account_id)
+        for ai_user_id in owned:
+            erased += self._delete(ai_user_id, account_id)
+        with self._storage.begin() as uow:
+            friendships = uow.ai_users.friendships_of(account_id)
+        for friendship in friendships:
+            pair = PairId(account_id=account_id, ai_user_id=friendship.ai_user_id)
             self._erasures.mark_pair(pair)
             erased += erase_pair(self._store, self._blobs, pair)
-            self._store.transact(
-                [Delete(item["pk"], item["sk"]), Delete(*keys.pair_member(item["ai_user_id"], account_id))]
-            )
+            self._end_friendship(pair)
         return erased
 
     def _delete(self, ai_user_id: str, owner_id: str) -> Erased:
         self._erasures.mark(keys.ai_user_pk(ai_user_id))
         erased = NOTHING
-        for member in self._all(keys.ai_user_pk(ai_user_id), keys.PAIR_MEMBER_PREFIX):
-            pair = PairId(account_id=member["account_id"], ai_user_id=ai_user_id)
+        with self._storage.begin() as uow:
+            members = uow.ai_users.members(ai_user_id)
+        for account_id in members:
+            pair = PairId(account_id=account_id, ai_user_id=ai_user_id)
             self._erasures.mark_pair(pair)
             erased += erase_pair(self._store, self._blobs, pair)
-            self._store.transact(
-                [Delete(*keys.friend(pair.account_id, ai_user_id)), Delete(member["pk"], member["sk"])]
-            )
-        self._store.transact(
-            [
-                Delete(*keys.ai_user(ai_user_id)),
-                Delete(*keys.owned(owner_id, ai_user_id)),
-                Delete(*keys.public_listing(ai_user_id)),
-            ]
-        )
-        return erased
+            self._end_friendship(pair)
+        with self._storage.begin() as uow:
+            uow.ai_users.remove(ai_user_id, owner_id)
+            uow.commit()
+        return erased + erase_ai_user_blobs(self._blobs, ai_user_id)
 
-    def _friendship(self, account_id: str, ai_user_id: str, now: int) -> list[Put | Delete]:
-        return [
-            Put(
-                _item(
-                    keys.friend(account_id, ai_user_id),
-                    {"ai_user_id": ai_user_id, "since": now, "version": _first_version()},
-                )
-            ),
-            Put(_item(keys.pair_member(ai_user_id, account_id), {"account_id": account_id, "since": now})),
-        ]
+    def _end_friendship(self, pair: PairId) -> None:
+        """The friendship and the AI user's record of the pair, in one transaction."""
+        with self._storage.pair(pair) as uow:
+            uow.friendship.remove(member=True)
+            uow.commit()
 
-    def _change_friend(
-        self, account_id: str, ai_user_id: str, change: Callable[[Item], dict[str, Any] | None]
-    ) -> Item | None:
+    def _change_friend(self, pair: PairId, change: Callable[[Friendship], Friendship | None]) -> Friendship | None:
         """Apply `change` to the friendship as it is stored now; None when there is none.
 
         Pin, mute and the read mark are written over the version they were computed from, so two
         of them at once both land, the read mark never moves back, and a write racing an unfriend
-        cannot bring the friendship back (the version condition needs the item to exist). Each
-        friendship starts at a random version, so a write computed from an unfriended one never
-        lands on the next. An item stored before friendships had versions gets its first one, on
-        the condition that it still has none.
+        cannot bring the friendship back (the version condition needs the item to exist).
         """
         for _ in range(_FRIEND_WRITE_ATTEMPTS):
-            found = self._store.get(*keys.friend(account_id, ai_user_id))
-            if found is None:
-                return None
-            changes = change(found)
-            if not changes:
-                return found
-            updated = {**found, **changes}
-            try:
-                if "version" in found:
-                    self._store.put_versioned(updated, found["version"])
-                else:
-                    self._store.transact([Put({**updated, "version": _first_version()}, if_unversioned=True)])
-            except ConditionFailed:
-                continue
-            return updated
-        raise Conflict("the friendship kept changing; try again")
-
-    def _listing(self, ai_user: AIUser) -> list[Put | Delete]:
-        if ai_user.visibility != "public":
-            return []
-        return [Put(_item(keys.public_listing(ai_user.id), {"ai_user_id": ai_user.id}))]
+            with self._storage.pair(pair) as uow:
+                read = uow.friendship.get()
+                if read is None:
+                    return None
+                changed = change(read.entity)
+                if changed is None:
+                    return read.entity
+                uow.friendship.save(changed, read)
+                try:
+                    uow.commit()
+                except Contended:
+                    continue
+            return changed
+        raise Contended("the friendship kept changing; try again")
 
     def _load(self, ai_user_id: str) -> AIUser | None:
-        item = self._store.get(*keys.ai_user(ai_user_id))
-        return AIUser.model_validate({k: v for k, v in item.items() if k not in _INTERNAL}) if item else None
+        with self._storage.begin() as uow:
+            return uow.ai_users.get(ai_user_id)
 
-    def _all(self, pk: str, prefix: str) -> list[Item]:
-        return query_all(self._store, pk, KeyRange(prefix=prefix))
+    def _room_for_a_friend(self, uow: UnitOfWork, account_id: str) -> None:
+        if len(uow.ai_users.friendships_of(account_id)) >= self._caps.friends:
+            raise Conflict(f"an account may have at most {self._caps.friends} AI friends; remove one first")
 
     def _epoch(self) -> int:
         return int(self._clock.now().timestamp())
 
 
-def _first_version() -> int:
-    """A friendship's first version: random (52 bits), so no two friendships of one pair share versions."""
-    return uuid.uuid4().int >> 76
-
-
-def _item(key: tuple[str, str], fields: dict[str, Any]) -> dict[str, Any]:
-    return {"pk": key[0], "sk": key[1], **fields}
+def new_ai_user_id() -> str:
+    return f"ai_{uuid.uuid4().hex[:16]}"

@@ -23,11 +23,13 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from dreamchat import keys
 from dreamchat.config import Settings
-from dreamchat.domain.accounts import password_problem, username_problem
-from dreamchat.domain.models import Account
-from dreamchat.errors import Conflict, Forbidden, Invalid, Unauthorized, Unavailable
-from dreamchat.ports import Clock, ConditionFailed, Item, ItemStore, Put, query_all
+from dreamchat.domain.accounts import normal_username, password_problem, username_problem, username_skeleton
+from dreamchat.domain.models import Account, TokenFamily
+from dreamchat.errors import Conflict, Contended, Forbidden, Invalid, Unauthorized, Unavailable
+from dreamchat.ports import Clock, ItemStore, query_all
 from dreamchat.services.limits import RateLimit
+from dreamchat.services.storage.session import Versioned, to_model
+from dreamchat.services.storage.unit_of_work import Storage, UnitOfWork
 
 _ALGORITHM = "HS256"
 Claims = dict[str, Any]  # a decoded JWT
@@ -81,6 +83,7 @@ class AuthService:
     def __init__(self, store: ItemStore, clock: Clock, settings: Settings, secret: str | None = None) -> None:
         """`secret` signs tokens; without it, DREAMCHAT_JWT_SECRET (the wiring finds local mode's own)."""
         self._store = store
+        self._storage = Storage(store)
         self._clock = clock
         self._settings = settings
         if secret is None:
@@ -97,6 +100,7 @@ class AuthService:
         if not self._settings.allow_registration:
             raise Forbidden("registration is closed")
         self._count_client(client)
+        username = normal_username(username)
         for problem in (username_problem(username), password_problem(password)):
             if problem:
                 raise Invalid(problem)
@@ -106,17 +110,12 @@ class AuthService:
             password_hash=self._hashing.hash(password),
             created_at=self._epoch(),
         )
-        name_pk, name_sk = keys.username(username)
-        account_pk, account_sk = keys.account(account.id)
-        try:
-            self._store.transact(
-                [
-                    Put({"pk": name_pk, "sk": name_sk, "account_id": account.id}, if_absent=True),
-                    Put({"pk": account_pk, "sk": account_sk, **account.model_dump()}, if_absent=True),
-                ]
-            )
-        except ConditionFailed as error:
-            raise Conflict("username is taken") from error
+        with self._storage.begin() as uow:
+            uow.accounts.add(account)
+            try:
+                uow.commit()
+            except Contended as error:
+                raise Conflict("username is taken (or looks like one that is)") from error
         return account, self._start_family(account.id)
 
     def login(self, username: str, password: str, client: str) -> tuple[Account, Tokens]:
@@ -125,7 +124,7 @@ class AuthService:
         self._count_client(client)
         window = self._settings.login_window_minutes * 60
         self._limit.hit(
-            keys.login_limit_scope(username),
+            keys.login_limit_scope(username_skeleton(username)),
             self._settings.login_attempts,
             window,
             "too many failed logins; try again later",
@@ -133,34 +132,37 @@ class AuthService:
         account = self._find(username)
         if not self._hashing.verify(account.password_hash if account else _dummy_hash(), password) or account is None:
             raise Unauthorized(_BAD_LOGIN)
-        self._limit.reset(keys.login_limit_scope(username), window)
+        self._limit.reset(keys.login_limit_scope(username_skeleton(username)), window)
         return account, self._start_family(account.id)
 
     def refresh(self, refresh_token: str) -> Tokens:
         claims = self._decode(refresh_token, "refresh")
         account_id, family = claims["sub"], claims["fam"]
-        record = self._store.get(*keys.token_family(account_id, family))
-        if record is None or record.get("revoked"):
-            raise Unauthorized("refresh token is revoked")
-        if record["current_jti"] != claims["jti"]:
-            self._revoke(record)
-            raise Unauthorized("refresh token was already used; please log in again")
-        try:
-            return self._rotate(record)
-        except ConditionFailed as error:
-            self._revoke(self._store.get(*keys.token_family(account_id, family)) or record)
-            raise Unauthorized("refresh token was already used; please log in again") from error
+        with self._storage.begin() as uow:
+            read = uow.tokens.get(account_id, family)
+            if read is None or read.entity.revoked:
+                raise Unauthorized("refresh token is revoked")
+            if read.entity.current_jti != claims["jti"]:
+                self._revoke(uow, read)
+                raise Unauthorized("refresh token was already used; please log in again")
+            try:
+                return self._rotate(uow, read)
+            except Contended as error:
+                self._revoke(uow, uow.tokens.get(account_id, family) or read)
+                raise Unauthorized("refresh token was already used; please log in again") from error
 
     def logout(self, account_id: str, family: str) -> None:
-        record = self._store.get(*keys.token_family(account_id, family))
-        if record is not None:
-            self._revoke(record)
+        with self._storage.begin() as uow:
+            read = uow.tokens.get(account_id, family)
+            if read is not None:
+                self._revoke(uow, read)
 
     def authenticate(self, access_token: str) -> tuple[Account, str]:
         """The account behind a valid access token, and the token's family."""
         claims = self._decode(access_token, "access")
-        record = self._store.get(*keys.token_family(claims["sub"], claims["fam"]))
-        if record is None or record.get("revoked"):
+        with self._storage.begin() as uow:
+            read = uow.tokens.get(claims["sub"], claims["fam"])
+        if read is None or read.entity.revoked:
             raise Unauthorized("token is revoked")
         account = self.account(claims["sub"])
         if account is None:
@@ -172,10 +174,11 @@ class AuthService:
         for item in query_all(self._store, keys.account_pk(account.id)):
             self._store.delete(item["pk"], item["sk"])
         self._store.delete(*keys.username(account.username))
+        self._store.delete(*keys.legacy_username(account.username))
 
     def account(self, account_id: str) -> Account | None:
         item = self._store.get(*keys.account(account_id))
-        return Account.model_validate(_fields(item)) if item else None
+        return to_model(Account, item) if item else None
 
     def logout_refresh(self, refresh_token: str, account_id: str | None) -> None:
         """Revoke the refresh token's family (it must be the caller's when a caller is known)."""
@@ -185,33 +188,29 @@ class AuthService:
         self.logout(claims["sub"], claims["fam"])
 
     def _find(self, username: str) -> Account | None:
-        pointer = self._store.get(*keys.username(username))
+        name = normal_username(username)
+        pointer = self._store.get(*keys.username(name)) or self._store.get(*keys.legacy_username(name))
         return self.account(pointer["account_id"]) if pointer else None
 
     def _start_family(self, account_id: str) -> Tokens:
         family, jti = uuid.uuid4().hex, uuid.uuid4().hex
-        pk, sk = keys.token_family(account_id, family)
-        item = {
-            "pk": pk,
-            "sk": sk,
-            "account_id": account_id,
-            "family": family,
-            "current_jti": jti,
-            "revoked": False,
-            "expires_at": self._refresh_expiry(),
-        }
-        self._store.put_versioned(item, None)
+        with self._storage.begin() as uow:
+            uow.tokens.save(
+                TokenFamily(account_id=account_id, family=family, current_jti=jti), None, self._refresh_expiry()
+            )
+            uow.commit()
         return self._issue(account_id, family, jti)
 
-    def _rotate(self, record: Item) -> Tokens:
+    def _rotate(self, uow: UnitOfWork, read: Versioned[TokenFamily]) -> Tokens:
+        """The family's next refresh token, over the version read: of two rotations one wins."""
         jti = uuid.uuid4().hex
-        item = {**record, "current_jti": jti, "expires_at": self._refresh_expiry()}
-        self._store.put_versioned(item, record["version"])
-        return self._issue(record["account_id"], record["family"], jti)
+        uow.tokens.save(read.entity.model_copy(update={"current_jti": jti}), read, self._refresh_expiry())
+        uow.commit()
+        return self._issue(read.entity.account_id, read.entity.family, jti)
 
-    def _revoke(self, record: Item) -> None:
-        # Revocation must stick even if another request rotates meanwhile: write unconditionally.
-        self._store.put({**record, "revoked": True})
+    def _revoke(self, uow: UnitOfWork, read: Versioned[TokenFamily]) -> None:
+        uow.tokens.revoke(read)
+        uow.commit()
 
     def _issue(self, account_id: str, family: str, jti: str) -> Tokens:
         now = self._clock.now()
@@ -269,7 +268,3 @@ class AuthService:
 
     def _epoch(self) -> int:
         return int(self._clock.now().timestamp())
-
-
-def _fields(item: Item) -> Item:
-    return {k: v for k, v in item.items() if k not in ("pk", "sk", "version", "expires_at")}

@@ -170,7 +170,7 @@ class ChatService:
             answered = person_wrote(state, now)
             return check_in_after(answered, now, minutes) if crisis else answered
 
-        relationship, _ = self.memory.repo.relationship(pair)
+        relationship = self.memory.repo.relationship(pair)
         self._heartbeats.change(pair, ai_user, relationship, wrote)
         self._sessions.continue_with_message(pair.account_id)
         if crisis:
@@ -217,11 +217,7 @@ class ChatService:
         cap = CRISIS_MAX_DELAY_SECONDS if crisis else None
         sent = list(self._send(pair, person, lines, typed=reply.typed, reasoning=reasoning, cap=cap))
         if not sent:  # 已读不回: the history shows it, not only the live turn
-            self.memory.repo.store.transact(
-                self.memory.repo.message_puts(
-                    pair, person.model_copy(update={"read_no_reply": True, "reasoning": reasoning})
-                )
-            )
+            self.memory.update_message(pair, person.model_copy(update={"read_no_reply": True, "reasoning": reasoning}))
         # A topic that grows past the limit ends too, so short-term memory stays bounded.
         too_long = len(self.memory.repo.short_term(pair, person.topic_id)) >= self._settings.topic_max_messages
         ended = (markers.ended or too_long) and self.memory.end_topic(pair, person.topic_id)
@@ -247,14 +243,14 @@ class ChatService:
 
     def _mark_crisis(self, pair: PairId, ai_user: AIUser, person: Message) -> Message:
         marked = person.model_copy(update={"safety": "crisis"})
-        self.memory.repo.store.transact(self.memory.repo.message_puts(pair, marked))
+        self.memory.update_message(pair, marked)
         self._check_in_later(pair, ai_user)
         self._referred(ai_user, "model")
         return marked
 
     def _check_in_later(self, pair: PairId, ai_user: AIUser) -> None:
         now, minutes = self._clock.now(), self._settings.crisis_checkin_minutes
-        relationship, _ = self.memory.repo.relationship(pair)
+        relationship = self.memory.repo.relationship(pair)
         self._heartbeats.change(pair, ai_user, relationship, lambda state: check_in_after(state, now, minutes))
 
     def _referred(self, ai_user: AIUser, by: str) -> None:

@@ -1,8 +1,7 @@
-"""All services of one app or handler, built once from the runtime's adapters."""
+"""All services of one app or handler, built once from the runtime's adapters: wiring only."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from dreamchat.adapters.embeddings import build_embedder
@@ -11,28 +10,32 @@ from dreamchat.adapters.private import signing_secret, vapid_private_key
 from dreamchat.adapters.push import VapidKey, WebPushSender, new_private_key
 from dreamchat.adapters.search import NoSearch, WebSearch, bocha, searxng, tavily
 from dreamchat.config import Settings
-from dreamchat.domain.models import Message, MidTermMemory, PairId
-from dreamchat.domain.relationship import judgment_due
-from dreamchat.errors import NotFound
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.memory_models import FallbackMemoryModels, build_memory_models
 from dreamchat.llm.port import LLMGateway
 from dreamchat.ports import Counter, Embedder, Event, WorkQueue
-from dreamchat.services.ai_users import AIUserService
+from dreamchat.services.ai_users import AIUserService, Caps
 from dreamchat.services.auth import AuthService
 from dreamchat.services.chat import ChatService
-from dreamchat.services.extraction import ExtractionService, ExtractOutcome, ExtractWork
+from dreamchat.services.compression import AfterCompression, Compression
+from dreamchat.services.context import ContextBuilder
+from dreamchat.services.core_judgment import CoreJudge
+from dreamchat.services.extraction import ExtractionService, ExtractWork
 from dreamchat.services.heartbeat import HeartbeatService, Work
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.leases import Leases
-from dreamchat.services.memory import TOPIC_ENDED, ExtractResult, MemoryService, pair_of
+from dreamchat.services.long_term import Extractor
+from dreamchat.services.memory import MemoryService
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.presence import Presence
 from dreamchat.services.push import PushSender, PushService
 from dreamchat.services.quality import OnFigure, QualityService
 from dreamchat.services.recall import Retriever
 from dreamchat.services.soul import SoulService
-from dreamchat.services.tombstones import Erasures, Gone
+from dreamchat.services.storage.unit_of_work import Storage
+from dreamchat.services.tombstones import Erasures
+from dreamchat.services.topics import TOPIC_ENDED, Topics
+from dreamchat.services.vectors import VectorRefresh
 from dreamchat.wiring import Runtime
 
 
@@ -41,7 +44,12 @@ class Services:
     runtime: Runtime
     auth: AuthService
     ai_users: AIUserService
-    memory: MemoryService
+    memory: MemoryService  # what a conversation asks of the memory
+    topics: Topics
+    compression: Compression
+    extractor: Extractor
+    core_judge: CoreJudge
+    vectors: VectorRefresh
     soul: SoulService
     heartbeats: HeartbeatStates
     chat: ChatService
@@ -53,79 +61,6 @@ class Services:
     quality: QualityService
     push: PushService
     presence: Presence
-
-    def on_topic_ended(self, event: Event) -> None:
-        pair, topic_id = pair_of(event)
-        self.compress_topic(pair, topic_id)
-
-    def compress_topic(self, pair: PairId, topic_id: str) -> MidTermMemory | None:
-        """Compress an ended topic; every few topics the AI also reflects on itself, and judges the
-        relationship every few topics and after a topic with strong emotion."""
-        again = self.memory.repo.mid_term(pair, topic_id) is not None  # a repeated delivery: reflected, judged
-        judged = self.memory.repo.short_term(pair, topic_id) if not again and self.quality.sample() else None
-        try:
-            mid, stored = self.memory.compress_once(pair, topic_id)
-            if mid is not None and stored:  # not when another delivery or a compress-now stored it
-                self._after_compression(pair, mid, judged)
-        except Gone:  # the pair was erased meanwhile: nothing to keep
-            return None
-        return mid
-
-    def _after_compression(self, pair: PairId, mid: MidTermMemory, judged: list[Message] | None) -> None:
-        self.quality.after_compression(pair, mid, judged)
-        settings, topics = self.runtime.settings, len(self.memory.repo.mid_terms(pair))
-        reflect = bool(settings.reflect_every_topics) and topics % settings.reflect_every_topics == 0
-        judge = judgment_due(topics, settings.judge_relationship_every_topics, mid.emotion_tags)
-        if not (reflect or judge):
-            return
-        try:
-            ai_user = self.ai_users.visible(pair.account_id, pair.ai_user_id)
-        except NotFound:
-            return
-        if reflect:
-            self.soul.reflect(pair, ai_user)
-        if judge:
-            self.soul.judge_relationship(pair, ai_user)
-
-    def compress_now(self, pair: PairId) -> list[MidTermMemory]:
-        """End the open topic and compress every topic still in short-term, as a TopicEnded would."""
-        produced = [self.compress_topic(pair, topic_id) for topic_id in self.memory.end_topic_now(pair)]
-        return [mid for mid in produced if mid is not None]
-
-    def compress_leftovers(self, has_time: Callable[[], bool] = lambda: True) -> int:
-        """Compress ended topics whose TopicEnded was lost, as it would have, while `has_time()` says
-        another fits; the rest wait for the next sweep."""
-        done = 0
-        for pair, topic_id in self.memory.leftovers():
-            if not has_time():
-                break
-            self.compress_topic(pair, topic_id)
-            done += 1
-        return done
-
-    def on_heartbeat_due(self, event: Event) -> None:
-        self.heartbeat.run(Work.parse(event.detail))
-
-    def erase_again(self) -> int:
-        """The second erasure of what was deleted a while ago (after in-flight work ended)."""
-        return self.erasures.erase_again().items
-
-    def on_extraction_due(self, event: Event) -> None:
-        self.extract_work(ExtractWork.parse(event.detail))
-
-    def extract_work(self, work: ExtractWork) -> ExtractOutcome:
-        """One queued pair's extraction, its quality figures recorded."""
-        outcome = self.extraction.run(work)
-        if outcome.result is not None:
-            result = outcome.result
-            self.quality.after_extraction(work.pair, result.considered, result.extracted, result.long_term)
-        return outcome
-
-    def extract(self, pair: PairId, zone: str, *, force: bool = False) -> ExtractResult:
-        """One pair's extraction, its quality figures recorded."""
-        result = self.memory.extract(pair, zone, force=force)
-        self.quality.after_extraction(pair, result.considered, result.extracted, result.long_term)
-        return result
 
 
 def build_search(settings: Settings) -> WebSearch | NoSearch:
@@ -148,25 +83,32 @@ def build_services(
     on_count: Counter | None = None,
     push_sender: PushSender | None = None,
 ) -> Services:
-    settings, clock = runtime.settings, runtime.clock
+    settings, clock, store = runtime.settings, runtime.clock, runtime.store
     if gateway is None and settings.llm_configured:
         gateway = OpenAIGateway.from_settings(settings)
     models = models or build_memory_models(settings, gateway)
-    repo = MemoryRepository(runtime.store, runtime.blobs)
+    repo, storage = MemoryRepository(store, runtime.blobs), Storage(store)
     retriever = Retriever(embedder or build_embedder(settings))
-    memory = MemoryService(repo, runtime.bus, clock, runtime.random, models, settings, retriever)
-    heartbeats = HeartbeatStates(runtime.store, clock, settings)
+    topics = Topics(repo, storage, runtime.bus, clock, runtime.random, settings)
+    memory = MemoryService(repo, retriever, topics, ContextBuilder(repo, retriever, clock, settings))
+    heartbeats = HeartbeatStates(store, clock, settings)
     soul = SoulService(repo, models, heartbeats, clock, settings)
     search = build_search(settings)
-    presence = Presence(runtime.store, clock, settings.presence_seconds)
-    push = PushService(runtime.store, presence, push_sender or build_push(settings), clock, settings)
+    presence = Presence(store, clock, settings.presence_seconds)
+    push = PushService(store, presence, push_sender or build_push(settings), clock, settings)
     chat = ChatService(
         memory, soul, heartbeats, gateway, search, clock, runtime.random, settings, on_count, on_reply=push.after_turn
     )
-    ai_users = AIUserService(runtime.store, runtime.blobs, clock)
-    leases = Leases(runtime.store, clock, settings.lease_seconds, settings.lease_attempts)
+    ai_users = AIUserService(store, runtime.blobs, clock, Caps(settings.max_ai_users, settings.max_friends))
+    leases = Leases(store, clock, settings.lease_seconds, settings.lease_attempts)
+    quality = QualityService(repo, gateway, clock, runtime.random, settings, on_quality)
+    vectors = VectorRefresh(storage, retriever)
+    core_judge = CoreJudge(storage, models, clock)
+    after = AfterCompression(repo, quality, soul, ai_users, settings)
+    compression = Compression(repo, storage, topics, models, vectors, after, clock, settings)
+    extractor = Extractor(repo, storage, models, core_judge, vectors, quality, clock, settings)
     heartbeat = HeartbeatService(
-        runtime.store,
+        store,
         heartbeats,
         ai_users,
         memory,
@@ -180,12 +122,17 @@ def build_services(
         settings,
         on_sent=push.after_heartbeat,
     )
-    extraction = ExtractionService(runtime.store, memory, leases, _extract_queue(runtime), clock, settings)
+    extraction = ExtractionService(store, extractor, leases, _extract_queue(runtime), clock, settings)
     services = Services(
         runtime=runtime,
-        auth=AuthService(runtime.store, clock, settings, signing_secret(settings)),
+        auth=AuthService(store, clock, settings, signing_secret(settings)),
         ai_users=ai_users,
         memory=memory,
+        topics=topics,
+        compression=compression,
+        extractor=extractor,
+        core_judge=core_judge,
+        vectors=vectors,
         soul=soul,
         heartbeats=heartbeats,
         chat=chat,
@@ -193,17 +140,25 @@ def build_services(
         extraction=extraction,
         gateway=gateway,
         models=models,
-        erasures=Erasures(runtime.store, runtime.blobs, clock),
-        quality=QualityService(repo, gateway, clock, runtime.random, settings, on_quality),
+        erasures=Erasures(store, runtime.blobs, clock),
+        quality=quality,
         push=push,
         presence=presence,
     )
     subscribe = getattr(runtime.bus, "subscribe", None)
     if subscribe is not None:  # the local bus; in AWS, EventBridge invokes the compress function
-        subscribe(TOPIC_ENDED, services.on_topic_ended)
-        subscribe(HEARTBEAT_DUE, services.on_heartbeat_due)
-        subscribe(EXTRACTION_DUE, services.on_extraction_due)
+        subscribe(TOPIC_ENDED, compression.on_topic_ended)
+        subscribe(HEARTBEAT_DUE, lambda event: _run_heartbeat(heartbeat, event))
+        subscribe(EXTRACTION_DUE, lambda event: _run_extraction(extraction, event))
     return services
+
+
+def _run_heartbeat(heartbeat: HeartbeatService, event: Event) -> None:
+    heartbeat.run(Work.parse(event.detail))
+
+
+def _run_extraction(extraction: ExtractionService, event: Event) -> None:
+    extraction.run(ExtractWork.parse(event.detail))
 
 
 def build_push(settings: Settings) -> WebPushSender | None:

@@ -13,10 +13,12 @@ from typing import Any
 from dreamchat import keys
 from dreamchat.config import Settings
 from dreamchat.domain.models import PairId
-from dreamchat.ports import DUE_SK, Clock, ConditionFailed, Item, ItemStore, WorkQueue
+from dreamchat.errors import Contended
+from dreamchat.ports import Clock, Item, ItemStore, WorkQueue
 from dreamchat.services.due_index import due_pages, leased
 from dreamchat.services.leases import Leases
-from dreamchat.services.memory import EXTRACT_DUE, ExtractResult, MemoryService
+from dreamchat.services.long_term import Extractor, ExtractResult
+from dreamchat.services.storage.unit_of_work import Storage
 
 log = logging.getLogger(__name__)
 
@@ -59,14 +61,15 @@ class ExtractionService:
     def __init__(
         self,
         store: ItemStore,
-        memory: MemoryService,
+        extractor: Extractor,
         leases: Leases,
         queue: WorkQueue,
         clock: Clock,
         settings: Settings,
     ) -> None:
         self._store = store
-        self._memory = memory
+        self._storage = Storage(store)
+        self._extractor = extractor
         self._leases = leases
         self._queue = queue
         self._clock = clock
@@ -79,7 +82,7 @@ class ExtractionService:
         until = self._leases.until()
         threshold = timedelta(hours=self._settings.extract_after_hours)
         sent: set[str] = set()
-        pages = due_pages(self._store, EXTRACT_DUE, keys.due_until(self._clock.now() - threshold))
+        pages = due_pages(self._store, keys.EXTRACT_DUE, keys.due_until(self._clock.now() - threshold))
         for items in leased(pages, lambda found: self._lease(found, until, threshold)):
             result.reads += 1
             fresh = [pk for pk in dict.fromkeys(found["pk"] for found in items) if pk not in sent]
@@ -102,7 +105,7 @@ class ExtractionService:
             log.warning("extraction abandoned", extra={"ai_user_id": pair.ai_user_id, "attempts": claim.attempt})
             return ExtractOutcome("abandoned")
         try:
-            result = self._memory.extract(pair, self._memory.repo.zone_of(pair, self._settings.timezone))
+            result = self._extractor.extract(pair, self._extractor.repo.zone_of(pair, self._settings.timezone))
         except Exception:
             self._leases.release(claim)  # not finished: the queue delivers it again
             raise
@@ -112,11 +115,12 @@ class ExtractionService:
     def _lease(self, found: Item, until: int, threshold: timedelta) -> bool:
         """Move a mid-term memory's due entry to when the lease ends; False if it changed meanwhile."""
         again = datetime.fromtimestamp(until, UTC) - threshold
-        moved = {**found, DUE_SK: keys.due_sort(keys.due_time(again), found["pk"], found["id"])}
-        try:
-            self._store.put_versioned(moved, found["version"])
-        except ConditionFailed:
-            return False
+        with self._storage.pair(keys.pair_from_pk(found["pk"])) as uow:
+            uow.mid_terms.lease(found, keys.due_time(again))
+            try:
+                uow.commit()
+            except Contended:
+                return False
         return True
 
     @staticmethod

@@ -138,8 +138,8 @@ class HeartbeatService:
         if ai_user is None:
             self._store.delete(keys.pair_pk(pair), keys.HEARTBEAT_SK)
             return Outcome("gone", "the pair no longer exists")
-        relationship, _ = self._memory.repo.relationship(pair)
-        state, _ = self._states.get(pair)
+        relationship = self._memory.repo.relationship(pair)
+        state = self._states.get(pair)
         prefs = self._states.prefs(pair.account_id)
         now = self._clock.now()
         interval = heartbeat_interval(relationship)
@@ -253,7 +253,7 @@ class HeartbeatService:
     ) -> str:
         silent = (now.timestamp() - (state.last_person_at or now.timestamp())) / 3600
         template = due.scheduled.message_template if due and due.scheduled else ""
-        relationship, _ = self._memory.repo.relationship(pair)
+        relationship = self._memory.repo.relationship(pair)
         instructions = chat_instructions(ai_user.name, now, ai_user.timezone, relationship.level)
         context = self._memory.context(pair, ai_user, None, instructions)
         trigger = heartbeat_prompt(now, ai_user.timezone, kind, template, silent)

@@ -8,31 +8,31 @@ attributes, so the sweep reads only due pairs.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 
 from dreamchat import keys
 from dreamchat.config import Settings
 from dreamchat.domain.heartbeat import Due, HeartbeatState, Prefs, indexed_at, next_heartbeat
 from dreamchat.domain.models import AIUser, PairId, Relationship
 from dreamchat.domain.relationship import heartbeat_interval
-from dreamchat.ports import DUE_PK, DUE_SK, Clock, ConditionFailed, Item, ItemStore
-from dreamchat.services.memory_repo import item
+from dreamchat.errors import Contended
+from dreamchat.ports import Clock, Item, ItemStore
+from dreamchat.services.storage.session import item
+from dreamchat.services.storage.unit_of_work import Storage
 
-HEARTBEAT_DUE = "HB"
+HEARTBEAT_DUE = keys.HEARTBEAT_DUE
 _ATTEMPTS = 20
 
 
 class HeartbeatStates:
     def __init__(self, store: ItemStore, clock: Clock, settings: Settings) -> None:
         self._store = store
+        self._storage = Storage(store)
         self._clock = clock
         self._settings = settings
 
-    def get(self, pair: PairId) -> tuple[HeartbeatState, int | None]:
-        found = self._store.get(keys.pair_pk(pair), keys.HEARTBEAT_SK)
-        if found is None:
-            return HeartbeatState(), None
-        return HeartbeatState.model_validate(found), found["version"]
+    def get(self, pair: PairId) -> HeartbeatState:
+        with self._storage.pair(pair) as uow:
+            return uow.heartbeat.get().entity
 
     def prefs(self, account_id: str) -> Prefs:
         found = self._store.get(*keys.heartbeat_prefs(account_id))
@@ -52,7 +52,7 @@ class HeartbeatStates:
         )
 
     def save_prefs(self, account_id: str, prefs: Prefs) -> None:
-        self._store.put(item(*keys.heartbeat_prefs(account_id), prefs.model_dump()))
+        self._store.put(item(keys.heartbeat_prefs(account_id), prefs.model_dump()))
 
     def change(
         self,
@@ -64,35 +64,40 @@ class HeartbeatStates:
         """Apply `edit` under optimistic locking, then store the state with its next due time."""
         prefs = self.prefs(pair.account_id)
         for _ in range(_ATTEMPTS):
-            state, version = self.get(pair)
-            updated = edit(state)
-            due = next_heartbeat(
-                updated, heartbeat_interval(relationship), prefs, ai_user.night_owl, ai_user.timezone, self._clock.now()
-            )
-            updated = updated.model_copy(
-                update={"next_due": int(due.at.timestamp()) if due else None, "next_kind": due.kind if due else None}
-            )
-            try:
-                self._store.put_versioned(self._item(pair, updated, due), version)
-                return updated
-            except ConditionFailed:
-                continue
-        raise ConditionFailed("heartbeat state kept changing")
+            with self._storage.pair(pair) as uow:
+                read = uow.heartbeat.get()
+                now = self._clock.now()
+                updated = edit(read.entity)
+                due = next_heartbeat(
+                    updated, heartbeat_interval(relationship), prefs, ai_user.night_owl, ai_user.timezone, now
+                )
+                updated = updated.model_copy(
+                    update={
+                        "next_due": int(due.at.timestamp()) if due else None,
+                        "next_kind": due.kind if due else None,
+                    }
+                )
+                uow.heartbeat.save(updated, read, indexed_at(due.at, updated, now) if due else None)
+                try:
+                    uow.commit()
+                    return updated
+                except Contended:
+                    continue
+        raise Contended("heartbeat state kept changing")
 
     def lease(self, found: Item, until: int) -> bool:
         """Mark a due heartbeat (an item read from the due index) in flight until `until`: its index
         entry moves there, so later sweeps skip it. False if the state changed since it was read."""
-        pair = keys.pair_from_pk(found["pk"])
-        at = datetime.fromtimestamp(until, UTC)
-        leased = {**found, "lease_until": until, DUE_SK: keys.due_sort(keys.due_time(at), keys.pair_pk(pair))}
-        try:
-            self._store.put_versioned(leased, found["version"])
-        except ConditionFailed:
-            return False
+        with self._storage.pair(keys.pair_from_pk(found["pk"])) as uow:
+            uow.heartbeat.lease(found, until)
+            try:
+                uow.commit()
+            except Contended:
+                return False
         return True
 
     def next_due(self, pair: PairId, ai_user: AIUser, relationship: Relationship) -> Due | None:
-        state, _ = self.get(pair)
+        state = self.get(pair)
         return next_heartbeat(
             state,
             heartbeat_interval(relationship),
@@ -101,12 +106,3 @@ class HeartbeatStates:
             ai_user.timezone,
             self._clock.now(),
         )
-
-    def _item(self, pair: PairId, state: HeartbeatState, due: Due | None) -> Item:
-        fields = state.model_dump()
-        if due is not None:
-            fields[DUE_PK] = keys.due_partition(HEARTBEAT_DUE, keys.shard(pair))
-            fields[DUE_SK] = keys.due_sort(
-                keys.due_time(indexed_at(due.at, state, self._clock.now())), keys.pair_pk(pair)
-            )
-        return item(keys.pair_pk(pair), keys.HEARTBEAT_SK, fields)

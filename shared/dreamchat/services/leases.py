@@ -12,7 +12,11 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import Literal
 
-from dreamchat.ports import Clock, ConditionFailed, Item, ItemStore
+from dreamchat.errors import Contended
+from dreamchat.ports import Clock, ItemStore
+from dreamchat.services.storage.records import Lease
+from dreamchat.services.storage.session import Versioned
+from dreamchat.services.storage.unit_of_work import Storage
 
 KEEP_SECONDS = 7 * 86400  # a finished claim answers redeliveries for a week, then expires
 _RACE_ATTEMPTS = 3
@@ -26,12 +30,16 @@ class Claim:
     pk: str
     sk: str
     attempt: int = 0
-    version: int | None = None
+    held: Versioned[Lease] | None = None  # the lease as this claim wrote it (or found it used up)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.pk, self.sk
 
 
 class Leases:
     def __init__(self, store: ItemStore, clock: Clock, lease_seconds: int, max_attempts: int) -> None:
-        self._store = store
+        self._storage = Storage(store)
         self._clock = clock
         self._seconds = lease_seconds
         self.max_attempts = max_attempts
@@ -43,61 +51,59 @@ class Leases:
     def claim(self, pk: str, sk: str) -> Claim:
         """Take the lease unless it is held, done, or its attempts are used up."""
         for _ in range(_RACE_ATTEMPTS):
-            found = self._store.get(pk, sk)
-            attempt = (found["attempts"] if found else 0) + 1
-            version = found["version"] if found else None
-            if found is not None and (blocked := self._blocked(found)) is not None:
-                return Claim(blocked, pk, sk, found["attempts"], version if blocked == "exhausted" else None)
-            try:
-                new_version = self._store.put_versioned(self._item(pk, sk, attempt, self.until()), version)
-            except ConditionFailed:
-                continue  # another worker claimed it between our read and write
-            return Claim("won", pk, sk, attempt, new_version)
+            with self._storage.begin() as uow:
+                read = uow.claims.get((pk, sk))
+                if read is not None and (blocked := self._blocked(read.entity)) is not None:
+                    return Claim(blocked, pk, sk, read.entity.attempts, read if blocked == "exhausted" else None)
+                attempt = (read.entity.attempts if read else 0) + 1
+                written = uow.claims.save((pk, sk), Lease(self.until(), attempt), read, self._keep())
+                try:
+                    uow.commit()
+                except Contended:
+                    continue  # another worker claimed it between our read and write
+            return Claim("won", pk, sk, attempt, written)
         return Claim("held", pk, sk)
 
     def open_to_claim(self, pk: str, sk: str) -> bool | None:
         """Whether a claim made now would win (not done, held or used up); None when none was made."""
-        found = self._store.get(pk, sk)
-        return None if found is None else self._blocked(found) is None
+        with self._storage.begin() as uow:
+            read = uow.claims.get((pk, sk))
+        return None if read is None else self._blocked(read.entity) is None
 
-    def _blocked(self, found: Item) -> ClaimStatus | None:
+    def _blocked(self, lease: Lease) -> ClaimStatus | None:
         """Why a stored claim cannot be taken now, if it cannot."""
-        if found.get("done"):
+        if lease.done:
             return "done"
-        if found["lease_until"] > self._now():
+        if lease.lease_until > self._now():
             return "held"
-        if found["attempts"] >= self.max_attempts:
+        if lease.attempts >= self.max_attempts:
             return "exhausted"
         return None
 
     def release(self, claim: Claim) -> None:
         """Give the lease back early (the run failed): the next delivery may try again now."""
-        with suppress(ConditionFailed):  # the lease lapsed and someone else holds it now
-            self._store.put_versioned(self._item(claim.pk, claim.sk, claim.attempt, self._now()), claim.version)
+        with self._storage.begin() as uow:
+            uow.claims.save(claim.key, Lease(self._now(), claim.attempt), claim.held, self._keep())
+            with suppress(Contended):  # the lease lapsed and someone else holds it now
+                uow.commit()
 
     def free(self, pk: str, sk: str) -> None:
         """Leave the work free to take at once (its run failed and was not claimed)."""
-        found = self._store.get(pk, sk)
-        with suppress(ConditionFailed):  # someone claimed it meanwhile: theirs stands
-            self._store.put_versioned(
-                self._item(pk, sk, found["attempts"] if found else 0, self._now()), found["version"] if found else None
-            )
+        with self._storage.begin() as uow:
+            read = uow.claims.get((pk, sk))
+            uow.claims.save((pk, sk), Lease(self._now(), read.entity.attempts if read else 0), read, self._keep())
+            with suppress(Contended):  # someone claimed it meanwhile: theirs stands
+                uow.commit()
 
     def finish(self, claim: Claim) -> None:
         """The work is done (or given up): every later delivery is a duplicate. Done is final,
         so it is written whatever happened to the lease meanwhile."""
-        item = self._item(claim.pk, claim.sk, claim.attempt, self._now())
-        self._store.put({**item, "done": True, "version": (claim.version or 0) + 1})
+        with self._storage.begin() as uow:
+            uow.claims.finish(claim.key, Lease(self._now(), claim.attempt, done=True), claim.held, self._keep())
+            uow.commit()
 
-    def _item(self, pk: str, sk: str, attempt: int, lease_until: int) -> Item:
-        return {
-            "pk": pk,
-            "sk": sk,
-            "lease_until": lease_until,
-            "attempts": attempt,
-            "done": False,
-            "expires_at": self._now() + KEEP_SECONDS,
-        }
+    def _keep(self) -> int:
+        return self._now() + KEEP_SECONDS
 
     def _now(self) -> int:
         return int(self._clock.now().timestamp())

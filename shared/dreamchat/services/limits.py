@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dreamchat import keys
-from dreamchat.errors import TooManyRequests
-from dreamchat.ports import Clock, ConditionFailed, ItemStore
+from dreamchat.errors import Contended, TooManyRequests
+from dreamchat.ports import Clock, ItemStore
+from dreamchat.services.storage.unit_of_work import Storage
 
 _ATTEMPTS = 10
 
@@ -12,6 +13,7 @@ _ATTEMPTS = 10
 class RateLimit:
     def __init__(self, store: ItemStore, clock: Clock) -> None:
         self._store = store
+        self._storage = Storage(store)
         self._clock = clock
 
     def hit(self, key: str, limit: int, window_seconds: int, message: str) -> None:
@@ -21,18 +23,18 @@ class RateLimit:
         so of many parallel requests at most `limit` get through, on either store."""
         now = int(self._clock.now().timestamp())
         window = now - now % window_seconds
-        pk, sk = keys.rate_window(key, window)
+        counted = keys.rate_window(key, window)
         for _ in range(_ATTEMPTS):
-            found = self._store.get(pk, sk)
-            count = found["count"] if found else 0
-            if count >= limit:
-                raise TooManyRequests(message, retry_after=max(1, window + window_seconds - now))
-            item = {"pk": pk, "sk": sk, "count": count + 1, "expires_at": window + 2 * window_seconds}
-            try:
-                self._store.put_versioned(item, found["version"] if found else None)
-                return
-            except ConditionFailed:
-                continue
+            with self._storage.begin() as uow:
+                read = uow.limits.get(counted)
+                if read.entity >= limit:
+                    raise TooManyRequests(message, retry_after=max(1, window + window_seconds - now))
+                uow.limits.save(counted, read.entity + 1, read, expires_at=window + 2 * window_seconds)
+                try:
+                    uow.commit()
+                    return
+                except Contended:
+                    continue
         raise TooManyRequests(message, retry_after=1)
 
     def reset(self, key: str, window_seconds: int) -> None:

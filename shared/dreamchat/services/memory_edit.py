@@ -18,111 +18,99 @@ from dreamchat.domain.models import (
     MidTermMemory,
     PairId,
 )
-from dreamchat.errors import Conflict, Invalid, NotFound
-from dreamchat.ports import Clock, ConditionFailed, Delete, Item, Put
-from dreamchat.services.memory_repo import MemoryRepository, item, to_model
-from dreamchat.services.recall import Retriever, texts_of
+from dreamchat.errors import Conflict, Contended, Invalid, NotFound
+from dreamchat.ports import Clock
+from dreamchat.services.memory_repo import MemoryRepository
+from dreamchat.services.recall import Retriever
+from dreamchat.services.storage.memory import Embedded
+from dreamchat.services.storage.session import Versioned
+from dreamchat.services.storage.unit_of_work import Storage
+
+_EDIT_ATTEMPTS = 3
 
 
 class MemoryEditor:
-    def __init__(self, repo: MemoryRepository, clock: Clock, retriever: Retriever | None = None) -> None:
+    def __init__(
+        self, repo: MemoryRepository, clock: Clock, retriever: Retriever | None = None, max_core: int = 50
+    ) -> None:
+        self._max_core = max_core  # core memories a person may add to one pair
         self._repo = repo
+        self._storage = Storage(repo.store)
         self._clock = clock
         self._retriever = retriever
 
-    def _with_vectors(self, found: Item, merged: Item) -> Item:
-        """The edited item with vectors for its new texts (none when they could not be made: the next
-        compression or extraction of the pair makes them)."""
-        if self._retriever is None or texts_of(merged) == texts_of(found):
-            return merged
-        fresh = {k: v for k, v in merged.items() if k != vec.FIELD}
-        return {**fresh, **self._retriever.vectors_for(texts_of(fresh))}
-
-    def short_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> Item | None:
+    def short_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> dict[str, Any] | None:
         found = next((m for m in self._repo.short_term(pair) if m.id == entry_id), None)
         if found is None:
             raise NotFound("no such short-term message")
-        short_key = (keys.short_term_pk(pair), keys.short_term_sk(found.topic_id, found.id))
-        log_key = (keys.messages_pk(pair), found.id)
-        if delete:
-            self._repo.store.transact([Delete(*short_key), Delete(*log_key)])
-            return None
-        updated = Message.model_validate({**found.model_dump(), **changes})
-        self._repo.store.transact(
-            [Put(item(*short_key, updated.model_dump())), Put(item(*log_key, updated.model_dump()))]
-        )
-        return updated.model_dump()
+        updated = None if delete else Message.model_validate({**found.model_dump(), **changes})
+        with self._storage.pair(pair) as uow:
+            if updated is None:
+                uow.messages.remove(found)
+            else:
+                uow.messages.add(updated)
+            uow.commit()
+        return updated.model_dump() if updated else None
 
-    def mid_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> Item | None:
-        found = next((i for i in self._repo.mid_term_items(pair) if i["id"] == entry_id), None)
-        if found is None:
-            raise NotFound("no such mid-term memory")
-        if delete:
-            self._repo.store.delete(found["pk"], found["sk"])
-            return None
-        if "emotion_tags" in changes:
-            changes["emotion_tags"] = EmotionTags.model_validate(changes["emotion_tags"]).model_dump()
-        merged = self._with_vectors(found, {**found, **changes})
-        memory = to_model(MidTermMemory, merged)
-        self._repo.store.put_versioned({**merged, **memory.model_dump()}, found["version"])
+    def mid_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> dict[str, Any] | None:
+        with self._storage.pair(pair) as uow:
+            found = _find(uow.mid_terms, entry_id, "no such mid-term memory")
+            if delete:
+                uow.mid_terms.remove(found)
+                uow.commit()
+                return None
+            if "emotion_tags" in changes:
+                changes["emotion_tags"] = EmotionTags.model_validate(changes["emotion_tags"]).model_dump()
+            memory = MidTermMemory.model_validate({**found.entity.model_dump(), **changes})
+            uow.mid_terms.save(memory, found, self._vectors(found.entity, memory))
+            uow.commit()
         return memory.model_dump()
 
-    def long_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> Item | None:
-        found = next((i for i in self._repo.long_index_items(pair) if i["id"] == entry_id), None)
-        if found is None:
-            raise NotFound("no such long-term memory")
-        if delete:
-            self._repo.store.delete(found["pk"], found["sk"])
-            self._repo.blobs.delete(f"{keys.pair_blob_prefix(pair)}long_term_details/{found['detail_file']}")
-            return None
+    def long_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> dict[str, Any] | None:
+        """Deleted, or changed over the entry stored now: a re-embedding or the core judge writing
+        meanwhile loses to the person, whose changes are applied again on what they wrote."""
+        with self._storage.pair(pair) as uow:
+            found = _find(uow.long_terms, entry_id, "no such long-term memory")
+            if delete:
+                uow.long_terms.remove(found)
+                uow.commit()
+                self._repo.blobs.delete(f"{keys.pair_blob_prefix(pair)}long_term_details/{found.entity.detail_file}")
+                return None
         detail_content = changes.pop("detail_content", None)
         if "key_points" in changes:  # a point keeps the message it came from while its text stays
-            was = dict(zip(found.get("key_points", []), found.get("sources", []), strict=False))
+            was = dict(zip(found.entity.key_points, found.entity.sources, strict=False))
             changes["sources"] = [was.get(point, "") for point in changes["key_points"]]
-        entry = to_model(LongTermIndex, {**found, **changes})  # invalid changes fail before any write
+        entry = LongTermIndex.model_validate({**found.entity.model_dump(), **changes})  # invalid: before any write
         if detail_content is not None:
             self._rewrite_detail(pair, entry, detail_content)
-        if "version" not in found:  # stored before entries had versions: this edit gives it its first
-            first = {**self._with_vectors(found, {**found, **changes}), "version": 1}
-            try:
-                self._repo.store.transact([Put(first, if_unversioned=True)])
-                return entry.model_dump()
-            except ConditionFailed:  # versioned (or deleted) meanwhile
-                found = self._latest(found)
-        self._put_latest(found, changes)  # a re-embedding or the core judge writing meanwhile: this edit wins
-        return entry.model_dump()
+        for _ in range(_EDIT_ATTEMPTS):
+            with self._storage.pair(pair) as uow:
+                latest = _find(uow.long_terms, entry_id, "no such long-term memory")
+                edited = LongTermIndex.model_validate({**latest.entity.model_dump(), **changes})
+                uow.long_terms.save(edited, latest, self._vectors(latest.entity, edited))
+                try:
+                    uow.commit()
+                except Contended:
+                    continue
+            return entry.model_dump()
+        raise Contended("the memory kept changing; try again")
 
-    def _put_latest(self, found: Item, changes: dict[str, Any], attempts: int = 3) -> None:
-        """The person's changes on the latest stored item (its vectors remade when its texts change)."""
-        for _ in range(attempts):
-            merged = self._with_vectors(found, {**found, **changes})
-            try:
-                self._repo.store.put_versioned(merged, found["version"])
-                return
-            except ConditionFailed:
-                found = self._latest(found)
-        raise Conflict("the memory kept changing; try again")
-
-    def _latest(self, found: Item) -> Item:
-        latest = self._repo.store.get(found["pk"], found["sk"])
-        if latest is None:
-            raise NotFound("no such long-term memory")
-        return latest
-
-    def core(self, pair: PairId, entry_id: str | None, delete: bool, changes: dict[str, Any]) -> Item | None:
+    def core(self, pair: PairId, entry_id: str | None, delete: bool, changes: dict[str, Any]) -> dict[str, Any] | None:
         if entry_id is None:
             return self._add_core(pair, changes)
-        found = next((m for m in self._repo.core(pair) if m.id == entry_id), None)
-        if found is None:
-            raise NotFound("no such core memory")
-        if delete:
-            self._repo.store.delete(keys.pair_pk(pair), keys.core(entry_id))
-            return None
-        updated = CoreMemory.model_validate({**found.model_dump(), **changes})
-        self._repo.store.put(item(keys.pair_pk(pair), keys.core(entry_id), updated.model_dump()))
-        return updated.model_dump()
+        with self._storage.pair(pair) as uow:
+            found = next((m for m in uow.core.all() if m.id == entry_id), None)
+            if found is None:
+                raise NotFound("no such core memory")
+            updated = None if delete else CoreMemory.model_validate({**found.model_dump(), **changes})
+            if updated is None:
+                uow.core.remove(entry_id)
+            else:
+                uow.core.save(updated)
+            uow.commit()
+        return updated.model_dump() if updated else None
 
-    def _add_core(self, pair: PairId, changes: dict[str, Any]) -> Item:
+    def _add_core(self, pair: PairId, changes: dict[str, Any]) -> dict[str, Any]:
         if not changes.get("content"):
             raise Invalid("a new core memory needs content")
         memory = CoreMemory.model_validate(
@@ -134,8 +122,22 @@ class MemoryEditor:
                 "source": "person",
             }
         )
-        self._repo.store.transact([self._repo.core_put(pair, memory)])
+        with self._storage.pair(pair) as uow:
+            if sum(m.source == "person" for m in uow.core.all()) >= self._max_core:
+                raise Conflict(f"at most {self._max_core} core memories can be added by hand; delete one first")
+            uow.core.add(memory)
+            uow.commit()
         return memory.model_dump()
+
+    def _vectors(
+        self, before: LongTermIndex | MidTermMemory, after: LongTermIndex | MidTermMemory
+    ) -> vec.StoredVectors | None:
+        """Vectors for the edited texts (none when they could not be made, or the texts stayed: the
+        next compression or extraction of the pair makes what is missing)."""
+        texts = vec.embedded_texts(after)
+        if self._retriever is None or texts == vec.embedded_texts(before):
+            return None
+        return self._retriever.vectors(texts)
 
     def _rewrite_detail(self, pair: PairId, entry: LongTermIndex, content: str) -> None:
         detail = self._repo.detail(pair, entry.detail_file)
@@ -143,3 +145,10 @@ class MemoryEditor:
             raise NotFound("the detail document is missing")
         key = f"{keys.pair_blob_prefix(pair)}long_term_details/{entry.detail_file}"
         self._repo.put_detail(pair, key, detail.model_copy(update={"title": entry.title, "detail_content": content}))
+
+
+def _find[E: (LongTermIndex, MidTermMemory)](tier: Embedded[E], entry_id: str, missing: str) -> Versioned[E]:
+    found = next((read for read in tier.all() if read.entity.id == entry_id), None)
+    if found is None:
+        raise NotFound(missing)
+    return found

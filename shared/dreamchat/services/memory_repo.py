@@ -1,15 +1,11 @@
-"""Reads and writes every memory tier of a pair; returns domain objects, never raw items."""
+"""What a pair's memory reads without deciding anything (the snapshot a turn is built from, the
+log, short-term, detail documents, the person's 关于我); writes go through a unit of work."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Any
-
-from pydantic import BaseModel
 
 from dreamchat import keys
-from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import (
     CoreMemory,
     LongTermDetail,
@@ -22,45 +18,19 @@ from dreamchat.domain.models import (
 )
 from dreamchat.domain.reply import MAX_MESSAGES as MAX_LINES
 from dreamchat.domain.topics import TopicState
-from dreamchat.ports import (
-    DUE_PK,
-    DUE_SK,
-    BlobStore,
-    Delete,
-    Item,
-    ItemStore,
-    KeyRange,
-    Put,
-    query_all,
-)
+from dreamchat.ports import BlobStore, ItemStore, KeyRange, query_all
+from dreamchat.services.storage.memory import PairSnapshot, snapshot, topic_state
+from dreamchat.services.storage.session import to_model
+from dreamchat.services.storage.unit_of_work import Storage
 
-_INTERNAL = {"pk", "sk", "version", "expires_at", "core_judged", DUE_PK, DUE_SK, vec.FIELD}
-
-
-def to_model[M: BaseModel](model: type[M], item: Item) -> M:
-    return model.model_validate({k: v for k, v in item.items() if k not in _INTERNAL})
-
-
-def item(pk: str, sk: str, fields: dict[str, Any]) -> Item:
-    return {"pk": pk, "sk": sk, **fields}
-
-
-@dataclass(frozen=True)
-class PairSnapshot:
-    """The pair's main partition, read in one query: what a turn needs besides short-term."""
-
-    self_soul: SelfSoul
-    relationship: Relationship
-    mids: list[MidTermMemory]
-    long_index: list[LongTermIndex]
-    core: list[CoreMemory]
-    vectors: dict[str, vec.StoredVectors | None] = field(default_factory=dict)  # by memory id
+__all__ = ["MemoryRepository", "PairSnapshot"]
 
 
 class MemoryRepository:
     def __init__(self, store: ItemStore, blobs: BlobStore) -> None:
         self.store = store
         self.blobs = blobs
+        self._storage = Storage(store)
 
     def zone_of(self, pair: PairId, default: str) -> str:
         """The pair's time zone: its AI user's."""
@@ -68,73 +38,17 @@ class MemoryRepository:
         return str(found.get("timezone") or default) if found else default
 
     def snapshot(self, pair: PairId) -> PairSnapshot:
-        """What the context is built from. Eventually consistent (half the read units): memories
-        are written by background steps, and a change of the last second may wait a turn."""
-        items = query_all(self.store, keys.pair_pk(pair), page_size=500, consistent=False)
-        by_sk = {i["sk"]: i for i in items}
-        soul, relationship = by_sk.get(keys.SELF_SOUL_SK), by_sk.get(keys.RELATIONSHIP_SK)
-        return PairSnapshot(
-            self_soul=to_model(SelfSoul, soul) if soul else SelfSoul(),
-            relationship=to_model(Relationship, relationship) if relationship else Relationship(),
-            mids=[to_model(MidTermMemory, i) for i in items if i["sk"].startswith(keys.MID_PREFIX)],
-            long_index=[to_model(LongTermIndex, i) for i in items if i["sk"].startswith(keys.LONG_PREFIX)],
-            core=[to_model(CoreMemory, i) for i in items if i["sk"].startswith(keys.CORE_PREFIX)],
-            vectors={
-                i["id"]: vec.StoredVectors.from_item(i.get(vec.FIELD))
-                for i in items
-                if i["sk"].startswith((keys.MID_PREFIX, keys.LONG_PREFIX))
-            },
-        )
+        """What the context is built from, in one eventually consistent query of the pair."""
+        return snapshot(self.store, pair)
 
     # short-term and the conversation log
 
-    def topic_state(self, pair: PairId) -> tuple[TopicState | None, int | None]:
+    def topic_state(self, pair: PairId) -> TopicState | None:
         found = self.store.get(keys.pair_pk(pair), keys.TOPIC_SK)
-        if found is None:
-            return None, None
-        state = TopicState(found["topic_id"], found["created_at"], found.get("ended", False))
-        return state, found["version"]
-
-    def topic_state_put(
-        self, pair: PairId, state: TopicState, version: int | None, idle_check: str | None = None
-    ) -> Put:
-        """The topic state; an open topic sits in the due index until its idle check (`<iso time>`)."""
-        fields: dict[str, Any] = {
-            "topic_id": state.topic_id,
-            "created_at": state.created_at,
-            "ended": state.ended,
-            "version": (version or 0) + 1,
-        }
-        if idle_check is not None and not state.ended:
-            fields[DUE_PK] = keys.due_partition(keys.TOPIC_DUE, keys.shard(pair))
-            fields[DUE_SK] = keys.due_sort(idle_check, keys.pair_pk(pair))
-        return Put(item(keys.pair_pk(pair), keys.TOPIC_SK, fields), expected_version=version or 0)
-
-    def pending_put(self, pair: PairId, topic_id: str, check_at: str) -> Put:
-        """The ended topic waits in the due index until compressed; a sweep compresses it if its
-        TopicEnded event was lost."""
-        return Put(
-            item(
-                keys.pair_pk(pair),
-                keys.pending_compression(topic_id),
-                {
-                    "topic_id": topic_id,
-                    DUE_PK: keys.due_partition(keys.COMPRESS_DUE, keys.shard(pair)),
-                    DUE_SK: keys.due_sort(check_at, keys.pair_pk(pair), topic_id),
-                },
-            )
-        )
+        return topic_state(found) if found else None
 
     def pending_done(self, pair: PairId, topic_id: str) -> None:
         self.store.delete(keys.pair_pk(pair), keys.pending_compression(topic_id))
-
-    def message_puts(self, pair: PairId, message: Message) -> list[Put]:
-        """A message is two items: one in the conversation log, one in its topic's short-term."""
-        fields = message.model_dump()
-        return [
-            Put(item(keys.messages_pk(pair), message.id, fields)),
-            Put(item(keys.short_term_pk(pair), keys.short_term_sk(message.topic_id, message.id), fields)),
-        ]
 
     def last_message(self, pair: PairId) -> Message | None:
         page = self.store.query(keys.messages_pk(pair), limit=1, descending=True)
@@ -155,13 +69,13 @@ class MemoryRepository:
         window = [to_model(Message, i) for i in found[:limit]]
         return (window if after is not None else window[::-1]), more
 
-    def topic_messages(self, pair: PairId, mid: Item) -> list[Message]:
+    def topic_messages(self, pair: PairId, mid: MidTermMemory) -> list[Message]:
         """The messages of a mid-term memory's topic still in the log (none when it predates the ids)."""
-        first, last = mid.get("first_message_id"), mid.get("last_message_id")
+        first, last = mid.first_message_id, mid.last_message_id
         if not first or not last:
             return []
         items = query_all(self.store, keys.messages_pk(pair), KeyRange(start=first, end=last), consistent=False)
-        return [to_model(Message, i) for i in items if i.get("topic_id") == mid["topic_id"]]
+        return [to_model(Message, i) for i in items if i.get("topic_id") == mid.topic_id]
 
     def message(self, pair: PairId, message_id: str) -> Message | None:
         found = self.store.get(keys.messages_pk(pair), message_id)
@@ -193,14 +107,13 @@ class MemoryRepository:
 
     def delete_message(self, pair: PairId, message_id: str) -> bool:
         """Remove one message from the chat log and, while its topic is not compressed, from short-term memory."""
-        found = self.store.get(keys.messages_pk(pair), message_id)
+        found = self.message(pair, message_id)
         if found is None:
             return False
-        short = (keys.short_term_pk(pair), keys.short_term_sk(found["topic_id"], message_id))
-        operations = [Delete(keys.messages_pk(pair), message_id)]
-        if self.store.get(*short) is not None:
-            operations.append(Delete(*short))
-        self.store.transact(operations)
+        short = self.store.get(keys.short_term_pk(pair), keys.short_term_sk(found.topic_id, message_id))
+        with self._storage.pair(pair) as uow:
+            uow.messages.remove(found, short_term=short is not None)
+            uow.commit()
         return True
 
     def unread(self, pair: PairId, last_read: str | None, limit: int = 99) -> int:
@@ -223,21 +136,11 @@ class MemoryRepository:
         for m in messages:
             self.store.delete(keys.short_term_pk(pair), keys.short_term_sk(m.topic_id, m.id))
 
-    def replace_message(self, pair: PairId, old: Message, new: Message) -> list[Put | Delete]:
-        """Operations moving a message to another topic (a semantic switch)."""
-        return [
-            Delete(keys.short_term_pk(pair), keys.short_term_sk(old.topic_id, old.id)),
-            *self.message_puts(pair, new),
-        ]
-
     # mid-term
 
     def mid_terms(self, pair: PairId) -> list[MidTermMemory]:
         items = query_all(self.store, keys.pair_pk(pair), KeyRange(prefix=keys.MID_PREFIX))
         return [to_model(MidTermMemory, i) for i in items]
-
-    def mid_term_items(self, pair: PairId) -> list[Item]:
-        return query_all(self.store, keys.pair_pk(pair), KeyRange(prefix=keys.MID_PREFIX))
 
     def mid_term(self, pair: PairId, topic_id: str) -> MidTermMemory | None:
         found = self.store.get(keys.pair_pk(pair), keys.mid_term(topic_id))
@@ -245,11 +148,9 @@ class MemoryRepository:
 
     # long-term
 
-    def long_index_items(self, pair: PairId) -> list[Item]:
-        return query_all(self.store, keys.pair_pk(pair), KeyRange(prefix=keys.LONG_PREFIX))
-
     def long_index(self, pair: PairId) -> list[LongTermIndex]:
-        return [to_model(LongTermIndex, i) for i in self.long_index_items(pair)]
+        items = query_all(self.store, keys.pair_pk(pair), KeyRange(prefix=keys.LONG_PREFIX))
+        return [to_model(LongTermIndex, i) for i in items]
 
     def detail(self, pair: PairId, detail_file: str) -> LongTermDetail | None:
         key = f"{keys.pair_blob_prefix(pair)}long_term_details/{detail_file}"
@@ -265,20 +166,10 @@ class MemoryRepository:
         items = query_all(self.store, keys.pair_pk(pair), KeyRange(prefix=keys.CORE_PREFIX))
         return [to_model(CoreMemory, i) for i in items]
 
-    def core_put(self, pair: PairId, memory: CoreMemory) -> Put:
-        return Put(item(keys.pair_pk(pair), keys.core(memory.id), memory.model_dump()), if_absent=True)
-
-    def self_soul(self, pair: PairId) -> tuple[SelfSoul, int | None]:
+    def self_soul(self, pair: PairId) -> SelfSoul:
         found = self.store.get(keys.pair_pk(pair), keys.SELF_SOUL_SK)
-        return (to_model(SelfSoul, found), found["version"]) if found else (SelfSoul(), None)
+        return to_model(SelfSoul, found) if found else SelfSoul()
 
-    def save_self_soul(self, pair: PairId, soul: SelfSoul, version: int | None) -> int:
-        return self.store.put_versioned(item(keys.pair_pk(pair), keys.SELF_SOUL_SK, soul.model_dump()), version)
-
-    def relationship(self, pair: PairId) -> tuple[Relationship, int | None]:
+    def relationship(self, pair: PairId) -> Relationship:
         found = self.store.get(keys.pair_pk(pair), keys.RELATIONSHIP_SK)
-        return (to_model(Relationship, found), found["version"]) if found else (Relationship(), None)
-
-    def relationship_put(self, pair: PairId, relationship: Relationship, version: int | None) -> Put:
-        fields = {**relationship.model_dump(), "version": (version or 0) + 1}
-        return Put(item(keys.pair_pk(pair), keys.RELATIONSHIP_SK, fields), expected_version=version or 0)
+        return to_model(Relationship, found) if found else Relationship()

@@ -6,9 +6,8 @@ from dataclasses import dataclass
 
 from dreamchat import keys
 from dreamchat.domain.models import PairId
-from dreamchat.ports import BlobStore, Delete, ItemStore
-
-_BATCH = 25
+from dreamchat.ports import BlobStore, ItemStore
+from dreamchat.services.storage.records import erase_partition
 
 
 @dataclass(frozen=True)
@@ -28,15 +27,13 @@ def erase_pair(store: ItemStore, blobs: BlobStore, pair: PairId) -> Erased:
     blob_keys = blobs.list(keys.pair_blob_prefix(pair))
     for key in blob_keys:
         blobs.delete(key)
-    items = sum(_erase_partition(store, pk) for pk in keys.pair_partitions(pair))
+    items = sum(erase_partition(store, pk) for pk in keys.pair_partitions(pair))
     return Erased(items, len(blob_keys))
 
 
-def _erase_partition(store: ItemStore, pk: str) -> int:
-    erased = 0
-    while True:
-        page = store.query(pk, limit=_BATCH)
-        if not page.items:
-            return erased
-        store.transact([Delete(item["pk"], item["sk"]) for item in page.items])
-        erased += len(page.items)
+def erase_ai_user_blobs(blobs: BlobStore, ai_user_id: str) -> Erased:
+    """Delete an AI user's own blobs (its uploaded avatar, the card it was imported from)."""
+    blob_keys = blobs.list(keys.ai_user_blob_prefix(ai_user_id))
+    for key in blob_keys:
+        blobs.delete(key)
+    return Erased(0, len(blob_keys))

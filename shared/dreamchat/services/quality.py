@@ -8,16 +8,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from dreamchat import keys
 from dreamchat.config import Settings
 from dreamchat.domain.models import Conversation, LongTermIndex, Message, MidTermMemory, PairId
 from dreamchat.domain.quality import QualityFigures, extraction_rate, sampled
+from dreamchat.errors import Contended
 from dreamchat.llm.contracts import QualityScore
 from dreamchat.llm.errors import LLMError
 from dreamchat.llm.port import LLMGateway
 from dreamchat.llm.prompts import Messages, accuracy_prompt, completeness_prompt
-from dreamchat.ports import Clock, ConditionFailed, RandomSource
-from dreamchat.services.memory_repo import MemoryRepository, item
+from dreamchat.ports import Clock, RandomSource
+from dreamchat.services.memory_repo import MemoryRepository
+from dreamchat.services.storage.unit_of_work import Storage
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,7 @@ class QualityService:
         on_figure: OnFigure | None = None,
     ) -> None:
         self._repo = repo
+        self._storage = Storage(repo.store)
         self._gateway = gateway
         self._clock = clock
         self._random = random
@@ -49,8 +51,8 @@ class QualityService:
         return sampled(self._random.random(), self._settings.quality_sample_share)
 
     def figures(self, pair: PairId) -> QualityFigures:
-        found = self._repo.store.get(keys.pair_pk(pair), keys.QUALITY_SK)
-        return QualityFigures.model_validate(found) if found else QualityFigures()
+        with self._storage.pair(pair) as uow:
+            return uow.quality.get().entity
 
     def after_compression(self, pair: PairId, mid: MidTermMemory, judged: list[Message] | None) -> None:
         """Record a compression; `judged` (the topic's messages) when this one was sampled."""
@@ -93,13 +95,12 @@ class QualityService:
 
     def _update(self, pair: PairId, change: Callable[[QualityFigures], QualityFigures]) -> None:
         for _ in range(10):
-            found = self._repo.store.get(keys.pair_pk(pair), keys.QUALITY_SK)
-            current = QualityFigures.model_validate(found) if found else QualityFigures()
-            version = found["version"] if found else None
-            fields = {**change(current).model_dump(), "version": (version or 0) + 1}
-            try:
-                self._repo.store.put_versioned(item(keys.pair_pk(pair), keys.QUALITY_SK, fields), version)
-                return
-            except ConditionFailed:
-                continue
+            with self._storage.pair(pair) as uow:
+                read = uow.quality.get()
+                uow.quality.save(change(read.entity), read)
+                try:
+                    uow.commit()
+                    return
+                except Contended:
+                    continue
         log.warning("quality figures kept changing; this run is not counted", extra={"ai_user_id": pair.ai_user_id})

@@ -13,14 +13,13 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from threading import Lock
-from typing import Any
 
 import numpy as np
 
 from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import LongTermIndex, MidTermMemory, PairId
 from dreamchat.domain.retrieval import Hit, Query, Unit, UnitIndex, build_index, search
-from dreamchat.ports import Embedder, EmbeddingUnavailable, Item
+from dreamchat.ports import Embedder, EmbeddingUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -55,13 +54,6 @@ def units_of(entries: list[LongTermIndex], mids: list[MidTermMemory]) -> list[Un
 
 def _source(entry: LongTermIndex, number: int) -> str:
     return entry.sources[number] if number < len(entry.sources) else ""
-
-
-def texts_of(found: Item) -> list[str]:
-    """The texts of a stored long-term or mid-term item that are embedded, in unit order."""
-    if "key_points" in found:
-        return [p for p in found.get("key_points", []) if str(p).strip()]
-    return [found["summary"]] if found.get("summary") else []
 
 
 class Retriever:
@@ -143,14 +135,13 @@ class Retriever:
             log.warning("embedding unavailable; ranking by words alone", extra={"texts": len(texts)})
             return None
 
-    def vectors_for(self, texts: list[str]) -> dict[str, Any]:
-        """The item field holding the texts' vectors (empty when they could not be made)."""
+    def vectors(self, texts: list[str]) -> vec.StoredVectors | None:
+        """The texts' vectors as stored beside their memory (None when they could not be made)."""
         rows = self.embed(texts, query=False) if texts else None
-        return {vec.FIELD: vec.store(self.embedder.name, texts, rows).to_item()} if rows is not None else {}
+        return vec.store(self.embedder.name, texts, rows) if rows is not None else None
 
-    def stale(self, found: Item) -> bool:
-        texts = texts_of(found)
+    def outdated(self, texts: list[str], stored: vec.StoredVectors | None) -> bool:
+        """Whether a memory's vectors are missing or stale (another model, other texts)."""
         if not texts or not self.embedder.name:
             return False
-        stored = vec.StoredVectors.from_item(found.get(vec.FIELD))
         return vec.usable(stored, self.embedder.name, texts) is None

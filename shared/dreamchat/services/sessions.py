@@ -3,14 +3,15 @@ be preceded by the break reminder (`dreamchat.domain.sessions`)."""
 
 from __future__ import annotations
 
-from dreamchat import keys
-from dreamchat.domain.sessions import Session, break_due, continued, reminded
-from dreamchat.ports import Clock, ConditionFailed, ItemStore
+from dreamchat.domain.sessions import break_due, continued, reminded
+from dreamchat.errors import Contended
+from dreamchat.ports import Clock, ItemStore
+from dreamchat.services.storage.unit_of_work import Storage, UnitOfWork
 
 
 class Sessions:
     def __init__(self, store: ItemStore, clock: Clock, reminder_minutes: int) -> None:
-        self._store = store
+        self._storage = Storage(store)
         self._clock = clock
         self._minutes = reminder_minutes
 
@@ -18,28 +19,26 @@ class Sessions:
         """The person sent a message now (a lost race is another message of the same moment)."""
         if self._minutes <= 0:
             return
-        session, version = self._read(account_id)
-        self._write(account_id, continued(session, self._now()), version)
+        with self._storage.begin() as uow:
+            read = uow.usage.get(account_id)
+            uow.usage.save(account_id, continued(read.entity if read else None, self._now()), read)
+            self._commit(uow)
 
     def break_reminder_due(self, account_id: str) -> bool:
         """True once per period of continuous use, for the reply that shows the reminder."""
-        session, version = self._read(account_id)
         now = self._now()
-        if session is None or not break_due(session, now, self._minutes):
-            return False
-        return self._write(account_id, reminded(session, now), version)
+        with self._storage.begin() as uow:
+            read = uow.usage.get(account_id)
+            if read is None or not break_due(read.entity, now, self._minutes):
+                return False
+            uow.usage.save(account_id, reminded(read.entity, now), read)
+            return self._commit(uow)
 
-    def _read(self, account_id: str) -> tuple[Session | None, int | None]:
-        found = self._store.get(*keys.session(account_id))
-        if found is None:
-            return None, None
-        return Session.model_validate(found), found.get("version")
-
-    def _write(self, account_id: str, session: Session, version: int | None) -> bool:
-        pk, sk = keys.session(account_id)
+    @staticmethod
+    def _commit(uow: UnitOfWork) -> bool:
         try:
-            self._store.put_versioned({"pk": pk, "sk": sk, **session.model_dump()}, version)
-        except ConditionFailed:
+            uow.commit()
+        except Contended:
             return False
         return True
 

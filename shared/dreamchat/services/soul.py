@@ -27,11 +27,12 @@ from dreamchat.domain.models import (
 )
 from dreamchat.domain.relationship import judged_level
 from dreamchat.domain.soul import self_soul_problem
-from dreamchat.errors import Conflict
+from dreamchat.errors import Contended
 from dreamchat.llm.memory_models import FallbackMemoryModels
-from dreamchat.ports import Clock, ConditionFailed
+from dreamchat.ports import Clock
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.memory_repo import MemoryRepository
+from dreamchat.services.storage.unit_of_work import Storage
 
 RECENT_MESSAGES = 40
 
@@ -54,13 +55,14 @@ class SoulService:
         settings: Settings,
     ) -> None:
         self._repo = repo
+        self._storage = Storage(repo.store)
         self._models = models
         self._heartbeats = heartbeats
         self._clock = clock
         self._settings = settings
 
     def view(self, pair: PairId, ai_user: AIUser) -> dict[str, Any]:
-        soul, _ = self._repo.self_soul(pair)
+        soul = self._repo.self_soul(pair)
         return {
             "base_soul": ai_user.base_soul,
             "self_soul": soul.self_soul,
@@ -70,20 +72,22 @@ class SoulService:
 
     def update_self_soul(self, pair: PairId, ai_user: AIUser, new: str, *, rate_limited: bool = True) -> str | None:
         """Set the self_soul if the rules allow; the problem otherwise."""
-        soul, version = self._repo.self_soul(pair)
         interval = timedelta(hours=self._settings.self_soul_min_hours if rate_limited else 0)
-        problem = self_soul_problem(new, ai_user.base_soul, soul.updated_at, self._clock.now(), interval)
-        if problem:
-            return problem
-        try:
-            self._repo.save_self_soul(pair, SelfSoul(self_soul=new.strip(), updated_at=self._now()), version)
-        except ConditionFailed:
-            return "自我认知刚被更新过"
+        with self._storage.pair(pair) as uow:
+            read = uow.self_soul.get()
+            problem = self_soul_problem(new, ai_user.base_soul, read.entity.updated_at, self._clock.now(), interval)
+            if problem:
+                return problem
+            uow.self_soul.save(SelfSoul(self_soul=new.strip(), updated_at=self._now()), read)
+            try:
+                uow.commit()
+            except Contended:
+                return "自我认知刚被更新过"
         return None
 
     def reflect(self, pair: PairId, ai_user: AIUser) -> Reflection:
         """Reflect on recent conversations with the spec's prompt; update only on a real change."""
-        soul, _ = self._repo.self_soul(pair)
+        soul = self._repo.self_soul(pair)
         recent = self.recent(pair)
         now = self._clock.now().astimezone(ZoneInfo(ai_user.timezone))
         result = self._models.reflect(ai_user.name, ai_user.base_soul, recent, soul.self_soul, now)
@@ -104,25 +108,26 @@ class SoulService:
     ) -> Relationship:
         """Change the level (and optionally the heartbeat hours); the change enters core memory."""
         for _ in range(10):
-            current, version = self._repo.relationship(pair)
-            updated = Relationship(
-                level=level, heartbeat_hours=heartbeat_hours, reason=reason[:500], updated_at=self._now()
-            )
-            operations = [self._repo.relationship_put(pair, updated, version)]
-            if current.level != level:
-                operations.append(self._repo.core_put(pair, self._change_record(current.level, level, reason)))
-            try:
-                self._repo.store.transact(operations)
-            except ConditionFailed:
-                continue
+            with self._storage.pair(pair) as uow:
+                read = uow.relationship.get()
+                updated = Relationship(
+                    level=level, heartbeat_hours=heartbeat_hours, reason=reason[:500], updated_at=self._now()
+                )
+                uow.relationship.save(updated, read)
+                if read.entity.level != level:
+                    uow.core.add(self._change_record(read.entity.level, level, reason))
+                try:
+                    uow.commit()
+                except Contended:
+                    continue
             self._heartbeats.change(pair, ai_user, updated, unchanged)
             return updated
-        raise Conflict("the relationship kept changing; try again")
+        raise Contended("the relationship kept changing; try again")
 
     def judge_relationship(self, pair: PairId, ai_user: AIUser) -> tuple[Relationship, bool, bool]:
         """Let the model judge the level from recent conversations, at most one level at a time unless
         it names a major event: (relationship, changed, degraded)."""
-        current, _ = self._repo.relationship(pair)
+        current = self._repo.relationship(pair)
         now = self._clock.now().astimezone(ZoneInfo(ai_user.timezone))
         result = self._models.judge_relationship(current.level, self.recent(pair), now)
         level = judged_level(current.level, result.value.level, result.value.major_event)

@@ -153,8 +153,8 @@ class ToolBox:
         return _answer(ok=True, scheduled=[s.model_dump() for s in state.scheduled])
 
     def _get_current_state(self, args: GetCurrentState) -> str:
-        relationship, _ = self.memory.repo.relationship(self.pair)
-        state, _ = self.heartbeats.get(self.pair)
+        relationship = self.memory.repo.relationship(self.pair)
+        state = self.heartbeats.get(self.pair)
         mids = self.memory.repo.mid_terms(self.pair)
         mood = max(mids, key=lambda m: m.created_at).emotion_tags.basic_emotion if mids else "平和"
         due = self.heartbeats.next_due(self.pair, self.ai_user, relationship)
@@ -199,7 +199,7 @@ class ToolBox:
         )
 
     def _change(self, edit: Any) -> Any:
-        relationship, _ = self.memory.repo.relationship(self.pair)
+        relationship = self.memory.repo.relationship(self.pair)
         return self.heartbeats.change(self.pair, self.ai_user, relationship, edit)
 
 

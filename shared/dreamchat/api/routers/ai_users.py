@@ -26,7 +26,7 @@ def list_ai_users(
     return {"ai_users": [ai_user_view(a, caller.id) for a in services.ai_users.listing(caller.id)], "next_cursor": None}
 
 
-@router.post("", status_code=status.HTTP_201_CREATED, responses=documented(400, 401, 413, 422))
+@router.post("", status_code=status.HTTP_201_CREATED, responses=documented(400, 401, 409, 413, 422))
 def create_ai_user(body: AIUserCreate, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """Create an AI user owned by the caller; the caller befriends it at once."""
     fields = body.model_dump()

@@ -220,7 +220,7 @@ def chat(
             "description": "The AI's messages for the stored message, as `POST /chat` sends them",
             "content": {"text/event-stream": {"schema": {"type": "string"}}},
         },
-        **documented(401, 404, 409, 422, 503),
+        **documented(401, 404, 409, 422, 429, 503),
     },
 )
 def retry(

@@ -21,8 +21,8 @@ def list_friends(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]
 
 def _friend_view(services: ServicesDep, account_id: str, ai_user: AIUser, friendship: dict) -> dict[str, Any]:
     pair = PairId(account_id=account_id, ai_user_id=ai_user.id)
-    relationship, _ = services.memory.repo.relationship(pair)
-    state, _ = services.heartbeats.get(pair)
+    relationship = services.memory.repo.relationship(pair)
+    state = services.heartbeats.get(pair)
     last = services.memory.repo.last_message(pair)
     return {
         **ai_user_view(ai_user, account_id),
@@ -41,7 +41,7 @@ def _friend_view(services: ServicesDep, account_id: str, ai_user: AIUser, friend
 @router.post(
     "/{user_id}",
     status_code=status.HTTP_201_CREATED,
-    responses={200: {"description": "Already friends"}, **documented(401, 404, 422)},
+    responses={200: {"description": "Already friends"}, **documented(401, 404, 409, 422)},
 )
 def add_friend(user_id: str, caller: CurrentCaller, services: ServicesDep, response: Response) -> dict[str, Any]:
     """Befriend one's own or a public AI user; a new pair starts with fresh memories."""

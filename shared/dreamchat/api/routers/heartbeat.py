@@ -9,7 +9,7 @@ from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
 from dreamchat.api.model_work import ModelPoolDep
 from dreamchat.api.schemas import Body
-from dreamchat.domain.heartbeat import HeartbeatState, Prefs, remove_scheduled
+from dreamchat.domain.heartbeat import MAX_BACKOFF, HeartbeatState, Prefs, remove_scheduled
 from dreamchat.domain.models import PairId
 from dreamchat.errors import NotFound
 from dreamchat.services.container import Services
@@ -24,7 +24,7 @@ class Configure(Body):
     night_end: int | None = Field(default=None, ge=0, le=23)
     daily_cap: int | None = Field(default=None, ge=0, le=100)
     quiet_minutes: int | None = Field(default=None, ge=0, le=1440)
-    max_backoff: int | None = Field(default=None, ge=1, le=1024)
+    max_backoff: int | None = Field(default=None, ge=1, le=MAX_BACKOFF)
     pause_after_days: float | None = Field(default=None, gt=0, le=3650)
 
 
@@ -33,8 +33,8 @@ def _status(services: Services, account_id: str) -> dict[str, Any]:
     entries = []
     for ai_user, _ in services.ai_users.friends(account_id):
         pair = PairId(account_id=account_id, ai_user_id=ai_user.id)
-        state, _ = services.heartbeats.get(pair)
-        relationship, _ = services.memory.repo.relationship(pair)
+        state = services.heartbeats.get(pair)
+        relationship = services.memory.repo.relationship(pair)
         entries.append(
             {
                 "ai_user_id": ai_user.id,
@@ -55,7 +55,7 @@ def _status(services: Services, account_id: str) -> dict[str, Any]:
 def _reschedule_all(services: Services, account_id: str) -> None:
     for ai_user, _ in services.ai_users.friends(account_id):
         pair = PairId(account_id=account_id, ai_user_id=ai_user.id)
-        relationship, _ = services.memory.repo.relationship(pair)
+        relationship = services.memory.repo.relationship(pair)
         services.heartbeats.change(pair, ai_user, relationship, lambda state: state)
 
 
@@ -84,7 +84,7 @@ def start(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     return _status(services, caller.id)
 
 
-@router.post("/trigger/{user_id}", responses=documented(404, 422, 503))
+@router.post("/trigger/{user_id}", responses=documented(404, 422, 429, 503))
 async def trigger(user_id: str, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep) -> dict[str, Any]:
     """Run one heartbeat now, whatever its timing, and say what happened."""
     return await models.call(caller.id, _trigger, services, caller.id, user_id)
@@ -101,7 +101,7 @@ def _trigger(services: Services, account_id: str, user_id: str) -> dict[str, Any
 def scheduled(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """The daily heartbeats this AI friend has scheduled for the caller (its schedule tool), by time."""
     pair = services.ai_users.pair(caller.id, user_id)
-    state, _ = services.heartbeats.get(pair)
+    state = services.heartbeats.get(pair)
     return {"ai_user_id": user_id, "scheduled": [s.model_dump() for s in state.scheduled]}
 
 
@@ -115,7 +115,7 @@ def cancel_scheduled(
 ) -> dict[str, Any]:
     """Cancel the caller's scheduled heartbeat at hour:minute with this AI friend; 404 if there is none."""
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
-    relationship, _ = services.memory.repo.relationship(pair)
+    relationship = services.memory.repo.relationship(pair)
     removed: list[bool] = []
 
     def edit(state: HeartbeatState) -> HeartbeatState:

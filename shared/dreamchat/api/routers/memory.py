@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Query
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StringConstraints, ValidationError
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
@@ -15,6 +15,7 @@ from dreamchat.domain.models import (
     Message,
     ShortTermTopic,
 )
+from dreamchat.domain.text import is_blank
 from dreamchat.errors import Invalid, NotFound
 from dreamchat.llm.chat_prompts import chat_instructions
 from dreamchat.services.container import Services
@@ -23,33 +24,47 @@ from dreamchat.services.memory_edit import MemoryEditor
 router = APIRouter(prefix="/api/memory", tags=["memory"], responses=documented(401, 404, 422))
 
 
+def _visible(text: str) -> str:
+    if is_blank(text):
+        raise ValueError("needs a visible character (spaces and zero-width characters alone say nothing)")
+    return text
+
+
+# Text that shows something, the rule messages already follow, of at most so many characters
+Visible2000 = Annotated[str, StringConstraints(min_length=1, max_length=2000), AfterValidator(_visible)]
+Visible500 = Annotated[str, StringConstraints(min_length=1, max_length=500), AfterValidator(_visible)]
+Visible300 = Annotated[str, StringConstraints(min_length=1, max_length=300), AfterValidator(_visible)]
+Visible60 = Annotated[str, StringConstraints(min_length=1, max_length=60), AfterValidator(_visible)]
+Visible40 = Annotated[str, StringConstraints(min_length=1, max_length=40), AfterValidator(_visible)]
+
+
 class Edit(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str = Field(min_length=1, max_length=100)
-    delete: bool = False
+    delete: StrictBool = False  # "yes" or "1" is not true
 
 
 class ShortTermEdit(Edit):
-    content: str | None = Field(default=None, min_length=1, max_length=2000)
+    content: Visible2000 | None = None
 
 
 class MidTermEdit(Edit):
-    summary: str | None = Field(default=None, min_length=1, max_length=2000)
+    summary: Visible2000 | None = None
     emotion_tags: EmotionTags | None = None
 
 
 class LongTermEdit(Edit):
-    title: str | None = Field(default=None, min_length=1, max_length=60)
-    key_points: list[str] | None = Field(default=None, max_length=20)
+    title: Visible60 | None = None
+    key_points: list[Visible300] | None = Field(default=None, max_length=20)
     detail_content: str | None = Field(default=None, max_length=8000)
 
 
 class CoreEdit(Edit):
     # A new core memory has no id yet: optional here, unlike every other edit (pydantic allows the narrowing)
     id: str | None = Field(default=None, min_length=1, max_length=100)  # type: ignore[assignment]
-    content: str | None = Field(default=None, min_length=1, max_length=500)
-    importance: int | None = Field(default=None, ge=1, le=10)
-    category: str | None = Field(default=None, min_length=1, max_length=40)
+    content: Visible500 | None = None
+    importance: int | None = Field(default=None, ge=1, le=10, strict=True)
+    category: Visible40 | None = None
 
 
 EDITS: dict[str, type[Edit]] = {
@@ -66,7 +81,7 @@ def memory_context(
 ) -> dict[str, Any]:
     """The context the model would see now, with tokens per section; `q` previews retrieval for a message."""
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
-    relationship, _ = services.memory.repo.relationship(pair)
+    relationship = services.memory.repo.relationship(pair)
     now = services.runtime.clock.now()
     instructions = chat_instructions(ai_user.name, now, ai_user.timezone, relationship.level)
     context = services.memory.context(pair, ai_user, q, instructions)
@@ -86,10 +101,10 @@ def memory_files(user_id: str, caller: CurrentCaller, services: ServicesDep) -> 
     pair = services.ai_users.pair(caller.id, user_id)
     repo = services.memory.repo
     topics = _topics(repo.short_term(pair))
-    state, _ = repo.topic_state(pair)
+    state = repo.topic_state(pair)
     current = next((t for t in topics if state and t["topic_id"] == state.topic_id and not state.ended), None)
-    self_soul, _ = repo.self_soul(pair)
-    relationship, _ = repo.relationship(pair)
+    self_soul = repo.self_soul(pair)
+    relationship = repo.relationship(pair)
     return {
         "short_term": current or {"topic_id": None, "conversations": [], "created_at": None, "message_ids": []},
         "short_term_pending": [t for t in topics if t is not current],
@@ -123,7 +138,7 @@ def memory_detail(user_id: str, detail_file: str, caller: CurrentCaller, service
     return detail.model_dump()
 
 
-@router.put("/{user_id}/{memory_type}", responses=documented(400, 413))
+@router.put("/{user_id}/{memory_type}", responses=documented(400, 409, 413))
 def edit_memory(
     user_id: str,
     memory_type: MemoryType,
@@ -140,12 +155,15 @@ def edit_memory(
     changes = edit.model_dump(exclude={"id", "delete"}, exclude_none=True)
     if not edit.delete and not changes:
         raise Invalid("nothing to change")
-    editor = MemoryEditor(services.memory.repo, services.runtime.clock, services.memory.retriever)
+    settings = services.runtime.settings
+    editor = MemoryEditor(
+        services.memory.repo, services.runtime.clock, services.memory.retriever, settings.max_person_core_memories
+    )
     result = getattr(editor, memory_type)(pair, edit.id, edit.delete, changes)
     return {"memory_type": memory_type, "deleted": edit.delete, "memory": result}
 
 
-@router.post("/{user_id}/compress", responses=documented(503))
+@router.post("/{user_id}/compress", responses=documented(429, 503))
 async def compress_now(
     user_id: str, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep
 ) -> dict[str, Any]:
@@ -155,11 +173,11 @@ async def compress_now(
 
 def _compress_now(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
     pair = services.ai_users.pair(account_id, user_id)
-    produced = services.compress_now(pair)
+    produced = services.compression.compress_now(pair)
     return {"mid_term": [m.model_dump() for m in produced]}
 
 
-@router.post("/{user_id}/extract", responses=documented(503))
+@router.post("/{user_id}/extract", responses=documented(429, 503))
 async def extract_now(
     user_id: str, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep
 ) -> dict[str, Any]:
@@ -169,7 +187,7 @@ async def extract_now(
 
 def _extract_now(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
     pair, ai_user = services.ai_users.companion(account_id, user_id)
-    result = services.extract(pair, ai_user.timezone, force=True)
+    result = services.extractor.extract(pair, ai_user.timezone, force=True)
     return {
         "long_term": [e.model_dump() for e in result.long_term],
         "core": [c.model_dump() for c in result.core],

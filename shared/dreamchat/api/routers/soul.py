@@ -18,7 +18,7 @@ def get_soul(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict
     return services.soul.view(*services.ai_users.companion(caller.id, user_id))
 
 
-@router.post("/soul/{user_id}/update", responses=documented(503))
+@router.post("/soul/{user_id}/update", responses=documented(429, 503))
 async def reflect(user_id: str, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep) -> dict[str, Any]:
     """Let the AI reflect on recent conversations and update its self-image if it really changed."""
     return await models.call(caller.id, _reflect, services, caller.id, user_id)
@@ -34,7 +34,7 @@ def _reflect(services: Services, account_id: str, user_id: str) -> dict[str, Any
     }
 
 
-@router.post("/relationship/{user_id}/judge", responses=documented(503))
+@router.post("/relationship/{user_id}/judge", responses=documented(429, 503))
 async def judge_relationship(
     user_id: str, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep
 ) -> dict[str, Any]:

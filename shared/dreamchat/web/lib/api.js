@@ -31,14 +31,15 @@ const NETWORK = "network";
 
 async function send(method, path, body, token, accept, keepalive = false) {
   const headers = {};
-  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const form = body instanceof FormData; // an upload: the browser writes its own Content-Type
+  if (body !== undefined && !form) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
   if (accept) headers.Accept = accept;
   try {
     const response = await fetch(path, {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined || form ? body : JSON.stringify(body),
       cache: "no-store",
       keepalive, // a call made as the page is hidden or closed still leaves
     });

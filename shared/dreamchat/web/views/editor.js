@@ -2,6 +2,7 @@
 
 import { del, describe, get, post, put } from "../lib/api.js";
 import { avatar, clear, confirmButton, h, icon, toast } from "../lib/dom.js";
+import { cardExport, cardImport, cardKept } from "./cards.js";
 
 const EMOJIS = ["🌙", "🌸", "🐱", "🦊", "🐼", "🍀", "☕", "🎧", "🌊", "⭐", "📚", "🎨"];
 
@@ -39,7 +40,9 @@ export function renderEditor(main, ctx, id) {
       clear(body, h("p", { class: "muted center", text: "这位 AI 朋友由别人创建，只有创建者可以修改 TA 的资料。" }));
       return;
     }
-    clear(body, form(ctx, id, aiUser));
+    // a new one may come from a character card; one's own goes out as one (with what its card kept)
+    clear(body, id ? null : cardImport(ctx), form(ctx, id, aiUser),
+      id ? cardExport(aiUser) : null, id && aiUser.from_card ? cardKept(aiUser) : null);
   }, (error) => alive && clear(body, h("p", { class: "form-error center", text: describe(error) })));
   return () => {
     alive = false;
@@ -130,6 +133,10 @@ function form(ctx, id, aiUser) {
         h("label", { class: "field", for: "ai-name" }, h("span", { text: "名字" }), fields.name),
         h("label", { class: "field", for: "ai-avatar" }, h("span", { text: "头像" }), fields.avatar))),
     emojiRow,
+    aiUser.tags?.length
+      ? h("div", { class: "field" }, h("span", { text: "标签（来自角色卡）" }),
+        h("div", { class: "chips" }, aiUser.tags.map((tag) => h("span", { class: "chip", text: tag }))))
+      : null,
     h("label", { class: "field", for: "ai-soul" },
       h("span", { class: "field-label-row" }, h("span", { text: "先天人格（base_soul）" }), counter),
       fields.base_soul,

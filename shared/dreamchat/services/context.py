@@ -1,0 +1,104 @@
+"""What the AI remembers in a conversation: the context of a turn (souls, core memories, recent
+topics, the memories the message calls up, what was said behind them, short-term) and the memories
+the recall_memory tool finds on demand."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dreamchat.config import Settings
+from dreamchat.domain.context import Context, MemoryView, assemble
+from dreamchat.domain.models import AIUser, LongTermDetail, LongTermIndex, PairId
+from dreamchat.domain.quotes import QUOTE_RANKS, RECALL_QUOTES, Quote, excerpt
+from dreamchat.domain.retrieval import Hit, Scored, strong_matches
+from dreamchat.ports import Clock
+from dreamchat.services.memory_repo import MemoryRepository, PairSnapshot
+from dreamchat.services.recall import Retriever
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """A memory recalled on demand: its detail document and the words said behind it."""
+
+    detail: LongTermDetail
+    said: list[Quote]
+
+
+class ContextBuilder:
+    def __init__(self, repo: MemoryRepository, retriever: Retriever, clock: Clock, settings: Settings) -> None:
+        self.repo = repo
+        self.retriever = retriever
+        self._clock = clock
+        self._settings = settings
+
+    def context(
+        self,
+        pair: PairId,
+        ai_user: AIUser,
+        current: str | None,
+        instructions: str,
+        exclude_message: str | None = None,
+        snapshot: PairSnapshot | None = None,
+    ) -> Context:
+        snapshot = snapshot or self.repo.snapshot(pair)
+        short_term = [m for m in self.repo.short_term(pair) if m.id != exclude_message]
+        recent = "\n".join(m.content for m in short_term[-2:])
+        found = self.retriever.find(pair, snapshot.long_index, snapshot.mids, snapshot.vectors, current or "", recent)
+        details = self._details(pair, current or "", found.hits, snapshot.long_index)
+        quotes = self._quotes(pair, current or "", found.hits)
+        view = MemoryView(
+            ai_user.base_soul,
+            snapshot.self_soul.self_soul,
+            snapshot.core,
+            snapshot.mids,
+            found.hits,
+            found.units,
+            details,
+            short_term,
+            self.repo.about_person(pair.account_id),
+            quotes,
+        )
+        return assemble(
+            view,
+            instructions,
+            current,
+            self._clock.now(),
+            ai_user.timezone,
+            self._settings.memory_tokens,
+            self._settings.recent_memory_tokens,
+        )
+
+    def _details(self, pair: PairId, query: str, hits: list[Hit], entries: list[LongTermIndex]) -> list[LongTermDetail]:
+        """Detail documents of the memories the message names outright (at most two)."""
+        by_id = {e.id: e for e in entries}
+        best = list(dict.fromkeys(h.unit.parent_id for h in hits[:10] if h.relevant and h.unit.parent_id in by_id))
+        ranked = [Scored(by_id[p], 1.0) for p in best]
+        return [d for s in strong_matches(query, ranked) if (d := self.repo.detail(pair, s.entry.detail_file))]
+
+    def _quotes(self, pair: PairId, query: str, hits: list[Hit]) -> list[Quote]:
+        """What was said behind the best QUOTE_RANKS hits that share a rare word with the message: one
+        read of the log per message (a message the person deleted is never shown)."""
+        quotes: list[Quote] = []
+        for unit in (h.unit for h in hits[:QUOTE_RANKS] if h.relevant):
+            if not unit.source or any(q.message_id == unit.source for q in quotes):
+                continue
+            message = self.repo.message(pair, unit.source)
+            if message is not None:
+                text = excerpt(message.content, query, unit.text)
+                quotes.append(Quote(message.id, message.role, message.timestamp, text))
+        return quotes
+
+    def recall(self, pair: PairId, query: str, limit: int = 3) -> list[Recalled]:
+        """The detail documents of the memories that best match the query (the recall_memory tool), the
+        same hybrid search as the context, each with what was said behind its two best key points."""
+        snapshot = self.repo.snapshot(pair)
+        by_id = {e.id: e for e in snapshot.long_index}
+        found = self.retriever.find(pair, snapshot.long_index, [], snapshot.vectors, query)
+        relevant = [h for h in found.hits if h.relevant and h.unit.parent_id in by_id]
+        recalled = []
+        for parent in list(dict.fromkeys(h.unit.parent_id for h in relevant))[:limit]:
+            detail = self.repo.detail(pair, by_id[parent].detail_file)
+            if detail is not None:
+                own = [h for h in relevant if h.unit.parent_id == parent][:RECALL_QUOTES]
+                recalled.append(Recalled(detail, self._quotes(pair, query, own)))
+        return recalled

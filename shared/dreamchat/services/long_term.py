@@ -1,0 +1,164 @@
+"""Mid-term to long-term: the mid-term memories past the threshold are distilled into long-term
+entries (the index in the table, the detail document in the blob store), each key point anchored to
+the message it came from; then core memory is judged. Re-running extracts nothing twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from dreamchat import keys
+from dreamchat.config import Settings
+from dreamchat.domain import vectors as vec
+from dreamchat.domain.models import CoreMemory, LongTermDetail, LongTermIndex, MidTermMemory, PairId
+from dreamchat.domain.quotes import anchor
+from dreamchat.errors import Contended
+from dreamchat.llm.contracts import ExtractedMemory
+from dreamchat.llm.memory_models import FallbackMemoryModels
+from dreamchat.ports import MAX_TRANSACTION_ITEMS, Clock
+from dreamchat.services.core_judgment import CoreJudge
+from dreamchat.services.memory_repo import MemoryRepository
+from dreamchat.services.quality import QualityService
+from dreamchat.services.storage.session import Versioned
+from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
+from dreamchat.services.vectors import VectorRefresh
+
+log = logging.getLogger(__name__)
+
+EXTRACT_BATCH = 20
+_MAX_SOURCES = MAX_TRANSACTION_ITEMS - 1  # the entry and its sources' flags in one transaction
+_UNSAFE = re.compile(r"[^\w\u4e00-\u9fff\-]+")
+
+
+@dataclass
+class ExtractResult:
+    long_term: list[LongTermIndex] = field(default_factory=list)
+    core: list[CoreMemory] = field(default_factory=list)
+    degraded: bool = False
+    considered: int = 0  # mid-term memories this run looked at
+    extracted: int = 0  # of them, those that went into a long-term memory (the spec's 提炼率)
+
+
+def safe_title(title: str) -> str:
+    """A title made safe for a file name: letters, digits, CJK, '-' and '_' only, at most 40 chars."""
+    return _UNSAFE.sub("_", title).strip("_")[:40] or "memory"
+
+
+class Extractor:
+    def __init__(
+        self,
+        repo: MemoryRepository,
+        storage: Storage,
+        models: FallbackMemoryModels,
+        core: CoreJudge,
+        vectors: VectorRefresh,
+        quality: QualityService,
+        clock: Clock,
+        settings: Settings,
+    ) -> None:
+        self.repo = repo
+        self._storage = storage
+        self._models = models
+        self._core = core
+        self._vectors = vectors
+        self._quality = quality
+        self._clock = clock
+        self._settings = settings
+
+    def extract(self, pair: PairId, zone: str, *, force: bool = False) -> ExtractResult:
+        """Distil mid-term memories older than the threshold (all of them when forced) into long-term
+        ones, then judge core memory; the run's quality figures are recorded."""
+        now = self._clock.now()
+        cutoff = now.timestamp() if force else (now - timedelta(hours=self._settings.extract_after_hours)).timestamp()
+        result = ExtractResult()
+        with self._storage.pair(pair) as uow:
+            pending = [
+                m for m in uow.mid_terms.all() if not m.entity.extracted_to_long and m.entity.created_at <= cutoff
+            ][:EXTRACT_BATCH]
+            if pending:
+                output = self._models.extract([m.entity for m in pending], now.astimezone(ZoneInfo(zone)))
+                result.degraded = output.degraded
+                by_id = {m.entity.id: m for m in pending}
+                for memory in output.value.memories:
+                    stored = self._store_long(uow, memory, by_id, zone, output.degraded)
+                    if stored is not None:
+                        result.long_term.append(stored)
+                result.considered, result.extracted = len(pending), len(pending) - len(by_id)
+                # the ones the model folded into nothing have still been considered
+                leftovers = [m for m in pending if m.entity.id in by_id]
+                self._commit_extracted(uow, leftovers, "mid-term memories changed during extraction")
+        result.core = self._core.judge(pair, zone)
+        self._vectors.refresh(pair)
+        self._quality.after_extraction(pair, result.considered, result.extracted, result.long_term)
+        return result
+
+    def _store_long(
+        self,
+        uow: PairUnitOfWork,
+        memory: ExtractedMemory,
+        by_id: dict[str, Versioned[MidTermMemory]],
+        zone: str,
+        degraded: bool,
+    ) -> LongTermIndex | None:
+        sources = [by_id[i] for i in dict.fromkeys(memory.source_mid_ids) if i in by_id][:_MAX_SOURCES]
+        if not sources:
+            return None
+        pair, mids = uow.pair, [s.entity for s in sources]
+        first, last = min(m.created_at for m in mids), max(m.created_at for m in mids)
+        digest = hashlib.sha256("|".join(sorted(m.id for m in mids)).encode()).hexdigest()[:8]
+        long_id = f"long_{first:010d}_{digest}"
+        tz = ZoneInfo(zone)
+        date = datetime.fromtimestamp(first, tz).strftime("%Y-%m-%d")
+        blob_key = self._detail_key(pair, date, memory.title, digest, [m.id for m in mids])
+        detail = LongTermDetail(
+            title=memory.title,
+            detail_content=memory.detail_content,
+            emotion_tags=mids[0].emotion_tags,
+            source_mid_ids=[m.id for m in mids],
+        )
+        self.repo.put_detail(pair, blob_key, detail)  # the document first: an index never points at nothing
+        index = LongTermIndex(
+            id=long_id,
+            title=memory.title,
+            key_points=memory.key_points,
+            detail_file=blob_key.rsplit("/", 1)[-1],
+            created_at=first,
+            time_precision="month" if last - first > 31 * 86400 else "day",
+            degraded=degraded,
+            sources=self._anchors(pair, memory.key_points, mids),
+        )
+        uow.long_terms.add(index, self._vectors.retriever.vectors(vec.embedded_texts(index)))
+        stored = self._commit_extracted(uow, sources, "long-term entry already stored or its sources changed")
+        for m in mids:  # stored, or left for the next sweep: either way not a leftover
+            by_id.pop(m.id, None)
+        return index if stored else None
+
+    def _anchors(self, pair: PairId, points: list[str], sources: list[MidTermMemory]) -> list[str]:
+        """Per key point, the message of the source topics it was drawn from ("" when none)."""
+        messages = [m for s in sources for m in self.repo.topic_messages(pair, s)]
+        return anchor(points, [(m.id, m.content) for m in messages]) if messages else []
+
+    def _detail_key(self, pair: PairId, date: str, title: str, digest: str, sources: list[str]) -> str:
+        """`<date>_<title>.json`; another memory with the same date and title gets the digest appended."""
+        key = keys.detail_blob(pair, date, safe_title(title))
+        taken = self.repo.blobs.get(key)
+        if taken is not None and LongTermDetail.model_validate_json(taken).source_mid_ids != sources:
+            return keys.detail_blob(pair, date, f"{safe_title(title)}_{digest}")
+        return key
+
+    def _commit_extracted(self, uow: PairUnitOfWork, sources: list[Versioned[MidTermMemory]], lost: str) -> bool:
+        """The sources flagged extracted (out of the due index), committed with what else was collected;
+        False when something changed meanwhile (nothing written: the next sweep tries again)."""
+        for source in sources:
+            uow.mid_terms.extracted(source)
+        try:
+            uow.commit()
+        except Contended:
+            log.info("%s; next sweep retries", lost)
+            return False
+        return True

@@ -1,0 +1,239 @@
+"""The memory tiers of one pair as repositories: the topic state, pending compressions, the
+messages (log and short-term), mid-term, long-term and core memories, and the snapshot a turn
+reads. Each returns domain objects and owns its keys, due-index attributes and vectors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from dreamchat import keys
+from dreamchat.domain import vectors as vec
+from dreamchat.domain.models import (
+    CoreMemory,
+    LongTermIndex,
+    Message,
+    MidTermMemory,
+    PairId,
+    Relationship,
+    SelfSoul,
+)
+from dreamchat.domain.topics import TopicState
+from dreamchat.ports import Item, ItemStore, KeyRange, query_all
+from dreamchat.services.storage.session import (
+    Session,
+    Versioned,
+    due,
+    item,
+    to_model,
+    version_of,
+    without_due,
+)
+
+
+@dataclass(frozen=True)
+class PairSnapshot:
+    """The pair's main partition, read in one query: what a turn needs besides short-term."""
+
+    self_soul: SelfSoul
+    relationship: Relationship
+    mids: list[MidTermMemory]
+    long_index: list[LongTermIndex]
+    core: list[CoreMemory]
+    vectors: dict[str, vec.StoredVectors | None] = field(default_factory=dict)  # by memory id
+
+
+def snapshot(store: ItemStore, pair: PairId) -> PairSnapshot:
+    """What the context is built from. Eventually consistent (half the read units): memories are
+    written by background steps, and a change of the last second may wait a turn."""
+    items = query_all(store, keys.pair_pk(pair), page_size=500, consistent=False)
+    by_sk = {i["sk"]: i for i in items}
+    soul, relationship = by_sk.get(keys.SELF_SOUL_SK), by_sk.get(keys.RELATIONSHIP_SK)
+    return PairSnapshot(
+        self_soul=to_model(SelfSoul, soul) if soul else SelfSoul(),
+        relationship=to_model(Relationship, relationship) if relationship else Relationship(),
+        mids=[to_model(MidTermMemory, i) for i in items if i["sk"].startswith(keys.MID_PREFIX)],
+        long_index=[to_model(LongTermIndex, i) for i in items if i["sk"].startswith(keys.LONG_PREFIX)],
+        core=[to_model(CoreMemory, i) for i in items if i["sk"].startswith(keys.CORE_PREFIX)],
+        vectors={
+            i["id"]: vec.StoredVectors.from_item(i.get(vec.FIELD))
+            for i in items
+            if i["sk"].startswith((keys.MID_PREFIX, keys.LONG_PREFIX))
+        },
+    )
+
+
+def topic_state(found: Item) -> TopicState:
+    return TopicState(found["topic_id"], found["created_at"], found.get("ended", False))
+
+
+class _Tier:
+    def __init__(self, session: Session, pair: PairId) -> None:
+        self._session = session
+        self._pair = pair
+        self._pk = keys.pair_pk(pair)
+
+
+class TopicStates(_Tier):
+    """The open (or last) topic; in the due index `TOPIC#<shard>` while open, until its idle check."""
+
+    def get(self) -> Versioned[TopicState] | None:
+        found = self._session.get((self._pk, keys.TOPIC_SK))
+        return Versioned(topic_state(found), version_of(found)) if found else None
+
+    def save(self, state: TopicState, over: Versioned[TopicState] | None, idle_check: str | None = None) -> None:
+        """The state over the one read; an open topic is indexed until `idle_check` (a due time)."""
+        fields = {"topic_id": state.topic_id, "created_at": state.created_at, "ended": state.ended}
+        if idle_check is not None and not state.ended:
+            fields |= due(keys.TOPIC_DUE, keys.shard(self._pair), keys.due_sort(idle_check, self._pk))
+        self._session.put_over(item((self._pk, keys.TOPIC_SK), fields), over)
+
+
+class PendingCompressions(_Tier):
+    """An ended topic waits in the due index until compressed: a sweep compresses it if its
+    TopicEnded event was lost."""
+
+    def add(self, topic_id: str, check_at: str) -> None:
+        fields = {
+            "topic_id": topic_id,
+            **due(keys.COMPRESS_DUE, keys.shard(self._pair), keys.due_sort(check_at, self._pk, topic_id)),
+        }
+        self._session.put(item((self._pk, keys.pending_compression(topic_id)), fields))
+
+
+class Messages(_Tier):
+    """A message is two items: one in the conversation log, one in its topic's short-term."""
+
+    def add(self, message: Message) -> None:
+        """Store the message (or store it again, changed)."""
+        fields = message.model_dump()
+        self._session.put(item((keys.messages_pk(self._pair), message.id), fields))
+        self._session.put(item(self._short_key(message), fields))
+
+    def move(self, old: Message, new: Message) -> None:
+        """The message moved to another topic (a semantic switch)."""
+        self._session.delete(self._short_key(old))
+        self.add(new)
+
+    def remove(self, message: Message, *, short_term: bool = True) -> None:
+        self._session.delete((keys.messages_pk(self._pair), message.id))
+        if short_term:
+            self._session.delete(self._short_key(message))
+
+    def _short_key(self, message: Message) -> tuple[str, str]:
+        return keys.short_term_pk(self._pair), keys.short_term_sk(message.topic_id, message.id)
+
+
+class Embedded[E: (LongTermIndex, MidTermMemory)](_Tier):
+    """A tier of memories that carry the vectors of their texts, written over the version read."""
+
+    _model: type[E]
+    _prefix: str
+
+    def all(self) -> list[Versioned[E]]:
+        return [self._versioned(i) for i in self._items()]
+
+    def save(self, entity: E, over: Versioned[E], vectors: vec.StoredVectors | None = None) -> None:
+        """A person's edit over the version read; the vectors go with the texts they were made of
+        (new ones when given, none when the texts changed without them)."""
+        found = {**self._session.read(self._key(over.entity)), **entity.model_dump()}
+        if vectors is not None:
+            found[vec.FIELD] = vectors.to_item()
+        elif vec.embedded_texts(entity) != vec.embedded_texts(over.entity):
+            found.pop(vec.FIELD, None)
+        self._session.put_over(found, over)
+
+    def remove(self, read: Versioned[E]) -> None:
+        self._session.delete(self._key(read.entity))
+
+    def vectors(self, read: Versioned[E]) -> vec.StoredVectors | None:
+        return vec.StoredVectors.from_item(self._session.read(self._key(read.entity)).get(vec.FIELD))
+
+    def set_vectors(self, read: Versioned[E], vectors: vec.StoredVectors) -> None:
+        """The vectors written over the version read: a change meanwhile (a person's edit) wins."""
+        found = self._session.read(self._key(read.entity))
+        self._session.put_over({**found, vec.FIELD: vectors.to_item()}, read)
+
+    def _add(self, entity: E, vectors: vec.StoredVectors | None, fields: Item) -> None:
+        """A new memory, only if absent; versioned from the start."""
+        written = {**entity.model_dump(), **fields}
+        if vectors is not None:
+            written[vec.FIELD] = vectors.to_item()
+        self._session.put_over(item(self._key(entity), written), None)
+
+    def _items(self) -> list[Item]:
+        return self._session.query(self._pk, KeyRange(prefix=self._prefix))
+
+    def _versioned(self, found: Item) -> Versioned[E]:
+        return Versioned(to_model(self._model, found), version_of(found))
+
+    def _key(self, entity: E) -> tuple[str, str]:
+        raise NotImplementedError
+
+
+class MidTerms(Embedded[MidTermMemory]):
+    """One summary per topic; in the due index `EXTRACT#<shard>` until extracted to long-term."""
+
+    _model, _prefix = MidTermMemory, keys.MID_PREFIX
+
+    def get(self, topic_id: str) -> Versioned[MidTermMemory] | None:
+        found = self._session.get((self._pk, keys.mid_term(topic_id)))
+        return self._versioned(found) if found else None
+
+    def add(self, mid: MidTermMemory, vectors: vec.StoredVectors | None) -> None:
+        """A new memory (only if the topic has none yet), due for extraction from its hour."""
+        when = keys.due_time(datetime.fromtimestamp(mid.created_at, UTC))
+        self._add(mid, vectors, due(keys.EXTRACT_DUE, keys.shard(self._pair), keys.due_sort(when, self._pk, mid.id)))
+
+    def extracted(self, read: Versioned[MidTermMemory]) -> None:
+        """Folded into long-term (or into nothing): flagged, and out of the due index."""
+        found = without_due(self._session.read(self._key(read.entity)))
+        self._session.put_over({**found, "extracted_to_long": True}, read)
+
+    def lease(self, found: Item, until: str) -> None:
+        """A due memory (an item read from the due index) moves in the index to `until`, so later
+        sweeps skip the pair while its extraction is in flight; a change since it was read fails the commit."""
+        read = self._session.remember(found)
+        moved = due(keys.EXTRACT_DUE, keys.shard(self._pair), keys.due_sort(until, self._pk, read["id"]))
+        self._session.put_over({**read, **moved}, Versioned(None, version_of(read)))
+
+    def _key(self, entity: MidTermMemory) -> tuple[str, str]:
+        return self._pk, keys.mid_term(entity.topic_id)
+
+
+class LongTerms(Embedded[LongTermIndex]):
+    """The long-term index (its detail documents are blobs); each entry is judged once for core memory."""
+
+    _model, _prefix = LongTermIndex, keys.LONG_PREFIX
+
+    def unjudged(self) -> list[Versioned[LongTermIndex]]:
+        return [self._versioned(i) for i in self._items() if i.get("core_judged") is False]
+
+    def add(self, entry: LongTermIndex, vectors: vec.StoredVectors | None) -> None:
+        self._add(entry, vectors, {"core_judged": False})
+
+    def judged(self, read: Versioned[LongTermIndex]) -> None:
+        """Marked judged over the version judged: an edit or deletion meanwhile fails the commit."""
+        found = self._session.read(self._key(read.entity))
+        self._session.put_over({**found, "core_judged": True}, read)
+
+    def _key(self, entity: LongTermIndex) -> tuple[str, str]:
+        return self._pk, keys.long_term(entity.id)
+
+
+class CoreMemories(_Tier):
+    """Rare facts that shape behaviour; never edited by the AI, so not versioned."""
+
+    def all(self) -> list[CoreMemory]:
+        return [to_model(CoreMemory, i) for i in self._session.query(self._pk, KeyRange(prefix=keys.CORE_PREFIX))]
+
+    def add(self, memory: CoreMemory) -> None:
+        self._session.put(item((self._pk, keys.core(memory.id)), memory.model_dump()), if_absent=True)
+
+    def save(self, memory: CoreMemory) -> None:
+        """The person's edit: theirs is the last word."""
+        self._session.put(item((self._pk, keys.core(memory.id)), memory.model_dump()))
+
+    def remove(self, core_id: str) -> None:
+        self._session.delete((self._pk, keys.core(core_id)))

@@ -1,0 +1,187 @@
+"""Repositories of what is not one pair's memory: AI users, accounts and their token families,
+leases on background work, request-limit windows, tombstones, and the erasure of a partition."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dreamchat import keys
+from dreamchat.domain.models import Account, AIUser, Friendship, TokenFamily
+from dreamchat.domain.sessions import ContinuousUse
+from dreamchat.ports import MAX_TRANSACTION_ITEMS, Delete, Item, ItemStore, KeyRange
+from dreamchat.services.storage.session import Session, Versioned, due, item, to_model, version_of, without_due
+
+Key = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Lease:
+    """A claim on background work: held until `lease_until`, after `attempts` tries, or done."""
+
+    lease_until: int
+    attempts: int
+    done: bool = False
+
+
+class Claims:
+    """Leases on work items, each written over the version read (of two claimants one wins)."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def get(self, key: Key) -> Versioned[Lease] | None:
+        found = self._session.get(key)
+        if found is None:
+            return None
+        return Versioned(Lease(found["lease_until"], found["attempts"], bool(found.get("done"))), version_of(found))
+
+    def save(self, key: Key, lease: Lease, over: Versioned[Lease] | None, keep_until: int) -> Versioned[Lease]:
+        """The lease over the one read (None: none may exist yet); as it is once committed."""
+        return Versioned(lease, self._session.put_over(self._item(key, lease, keep_until), over))
+
+    def finish(self, key: Key, lease: Lease, held: Versioned[Lease] | None, keep_until: int) -> None:
+        """Done is final: written whatever happened to the lease meanwhile."""
+        self._session.put_done(self._item(key, lease, keep_until), held.version if held else None)
+
+    @staticmethod
+    def _item(key: Key, lease: Lease, keep_until: int) -> Item:
+        fields = {"lease_until": lease.lease_until, "attempts": lease.attempts, "done": lease.done}
+        return item(key, {**fields, "expires_at": keep_until})
+
+
+class RateWindows:
+    """Request counts per fixed window, each count written over the one read."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def get(self, key: Key) -> Versioned[int]:
+        found = self._session.get(key)
+        return Versioned(int(found["count"]), version_of(found)) if found else Versioned(0)
+
+    def save(self, key: Key, count: int, over: Versioned[int], expires_at: int) -> None:
+        self._session.put_over(item(key, {"count": count, "expires_at": expires_at}), over)
+
+
+class UsageSessions:
+    """Each account's continuous use (the break reminder), written over the one read."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def get(self, account_id: str) -> Versioned[ContinuousUse] | None:
+        found = self._session.get(keys.session(account_id))
+        return Versioned(ContinuousUse.model_validate(found), version_of(found)) if found else None
+
+    def save(self, account_id: str, usage: ContinuousUse, over: Versioned[ContinuousUse] | None) -> None:
+        self._session.put_over(item(keys.session(account_id), usage.model_dump()), over)
+
+
+class Accounts:
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def add(self, account: Account) -> None:
+        """The account and its username, both only if absent (a taken username fails the commit)."""
+        self._session.put(item(keys.username(account.username), {"account_id": account.id}), if_absent=True)
+        self._session.put(item(keys.account(account.id), account.model_dump()), if_absent=True)
+
+
+class TokenFamilies:
+    """Refresh-token families: rotated over the version read, revoked whatever happened meanwhile."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def get(self, account_id: str, family: str) -> Versioned[TokenFamily] | None:
+        found = self._session.get(keys.token_family(account_id, family))
+        return Versioned(to_model(TokenFamily, found), version_of(found)) if found else None
+
+    def save(self, tokens: TokenFamily, over: Versioned[TokenFamily] | None, expires_at: int) -> None:
+        key = keys.token_family(tokens.account_id, tokens.family)
+        written = {**self._session.read(key), **tokens.model_dump(), "expires_at": expires_at}
+        self._session.put_over(written, over)
+
+    def revoke(self, read: Versioned[TokenFamily]) -> None:
+        """Revocation must stick even if another request rotates meanwhile: written unconditionally."""
+        key = keys.token_family(read.entity.account_id, read.entity.family)
+        self._session.put({**self._session.read(key), "revoked": True})
+
+
+class AIUsers:
+    """AI users, who owns each, the public listing, and who has a pair with each."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def get(self, ai_user_id: str) -> AIUser | None:
+        found = self._session.get(keys.ai_user(ai_user_id))
+        return to_model(AIUser, found) if found else None
+
+    def add(self, ai_user: AIUser) -> None:
+        self._session.put(item(keys.ai_user(ai_user.id), ai_user.model_dump()), if_absent=True)
+        self._session.put(item(keys.owned(ai_user.owner_id, ai_user.id), {"ai_user_id": ai_user.id}))
+        if ai_user.visibility == "public":
+            self._list(ai_user)
+
+    def save(self, ai_user: AIUser) -> None:
+        self._session.put(item(keys.ai_user(ai_user.id), ai_user.model_dump()))
+        self._list(ai_user)
+
+    def remove(self, ai_user_id: str, owner_id: str) -> None:
+        for key in (keys.ai_user(ai_user_id), keys.owned(owner_id, ai_user_id), keys.public_listing(ai_user_id)):
+            self._session.delete(key)
+
+    def owned_by(self, account_id: str) -> list[str]:
+        return [
+            i["ai_user_id"] for i in self._session.query(keys.account_pk(account_id), KeyRange(prefix=keys.OWNS_PREFIX))
+        ]
+
+    def friendships_of(self, account_id: str) -> list[Friendship]:
+        found = self._session.query(keys.account_pk(account_id), KeyRange(prefix=keys.FRIEND_PREFIX))
+        return [to_model(Friendship, i) for i in found]
+
+    def members(self, ai_user_id: str) -> list[str]:
+        """The accounts that have a pair with the AI user."""
+        found = self._session.query(keys.ai_user_pk(ai_user_id), KeyRange(prefix=keys.PAIR_MEMBER_PREFIX))
+        return [i["account_id"] for i in found]
+
+    def public(self, limit: int, cursor: str | None) -> tuple[list[str], str | None]:
+        page = self._session.store.query(keys.PUBLIC_PK, limit=limit, cursor=cursor)
+        return [i["ai_user_id"] for i in page.items], page.cursor
+
+    def _list(self, ai_user: AIUser) -> None:
+        if ai_user.visibility == "public":
+            self._session.put(item(keys.public_listing(ai_user.id), {"ai_user_id": ai_user.id}))
+        else:
+            self._session.delete(keys.public_listing(ai_user.id))
+
+
+class Tombstones:
+    """Left by an erasure, in the due index `ERASE#00` until its second erasure."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def mark(self, owner: str, keep_until: int, again: str) -> None:
+        key = keys.tombstone(owner)
+        fields = {"owner": owner, "expires_at": keep_until, **due(keys.ERASE_DUE, 0, keys.due_sort(again, key[0]))}
+        self._session.put(item(key, fields))
+
+    def lift(self, owner: str) -> None:
+        self._session.delete(keys.tombstone(owner))
+
+    def erased_again(self, found: Item) -> None:
+        """A due tombstone (read from the due index) leaves the index: its second erasure ran."""
+        self._session.put(without_due(found))
+
+
+def erase_partition(store: ItemStore, pk: str) -> int:
+    """Delete every item of a partition, a transaction's worth at a time; how many."""
+    erased = 0
+    while True:
+        page = store.query(pk, limit=MAX_TRANSACTION_ITEMS)
+        if not page.items:
+            return erased
+        store.transact([Delete(found["pk"], found["sk"]) for found in page.items])
+        erased += len(page.items)

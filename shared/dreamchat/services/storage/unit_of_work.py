@@ -1,0 +1,93 @@
+"""The unit of work: repositories collect writes, `commit()` sends them as one transaction.
+
+    with storage.pair(pair) as uow:
+        read = uow.heartbeat.get()
+        uow.heartbeat.save(decide(read.entity), read, indexed=...)
+        uow.commit()
+
+A write over a version that changed meanwhile (or a new item that exists by then) fails the
+commit with `Contended` and writes nothing; the caller reads again or gives up. Leaving the
+`with` block without a commit drops what was collected.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Self
+
+from dreamchat.domain.models import PairId
+from dreamchat.errors import Contended
+from dreamchat.ports import MAX_TRANSACTION_ITEMS, ConditionFailed, ItemStore
+from dreamchat.services.storage import memory, pair, records
+from dreamchat.services.storage.session import Session
+
+
+class UnitOfWork:
+    """What is not one pair's: AI users, accounts, token families, leases, limits, tombstones."""
+
+    def __init__(self, store: ItemStore) -> None:
+        self._session = session = Session(store)
+        self.ai_users = records.AIUsers(session)
+        self.accounts = records.Accounts(session)
+        self.tokens = records.TokenFamilies(session)
+        self.claims = records.Claims(session)
+        self.limits = records.RateWindows(session)
+        self.usage = records.UsageSessions(session)
+        self.tombstones = records.Tombstones(session)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.rollback()
+
+    def commit(self) -> None:
+        """Send the collected writes: one transaction, or one per MAX_TRANSACTION_ITEMS writes (each
+        all or nothing; every one is tried). Contended when any lost its race."""
+        writes, self._session.writes = self._session.writes, []
+        lost = 0
+        for start in range(0, len(writes), MAX_TRANSACTION_ITEMS):
+            try:
+                self._session.store.transact(writes[start : start + MAX_TRANSACTION_ITEMS])
+            except ConditionFailed:
+                lost += 1
+        if lost:
+            raise Contended("what was read changed before it was written; try again")
+
+    def rollback(self) -> None:
+        self._session.writes = []
+
+
+class PairUnitOfWork(UnitOfWork):
+    """Every tier of one companion pair (and all a unit of work holds besides)."""
+
+    def __init__(self, store: ItemStore, pair_id: PairId) -> None:
+        super().__init__(store)
+        session = self._session
+        self.pair = pair_id
+        self.topic = memory.TopicStates(session, pair_id)
+        self.pending = memory.PendingCompressions(session, pair_id)
+        self.messages = memory.Messages(session, pair_id)
+        self.mid_terms = memory.MidTerms(session, pair_id)
+        self.long_terms = memory.LongTerms(session, pair_id)
+        self.core = memory.CoreMemories(session, pair_id)
+        self.self_soul = pair.SelfSouls(session, pair_id)
+        self.relationship = pair.Relationships(session, pair_id)
+        self.heartbeat = pair.Heartbeats(session, pair_id)
+        self.friendship = pair.Friendships(session, pair_id)
+        self.quality = pair.Qualities(session, pair_id)
+
+
+class Storage:
+    """Where services get their units of work (one store, built once with the services)."""
+
+    def __init__(self, store: ItemStore) -> None:
+        self.store = store
+
+    def pair(self, pair_id: PairId) -> PairUnitOfWork:
+        return PairUnitOfWork(self.store, pair_id)
+
+    def begin(self) -> UnitOfWork:
+        return UnitOfWork(self.store)

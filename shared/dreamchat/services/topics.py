@@ -1,0 +1,213 @@
+"""Where a pair's messages go: record them in the log and their topic, open, switch and end topics
+(farewells, markers, an idle gap), and the due index's safety nets (idle topics, lost events).
+
+Ending a topic publishes `TopicEnded`; compression then moves it to mid-term memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import suppress
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+from dreamchat import keys
+from dreamchat.config import Settings
+from dreamchat.domain import topics
+from dreamchat.domain.ids import message_id
+from dreamchat.domain.models import Message, MessageKind, PairId, Role, Safety
+from dreamchat.domain.topics import Placement, TopicState
+from dreamchat.errors import Contended
+from dreamchat.ports import Clock, Event, EventBus, RandomSource
+from dreamchat.services.due_index import due_pages
+from dreamchat.services.memory_repo import MemoryRepository
+from dreamchat.services.storage.unit_of_work import Storage
+
+TOPIC_ENDED = "TopicEnded"
+COMPRESS_SAFETY_NET = timedelta(hours=1)  # an ended topic not compressed by then is compressed by the sweep
+_APPEND_ATTEMPTS = 50
+
+
+def topic_ended(pair: PairId, topic_id: str) -> Event:
+    return Event(TOPIC_ENDED, {"account_id": pair.account_id, "ai_user_id": pair.ai_user_id, "topic_id": topic_id})
+
+
+def pair_of(event: Event) -> tuple[PairId, str]:
+    """The pair and topic a `TopicEnded` event names."""
+    detail = event.detail
+    return PairId(account_id=detail["account_id"], ai_user_id=detail["ai_user_id"]), detail["topic_id"]
+
+
+class Topics:
+    def __init__(
+        self,
+        repo: MemoryRepository,
+        storage: Storage,
+        bus: EventBus,
+        clock: Clock,
+        random: RandomSource,
+        settings: Settings,
+    ) -> None:
+        self.repo = repo
+        self._storage = storage
+        self._bus = bus
+        self._clock = clock
+        self._random = random
+        self._settings = settings
+
+    def record(
+        self,
+        pair: PairId,
+        role: Role,
+        content: str,
+        *,
+        kind: MessageKind = "chat",
+        after: str | None = None,
+        delay_ms: int = 0,
+        reasoning: str = "",
+        safety: Safety | None = None,
+    ) -> Message:
+        """Store one message durably in the log and its topic; opens or closes topics as needed."""
+        for _ in range(_APPEND_ATTEMPTS):
+            with self._storage.pair(pair) as uow:
+                now = self._clock.now()
+                read = uow.topic.get()
+                last = self.repo.last_message(pair)
+                fresh = topics.new_topic_id(now, self._random.random())
+                placement = topics.place_message(
+                    read.entity if read else None,
+                    last.timestamp if last else None,
+                    now,
+                    self._settings.topic_idle_hours,
+                    fresh,
+                )
+                previous = max(filter(None, [after, last.id if last else None]), default=None)
+                message = Message(
+                    id=message_id(now, self._random.random(), previous),
+                    role=role,
+                    content=content,
+                    timestamp=int(now.timestamp()),
+                    topic_id=placement.topic_id,
+                    kind=kind,
+                    delay_ms=delay_ms,
+                    reasoning=reasoning,
+                    safety=safety,
+                )
+                uow.messages.add(message)
+                if placement.opens_topic:
+                    uow.topic.save(TopicState(fresh, int(now.timestamp())), read, self._idle_check(now))
+                if placement.closes_topic:
+                    uow.pending.add(placement.closes_topic, self._retry_check(now))
+                try:
+                    uow.commit()
+                except Contended:
+                    continue  # another message opened a topic first; place this one again
+            self._announce(pair, placement)
+            return message
+        raise Contended("could not place the message after many concurrent attempts")
+
+    def update_message(self, pair: PairId, message: Message) -> None:
+        """Store a recorded message again, changed (read without a reply, its reasoning)."""
+        with self._storage.pair(pair) as uow:
+            uow.messages.add(message)
+            uow.commit()
+
+    def end_topic(self, pair: PairId, topic_id: str) -> bool:
+        """Mark the topic ended and announce it; False if it was not the open topic."""
+        with self._storage.pair(pair) as uow:
+            read = uow.topic.get()
+            if read is None or read.entity.topic_id != topic_id or read.entity.ended:
+                return False
+            uow.topic.save(replace(read.entity, ended=True), read)
+            uow.pending.add(topic_id, self._retry_check(self._clock.now()))
+            try:
+                uow.commit()
+            except Contended:
+                return False
+        self._bus.publish(topic_ended(pair, topic_id))
+        return True
+
+    def switch_topic(self, pair: PairId, message: Message) -> Message:
+        """A semantic switch: the old topic ends without `message`, which opens the next topic."""
+        with self._storage.pair(pair) as uow:
+            read = uow.topic.get()
+            if read is None or read.entity.topic_id != message.topic_id:
+                return message
+            now = self._clock.now()
+            fresh = topics.new_topic_id(now, self._random.random())
+            moved = message.model_copy(update={"topic_id": fresh})
+            uow.messages.move(message, moved)
+            uow.topic.save(TopicState(fresh, int(now.timestamp())), read, self._idle_check(now))
+            uow.pending.add(read.entity.topic_id, self._retry_check(now))
+            try:
+                uow.commit()
+            except Contended:
+                return message
+        self._bus.publish(topic_ended(pair, read.entity.topic_id))
+        return moved
+
+    def close_idle_topics(self) -> int:
+        """End open topics nobody wrote to for TOPIC_IDLE_HOURS, so they are compressed without
+        waiting for the next message. Reads only the due index; how many topics it ended."""
+        ended = 0
+        for page in due_pages(self.repo.store, keys.TOPIC_DUE, keys.due_until(self._clock.now())):
+            for found in page.items:
+                ended += self._check_idle(keys.pair_from_pk(found["pk"]))
+        return ended
+
+    def _check_idle(self, pair: PairId) -> int:
+        """End the pair's topic if idle; else move its check to when it would be."""
+        with self._storage.pair(pair) as uow:
+            read = uow.topic.get()
+            last = self.repo.last_message(pair)
+            if read is None:
+                return 0
+            state, now = read.entity, self._clock.now()
+            if (
+                not state.ended
+                and last is not None
+                and not topics.is_idle(last.timestamp, now, self._settings.topic_idle_hours)
+            ):
+                check = datetime.fromtimestamp(last.timestamp, UTC) + timedelta(hours=self._settings.topic_idle_hours)
+                uow.topic.save(state, read, keys.due_time(check))
+                with suppress(Contended):  # a message or an ending changed the topic meanwhile
+                    uow.commit()
+                return 0
+            if state.ended:  # ended some other way but still indexed: leave the index
+                uow.topic.save(state, read)
+                with suppress(Contended):
+                    uow.commit()
+                return 0
+        return int(self.end_topic(pair, state.topic_id))
+
+    def leftovers(self) -> Iterator[tuple[PairId, str]]:
+        """Ended topics whose TopicEnded was lost (their marker is over an hour old), to compress."""
+        for page in due_pages(self.repo.store, keys.COMPRESS_DUE, keys.due_until(self._clock.now())):
+            for found in page.items:
+                yield keys.pair_from_pk(found["pk"]), found["topic_id"]
+
+    def _retry_check(self, now: datetime) -> str:
+        return keys.due_time(now + COMPRESS_SAFETY_NET)
+
+    def _idle_check(self, now: datetime) -> str:
+        return keys.due_time(now + timedelta(hours=self._settings.topic_idle_hours))
+
+    def _announce(self, pair: PairId, placement: Placement) -> None:
+        if placement.closes_topic:
+            self._bus.publish(topic_ended(pair, placement.closes_topic))
+
+    def end_topic_now(self, pair: PairId) -> list[str]:
+        """End the open topic; every topic still in short-term, to compress now."""
+        state = self.repo.topic_state(pair)
+        if state is not None and not state.ended and self.repo.short_term(pair, state.topic_id):
+            self.close_if_open(pair, state.topic_id)
+        return self.repo.short_term_topics(pair)
+
+    def close_if_open(self, pair: PairId, topic_id: str) -> None:
+        """End the topic if it is still the open one (a compression of it is about to run)."""
+        with self._storage.pair(pair) as uow:
+            read = uow.topic.get()
+            if read is not None and read.entity.topic_id == topic_id and not read.entity.ended:
+                uow.topic.save(replace(read.entity, ended=True), read)
+                with suppress(Contended):  # someone else changed the topic meanwhile: closed either way
+                    uow.commit()
