@@ -18,8 +18,8 @@ ready", a noose); pills swallowed (安眠药吃了一整瓶, 吞了一把药, "a
 遗书, 后事安排好了, "a goodbye note", "this is my last message"); "I want it all to end", "I'd rather be
 dead", "I don't see the point anymore". Each family has its everyday counterparts written beside it
 (想去天台看星星, 买了炭周末烧烤, 胳膊被猫划了, 又cut了视频, 我先走了明天见, 跳崖式降价, "end it with him",
-"rather die than wear crocs", "cutting corners"). It runs on every message, so each phrase is searched only
-in a sentence holding one of its keys (`required_keys`): about 0.25 ms for a message of 200 characters.
+"rather die than wear crocs", "cutting corners"). It runs on every message, so a Chinese phrase is searched only
+in a sentence holding a Chinese character, an English one only where there is a Latin letter.
 
 The trade-off, on purpose: a false positive costs a kind check-in, a false negative may cost a life. So
 a first-person statement fires even when it may be hyperbole (想死的心都有了, "I'll kill myself if this
@@ -50,12 +50,10 @@ picks a locale's entries, falls back by language, and always ends with the gener
 
 from __future__ import annotations
 
-import importlib
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 CRISIS_MARKER = "[CRISIS]"
 # the marker as a model may write it: any case, spaces inside, ASCII or full-width brackets and letters
@@ -120,16 +118,19 @@ class Phrase:
     """One entry of the lexicon. `unless`: the clause around the match takes it back (a denial, a
     joke's set form). `not_in_sentence`: the same, read over the whole sentence (a barbecue for 炭, a
     game for 我死了以后). `reported`: the words can tell of someone else's act (自杀, suicide), so a
-    sentence about a film, a book or the news with no first person does not fire. `keys`: literal strings
-    one of which every match contains (`required_keys`), so a sentence without any is not searched."""
+    sentence about a film, a book or the news with no first person does not fire. `english`: an English
+    phrase, searched only in a sentence holding a Latin letter (a Chinese one only where there is a Chinese
+    character): each pattern is written in its own language, so the screen never changes a verdict."""
 
     pattern: re.Pattern[str]
     unless: re.Pattern[str] | None = None
     reported: bool = False
     not_in_sentence: re.Pattern[str] | None = None
-    keys: frozenset[str] | None = None
+    english: bool = False
 
     def found_in(self, sentence: str) -> bool:
+        if not self.pattern.search(sentence):  # most sentences: one search, nothing more
+            return False
         if self.not_in_sentence and self.not_in_sentence.search(sentence):
             return False
         for match in self.pattern.finditer(sentence):
@@ -141,67 +142,20 @@ class Phrase:
         return False
 
 
-def required_keys(pattern: re.Pattern[str]) -> frozenset[str] | None:
-    """Literal strings one of which every match of `pattern` contains, read from its parsed form (a
-    phrase's fast path: most sentences hold none of its keys and are never searched); None when it
-    finds none, and then the phrase is searched in every sentence. Sound by construction: only
-    characters a match must consume are read (never a lookaround, an optional part or a class wider
-    than a few characters); a parser it cannot read leaves every phrase searched, slower but as correct."""
-    if pattern.flags & re.IGNORECASE:
-        return None
-    try:
-        sre = importlib.import_module("re._parser")  # the stdlib's own regex parser (Python 3.11+)
-        keys = _keys_of(sre.parse(pattern.pattern), sre)
-    except Exception:  # another Python's parser: no fast path
-        return None
-    return frozenset(keys) if keys else None
-
-
-def _keys_of(items: Iterable[tuple[Any, Any]], sre: Any) -> set[str] | None:
-    """Keys of a parsed sequence: the most selective of the keys its required items give."""
-    candidates: list[set[str]] = []
-    run = ""
-    for op, arg in items:
-        if op is sre.LITERAL:
-            run += chr(arg)
-            continue
-        if run:
-            candidates.append({run})
-            run = ""
-        keys: set[str] | None = None
-        if op is sre.SUBPATTERN:
-            keys = None if arg[1] & re.IGNORECASE else _keys_of(arg[3], sre)
-        elif op is sre.ATOMIC_GROUP:
-            keys = _keys_of(arg, sre)
-        elif op is sre.BRANCH:  # every alternative must give keys, and any of them may be the one
-            branches = [_keys_of(branch, sre) for branch in arg[1]]
-            keys = None if any(b is None for b in branches) else set().union(*(b for b in branches if b))
-        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT) and arg[0] >= 1:
-            keys = _keys_of(arg[2], sre)
-        elif op is sre.IN and len(arg) <= 8 and all(o is sre.LITERAL for o, _ in arg):
-            keys = {chr(c) for _, c in arg}
-        if keys:
-            candidates.append(keys)
-    if run:
-        candidates.append({run})
-    return max(candidates, key=_selectivity) if candidates else None
-
-
-def _selectivity(keys: set[str]) -> tuple[int, int]:
-    """The shortest key's weight (a Chinese character counts twice: rarer than a letter), then fewer keys."""
-    return min(sum(1 if c.isascii() else 2 for c in key) for key in keys), -len(keys)
-
-
 def _zh(
-    pattern: str, unless: str | None = None, *, reported: bool = False, not_in_sentence: str | None = None
+    pattern: str,
+    unless: str | None = None,
+    *,
+    reported: bool = False,
+    not_in_sentence: str | None = None,
+    english: bool = False,
 ) -> Phrase:
-    compiled = re.compile(pattern)
     return Phrase(
-        compiled,
+        re.compile(pattern),
         re.compile(unless) if unless else None,
         reported,
         re.compile(not_in_sentence) if not_in_sentence else None,
-        required_keys(compiled),
+        english,
     )
 
 
@@ -209,7 +163,9 @@ def _en(
     pattern: str, unless: str | None = None, *, reported: bool = False, not_in_sentence: str | None = None
 ) -> Phrase:
     """English words stand between non-letters: Chinese characters count as letters for \\b."""
-    return _zh(rf"(?<![a-z])(?:{pattern})(?![a-z])", unless, reported=reported, not_in_sentence=not_in_sentence)
+    return _zh(
+        rf"(?<![a-z])(?:{pattern})(?![a-z])", unless, reported=reported, not_in_sentence=not_in_sentence, english=True
+    )
 
 
 _KILL = r"k[i1!|*y]?[l1|!]{1,2}(?:ing|in'?)?"
@@ -583,16 +539,16 @@ PHRASES: tuple[Phrase, ...] = (
 # space, or at an ellipsis. A clause ends at a comma or colon too.
 _SENTENCE_BREAK = re.compile(r"[。!?;\n]+|\.(?=\s|$)|\.{2,}")
 _CLAUSE_BREAK = re.compile(r"[,、:]")
-_KEYS: frozenset[str] = frozenset().union(*(phrase.keys for phrase in PHRASES if phrase.keys))
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+_LATIN = re.compile("[a-z]")
 
 
 def crisis_in(text: str) -> bool:
     """True when the text states suicidal intent or ideation, or self-harm (see the module docstring)."""
     for sentence in _SENTENCE_BREAK.split(normalise(text)):
-        present = {key for key in _KEYS if key in sentence}
-        for phrase in PHRASES:
-            if (phrase.keys is None or not phrase.keys.isdisjoint(present)) and phrase.found_in(sentence):
-                return True
+        chinese, latin = bool(_CJK_CHAR.search(sentence)), bool(_LATIN.search(sentence))
+        if any((latin if phrase.english else chinese) and phrase.found_in(sentence) for phrase in PHRASES):
+            return True
     return False
 
 
