@@ -19,6 +19,7 @@ from dreamchat.domain.safety import (
     parse_resources,
     read_crisis_marker,
     resources_for,
+    speaks_of_harm,
 )
 
 LABELLED = json.loads((Path(__file__).parent / "data" / "crisis_labelled.json").read_text(encoding="utf-8"))
@@ -84,6 +85,136 @@ def test_a_denial_covers_only_its_own_clause() -> None:
 def test_a_story_without_a_first_person_does_not_fire_but_the_persons_own_words_do() -> None:
     assert not crisis_in("新闻里说有人自杀了")
     assert crisis_in("新闻里说有人自杀了。我也想自杀")
+
+
+def by_the_general_rule(text: str) -> bool:
+    return any(speaks_of_harm(sentence) for sentence in safety._SENTENCE_BREAK.split(normalise(text)))
+
+
+# Phrasings no family foresaw: the general rule catches them by construction (a word of death or self-harm,
+# said of the person, not inside an idiom, not denied).
+@pytest.mark.parametrize(
+    "text",
+    [
+        "怎样才能不痛地死掉",
+        "吃多少颗褪黑素会死",
+        "我准备今晚结束自己",
+        "遗言写在备忘录里了",
+        "我想去另一个世界",
+        "今天是我在这个世界上的最后一天",
+        "没人会在乎我是死是活",
+        "腿上又多了三道口子",
+        "我站在窗台上",
+        "如果我下周不在了，帮我照顾好它",
+        "想从二十楼跳下去",
+        "planning to jump off the overpass tonight",
+        "what's the quickest way to die",
+        "how deep do you have to cut",
+        "I'm thinking about a bullet in my head",
+        "I want to fall asleep tonight and never wake up",
+        "I've got a plan and I'm going to go through with it",
+        "i won't be around much longer",
+        "死",
+    ],
+)
+def test_the_general_rule_catches_a_phrasing_no_family_foresaw(text: str) -> None:
+    assert crisis_in(text) and by_the_general_rule(text)
+
+
+# The idioms of the brief: each holds a word of the rule's vocabulary, or none at all, and never means it.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "想死你了",
+        "想你想死了",
+        "笑死我了",
+        "累死了",
+        "热死了",
+        "气死我了",
+        "饿死了",
+        "困死了",
+        "吓死我了",
+        "烦死了",
+        "尴尬死了",
+        "美死了",
+        "卷死了",
+        "忙死了",
+        "冻死了",
+        "撑死了",
+        "渴死了",
+        "痒死了",
+        "疼死了",
+        "我死党",
+        "死鬼",
+        "这次死定了",
+        "电脑死机了",
+        "死线是周五",
+        "跟这道题死磕",
+        "他死活不肯",
+        "我已经死心了",
+        "死记硬背",
+        "要死啊你",
+        "别作死",
+        "死宅一个",
+        "死忠粉",
+        "笑死人了",
+        "杀青了",
+        "秒杀",
+        "杀价",
+        "杀毒软件",
+        "砍价",
+        "割草",
+        "股票割肉了",
+        "很划算",
+        "去划船",
+        "划重点",
+        "我又被boss杀了",
+        "又死了一次，等复活",
+        "you're killing it",
+        "I killed it",
+        "dying to see it",
+        "to die for",
+        "dead tired",
+        "I'm dead 😂",
+        "drop dead gorgeous",
+        "the deadline is friday",
+        "dead battery",
+        "kill the lights",
+        "kill the process",
+        "cutting edge",
+        "cut the cake",
+        "I cut my hair",
+        "bored to death",
+        "my plant died",
+        "最近在听《Suicide Season》",
+    ],
+)
+def test_an_idiom_does_not_fire(text: str) -> None:
+    assert not crisis_in(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我不想死",
+        "I don't want to die",
+        "我从来没想过自杀",
+        "他跳楼了",
+        "my brother died last year",
+        "外公的遗言是好好读书",
+        "新闻说一名男子从桥上跳下",
+        "Romeo and Juliet both die at the end",
+        "你是不是想死啊",
+        "I have a plan for tonight",
+    ],
+)
+def test_a_denial_someone_elses_death_or_a_threat_does_not_fire(text: str) -> None:
+    assert not crisis_in(text)
+
+
+def test_pain_as_a_degree_word_is_quiet_but_pain_before_wanting_to_die_fires() -> None:
+    assert not crisis_in("疼死了") and crisis_in("疼得想死")
+    assert crisis_in("期末考试我真的会死") and crisis_in("我就死给他看")
 
 
 @pytest.mark.parametrize(
