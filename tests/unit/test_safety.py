@@ -30,23 +30,27 @@ HELDOUT = json.loads((Path(__file__).parent / "data" / "crisis_heldout.json").re
 FRESH = json.loads((Path(__file__).parent / "data" / "crisis_fresh.json").read_text(encoding="utf-8"))
 FRESH_CRISIS = [t for t in FRESH["crisis"] if t not in FRESH["not_asserted"]["crisis_missed"]]
 FRESH_BENIGN = [t for t in FRESH["benign"] if t not in FRESH["not_asserted"]["benign_fired"]]
+# Written before the general rule, to measure it; its errors are kept on record, not asserted.
+FRESH2 = json.loads((Path(__file__).parent / "data" / "crisis_fresh2.json").read_text(encoding="utf-8"))
+FRESH2_CRISIS = [t for t in FRESH2["crisis"] if t not in FRESH2["not_asserted"]["crisis_missed"]]
+FRESH2_BENIGN = [t for t in FRESH2["benign"] if t not in FRESH2["not_asserted"]["benign_fired"]]
 CJK_RANGES = [(0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF)]
 
 
 def test_the_labelled_set_is_large_enough_in_both_languages() -> None:
-    for data, least in ((LABELLED, 60), (HELDOUT, 80), (FRESH, 30)):
+    for data, least in ((LABELLED, 60), (HELDOUT, 80), (FRESH, 30), (FRESH2, 60)):
         for label in ("crisis", "benign"):
             texts = data[label]
             assert len(texts) >= least
             assert any(t.isascii() for t in texts) and any(not t.isascii() for t in texts)
 
 
-@pytest.mark.parametrize("text", LABELLED["crisis"] + HELDOUT["crisis"] + FRESH_CRISIS)
+@pytest.mark.parametrize("text", LABELLED["crisis"] + HELDOUT["crisis"] + FRESH_CRISIS + FRESH2_CRISIS)
 def test_a_crisis_statement_fires(text: str) -> None:
     assert crisis_in(text)
 
 
-@pytest.mark.parametrize("text", LABELLED["benign"] + HELDOUT["benign"] + FRESH_BENIGN)
+@pytest.mark.parametrize("text", LABELLED["benign"] + HELDOUT["benign"] + FRESH_BENIGN + FRESH2_BENIGN)
 def test_an_everyday_use_does_not_fire(text: str) -> None:
     assert not crisis_in(text)
 
@@ -260,7 +264,9 @@ def test_each_phrase_is_written_in_its_own_script_so_the_screen_never_changes_a_
     """A Chinese phrase is searched only in a sentence holding a Chinese character, an English one only where
     there is a Latin letter: sound when every match of a phrase holds a character of its own script."""
     cjk = re.compile(f"[{safety._CJK}]")
-    texts = [text for data in (LABELLED, HELDOUT, FRESH) for label in ("crisis", "benign") for text in data[label]]
+    texts = [
+        text for data in (LABELLED, HELDOUT, FRESH, FRESH2) for label in ("crisis", "benign") for text in data[label]
+    ]
     for text in texts:
         for sentence in safety._SENTENCE_BREAK.split(normalise(text)):
             for phrase in PHRASES:
