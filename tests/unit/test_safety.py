@@ -18,8 +18,8 @@ from dreamchat.domain.safety import (
     normalise,
     parse_resources,
     read_crisis_marker,
-    required_keys,
     resources_for,
+    speaks_of_harm,
 )
 
 LABELLED = json.loads((Path(__file__).parent / "data" / "crisis_labelled.json").read_text(encoding="utf-8"))
@@ -30,23 +30,31 @@ HELDOUT = json.loads((Path(__file__).parent / "data" / "crisis_heldout.json").re
 FRESH = json.loads((Path(__file__).parent / "data" / "crisis_fresh.json").read_text(encoding="utf-8"))
 FRESH_CRISIS = [t for t in FRESH["crisis"] if t not in FRESH["not_asserted"]["crisis_missed"]]
 FRESH_BENIGN = [t for t in FRESH["benign"] if t not in FRESH["not_asserted"]["benign_fired"]]
+# Written before the general rule, to measure it; its errors are kept on record, not asserted.
+FRESH2 = json.loads((Path(__file__).parent / "data" / "crisis_fresh2.json").read_text(encoding="utf-8"))
+FRESH2_CRISIS = [t for t in FRESH2["crisis"] if t not in FRESH2["not_asserted"]["crisis_missed"]]
+FRESH2_BENIGN = [t for t in FRESH2["benign"] if t not in FRESH2["not_asserted"]["benign_fired"]]
+# Written after the last change, to measure the lexicon and the general rule out of sample; errors on record only.
+FRESH3 = json.loads((Path(__file__).parent / "data" / "crisis_fresh3.json").read_text(encoding="utf-8"))
+FRESH3_CRISIS = [t for t in FRESH3["crisis"] if t not in FRESH3["not_asserted"]["crisis_missed"]]
+FRESH3_BENIGN = [t for t in FRESH3["benign"] if t not in FRESH3["not_asserted"]["benign_fired"]]
 CJK_RANGES = [(0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF)]
 
 
 def test_the_labelled_set_is_large_enough_in_both_languages() -> None:
-    for data, least in ((LABELLED, 60), (HELDOUT, 80), (FRESH, 30)):
+    for data, least in ((LABELLED, 60), (HELDOUT, 80), (FRESH, 30), (FRESH2, 60), (FRESH3, 40)):
         for label in ("crisis", "benign"):
             texts = data[label]
             assert len(texts) >= least
             assert any(t.isascii() for t in texts) and any(not t.isascii() for t in texts)
 
 
-@pytest.mark.parametrize("text", LABELLED["crisis"] + HELDOUT["crisis"] + FRESH_CRISIS)
+@pytest.mark.parametrize("text", LABELLED["crisis"] + HELDOUT["crisis"] + FRESH_CRISIS + FRESH2_CRISIS + FRESH3_CRISIS)
 def test_a_crisis_statement_fires(text: str) -> None:
     assert crisis_in(text)
 
 
-@pytest.mark.parametrize("text", LABELLED["benign"] + HELDOUT["benign"] + FRESH_BENIGN)
+@pytest.mark.parametrize("text", LABELLED["benign"] + HELDOUT["benign"] + FRESH_BENIGN + FRESH2_BENIGN + FRESH3_BENIGN)
 def test_an_everyday_use_does_not_fire(text: str) -> None:
     assert not crisis_in(text)
 
@@ -85,6 +93,136 @@ def test_a_denial_covers_only_its_own_clause() -> None:
 def test_a_story_without_a_first_person_does_not_fire_but_the_persons_own_words_do() -> None:
     assert not crisis_in("新闻里说有人自杀了")
     assert crisis_in("新闻里说有人自杀了。我也想自杀")
+
+
+def by_the_general_rule(text: str) -> bool:
+    return any(speaks_of_harm(sentence) for sentence in safety._SENTENCE_BREAK.split(normalise(text)))
+
+
+# Phrasings no family foresaw: the general rule catches them by construction (a word of death or self-harm,
+# said of the person, not inside an idiom, not denied).
+@pytest.mark.parametrize(
+    "text",
+    [
+        "怎样才能不痛地死掉",
+        "吃多少颗褪黑素会死",
+        "我准备今晚结束自己",
+        "遗言写在备忘录里了",
+        "我想去另一个世界",
+        "今天是我在这个世界上的最后一天",
+        "没人会在乎我是死是活",
+        "腿上又多了三道口子",
+        "我站在窗台上",
+        "如果我下周不在了，帮我照顾好它",
+        "想从二十楼跳下去",
+        "planning to jump off the overpass tonight",
+        "what's the quickest way to die",
+        "how deep do you have to cut",
+        "I'm thinking about a bullet in my head",
+        "I want to fall asleep tonight and never wake up",
+        "I've got a plan and I'm going to go through with it",
+        "i won't be around much longer",
+        "死",
+    ],
+)
+def test_the_general_rule_catches_a_phrasing_no_family_foresaw(text: str) -> None:
+    assert crisis_in(text) and by_the_general_rule(text)
+
+
+# The idioms of the brief: each holds a word of the rule's vocabulary, or none at all, and never means it.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "想死你了",
+        "想你想死了",
+        "笑死我了",
+        "累死了",
+        "热死了",
+        "气死我了",
+        "饿死了",
+        "困死了",
+        "吓死我了",
+        "烦死了",
+        "尴尬死了",
+        "美死了",
+        "卷死了",
+        "忙死了",
+        "冻死了",
+        "撑死了",
+        "渴死了",
+        "痒死了",
+        "疼死了",
+        "我死党",
+        "死鬼",
+        "这次死定了",
+        "电脑死机了",
+        "死线是周五",
+        "跟这道题死磕",
+        "他死活不肯",
+        "我已经死心了",
+        "死记硬背",
+        "要死啊你",
+        "别作死",
+        "死宅一个",
+        "死忠粉",
+        "笑死人了",
+        "杀青了",
+        "秒杀",
+        "杀价",
+        "杀毒软件",
+        "砍价",
+        "割草",
+        "股票割肉了",
+        "很划算",
+        "去划船",
+        "划重点",
+        "我又被boss杀了",
+        "又死了一次，等复活",
+        "you're killing it",
+        "I killed it",
+        "dying to see it",
+        "to die for",
+        "dead tired",
+        "I'm dead 😂",
+        "drop dead gorgeous",
+        "the deadline is friday",
+        "dead battery",
+        "kill the lights",
+        "kill the process",
+        "cutting edge",
+        "cut the cake",
+        "I cut my hair",
+        "bored to death",
+        "my plant died",
+        "最近在听《Suicide Season》",
+    ],
+)
+def test_an_idiom_does_not_fire(text: str) -> None:
+    assert not crisis_in(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我不想死",
+        "I don't want to die",
+        "我从来没想过自杀",
+        "他跳楼了",
+        "my brother died last year",
+        "外公的遗言是好好读书",
+        "新闻说一名男子从桥上跳下",
+        "Romeo and Juliet both die at the end",
+        "你是不是想死啊",
+        "I have a plan for tonight",
+    ],
+)
+def test_a_denial_someone_elses_death_or_a_threat_does_not_fire(text: str) -> None:
+    assert not crisis_in(text)
+
+
+def test_pain_as_a_degree_word_is_quiet_but_pain_before_wanting_to_die_fires() -> None:
+    assert not crisis_in("疼死了") and crisis_in("疼得想死")
+    assert crisis_in("期末考试我真的会死") and crisis_in("我就死给他看")
 
 
 @pytest.mark.parametrize(
@@ -126,33 +264,23 @@ def test_no_phrase_of_the_lexicon_matches_a_single_chinese_character() -> None:
             assert not any(phrase.pattern.search(character) for phrase in PHRASES), chr(point)
 
 
-@pytest.mark.parametrize(
-    ("pattern", "keys"),
-    [
-        (r"(?:想|要)去死|寻死", {"去死", "寻死"}),
-        (r"a?bc", {"bc"}),
-        (r"(?<!x)yy(?=z)", {"yy"}),
-        (r"(?:死|活)(?:了|掉)", {"死", "活"}),
-        (r"(?:x|)yz", {"yz"}),
-        (r"[a-z]+", None),
-        (r"(?i)kill", None),
-        (r"(?:ab)+c?", {"ab"}),
-    ],
-)
-def test_a_phrase_is_screened_only_by_literals_every_match_contains(pattern: str, keys: set[str] | None) -> None:
-    assert required_keys(re.compile(pattern)) == (frozenset(keys) if keys else None)
-
-
-def test_the_screen_never_changes_a_verdict() -> None:
-    texts = [text for data in (LABELLED, HELDOUT) for label in ("crisis", "benign") for text in data[label]]
+def test_each_phrase_is_written_in_its_own_script_so_the_screen_never_changes_a_verdict() -> None:
+    """A Chinese phrase is searched only in a sentence holding a Chinese character, an English one only where
+    there is a Latin letter: sound when every match of a phrase holds a character of its own script."""
+    cjk = re.compile(f"[{safety._CJK}]")
+    texts = [
+        text
+        for data in (LABELLED, HELDOUT, FRESH, FRESH2, FRESH3)
+        for label in ("crisis", "benign")
+        for text in data[label]
+    ]
     for text in texts:
-        sentences = safety._SENTENCE_BREAK.split(normalise(text))
-        unscreened = any(phrase.found_in(sentence) for sentence in sentences for phrase in PHRASES)
-        assert crisis_in(text) == unscreened, text
-        for sentence in sentences:
+        for sentence in safety._SENTENCE_BREAK.split(normalise(text)):
             for phrase in PHRASES:
-                if phrase.keys and phrase.pattern.search(sentence):
-                    assert any(key in sentence for key in phrase.keys), (phrase.pattern.pattern, sentence)
+                for match in phrase.pattern.finditer(sentence):
+                    own_script = re.compile("[a-z]") if phrase.english else cjk
+                    assert own_script.search(match.group()), (phrase.pattern.pattern, sentence)
+    assert sum(phrase.english for phrase in PHRASES) > 30 and sum(not phrase.english for phrase in PHRASES) > 50
 
 
 @pytest.mark.parametrize(
