@@ -27,6 +27,7 @@ def test_the_real_server_answers_health(server: str) -> None:
         "llm": "offline",
         "retrieval": "BM25 alone (no embedding model)",
         "embedding_model": "none",
+        "usage": {},  # no model configured: this process has called none
     }
 
 
