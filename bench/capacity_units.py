@@ -39,10 +39,9 @@ from dreamchat.adapters.events import LocalEventBus  # noqa: E402
 from dreamchat.adapters.runtime import ManualClock, SeededRandom  # noqa: E402
 from dreamchat.config import Settings  # noqa: E402
 from dreamchat.domain.heartbeat import person_wrote  # noqa: E402
+from dreamchat.events import ExtractionDue, HeartbeatDue  # noqa: E402
 from dreamchat.ports import DUE_PK  # noqa: E402
 from dreamchat.services.container import Services, build_services  # noqa: E402
-from dreamchat.services.extraction import ExtractWork  # noqa: E402
-from dreamchat.services.heartbeat import Work  # noqa: E402
 from dreamchat.wiring import Runtime  # noqa: E402
 
 LINES = ["今天去公园散步了，你呢", "晚饭吃了火锅，好辣", "最近在学吉他，手好疼", "周末想去看电影", "工作有点忙"]
@@ -178,9 +177,9 @@ def measure(turns: int) -> list[tuple[str, float, float, Counter[str]]]:
         services.extraction.sweep()
         rows.append(("extraction sweep, per pair", *meter.take()))
         [work] = services.extraction._queue.items  # noqa: SLF001 - the captured work item
-        services.extraction.run(ExtractWork.parse(work))
+        services.extraction.run(ExtractionDue.from_detail(work))
         rows.append(("extraction worker, per pair", *meter.take()))
-        services.heartbeats.change(
+        services.heartbeat_states.change(
             pair,
             ai_user,
             services.memory.repo.relationship(pair),
@@ -190,7 +189,7 @@ def measure(turns: int) -> list[tuple[str, float, float, Counter[str]]]:
         services.heartbeat.sweep()
         rows.append(("heartbeat sweep, per due pair", *meter.take()))
         [due] = services.heartbeat._queue.items  # noqa: SLF001 - the captured work item
-        outcome = services.heartbeat.run(Work.parse(due))
+        outcome = services.heartbeat.run(HeartbeatDue.from_detail(due))
         assert outcome.status == "sent", outcome
         rows.append(("heartbeat worker, per run", *meter.take()))
     return rows

@@ -233,7 +233,7 @@ class Replay:
         else:
             scripted = ScriptedMemoryModels(dialogue)
             models = FallbackMemoryModels(scripted, scripted, attempts=1, sleep=lambda _: None)
-        self.services: Services = build_services(self.runtime, models=models)
+        self.services: Services = build_services(self.runtime, memory_models=models)
         self.memory = self.services.memory
         created = int(dialogue.sessions[0].started.timestamp())
         self.ai_user = AIUser(

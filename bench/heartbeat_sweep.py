@@ -47,10 +47,9 @@ from dreamchat.adapters.sqlite_store import SqliteItemStore  # noqa: E402
 from dreamchat.config import Settings  # noqa: E402
 from dreamchat.domain.heartbeat import person_wrote  # noqa: E402
 from dreamchat.domain.models import PairId  # noqa: E402
+from dreamchat.events import HeartbeatDue  # noqa: E402
 from dreamchat.ports import DUE_PK, DUE_SK, Operation, Put  # noqa: E402
 from dreamchat.services.container import build_services  # noqa: E402
-from dreamchat.services.heartbeat import Work  # noqa: E402
-from dreamchat.services.heartbeat_state import HEARTBEAT_DUE  # noqa: E402
 from dreamchat.wiring import Runtime  # noqa: E402
 
 NOW = datetime(2026, 3, 15, 12, 0, tzinfo=UTC)
@@ -126,7 +125,7 @@ def populate(store: SqliteItemStore, pairs: int, due: int) -> None:
             "sk": keys.HEARTBEAT_SK,
             "next_due": int(at.timestamp()),
             "last_person_at": int((NOW - timedelta(days=1)).timestamp()),
-            DUE_PK: keys.due_partition(HEARTBEAT_DUE, keys.shard(pair)),
+            DUE_PK: keys.due_partition(keys.HEARTBEAT_DUE_KIND, keys.shard(pair)),
             DUE_SK: keys.due_sort(keys.due_time(at), keys.pair_pk(pair)),
             "version": 1,
         }
@@ -170,12 +169,14 @@ def worker_seconds(folder: Path, runs: int) -> float:
         ai_user = services.ai_users.create(f"acct{i}", {"name": f"AI{i}"})
         pair = services.ai_users.pair(f"acct{i}", ai_user.id)
         relationship = services.memory.repo.relationship(pair)
-        services.heartbeats.change(pair, ai_user, relationship, lambda s: person_wrote(s, NOW - timedelta(days=4)))
+        services.heartbeat_states.change(
+            pair, ai_user, relationship, lambda s: person_wrote(s, NOW - timedelta(days=4))
+        )
     services.heartbeat.sweep()
     timings = []
     for work in queue.items:
         started = time.perf_counter()
-        assert services.heartbeat.run(Work.parse(work)).status == "sent"
+        assert services.heartbeat.run(HeartbeatDue.from_detail(work)).status == "sent"
         timings.append(time.perf_counter() - started)
     store.close()
     return statistics.median(timings)

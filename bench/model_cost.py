@@ -61,6 +61,7 @@ from dreamchat.config import DEFAULT_FAREWELLS, Settings  # noqa: E402
 from dreamchat.domain.models import EmotionTags  # noqa: E402
 from dreamchat.domain.tokens import REPLY_OVERHEAD, estimate_messages_tokens, estimate_tokens  # noqa: E402
 from dreamchat.domain.topics import says_farewell  # noqa: E402
+from dreamchat.events import HeartbeatDue  # noqa: E402
 from dreamchat.llm.contracts import (  # noqa: E402
     CompressOutput,
     CoreJudgment,
@@ -73,7 +74,6 @@ from dreamchat.llm.contracts import (  # noqa: E402
 from dreamchat.llm.memory_models import FallbackMemoryModels, LLMMemoryModels  # noqa: E402
 from dreamchat.llm.port import Completion, TokenUsage  # noqa: E402
 from dreamchat.services.container import Services, build_services  # noqa: E402
-from dreamchat.services.heartbeat import Work  # noqa: E402
 from dreamchat.wiring import build_runtime  # noqa: E402
 
 ACCOUNT = "acc_bench"
@@ -239,7 +239,7 @@ class Replay:
         self.services: Services = build_services(
             self.runtime,
             gateway=self.model,  # type: ignore[arg-type]
-            models=models,
+            memory_models=models,
             embedder=self.embedder,
         )
         profile = {"name": dialogue.speaker_b, "base_soul": f"你是{dialogue.speaker_b}，{dialogue.speaker_a}的老朋友。"}
@@ -269,7 +269,9 @@ class Replay:
         self.clock.set(max(self.clock.now() + timedelta(hours=1), session.started - timedelta(hours=2)))
         self.services.extractor.extract(self.pair, self.zone)
         self.model.kind = "heartbeat"
-        self.services.heartbeat.run(Work(ACCOUNT, self.ai_user.id, int(self.clock.now().timestamp())), force=True)
+        self.services.heartbeat.run(
+            HeartbeatDue(ACCOUNT, self.ai_user.id, int(self.clock.now().timestamp())), force=True
+        )
         self.model.kind = "chat"
         self.clock.set(max(self.clock.now() + timedelta(minutes=1), session.started))
 

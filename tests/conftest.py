@@ -67,7 +67,7 @@ def cheap_password_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
     of every test. Tests check who may log in, how often and how many hash at once, not what a hash
     costs, so in-process they hash at argon2's lowest cost (still argon2id, verified the same way);
     the real cost runs where a real server does (tests/e2e, tests/browser, tests/artifact)."""
-    from dreamchat.services import auth
+    from dreamchat.services import passwords as auth
 
     monkeypatch.setattr(auth, "_hasher", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
 

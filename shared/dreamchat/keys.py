@@ -104,10 +104,10 @@ MID_PREFIX = "MID#"
 LONG_PREFIX = "LONG#"
 CORE_PREFIX = "CORE#"
 DUE_SHARDS = 16
-TOPIC_DUE = "TOPIC"
-COMPRESS_DUE = "COMPRESS"
-EXTRACT_DUE = "EXTRACT"
-HEARTBEAT_DUE = "HB"
+TOPIC_DUE_KIND = "TOPIC"
+COMPRESS_DUE_KIND = "COMPRESS"
+EXTRACT_DUE_KIND = "EXTRACT"
+HEARTBEAT_DUE_KIND = "HB"
 
 
 def pending_compression(topic_id: str) -> str:
@@ -132,7 +132,12 @@ def short_term_sk(topic_id: str, message_id: str) -> str:
 
 
 def detail_blob(pair: PairId, date: str, safe_title: str) -> str:
-    return f"{pair_blob_prefix(pair)}long_term_details/{date}_{safe_title}.json"
+    return detail_file_blob(pair, f"{date}_{safe_title}.json")
+
+
+def detail_file_blob(pair: PairId, detail_file: str) -> str:
+    """A long-term detail document by its file name (a long-term index item's `detail_file`)."""
+    return f"{pair_blob_prefix(pair)}long_term_details/{detail_file}"
 
 
 def ai_user_blob_prefix(ai_user_id: str) -> str:
@@ -202,7 +207,7 @@ def heartbeat_run(pair: PairId, due: str) -> tuple[str, str]:
 
 
 TOMBSTONE_SK = "TOMBSTONE"
-ERASE_DUE = "ERASE"
+ERASE_DUE_KIND = "ERASE"
 _OWNER_PREFIXES = ("PAIR#", "ACCOUNT#", "AIUSER#")
 
 

@@ -29,13 +29,10 @@ from pydantic import SecretStr
 
 from dreamchat.budget import FINISH_MARGIN_SECONDS, worst_case_seconds
 from dreamchat.config import MODEL_KEYS, Settings
+from dreamchat.events import ExtractionDue, HeartbeatDue, MalformedEvent, PairEvent, TopicEnded
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.usage import CallRecord
-from dreamchat.ports import Event
 from dreamchat.services.container import Services, build_services
-from dreamchat.services.extraction import ExtractWork
-from dreamchat.services.heartbeat import Work
-from dreamchat.services.topics import pair_of
 from dreamchat.wiring import aws_client, build_runtime
 
 COMPRESS_FIGURES = ("CompressionRatio", "InformationCompleteness")
@@ -154,8 +151,8 @@ class Serverless:
     def compress(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         """EventBridge `TopicEnded` → one mid-term memory (idempotent)."""
         self._start(context)
-        detail = event.get("detail") or {}
-        result = self._once("compress", detail, lambda: self._compress(detail))
+        ended = self._parse(TopicEnded, event.get("detail") or {})
+        result = self._once("compress", ended.detail(), lambda: self._compress(ended))
         self._flush()
         return result
 
@@ -207,10 +204,9 @@ class Serverless:
 
     # the steps
 
-    def _compress(self, detail: dict[str, Any]) -> dict[str, Any]:
-        pair, topic_id = pair_of(Event("TopicEnded", detail))
-        self.logger.append_keys(ai_user_id=pair.ai_user_id, topic_id=topic_id)
-        mid = self.services.compression.compress(pair, topic_id)
+    def _compress(self, ended: TopicEnded) -> dict[str, Any]:
+        self.logger.append_keys(ai_user_id=ended.ai_user_id, topic_id=ended.topic_id)
+        mid = self.services.compression.compress(ended.pair, ended.topic_id)
         if mid is None:
             return {"mid_term_id": None}
         self.metrics.add_metric(name="Compressions", unit=MetricUnit.Count, value=1)
@@ -222,11 +218,11 @@ class Serverless:
         if seconds_left(lambda_context) < self.settings.heartbeat_turn_seconds + FINISH_MARGIN_SECONDS:
             # not started at all: reported as a batch item failure, SQS delivers it again
             raise NoTimeLeft("too little time left in this invocation for another heartbeat")
-        work = Work.parse(json.loads(record.body))
-        outcome = self._once("heartbeat", work.as_dict(), lambda: self._run(work))
+        work = self._parse(HeartbeatDue, json.loads(record.body))
+        outcome = self._once("heartbeat", work.detail(), lambda: self._run(work))
         return outcome
 
-    def _run(self, work: Work) -> dict[str, Any]:
+    def _run(self, work: HeartbeatDue) -> dict[str, Any]:
         outcome = self.services.heartbeat.run(work)
         self.metrics.add_metric(
             name=HEARTBEAT_METRICS.get(outcome.status, "HeartbeatsSkipped"), unit=MetricUnit.Count, value=1
@@ -238,11 +234,11 @@ class Serverless:
     def _extract_record(self, record: Any, lambda_context: Any = None) -> dict[str, Any]:
         if seconds_left(lambda_context) < worst_case_seconds("extract-worker", self.settings) + FINISH_MARGIN_SECONDS:
             raise NoTimeLeft("too little time left in this invocation for another pair's extraction")
-        work = ExtractWork.parse(json.loads(record.body))
+        work = self._parse(ExtractionDue, json.loads(record.body))
         self.logger.append_keys(ai_user_id=work.ai_user_id)
-        return self._once("extract", work.as_dict(), lambda: self._extract_pair(work))
+        return self._once("extract", work.detail(), lambda: self._extract_pair(work))
 
-    def _extract_pair(self, work: ExtractWork) -> dict[str, Any]:
+    def _extract_pair(self, work: ExtractionDue) -> dict[str, Any]:
         outcome = self.services.extraction.run(work)
         if not outcome.finished:
             raise NotFinished(f"extraction {outcome.status}")
@@ -256,6 +252,15 @@ class Serverless:
         for name, value in figures.items():
             self.metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
         return {"status": outcome.status, "long_term": figures["Extractions"], "core": figures["CoreMemoriesCreated"]}
+
+    def _parse[E: PairEvent](self, kind: type[E], detail: object) -> E:
+        """The typed event; a malformed one is logged by its type (never its content) and raised, so
+        it fails like any failed delivery: retried, then dead-lettered."""
+        try:
+            return kind.from_detail(detail)
+        except MalformedEvent as error:
+            self.logger.warning("malformed event", extra={"detail_type": kind.detail_type, "problem": str(error)})
+            raise
 
     def _once(self, name: str, key: dict[str, Any], step: Any) -> dict[str, Any]:
         """Run a step at most once per key when an idempotency table is configured."""

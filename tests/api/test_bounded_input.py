@@ -44,7 +44,7 @@ def test_a_huge_next_heartbeat_marker_on_trigger_is_bounded_and_sent_once(person
     assert answer.status_code == 200, answer.text
     sent = [m for m in messages(person, ai) if m["kind"] == "heartbeat"]
     assert [m["content"] for m in sent] == ["想你了"]
-    state = app.state.services.heartbeats.get(pair_of(app, person, ai))
+    state = app.state.services.heartbeat_states.get(pair_of(app, person, ai))
     longest = heartbeat_interval(Relationship()).total_seconds() * app.state.settings.heartbeat_max_backoff
     if state.moved_to is not None:  # within the longest wait of 一般 at the largest back-off
         assert state.moved_to - state.last_run_at <= longest
@@ -60,7 +60,7 @@ def test_in_the_background_a_huge_marker_reaches_the_person_once_and_counts(pers
         app.state.runtime.bus.drain()
     sent = [m for m in messages(person, ai) if m["kind"] == "heartbeat"]
     assert len(sent) == len({m["timestamp"] for m in sent}) and sent[0]["content"] == "在干嘛呀"
-    state = services.heartbeats.get(pair_of(app, person, ai))
+    state = services.heartbeat_states.get(pair_of(app, person, ai))
     assert state.unanswered == len(sent) and state.recent  # counted toward the cap, back-off and no-repeat
 
 

@@ -40,7 +40,7 @@ def schedule(app, person: Person, ai_user_id: str, hour: int, minute: int, text:
     pair, ai_user = services.ai_users.companion(person.id, ai_user_id)
     relationship = services.memory.repo.relationship(pair)
     entry = ScheduledHeartbeat(hour=hour, minute=minute, message_template=text)
-    services.heartbeats.change(pair, ai_user, relationship, lambda s: add_scheduled(s, entry))
+    services.heartbeat_states.change(pair, ai_user, relationship, lambda s: add_scheduled(s, entry))
 
 
 def test_scheduled_heartbeats_are_listed_and_cancelled(app, client) -> None:

@@ -75,7 +75,7 @@ def services_with_settings(runtime: Runtime, server: FakeLLMServer, attempts: in
     models = FallbackMemoryModels(
         LLMMemoryModels(gateway), OfflineMemoryModels(), attempts=attempts, sleep=lambda _: None
     )
-    return build_services(dataclasses.replace(runtime, settings=settings), gateway=gateway, models=models)
+    return build_services(dataclasses.replace(runtime, settings=settings), gateway=gateway, memory_models=models)
 
 
 def services_with_fake_llm(runtime: Runtime, server: FakeLLMServer, attempts: int = 2) -> Services:
@@ -83,7 +83,7 @@ def services_with_fake_llm(runtime: Runtime, server: FakeLLMServer, attempts: in
     models = FallbackMemoryModels(
         LLMMemoryModels(gateway), OfflineMemoryModels(), attempts=attempts, sleep=lambda _: None
     )
-    return build_services(runtime, gateway=gateway, models=models)
+    return build_services(runtime, gateway=gateway, memory_models=models)
 
 
 @pytest.fixture
@@ -94,4 +94,6 @@ def services(runtime, fake_llm) -> Services:
 @pytest.fixture
 def offline_services(runtime) -> Services:
     offline = OfflineMemoryModels()
-    return build_services(runtime, models=FallbackMemoryModels(offline, offline, attempts=1, sleep=lambda _: None))
+    return build_services(
+        runtime, memory_models=FallbackMemoryModels(offline, offline, attempts=1, sleep=lambda _: None)
+    )

@@ -38,7 +38,7 @@ def test_the_core_judge_never_reverts_an_edit_of_an_item_stored_before_versions(
     old = {k: v for k, v in found.items() if k != "version"}
     runtime.store.put({**old, "core_judged": False})  # as the previous release stored it, not yet judged
     editor = MemoryEditor(services.memory.repo, clock, services.memory.retriever)
-    models = services.models
+    models = services.memory_models
     real_judge = models.judge_core
 
     def judge_while_the_person_edits(items, existing, now):

@@ -14,8 +14,9 @@ import pytest
 from dreamchat.adapters.private import signing_secret
 from dreamchat.config import Settings
 from dreamchat.errors import TooManyRequests, Unauthorized
-from dreamchat.services import auth as auth_module
-from dreamchat.services.auth import AuthService, HashingPool
+from dreamchat.services import passwords as auth_module
+from dreamchat.services.auth import AuthService
+from dreamchat.services.passwords import HashingPool
 from tests.services.conftest import on_every_store
 
 PASSWORD = "correct-horse-battery"

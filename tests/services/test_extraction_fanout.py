@@ -30,11 +30,11 @@ from dreamchat.adapters.memory_store import MemoryItemStore
 from dreamchat.adapters.sqlite_store import SqliteItemStore
 from dreamchat.config import Settings
 from dreamchat.domain.models import EmotionTags, MidTermMemory, PairId
+from dreamchat.events import ExtractionDue
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.llm.offline import OfflineMemoryModels
 from dreamchat.ports import ConditionFailed, KeyRange, Put
 from dreamchat.services.container import Services, build_services
-from dreamchat.services.extraction import ExtractWork
 from dreamchat.services.storage.unit_of_work import Storage
 from dreamchat.wiring import Runtime
 from tests.conftest import make_dynamo, make_s3, queries_of_one_partition, transactions_without_table_copies
@@ -83,7 +83,7 @@ def cloud(request, tmp_path, clock, rng) -> Iterator[tuple[Services, CountingMod
         runtime = Runtime(settings, store, blobs, LocalEventBus(), clock, rng, extract_queue=work)
         models = CountingModels()
         services = build_services(
-            runtime, models=FallbackMemoryModels(models, models, attempts=1, sleep=lambda _: None)
+            runtime, memory_models=FallbackMemoryModels(models, models, attempts=1, sleep=lambda _: None)
         )
         yield services, models, work
 
@@ -117,7 +117,7 @@ def work_the_queue(services: Services, work: DuplicatingQueue) -> None:
             body = work.items.get_nowait()
         except queue.Empty:
             return
-        outcome = services.extraction.run(ExtractWork.parse(json.loads(body)))
+        outcome = services.extraction.run(ExtractionDue.from_detail(json.loads(body)))
         work.outcomes.append(outcome.status)
         if not outcome.finished:
             work.items.put(body)
@@ -150,7 +150,7 @@ def test_an_extraction_killed_mid_run_is_redone_after_its_lease(cloud, monkeypat
     services, models, queued = cloud
     [pair] = due_pairs(services, 1)
     services.extraction.sweep()
-    work = ExtractWork.parse(json.loads(queued.items.get_nowait()))
+    work = ExtractionDue.from_detail(json.loads(queued.items.get_nowait()))
 
     class Killed(BaseException):
         pass

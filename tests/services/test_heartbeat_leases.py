@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from dreamchat.services.heartbeat import HeartbeatService, Work
+from dreamchat.events import HeartbeatDue
+from dreamchat.services.heartbeat import HeartbeatService
 from tests.fakes.fake_llm import Reply
 from tests.services.conftest import on_every_store, services_with_fake_llm
 from tests.services.test_heartbeat_service import heartbeat_messages, make_pairs
@@ -27,8 +28,8 @@ class CapturingQueue:
     def send(self, items: list[dict[str, Any]]) -> None:
         self.sent += items
 
-    def take(self) -> list[Work]:
-        work, self.sent = [Work.parse(item) for item in self.sent], []
+    def take(self) -> list[HeartbeatDue]:
+        work, self.sent = [HeartbeatDue.from_detail(item) for item in self.sent], []
         return work
 
 
@@ -88,7 +89,7 @@ def test_a_heartbeat_whose_every_attempt_dies_is_given_up_and_the_next_one_is_pl
                 fanout.heartbeat.run(work)
             clock.advance(seconds=lease + 1)
     assert fanout.heartbeat.run(work).status == "abandoned"
-    state = fanout.heartbeats.get(pair)
+    state = fanout.heartbeat_states.get(pair)
     assert state.last_run_due == work.due and state.next_due > work.due and state.lease_until is None
     assert fanout.heartbeat.run(work).status in ("duplicate", "not_due")
     assert heartbeat_messages(fanout, pair) == []
@@ -127,5 +128,5 @@ def test_the_person_writing_while_a_heartbeat_is_in_flight_keeps_it_leased(fanou
     assert fanout.heartbeat.sweep().due == 0
     [work] = queue.take()
     assert fanout.heartbeat.run(work).status == "not_due"
-    state = fanout.heartbeats.get(pair)
+    state = fanout.heartbeat_states.get(pair)
     assert state.lease_until is None

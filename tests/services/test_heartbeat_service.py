@@ -8,9 +8,9 @@ from dataclasses import replace
 from dreamchat.config import Settings
 from dreamchat.domain.heartbeat import person_wrote
 from dreamchat.domain.models import PairId
+from dreamchat.events import HeartbeatDue
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.services.container import build_services
-from dreamchat.services.heartbeat import Work
 from tests.fakes.fake_llm import Reply
 from tests.services.conftest import on_every_store
 
@@ -26,13 +26,15 @@ def make_pairs(services, count: int, level: str) -> list[tuple[PairId, object]]:
         if level != "一般":
             services.soul.set_relationship(pair, ai_user, level, None, "")
         relationship = services.memory.repo.relationship(pair)
-        services.heartbeats.change(pair, ai_user, relationship, lambda s: person_wrote(s, services.runtime.clock.now()))
+        services.heartbeat_states.change(
+            pair, ai_user, relationship, lambda s: person_wrote(s, services.runtime.clock.now())
+        )
         pairs.append((pair, ai_user))
     return pairs
 
 
 def heartbeat_messages(services, pair: PairId) -> list[str]:
-    messages, _ = services.memory.repo.messages(pair, before=None, after=None, limit=50)
+    messages, _ = services.memory.repo.log.messages(pair, before=None, after=None, limit=50)
     return [m.content for m in messages if m.kind == "heartbeat"]
 
 
@@ -66,8 +68,8 @@ def test_a_work_item_delivered_twice_sends_once(services, runtime, fake_llm, clo
     fake_llm.default = lambda body: Reply.text("早呀")
     [(pair, _)] = make_pairs(services, 1, "特别关心")
     clock.advance(minutes=30)
-    state = services.heartbeats.get(pair)
-    work = Work(pair.account_id, pair.ai_user_id, state.next_due)
+    state = services.heartbeat_states.get(pair)
+    work = HeartbeatDue(pair.account_id, pair.ai_user_id, state.next_due)
     assert services.heartbeat.run(work).status == "sent"
     assert services.heartbeat.run(work).status in ("duplicate", "not_due")
     assert heartbeat_messages(services, pair) == ["早呀"]
@@ -80,7 +82,7 @@ def test_heartbeat_ok_sends_nothing_and_moves_on(services, runtime, fake_llm, cl
     services.heartbeat.sweep()
     runtime.bus.drain()
     assert heartbeat_messages(services, pair) == []
-    state = services.heartbeats.get(pair)
+    state = services.heartbeat_states.get(pair)
     assert state.last_run_at == int(clock.now().timestamp()) and state.next_due > state.last_run_at
     assert state.unanswered == 0
 
@@ -104,7 +106,7 @@ def test_a_sent_heartbeat_is_an_ordinary_ai_message_and_the_trigger_is_not_store
     clock.advance(minutes=30)
     services.heartbeat.sweep()
     runtime.bus.drain()
-    messages, _ = services.memory.repo.messages(pair, before=None, after=None, limit=10)
+    messages, _ = services.memory.repo.log.messages(pair, before=None, after=None, limit=10)
     assert [(m.role, m.content, m.kind) for m in messages] == [
         ("user", "我今天有点感冒", "chat"),
         ("assistant", "今天降温了", "heartbeat"),
@@ -114,7 +116,7 @@ def test_a_sent_heartbeat_is_an_ordinary_ai_message_and_the_trigger_is_not_store
     assert [m.content for m in services.memory.repo.short_term(pair)] == ["我今天有点感冒", "今天降温了", "记得多穿点"]
     request = fake_llm.requests_for(CHAT_MODEL)[0].messages
     assert request[-1]["role"] == "system" and "心跳" in request[-1]["content"]
-    state = services.heartbeats.get(pair)
+    state = services.heartbeat_states.get(pair)
     assert state.unanswered == 1 and state.sent_today == 1
 
 
@@ -123,9 +125,9 @@ def test_the_same_words_are_not_sent_twice_within_a_day(services, runtime, fake_
     [(pair, _)] = make_pairs(services, 1, "特别关心")
     clock.advance(minutes=30)
     now = int(clock.now().timestamp())
-    assert services.heartbeat.run(Work(pair.account_id, pair.ai_user_id, now), force=True).status == "sent"
+    assert services.heartbeat.run(HeartbeatDue(pair.account_id, pair.ai_user_id, now), force=True).status == "sent"
     clock.advance(hours=2)
-    again = services.heartbeat.run(Work(pair.account_id, pair.ai_user_id, now + 1), force=True)
+    again = services.heartbeat.run(HeartbeatDue(pair.account_id, pair.ai_user_id, now + 1), force=True)
     assert again.status == "skipped" and "24 hours" in again.reason
     assert heartbeat_messages(services, pair) == ["在吗"]
 
@@ -149,8 +151,8 @@ def test_a_heartbeat_whose_model_hangs_fails_at_its_deadline(runtime, fake_llm, 
     [(pair, _)] = make_pairs(services, 1, "特别关心")
     clock.advance(minutes=30)
     fake_llm.default = lambda body: Reply.slow(3600)
-    state = services.heartbeats.get(pair)
+    state = services.heartbeat_states.get(pair)
     started = time.monotonic()
-    outcome = services.heartbeat.run(Work(pair.account_id, pair.ai_user_id, state.next_due or 0), force=True)
+    outcome = services.heartbeat.run(HeartbeatDue(pair.account_id, pair.ai_user_id, state.next_due or 0), force=True)
     assert outcome.status == "failed" and time.monotonic() - started < 2.5
     assert heartbeat_messages(services, pair) == []

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from dreamchat import keys
 from dreamchat.domain.models import PairId
-from dreamchat.services.topics import TOPIC_ENDED
+from dreamchat.events import TopicEnded
 from tests.fakes.fake_llm import Reply
 from tests.services.conftest import on_every_store
 
@@ -33,7 +33,7 @@ def ended_topics(runtime) -> list[str]:
     while not runtime.bus._queue.empty():
         event, _ = runtime.bus._queue.get_nowait()
         runtime.bus._queue.task_done()
-        assert event.detail_type == TOPIC_ENDED
+        assert event.detail_type == TopicEnded.detail_type
         topics.append(event.detail["topic_id"])
     return topics
 
@@ -42,7 +42,7 @@ def test_each_message_is_stored_with_a_second_precision_timestamp(services, cloc
     message = services.memory.record(PAIR, "user", "你好")
     assert message.timestamp == int(clock.now().timestamp())
     assert [m.content for m in services.memory.repo.short_term(PAIR)] == ["你好"]
-    assert services.memory.repo.last_message(PAIR).id == message.id
+    assert services.memory.repo.log.last_message(PAIR).id == message.id
 
 
 @on_every_store
@@ -89,9 +89,9 @@ def test_compression_stores_one_mid_term_memory_and_clears_the_topic(services, r
     assert mid.compression_ratio > 0.7 and not mid.degraded and not mid.extracted_to_long
     assert mid.emotion_tags.basic_emotion == "开心"
     assert services.memory.repo.short_term(PAIR) == []
-    assert [m.content for m in services.memory.repo.messages(PAIR, before=None, after=None, limit=10)[0]][0].startswith(
-        "这个周末"
-    )
+    assert [m.content for m in services.memory.repo.log.messages(PAIR, before=None, after=None, limit=10)[0]][
+        0
+    ].startswith("这个周末")
     prompt = json.dumps(fake_llm.requests_for("qwen-plus")[0].messages, ensure_ascii=False)
     assert "看海" in prompt
 

@@ -9,7 +9,7 @@ import pytest
 
 from dreamchat.domain.heartbeat import person_wrote
 from dreamchat.domain.models import PairId
-from dreamchat.services.heartbeat import Work
+from dreamchat.events import HeartbeatDue
 from tests.fakes.fake_llm import Reply
 from tests.fakes.fake_push import Device, FakePushService
 from tests.services.conftest import on_every_store, services_with_settings
@@ -36,7 +36,9 @@ def befriended(services, account: str = "acc-push", name: str = "小梦"):
     pair = services.ai_users.pair(account, ai_user.id)
     services.soul.set_relationship(pair, ai_user, "特别关心", None, "")  # a heartbeat every 20 minutes
     relationship = services.memory.repo.relationship(pair)
-    services.heartbeats.change(pair, ai_user, relationship, lambda s: person_wrote(s, services.runtime.clock.now()))
+    services.heartbeat_states.change(
+        pair, ai_user, relationship, lambda s: person_wrote(s, services.runtime.clock.now())
+    )
     return pair, ai_user
 
 
@@ -48,12 +50,12 @@ def subscribe(services, pair: PairId, device: Device) -> None:
 def run_heartbeat(services, pair: PairId, clock, *, then=lambda: None, minutes: int = 30):
     clock.advance(minutes=minutes)
     then()  # what happens just before the heartbeat runs
-    state = services.heartbeats.get(pair)
-    return services.heartbeat.run(Work(pair.account_id, pair.ai_user_id, state.next_due))
+    state = services.heartbeat_states.get(pair)
+    return services.heartbeat.run(HeartbeatDue(pair.account_id, pair.ai_user_id, state.next_due))
 
 
 def heartbeat_texts(services, pair: PairId) -> list[str]:
-    messages, _ = services.memory.repo.messages(pair, before=None, after=None, limit=50)
+    messages, _ = services.memory.repo.log.messages(pair, before=None, after=None, limit=50)
     return [m.content for m in messages if m.kind == "heartbeat"]
 
 
@@ -146,7 +148,7 @@ def test_a_push_service_that_keeps_failing_never_fails_the_heartbeat(services, f
     assert outcome.status == "sent"
     assert len(push_service.attempts) == services.runtime.settings.push_attempts == 3
     assert heartbeat_texts(services, pair) == ["想你了"]
-    state = services.heartbeats.get(pair)
+    state = services.heartbeat_states.get(pair)
     assert state.next_due is not None  # the run was recorded: the next heartbeat is planned
 
 

@@ -66,7 +66,7 @@ def test_small_talk_shows_no_quote(runtime, fake_llm, clock) -> None:
 def test_a_message_the_person_deleted_is_never_quoted(runtime, fake_llm, clock) -> None:
     services = services_with_fake_llm(runtime, fake_llm)
     painted, _, _ = remember(services, fake_llm, clock)
-    assert services.memory.repo.delete_message(PAIR, painted)
+    assert services.memory.repo.log.delete_message(PAIR, painted)
     assert "棕榈树" not in quotes_of(services, "你和孩子们最近画了什么画？")
 
 
@@ -101,5 +101,5 @@ def test_recall_memory_returns_the_words_said_behind_the_memory(runtime, fake_ll
     [recalled] = services.memory.recall(PAIR, "孩子们画的画")
     assert recalled.detail.detail_content == "聊了画画"
     assert [q.message_id for q in recalled.said] == [painted] and "棕榈树" in recalled.said[0].text
-    assert services.memory.repo.delete_message(PAIR, painted)
+    assert services.memory.repo.log.delete_message(PAIR, painted)
     assert services.memory.recall(PAIR, "孩子们画的画")[0].said == []

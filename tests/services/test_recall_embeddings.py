@@ -43,7 +43,7 @@ def with_embeddings(runtime, server: FakeLLMServer, model: str = MODEL):
     return build_services(
         runtime,
         gateway=services.gateway,
-        models=services.models,
+        memory_models=services.memory_models,
         embedder=ApiEmbedder(server.base_url, "k", model, timeout=2, cooldown=0),
     )
 

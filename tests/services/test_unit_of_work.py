@@ -103,7 +103,7 @@ def test_a_mid_term_memory_leaves_the_due_index_once_extracted(store) -> None:
     with storage.pair(PAIR) as uow:
         uow.mid_terms.add(mid("topic_1"), None)
         uow.commit()
-    due = keys.due_partition(keys.EXTRACT_DUE, keys.shard(PAIR))
+    due = keys.due_partition(keys.EXTRACT_DUE_KIND, keys.shard(PAIR))
     assert len(store.query_due(due, "~").items) == 1
     with storage.pair(PAIR) as uow:
         [read] = uow.mid_terms.all()

@@ -8,8 +8,8 @@ import pytest
 
 from dreamchat.config import DEFAULT_FAREWELLS
 from dreamchat.domain.topics import (
-    TOPIC_ENDED,
-    TOPIC_SWITCH,
+    TOPIC_ENDED_MARKER,
+    TOPIC_SWITCH_MARKER,
     Placement,
     TopicState,
     new_topic_id,
@@ -146,19 +146,19 @@ def test_a_reply_without_markers_is_left_as_it_is() -> None:
 
 
 def test_topic_ended_at_the_end_of_a_reply_is_read_and_stripped() -> None:
-    markers = read_markers(f"晚安，好梦{TOPIC_ENDED}")
+    markers = read_markers(f"晚安，好梦{TOPIC_ENDED_MARKER}")
     assert markers.ended and not markers.switched
     assert markers.text == "晚安，好梦"
 
 
 def test_topic_ended_anywhere_in_the_reply_is_read_and_stripped() -> None:
-    markers = read_markers(f"{TOPIC_ENDED}好的\n明天见")
+    markers = read_markers(f"{TOPIC_ENDED_MARKER}好的\n明天见")
     assert markers.ended
     assert markers.text == "好的\n明天见"
 
 
 def test_topic_switch_is_read_and_stripped() -> None:
-    markers = read_markers(f"{TOPIC_SWITCH}说起来，你考试怎么样了？")
+    markers = read_markers(f"{TOPIC_SWITCH_MARKER}说起来，你考试怎么样了？")
     assert markers.switched and not markers.ended
     assert markers.text == "说起来，你考试怎么样了？"
 
@@ -171,14 +171,14 @@ def test_markers_are_read_whatever_their_case_and_inner_spaces(marker: str) -> N
 
 
 def test_both_markers_in_one_reply_are_both_read_and_every_copy_stripped() -> None:
-    markers = read_markers(f"{TOPIC_SWITCH}嗯嗯{TOPIC_ENDED}\n好的{TOPIC_ENDED}")
+    markers = read_markers(f"{TOPIC_SWITCH_MARKER}嗯嗯{TOPIC_ENDED_MARKER}\n好的{TOPIC_ENDED_MARKER}")
     assert markers.ended and markers.switched
     assert "TOPIC" not in markers.text.upper()
     assert markers.text == "嗯嗯\n好的"
 
 
 def test_a_reply_that_is_only_a_marker_leaves_nothing_to_show() -> None:
-    assert read_markers(f"  {TOPIC_ENDED}  ").text.strip() == ""
+    assert read_markers(f"  {TOPIC_ENDED_MARKER}  ").text.strip() == ""
 
 
 def test_an_unrelated_bracketed_word_is_not_a_marker() -> None:

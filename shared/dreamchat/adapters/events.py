@@ -10,6 +10,7 @@ import time
 from collections import defaultdict
 from typing import Any
 
+from dreamchat.events import HeartbeatDue
 from dreamchat.logsafe import failure
 from dreamchat.ports import Event, EventHandler, StoreError
 
@@ -103,14 +104,10 @@ class LocalEventBus:
                 return
 
 
-HEARTBEAT_DUE = "HeartbeatDue"
-EXTRACTION_DUE = "ExtractionDue"
-
-
 class LocalWorkQueue:
     """Work items become events on the local bus, delivered by its worker thread."""
 
-    def __init__(self, bus: LocalEventBus, detail_type: str = HEARTBEAT_DUE) -> None:
+    def __init__(self, bus: LocalEventBus, detail_type: str = HeartbeatDue.detail_type) -> None:
         self._bus = bus
         self._detail_type = detail_type
 

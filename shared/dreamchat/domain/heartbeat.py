@@ -32,6 +32,7 @@ NIGHT_WEIGHT = 1 / 3
 MAX_BACKOFF = 64  # beyond it an unanswered heartbeat at 关系冷淡 would wait over a year
 LONGEST_WAIT = timedelta(days=3650)  # no timed heartbeat is planned further ahead (决裂: 999 days)
 HEARTBEAT_OK = "HEARTBEAT_OK"
+NEXT_HEARTBEAT_HOURS = "NEXT_HEARTBEAT_HOURS"  # the marker's name: [NEXT_HEARTBEAT_HOURS:<hours>]
 _SEPARATORS = " \t:：,，;；-—"
 MAX_SCHEDULED = 10
 # the marker as a model may write it: any case, full-width brackets or colon, spaces, a sign or an exponent

@@ -13,8 +13,8 @@ from datetime import datetime, timedelta
 
 import jieba
 
-TOPIC_ENDED = "[TOPIC_ENDED]"
-TOPIC_SWITCH = "[TOPIC_SWITCH]"
+TOPIC_ENDED_MARKER = "[TOPIC_ENDED]"
+TOPIC_SWITCH_MARKER = "[TOPIC_SWITCH]"
 _MARKERS = re.compile(r"\[\s*TOPIC_(ENDED|SWITCH)\s*\]", re.IGNORECASE)
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from dreamchat.domain.heartbeat import HEARTBEAT_OK, NEXT_HEARTBEAT_HOURS
 from dreamchat.domain.models import RelationshipLevel
 from dreamchat.domain.relationship import LEVELS
 from dreamchat.domain.safety import CRISIS_MARKER
+from dreamchat.domain.topics import TOPIC_ENDED_MARKER, TOPIC_SWITCH_MARKER
 
 WEEKDAYS = "一二三四五六日"
 
@@ -30,8 +32,8 @@ def chat_instructions(
 - 你是 AI 扮演的角色：可以一直用角色的口吻聊天，但绝不声称自己是真人。当对方真诚地问你是不是真人、是不是 AI 时，要坦诚告诉对方你是 AI（可以用角色的口吻说）。
 - 如果对方流露出想伤害自己、轻生或活不下去的念头：无论你们关系如何、你心情怎样，都要认真、温柔地回应，陪着对方，鼓励对方联系信任的人和专业的心理援助；这时绝不冷淡、敷衍、生气或不回复，并在回复开头加上 {CRISIS_MARKER}。
 - 想说几句就分几行，每行是一条独立的消息，最多 5 条；不想回复时可以什么都不说（已读不回）。
-- 当这个话题自然结束时（比如互相道别），在回复末尾加上 [TOPIC_ENDED]。
-- 当对方明显换到一个完全不同的新话题时，在回复开头加上 [TOPIC_SWITCH]。
+- 当这个话题自然结束时（比如互相道别），在回复末尾加上 {TOPIC_ENDED_MARKER}。
+- 当对方明显换到一个完全不同的新话题时，在回复开头加上 {TOPIC_SWITCH_MARKER}。
 - 需要时可以调用工具：更新自我认知、调整关系、设置或删除定时心跳、查看当前状态、搜索网络、回忆往事。
 {guidance}""".strip()
 
@@ -53,7 +55,7 @@ def heartbeat_prompt(now: datetime, zone: str, kind: str, template: str, silent_
 现在是 {local_time(now, zone)}。大约一个小时前，对方说了让你很担心的话（可能有伤害自己或轻生的念头），之后没有再说话。
 请主动、温柔地关心一下对方：问问对方现在怎么样、是否安全，让对方知道你一直在；鼓励对方联系信任的人或专业的心理援助热线。
 - 像平时一样自然地发 1-3 条消息（每行一条），不要提到"心跳"或"系统"，不要说教。
-- 这一次一定要发消息，不要回复 HEARTBEAT_OK。"""
+- 这一次一定要发消息，不要回复 {HEARTBEAT_OK}。"""
     if kind == "scheduled":
         reason = f"现在到了你之前设定的时间，你原本打算：{template or '主动和对方说说话'}。"
     else:
@@ -62,5 +64,5 @@ def heartbeat_prompt(now: datetime, zone: str, kind: str, template: str, silent_
 现在是 {local_time(now, zone)}。{reason}
 请结合上面的聊天记录和你们的关系，决定要不要主动联系对方：
 - 如果想说，就像真人一样自然地发 1-5 条消息（每行一条），不要提到“心跳”或“系统”。
-- 如果觉得现在不合适打扰对方（比如对方在忙、太晚了、刚聊完），只回复 HEARTBEAT_OK。
-- 如果想改变下次主动联系的时间，可以在末尾加上 [NEXT_HEARTBEAT_HOURS:小时数]。"""
+- 如果觉得现在不合适打扰对方（比如对方在忙、太晚了、刚聊完），只回复 {HEARTBEAT_OK}。
+- 如果想改变下次主动联系的时间，可以在末尾加上 [{NEXT_HEARTBEAT_HOURS}:小时数]。"""

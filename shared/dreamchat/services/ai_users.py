@@ -140,11 +140,6 @@ class AIUserService:
             raise NotFound(_NOT_FOUND)
         return {"pinned": updated.pinned, "muted": updated.muted}
 
-    def claim_greeting(self, pair: PairId) -> bool:
-        """True once per pair, whoever asks at the same moment (two tabs opening a new chat): the
-        opening message is stored by the one request whose conditional write made the claim."""
-        return self._store.put_if_absent({"pk": keys.pair_pk(pair), "sk": keys.GREETED_SK})
-
     def mark_read(self, account_id: str, ai_user_id: str, message_id: str) -> None:
         """Remember the newest message the person has seen (for unread counts)."""
         pair = PairId(account_id=account_id, ai_user_id=ai_user_id)

@@ -8,68 +8,27 @@ so logging out ends them too.
 
 from __future__ import annotations
 
-import threading
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
-from functools import cache
 from typing import Any
 
 import jwt
-from argon2 import PasswordHasher
-from argon2.exceptions import InvalidHashError, VerificationError
 
 from dreamchat import keys
 from dreamchat.config import Settings
 from dreamchat.domain.accounts import normal_username, password_problem, username_problem, username_skeleton
 from dreamchat.domain.models import Account, TokenFamily
-from dreamchat.errors import Conflict, Contended, Forbidden, Invalid, Unauthorized, Unavailable
+from dreamchat.errors import Conflict, Contended, Forbidden, Invalid, Unauthorized
 from dreamchat.ports import Clock, ItemStore, query_all
 from dreamchat.services.limits import RateLimit
+from dreamchat.services.passwords import HashingPool, dummy_hash
 from dreamchat.services.storage.session import Versioned, to_model
 from dreamchat.services.storage.unit_of_work import Storage, UnitOfWork
 
 _ALGORITHM = "HS256"
 Claims = dict[str, Any]  # a decoded JWT
 _BAD_LOGIN = "invalid username or password"
-_HASH_WAIT_SECONDS = 10
-_hasher = PasswordHasher()
-
-
-@cache
-def _dummy_hash() -> str:
-    """Verified against when the username is unknown, so both failures take the same time."""
-    return _hasher.hash("dreamchat-dummy-password")
-
-
-class HashingPool:
-    """Argon2 is slow on purpose; at most `workers` hashes run at once, so a flood of logins
-    cannot take every core from the other requests. A caller waits its turn, briefly."""
-
-    def __init__(self, workers: int) -> None:
-        self._slots = threading.BoundedSemaphore(workers)
-
-    def hash(self, password: str) -> str:
-        with self._slot():
-            return _hasher.hash(password)
-
-    def verify(self, password_hash: str, password: str) -> bool:
-        with self._slot():
-            try:
-                return _hasher.verify(password_hash, password)
-            except (VerificationError, InvalidHashError):
-                return False
-
-    @contextmanager
-    def _slot(self) -> Iterator[None]:
-        if not self._slots.acquire(timeout=_HASH_WAIT_SECONDS):
-            raise Unavailable("the server is busy; try again shortly", retry_after=5)
-        try:
-            yield
-        finally:
-            self._slots.release()
 
 
 @dataclass(frozen=True)
@@ -130,7 +89,7 @@ class AuthService:
             "too many failed logins; try again later",
         )
         account = self._find(username)
-        if not self._hashing.verify(account.password_hash if account else _dummy_hash(), password) or account is None:
+        if not self._hashing.verify(account.password_hash if account else dummy_hash(), password) or account is None:
             raise Unauthorized(_BAD_LOGIN)
         self._limit.reset(keys.login_limit_scope(username_skeleton(username)), window)
         return account, self._start_family(account.id)

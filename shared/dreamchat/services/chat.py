@@ -18,9 +18,7 @@ first event is sent, so a client that hangs up changes nothing.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from zoneinfo import ZoneInfo
+from collections.abc import Callable
 
 from dreamchat import keys
 from dreamchat.budget import Deadline
@@ -29,7 +27,6 @@ from dreamchat.domain import reply as replies
 from dreamchat.domain import safety
 from dreamchat.domain.heartbeat import HeartbeatState, check_in_after, person_wrote, strip_control_markers
 from dreamchat.domain.models import MAX_MESSAGE_CHARS, MAX_REASONING_CHARS, AIUser, Message, PairId
-from dreamchat.domain.relationship import DEFAULT_LEVEL
 from dreamchat.domain.sessions import BREAK_NOTICE
 from dreamchat.domain.text import is_blank
 from dreamchat.domain.topics import read_markers, says_farewell
@@ -37,82 +34,22 @@ from dreamchat.errors import Invalid, TooLarge
 from dreamchat.llm.chat_prompts import CRISIS_GUIDANCE, HUMAN_QUESTION_GUIDANCE, chat_instructions
 from dreamchat.llm.errors import LLMError
 from dreamchat.llm.offline import crisis_reply, offline_reply
-from dreamchat.llm.port import LLMGateway
-from dreamchat.ports import Clock, Counter, RandomSource, SearchProvider
+from dreamchat.ports import Clock, Counter, RandomSource
+from dreamchat.services.chat_events import Done, Event, Failed, Notice, Reply, SafetyNotice, Sent, Thinking
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.limits import RateLimit
 from dreamchat.services.memory import MemoryService
-from dreamchat.services.memory_repo import PairSnapshot
+from dreamchat.services.reply_draw import ReplyDraw
 from dreamchat.services.sessions import Sessions
-from dreamchat.services.soul import SoulService
-from dreamchat.services.tools import ToolBox, tool_schemas
+from dreamchat.services.speaker import Line, Speaker
+
+__all__ = ["ChatService", "Done", "Event", "Failed", "Notice", "SafetyNotice", "Sent", "Thinking", "check_content"]
 
 log = logging.getLogger(__name__)
 
 
 CRISIS_REFERRALS = "CrisisReferrals"
 CRISIS_MAX_DELAY_SECONDS = 3.0  # a person in crisis never waits on a simulated typist
-
-
-@dataclass(frozen=True)
-class SafetyNotice:
-    """Help lines for a person in crisis (sent before the messages, shown as a card)."""
-
-    resources: tuple[safety.CrisisResource, ...]
-    kind: str = "crisis"
-
-    def as_dict(self) -> dict[str, object]:
-        fields = ("name", "phone", "url", "hours")
-        return {"kind": self.kind, "resources": [{f: getattr(r, f) for f in fields} for r in self.resources]}
-
-
-@dataclass(frozen=True)
-class Notice:
-    """An in-app notice before the AI's messages (not a message of the AI's)."""
-
-    kind: str
-    text: str
-
-
-@dataclass(frozen=True)
-class Thinking:
-    """The reasoning model's chain of thought for this turn (sent before the messages)."""
-
-    content: str
-
-
-@dataclass(frozen=True)
-class Reply:
-    """What the AI produced: its text, whether someone "typed" it, and its chain of thought."""
-
-    text: str
-    typed: bool = True
-    reasoning: str = ""
-    read_pause: float | None = None  # seconds before 已读 shows, when the AI reads without replying
-
-
-@dataclass(frozen=True)
-class Sent:
-    message: Message
-    delay_ms: int
-    index: int
-
-
-@dataclass(frozen=True)
-class Done:
-    replied: bool
-    topic_ended: bool
-    message_count: int
-    read_after_ms: int = 0  # 已读 shows after this pause (a person does not read the instant it arrives)
-
-
-@dataclass(frozen=True)
-class Failed:
-    code: str
-    message: str
-
-
-Event = SafetyNotice | Notice | Thinking | Sent | Done | Failed
 
 
 def check_content(content: str) -> str:
@@ -127,10 +64,8 @@ class ChatService:
     def __init__(
         self,
         memory: MemoryService,
-        soul: SoulService,
+        speaker: Speaker,
         heartbeats: HeartbeatStates,
-        gateway: LLMGateway | None,
-        search: SearchProvider,
         clock: Clock,
         random: RandomSource,
         settings: Settings,
@@ -140,14 +75,13 @@ class ChatService:
     ) -> None:
         self._on_reply = on_reply or (lambda pair, ai_user, messages, deadline: None)  # the push, once stored
         self.memory = memory
-        self._soul = soul
+        self._speaker = speaker
         self._heartbeats = heartbeats
-        self._gateway = gateway
-        self._search = search
         self._clock = clock
         self._random = random
         self._settings = settings
         self._limit = RateLimit(memory.repo.store, clock)
+        self._draw = ReplyDraw(memory.repo.log, clock, random, settings)
         self._sessions = Sessions(memory.repo.store, clock, settings.break_reminder_minutes)
         self._count = count or (lambda name, value=1: None)
         self.crisis_help = SafetyNotice(tuple(safety.resources_for(settings.crisis_locale, settings.crisis_table)))
@@ -215,7 +149,8 @@ class ChatService:
         if crisis and not lines:
             lines = [crisis_reply(offline=False)]
         cap = CRISIS_MAX_DELAY_SECONDS if crisis else None
-        sent = list(self._send(pair, person, lines, typed=reply.typed, reasoning=reasoning, cap=cap))
+        how = Line(typed=reply.typed, reasoning=reasoning, cap=cap)
+        sent = [Sent(m, m.delay_ms, i) for i, m in enumerate(self._speaker.send(pair, lines, how, after=person.id))]
         if not sent:  # 已读不回: the history shows it, not only the live turn
             self.memory.update_message(pair, person.model_copy(update={"read_no_reply": True, "reasoning": reasoning}))
         # A topic that grows past the limit ends too, so short-term memory stays bounded.
@@ -262,8 +197,7 @@ class ChatService:
         """The AI's reply (the offline notice comes at once, untyped). When the draw says no, the
         model is not asked: the turn is 已读不回 — never for a crisis, nor for a sincere question
         whether the AI is a person."""
-        key = "deepseek_reasoner" if ai_user.model == "reasoner" else "deepseek_chat"
-        if self._gateway is None or not self._gateway.configured(key):
+        if not self._speaker.can_speak(ai_user):
             text = crisis_reply(offline=True) if crisis else offline_reply(ai_user.name)
             return Reply(text, typed=False)
         snapshot = self.memory.repo.snapshot(pair)
@@ -271,9 +205,9 @@ class ChatService:
             guidance = CRISIS_GUIDANCE
         else:
             asked = safety.asks_if_human(person.content)  # answered, always and honestly
-            decision = self._decide(pair, snapshot, ai_user, person, must_answer=asked)
+            decision = self._draw.decide(pair, snapshot, ai_user, person, must_answer=asked)
             if not decision.inclined and self._settings.reply_decision == "draw":
-                return self._read_without_replying(ai_user, decision)
+                return self._draw.read_without_replying(ai_user, decision)
             guidance = decision.guidance + (HUMAN_QUESTION_GUIDANCE if asked else "")
         instructions = chat_instructions(
             ai_user.name, self._clock.now(), ai_user.timezone, snapshot.relationship.level, guidance, crisis=crisis
@@ -281,81 +215,8 @@ class ChatService:
         context = self.memory.context(
             pair, ai_user, person.content, instructions, exclude_message=person.id, snapshot=snapshot
         )
-        tools = ToolBox(
-            pair,
-            ai_user,
-            self.memory,
-            self._soul,
-            self._heartbeats,
-            self._search,
-            self._clock,
-            self._settings.search_results,
-        )
-        completion = self._gateway.complete(
-            key,
-            context.messages,
-            tools=tool_schemas(),
-            run_tool=tools.run,
-            max_tool_rounds=self._settings.tool_rounds,
-            deadline=deadline,
-        )
+        completion = self._speaker.generate(pair, ai_user, context.messages, deadline)
         return Reply(completion.text or "", reasoning=completion.reasoning)
-
-    def _read_without_replying(self, ai_user: AIUser, decision: replies.ReplyDecision) -> Reply:
-        log.info("read without replying", extra={"ai_user_id": ai_user.id, "probability": decision.probability})
-        # the draw's leftover is itself uniform: no second draw, so seeded runs keep their sequence
-        leftover = (decision.draw - decision.probability) / max(1 - decision.probability, 1e-9)
-        pause = replies.read_pause_seconds(min(max(leftover, 0.0), 1.0), self._settings.max_delay_seconds)
-        return Reply("", read_pause=pause)
-
-    def _decide(
-        self, pair: PairId, snapshot: PairSnapshot, ai_user: AIUser, person: Message, *, must_answer: bool = False
-    ) -> replies.ReplyDecision:
-        mids = snapshot.mids
-        mood = max(mids, key=lambda m: m.created_at).emotion_tags.basic_emotion if mids else None
-        hour = self._clock.now().astimezone(ZoneInfo(ai_user.timezone)).hour
-        relationship = snapshot.relationship
-        warm_n = self._settings.warm_start_messages
-        level_set = relationship.updated_at != 0
-        # the log's start is read only while the first day can still be warm: not after a level was
-        # set, nor once the compressed topics alone hold more messages than the read would reach
-        compressed = sum(m.message_count for m in mids)
-        may_be_warm = (
-            warm_n
-            and relationship.level == DEFAULT_LEVEL
-            and not level_set
-            and compressed < self.memory.repo.message_window(warm_n)
-        )
-        number = self.memory.repo.person_message_number(pair, person.id, warm_n) if may_be_warm else None
-        warm = replies.warm_start(relationship.level, level_set, number, warm_n)
-        draw = self._random.random()
-        return replies.decide_reply(relationship.level, mood, hour, person.content, draw, warm=warm or must_answer)
-
-    def _send(
-        self,
-        pair: PairId,
-        after: Message,
-        lines: list[str],
-        *,
-        typed: bool = True,
-        reasoning: str = "",
-        cap: float | None = None,
-    ) -> Iterator[Sent]:
-        """Store and yield the AI's messages; the chain of thought is kept with the first one."""
-        previous = after.id
-        longest = min(cap if cap is not None else self._settings.max_delay_seconds, self._settings.max_delay_seconds)
-        for index, line in enumerate(lines):
-            delay = replies.typing_delay(line, self._random.random(), longest) if typed else 0
-            message = self.memory.record(
-                pair,
-                "assistant",
-                line,
-                after=previous,
-                delay_ms=int(delay * 1000),
-                reasoning=reasoning if index == 0 else "",
-            )
-            previous = message.id
-            yield Sent(message, message.delay_ms, index)
 
     def _end_on_farewell(self, pair: PairId, person: Message) -> bool:
         if not says_farewell(person.content, self._settings.farewell_keywords):

@@ -18,6 +18,7 @@ from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import Conversation, Message, MidTermMemory, PairId
 from dreamchat.domain.relationship import judgment_due
 from dreamchat.errors import Contended, NotFound
+from dreamchat.events import TopicEnded
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.ports import Clock, Event
 from dreamchat.services.ai_users import AIUserService
@@ -26,7 +27,7 @@ from dreamchat.services.quality import QualityService
 from dreamchat.services.soul import SoulService
 from dreamchat.services.storage.guard import Gone
 from dreamchat.services.storage.unit_of_work import Storage
-from dreamchat.services.topics import Topics, pair_of
+from dreamchat.services.topics import Topics
 from dreamchat.services.vectors import VectorRefresh
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,8 @@ class Compression:
         self._settings = settings
 
     def on_topic_ended(self, event: Event) -> None:
-        self.compress(*pair_of(event))
+        ended = TopicEnded.of(event)
+        self.compress(ended.pair, ended.topic_id)
 
     def compress(self, pair: PairId, topic_id: str) -> MidTermMemory | None:
         """Summarise an ended topic into one mid-term memory, then clear exactly its messages; every

@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dreamchat.adapters.embeddings import build_embedder
-from dreamchat.adapters.events import EXTRACTION_DUE, HEARTBEAT_DUE, LocalEventBus, LocalWorkQueue, MissingQueue
+from dreamchat.adapters.events import LocalEventBus, LocalWorkQueue, MissingQueue
 from dreamchat.adapters.private import signing_secret, vapid_private_key
 from dreamchat.adapters.push import VapidKey, WebPushSender, new_private_key
 from dreamchat.adapters.search import NoSearch, WebSearch, bocha, searxng, tavily
 from dreamchat.config import Settings
+from dreamchat.events import ExtractionDue, HeartbeatDue, TopicEnded
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.memory_models import FallbackMemoryModels, build_memory_models
 from dreamchat.llm.port import LLMGateway
@@ -20,8 +21,8 @@ from dreamchat.services.chat import ChatService
 from dreamchat.services.compression import AfterCompression, Compression
 from dreamchat.services.context import ContextBuilder
 from dreamchat.services.core_judgment import CoreJudge
-from dreamchat.services.extraction import ExtractionService, ExtractWork
-from dreamchat.services.heartbeat import HeartbeatService, Work
+from dreamchat.services.extraction import ExtractionService
+from dreamchat.services.heartbeat import HeartbeatService
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.leases import Leases
 from dreamchat.services.long_term import Extractor
@@ -32,9 +33,10 @@ from dreamchat.services.push import PushSender, PushService
 from dreamchat.services.quality import OnFigure, QualityService
 from dreamchat.services.recall import Retriever
 from dreamchat.services.soul import SoulService
+from dreamchat.services.speaker import Speaker
 from dreamchat.services.storage.unit_of_work import Storage
 from dreamchat.services.tombstones import Erasures
-from dreamchat.services.topics import TOPIC_ENDED, Topics
+from dreamchat.services.topics import Topics
 from dreamchat.services.vectors import VectorRefresh
 from dreamchat.wiring import Runtime
 
@@ -51,12 +53,12 @@ class Services:
     core_judge: CoreJudge
     vectors: VectorRefresh
     soul: SoulService
-    heartbeats: HeartbeatStates
+    heartbeat_states: HeartbeatStates
     chat: ChatService
     heartbeat: HeartbeatService
     extraction: ExtractionService
     gateway: LLMGateway | None
-    models: FallbackMemoryModels
+    memory_models: FallbackMemoryModels
     erasures: Erasures
     quality: QualityService
     push: PushService
@@ -77,7 +79,7 @@ def build_services(
     runtime: Runtime,
     *,
     gateway: LLMGateway | None = None,
-    models: FallbackMemoryModels | None = None,
+    memory_models: FallbackMemoryModels | None = None,
     embedder: Embedder | None = None,
     on_quality: OnFigure | None = None,
     on_count: Counter | None = None,
@@ -86,7 +88,7 @@ def build_services(
     settings, clock, store = runtime.settings, runtime.clock, runtime.store
     if gateway is None and settings.llm_configured:
         gateway = OpenAIGateway.from_settings(settings)
-    models = models or build_memory_models(settings, gateway)
+    models = memory_models or build_memory_models(settings, gateway)
     repo, storage = MemoryRepository(store, runtime.blobs), Storage(store)
     retriever = Retriever(embedder or build_embedder(settings))
     topics = Topics(repo, storage, runtime.bus, clock, runtime.random, settings)
@@ -96,9 +98,8 @@ def build_services(
     search = build_search(settings)
     presence = Presence(store, clock, settings.presence_seconds)
     push = PushService(store, presence, push_sender or build_push(settings), clock, settings)
-    chat = ChatService(
-        memory, soul, heartbeats, gateway, search, clock, runtime.random, settings, on_count, on_reply=push.after_turn
-    )
+    speaker = Speaker(memory, soul, heartbeats, gateway, search, clock, runtime.random, settings)
+    chat = ChatService(memory, speaker, heartbeats, clock, runtime.random, settings, on_count, on_reply=push.after_turn)
     ai_users = AIUserService(store, runtime.blobs, clock, Caps(settings.max_ai_users, settings.max_friends))
     leases = Leases(store, clock, settings.lease_seconds, settings.lease_attempts)
     quality = QualityService(repo, gateway, clock, runtime.random, settings, on_quality)
@@ -112,13 +113,10 @@ def build_services(
         heartbeats,
         ai_users,
         memory,
-        soul,
-        gateway,
-        search,
+        speaker,
         runtime.queue or MissingQueue(),
         leases,
         clock,
-        runtime.random,
         settings,
         on_sent=push.after_heartbeat,
     )
@@ -134,12 +132,12 @@ def build_services(
         core_judge=core_judge,
         vectors=vectors,
         soul=soul,
-        heartbeats=heartbeats,
+        heartbeat_states=heartbeats,
         chat=chat,
         heartbeat=heartbeat,
         extraction=extraction,
         gateway=gateway,
-        models=models,
+        memory_models=models,
         erasures=Erasures(store, runtime.blobs, clock),
         quality=quality,
         push=push,
@@ -147,18 +145,18 @@ def build_services(
     )
     subscribe = getattr(runtime.bus, "subscribe", None)
     if subscribe is not None:  # the local bus; in AWS, EventBridge invokes the compress function
-        subscribe(TOPIC_ENDED, compression.on_topic_ended)
-        subscribe(HEARTBEAT_DUE, lambda event: _run_heartbeat(heartbeat, event))
-        subscribe(EXTRACTION_DUE, lambda event: _run_extraction(extraction, event))
+        subscribe(TopicEnded.detail_type, compression.on_topic_ended)
+        subscribe(HeartbeatDue.detail_type, lambda event: _run_heartbeat(heartbeat, event))
+        subscribe(ExtractionDue.detail_type, lambda event: _run_extraction(extraction, event))
     return services
 
 
 def _run_heartbeat(heartbeat: HeartbeatService, event: Event) -> None:
-    heartbeat.run(Work.parse(event.detail))
+    heartbeat.run(HeartbeatDue.of(event))
 
 
 def _run_extraction(extraction: ExtractionService, event: Event) -> None:
-    extraction.run(ExtractWork.parse(event.detail))
+    extraction.run(ExtractionDue.of(event))
 
 
 def build_push(settings: Settings) -> WebPushSender | None:
@@ -172,5 +170,5 @@ def _extract_queue(runtime: Runtime) -> WorkQueue:
     if runtime.extract_queue is not None:
         return runtime.extract_queue
     if isinstance(runtime.bus, LocalEventBus):
-        return LocalWorkQueue(runtime.bus, EXTRACTION_DUE)
+        return LocalWorkQueue(runtime.bus, ExtractionDue.detail_type)
     return MissingQueue("DREAMCHAT_EXTRACT_QUEUE_URL")

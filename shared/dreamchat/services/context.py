@@ -55,7 +55,7 @@ class ContextBuilder:
             found.units,
             details,
             short_term,
-            self.repo.about_person(pair.account_id),
+            self.repo.about.get(pair.account_id),
             quotes,
         )
         return assemble(
@@ -82,7 +82,7 @@ class ContextBuilder:
         for unit in (h.unit for h in hits[:QUOTE_RANKS] if h.relevant):
             if not unit.source or any(q.message_id == unit.source for q in quotes):
                 continue
-            message = self.repo.message(pair, unit.source)
+            message = self.repo.log.message(pair, unit.source)
             if message is not None:
                 text = excerpt(message.content, query, unit.text)
                 quotes.append(Quote(message.id, message.role, message.timestamp, text))

@@ -8,12 +8,11 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from dreamchat import keys
 from dreamchat.config import Settings
-from dreamchat.domain.models import PairId
 from dreamchat.errors import Contended
+from dreamchat.events import ExtractionDue
 from dreamchat.ports import Clock, Item, ItemStore, WorkQueue
 from dreamchat.services.due_index import due_pages, leased
 from dreamchat.services.leases import Leases
@@ -21,24 +20,6 @@ from dreamchat.services.long_term import Extractor, ExtractResult
 from dreamchat.services.storage.unit_of_work import Storage
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class ExtractWork:
-    account_id: str
-    ai_user_id: str
-    lease: int  # when the sweep's lease ends: names this round of the pair's extraction
-
-    @property
-    def pair(self) -> PairId:
-        return PairId(account_id=self.account_id, ai_user_id=self.ai_user_id)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"account_id": self.account_id, "ai_user_id": self.ai_user_id, "lease": self.lease}
-
-    @classmethod
-    def parse(cls, data: dict[str, Any]) -> ExtractWork:
-        return cls(str(data["account_id"]), str(data["ai_user_id"]), int(data["lease"]))
 
 
 @dataclass
@@ -82,17 +63,17 @@ class ExtractionService:
         until = self._leases.until()
         threshold = timedelta(hours=self._settings.extract_after_hours)
         sent: set[str] = set()
-        pages = due_pages(self._store, keys.EXTRACT_DUE, keys.due_until(self._clock.now() - threshold))
+        pages = due_pages(self._store, keys.EXTRACT_DUE_KIND, keys.due_until(self._clock.now() - threshold))
         for items in leased(pages, lambda found: self._lease(found, until, threshold)):
             result.reads += 1
             fresh = [pk for pk in dict.fromkeys(found["pk"] for found in items) if pk not in sent]
             if fresh:
-                self._queue.send([self._work(pk, until).as_dict() for pk in fresh])
+                self._queue.send([self._work(pk, until).detail() for pk in fresh])
             sent.update(fresh)
         result.pairs = len(sent)
         return result
 
-    def run(self, work: ExtractWork) -> ExtractOutcome:
+    def run(self, work: ExtractionDue) -> ExtractOutcome:
         """Extract one pair once per sweep round; a run that died is retried after its lease."""
         pair = work.pair
         claim = self._leases.claim(*keys.extraction_run(pair, str(work.lease)))
@@ -124,6 +105,6 @@ class ExtractionService:
         return True
 
     @staticmethod
-    def _work(pk: str, until: int) -> ExtractWork:
+    def _work(pk: str, until: int) -> ExtractionDue:
         pair = keys.pair_from_pk(pk)
-        return ExtractWork(pair.account_id, pair.ai_user_id, until)
+        return ExtractionDue(pair.account_id, pair.ai_user_id, until)

@@ -24,41 +24,22 @@ from dreamchat.domain.models import AIUser, Message, PairId, Relationship
 from dreamchat.domain.relationship import heartbeat_interval
 from dreamchat.domain.topics import read_markers
 from dreamchat.errors import NotFound
+from dreamchat.events import HeartbeatDue
 from dreamchat.llm.chat_prompts import chat_instructions, heartbeat_prompt
 from dreamchat.llm.errors import LLMError
-from dreamchat.llm.port import LLMGateway
-from dreamchat.ports import Clock, ItemStore, RandomSource, SearchProvider, WorkQueue
+from dreamchat.ports import Clock, ItemStore, WorkQueue
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.due_index import due_pages, leased
-from dreamchat.services.heartbeat_state import HEARTBEAT_DUE, HeartbeatStates
-from dreamchat.services.leases import Claim, Leases
+from dreamchat.services.heartbeat_state import HeartbeatStates
+from dreamchat.services.leases import LeaseClaim, Leases
 from dreamchat.services.memory import MemoryService
-from dreamchat.services.soul import SoulService
-from dreamchat.services.tools import ToolBox, tool_schemas
+from dreamchat.services.speaker import Line, Speaker
 
 log = logging.getLogger(__name__)
 
 _SLACK = timedelta(seconds=60)
 # a check-in after a crisis is never skipped: when the model cannot (or will not) write, this is sent
 CHECK_IN_LINE = "我有点放心不下你，现在感觉好些了吗？如果还是很难受，记得联系心理援助热线或者身边信任的人，我一直都在。"
-
-
-@dataclass(frozen=True)
-class Work:
-    account_id: str
-    ai_user_id: str
-    due: int
-
-    @property
-    def pair(self) -> PairId:
-        return PairId(account_id=self.account_id, ai_user_id=self.ai_user_id)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"account_id": self.account_id, "ai_user_id": self.ai_user_id, "due": self.due}
-
-    @classmethod
-    def parse(cls, data: dict[str, Any]) -> Work:
-        return cls(str(data["account_id"]), str(data["ai_user_id"]), int(data["due"]))
 
 
 @dataclass
@@ -87,13 +68,10 @@ class HeartbeatService:
         states: HeartbeatStates,
         ai_users: AIUserService,
         memory: MemoryService,
-        soul: SoulService,
-        gateway: LLMGateway | None,
-        search: SearchProvider,
+        speaker: Speaker,
         queue: WorkQueue,
         leases: Leases,
         clock: Clock,
-        random: RandomSource,
         settings: Settings,
         *,
         on_sent: Callable[[PairId, AIUser, list[Message]], object] | None = None,
@@ -103,13 +81,10 @@ class HeartbeatService:
         self._states = states
         self._ai_users = ai_users
         self._memory = memory
-        self._soul = soul
-        self._gateway = gateway
-        self._search = search
+        self._speaker = speaker
         self._queue = queue
         self._leases = leases
         self._clock = clock
-        self._random = random
         self._settings = settings
 
     def sweep(self) -> SweepResult:
@@ -117,20 +92,20 @@ class HeartbeatService:
         sweeps skip it until the run ends or the lease lapses); reads only the due index."""
         result = SweepResult()
         until = self._leases.until()
-        pages = due_pages(self._store, HEARTBEAT_DUE, keys.due_until(self._clock.now()))
+        pages = due_pages(self._store, keys.HEARTBEAT_DUE_KIND, keys.due_until(self._clock.now()))
         for items in leased(pages, lambda found: self._states.lease(found, until)):
             result.reads += 1
             work = [self._work(item) for item in items]
             if work:
-                self._queue.send([w.as_dict() for w in work])
+                self._queue.send([w.detail() for w in work])
             result.due += len(work)
         return result
 
-    def _work(self, item: dict[str, Any]) -> Work:
+    def _work(self, item: dict[str, Any]) -> HeartbeatDue:
         pair = keys.pair_from_pk(item["pk"])
-        return Work(pair.account_id, pair.ai_user_id, int(item["next_due"]))
+        return HeartbeatDue(pair.account_id, pair.ai_user_id, int(item["next_due"]))
 
-    def run(self, work: Work, *, force: bool = False) -> Outcome:
+    def run(self, work: HeartbeatDue, *, force: bool = False) -> Outcome:
         """Run one pair's heartbeat under a lease: the same (pair, due time) sends at most once, a
         run that died is retried once its lease lapses, and after the last attempt it moves on."""
         pair = work.pair
@@ -168,7 +143,7 @@ class HeartbeatService:
         return outcome
 
     def _not_claimed(
-        self, claim: Claim, pair: PairId, ai_user: AIUser, relationship: Relationship, due_at: datetime
+        self, claim: LeaseClaim, pair: PairId, ai_user: AIUser, relationship: Relationship, due_at: datetime
     ) -> Outcome:
         if claim.status == "done":
             return Outcome("duplicate", "this heartbeat already ran")
@@ -211,11 +186,10 @@ class HeartbeatService:
             return Outcome("skipped", "the person is in the middle of a conversation")
         if hb.cap_reached(state, prefs, now, ai_user.timezone):
             return Outcome("skipped", "today's heartbeat cap is reached")
-        gateway = self._gateway
-        if gateway is None or not gateway.configured(self._key(ai_user)):
+        if not self._speaker.can_speak(ai_user):
             return Outcome("skipped", "no chat model is configured (offline mode sends no heartbeats)")
         try:
-            text = self._generate(gateway, pair, ai_user, state, kind, due, now)
+            text = self._generate(pair, ai_user, state, kind, due, now)
         except LLMError as error:
             return Outcome("failed", f"the chat model failed ({type(error).__name__})")
         wanted, moved = hb.read_heartbeat_reply(safety.read_crisis_marker(read_markers(text).text)[0])
@@ -230,10 +204,10 @@ class HeartbeatService:
     ) -> Outcome:
         """After a crisis: the AI asks how the person is. Sent whatever the model does (HEARTBEAT_OK,
         nothing, a failure, no model at all), as only the person's own switch stops it."""
-        gateway, text = self._gateway, ""
-        if gateway is not None and gateway.configured(self._key(ai_user)):
+        text = ""
+        if self._speaker.can_speak(ai_user):
             try:
-                text = self._generate(gateway, pair, ai_user, state, "checkin", due, now)
+                text = self._generate(pair, ai_user, state, "checkin", due, now)
             except LLMError as error:
                 log.warning(
                     "check-in model failed", extra={"ai_user_id": pair.ai_user_id, "error": type(error).__name__}
@@ -242,14 +216,7 @@ class HeartbeatService:
         return Outcome("sent", "", self._send(pair, replies.split_messages(wanted) or [CHECK_IN_LINE]))
 
     def _generate(
-        self,
-        gateway: LLMGateway,
-        pair: PairId,
-        ai_user: AIUser,
-        state: hb.HeartbeatState,
-        kind: str,
-        due: hb.Due | None,
-        now: datetime,
+        self, pair: PairId, ai_user: AIUser, state: hb.HeartbeatState, kind: str, due: hb.Due | None, now: datetime
     ) -> str:
         silent = (now.timestamp() - (state.last_person_at or now.timestamp())) / 3600
         template = due.scheduled.message_template if due and due.scheduled else ""
@@ -258,37 +225,17 @@ class HeartbeatService:
         context = self._memory.context(pair, ai_user, None, instructions)
         trigger = heartbeat_prompt(now, ai_user.timezone, kind, template, silent)
         messages = [*context.messages, {"role": "system", "content": trigger}]
-        tools = ToolBox(pair, ai_user, self._memory, self._soul, self._states, self._search, self._clock)
         deadline = Deadline.after(self._settings.heartbeat_turn_seconds)
-        completion = gateway.complete(
-            self._key(ai_user),
-            messages,
-            tools=tool_schemas(),
-            run_tool=tools.run,
-            max_tool_rounds=self._settings.tool_rounds,
-            deadline=deadline,
-        )
-        return completion.text or ""
+        return self._speaker.generate(pair, ai_user, messages, deadline).text or ""
 
     def _send(self, pair: PairId, lines: list[str]) -> list[Message]:
-        sent: list[Message] = []
-        previous = None
-        for line in lines:
-            delay = int(replies.typing_delay(line, self._random.random(), self._settings.max_delay_seconds) * 1000)
-            message = self._memory.record(pair, "assistant", line, kind="heartbeat", after=previous, delay_ms=delay)
-            previous = message.id
-            sent.append(message)
-        return sent
+        return list(self._speaker.send(pair, lines, Line(kind="heartbeat")))
 
     def _ai_user(self, pair: PairId) -> AIUser | None:
         try:
             return self._ai_users.companion(pair.account_id, pair.ai_user_id)[1]
         except NotFound:  # the friendship or the AI user is gone
             return None
-
-    @staticmethod
-    def _key(ai_user: AIUser) -> str:
-        return "deepseek_reasoner" if ai_user.model == "reasoner" else "deepseek_chat"
 
 
 def _unleased(state: hb.HeartbeatState) -> hb.HeartbeatState:

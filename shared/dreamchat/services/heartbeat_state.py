@@ -19,7 +19,6 @@ from dreamchat.ports import Clock, Item, ItemStore
 from dreamchat.services.storage.session import item
 from dreamchat.services.storage.unit_of_work import Storage
 
-HEARTBEAT_DUE = keys.HEARTBEAT_DUE
 _ATTEMPTS = 20
 
 

@@ -21,7 +21,7 @@ KEEP_SECONDS = 24 * 3600
 
 
 @dataclass(frozen=True)
-class Claim:
+class IdempotencyClaim:
     """A claimed key: `replay` is the finished result of an earlier request, or None if this
     request is the first and must run (then `finish` or `abandon` it)."""
 
@@ -40,12 +40,12 @@ class Idempotency:
         self._store = store
         self._clock = clock
 
-    def claim(self, account_id: str, key: str, request: str) -> Claim:
+    def claim(self, account_id: str, key: str, request: str) -> IdempotencyClaim:
         """Claim `key` for this request, or hand back what the first request with it answered."""
         pk, sk = keys.idempotency(account_id, key)
         record = {"pk": pk, "sk": sk, "fingerprint": request, "done": False, "expires_at": self._epoch() + KEEP_SECONDS}
         if self._store.put_if_absent(record):
-            return Claim(account_id, key, request)
+            return IdempotencyClaim(account_id, key, request)
         found = self._store.get(pk, sk)
         if found is None:  # expired between the two calls: claim again
             return self.claim(account_id, key, request)
@@ -53,9 +53,9 @@ class Idempotency:
             raise Conflict("this Idempotency-Key was used for a different request")
         if not found["done"]:
             raise Conflict("a request with this Idempotency-Key is still being answered")
-        return Claim(account_id, key, request, replay=json.loads(found["result"]))
+        return IdempotencyClaim(account_id, key, request, replay=json.loads(found["result"]))
 
-    def finish(self, claim: Claim, result: Any) -> None:
+    def finish(self, claim: IdempotencyClaim, result: Any) -> None:
         pk, sk = keys.idempotency(claim.account_id, claim.key)
         self._store.put(
             {
@@ -68,7 +68,7 @@ class Idempotency:
             }
         )
 
-    def abandon(self, claim: Claim) -> None:
+    def abandon(self, claim: IdempotencyClaim) -> None:
         """The request failed before it stored anything: a retry may run it."""
         self._store.delete(*keys.idempotency(claim.account_id, claim.key))
 

@@ -25,7 +25,7 @@ ClaimStatus = Literal["won", "held", "done", "exhausted"]
 
 
 @dataclass(frozen=True)
-class Claim:
+class LeaseClaim:
     status: ClaimStatus
     pk: str
     sk: str
@@ -48,21 +48,21 @@ class Leases:
         """When a lease taken now ends (epoch seconds)."""
         return self._now() + self._seconds
 
-    def claim(self, pk: str, sk: str) -> Claim:
+    def claim(self, pk: str, sk: str) -> LeaseClaim:
         """Take the lease unless it is held, done, or its attempts are used up."""
         for _ in range(_RACE_ATTEMPTS):
             with self._storage.begin() as uow:
                 read = uow.claims.get((pk, sk))
                 if read is not None and (blocked := self._blocked(read.entity)) is not None:
-                    return Claim(blocked, pk, sk, read.entity.attempts, read if blocked == "exhausted" else None)
+                    return LeaseClaim(blocked, pk, sk, read.entity.attempts, read if blocked == "exhausted" else None)
                 attempt = (read.entity.attempts if read else 0) + 1
                 written = uow.claims.save((pk, sk), Lease(self.until(), attempt), read, self._keep())
                 try:
                     uow.commit()
                 except Contended:
                     continue  # another worker claimed it between our read and write
-            return Claim("won", pk, sk, attempt, written)
-        return Claim("held", pk, sk)
+            return LeaseClaim("won", pk, sk, attempt, written)
+        return LeaseClaim("held", pk, sk)
 
     def open_to_claim(self, pk: str, sk: str) -> bool | None:
         """Whether a claim made now would win (not done, held or used up); None when none was made."""
@@ -80,7 +80,7 @@ class Leases:
             return "exhausted"
         return None
 
-    def release(self, claim: Claim) -> None:
+    def release(self, claim: LeaseClaim) -> None:
         """Give the lease back early (the run failed): the next delivery may try again now."""
         with self._storage.begin() as uow:
             uow.claims.save(claim.key, Lease(self._now(), claim.attempt), claim.held, self._keep())
@@ -95,7 +95,7 @@ class Leases:
             with suppress(Contended):  # someone claimed it meanwhile: theirs stands
                 uow.commit()
 
-    def finish(self, claim: Claim) -> None:
+    def finish(self, claim: LeaseClaim) -> None:
         """The work is done (or given up): every later delivery is a duplicate. Done is final,
         so it is written whatever happened to the lease meanwhile."""
         with self._storage.begin() as uow:

@@ -140,7 +140,7 @@ class Extractor:
 
     def _anchors(self, pair: PairId, points: list[str], sources: list[MidTermMemory]) -> list[str]:
         """Per key point, the message of the source topics it was drawn from ("" when none)."""
-        messages = [m for s in sources for m in self.repo.topic_messages(pair, s)]
+        messages = [m for s in sources for m in self.repo.log.topic_messages(pair, s)]
         return anchor(points, [(m.id, m.content) for m in messages]) if messages else []
 
     def _detail_key(self, pair: PairId, date: str, title: str, digest: str, sources: list[str]) -> str:

@@ -74,7 +74,7 @@ class MemoryEditor:
             if delete:
                 uow.long_terms.remove(found)
                 uow.commit()
-                self._repo.blobs.delete(f"{keys.pair_blob_prefix(pair)}long_term_details/{found.entity.detail_file}")
+                self._repo.blobs.delete(keys.detail_file_blob(pair, found.entity.detail_file))
                 return None
         detail_content = changes.pop("detail_content", None)
         if "key_points" in changes:  # a point keeps the message it came from while its text stays
@@ -143,7 +143,7 @@ class MemoryEditor:
         detail = self._repo.detail(pair, entry.detail_file)
         if detail is None:
             raise NotFound("the detail document is missing")
-        key = f"{keys.pair_blob_prefix(pair)}long_term_details/{entry.detail_file}"
+        key = keys.detail_file_blob(pair, entry.detail_file)
         self._repo.put_detail(pair, key, detail.model_copy(update={"title": entry.title, "detail_content": content}))
 
 

@@ -23,14 +23,17 @@ from dreamchat.services.storage.memory import PairSnapshot, snapshot, topic_stat
 from dreamchat.services.storage.session import to_model
 from dreamchat.services.storage.unit_of_work import Storage
 
-__all__ = ["MemoryRepository", "PairSnapshot"]
+__all__ = ["AboutPerson", "MemoryRepository", "MessageLog", "PairSnapshot"]
 
 
 class MemoryRepository:
+    """Reads per tier; the conversation log (`log`) and the person's 关于我 (`about`) beside them."""
+
     def __init__(self, store: ItemStore, blobs: BlobStore) -> None:
         self.store = store
         self.blobs = blobs
-        self._storage = Storage(store)
+        self.log = MessageLog(store)
+        self.about = AboutPerson(store)
 
     def zone_of(self, pair: PairId, default: str) -> str:
         """The pair's time zone: its AI user's."""
@@ -41,7 +44,7 @@ class MemoryRepository:
         """What the context is built from, in one eventually consistent query of the pair."""
         return snapshot(self.store, pair)
 
-    # short-term and the conversation log
+    # short-term
 
     def topic_state(self, pair: PairId) -> TopicState | None:
         found = self.store.get(keys.pair_pk(pair), keys.TOPIC_SK)
@@ -49,6 +52,66 @@ class MemoryRepository:
 
     def pending_done(self, pair: PairId, topic_id: str) -> None:
         self.store.delete(keys.pair_pk(pair), keys.pending_compression(topic_id))
+
+    def short_term(self, pair: PairId, topic_id: str | None = None) -> list[Message]:
+        prefix = f"{topic_id}#" if topic_id else None
+        items = query_all(self.store, keys.short_term_pk(pair), KeyRange(prefix=prefix))
+        return sorted((to_model(Message, i) for i in items), key=lambda m: m.id)
+
+    def short_term_topics(self, pair: PairId) -> list[str]:
+        return sorted({m.topic_id for m in self.short_term(pair)})
+
+    def clear_short_term(self, pair: PairId, messages: list[Message]) -> None:
+        """One plain delete each (half a transaction's write units): compression is idempotent, so
+        a run that stops halfway clears the rest when it runs again."""
+        for m in messages:
+            self.store.delete(keys.short_term_pk(pair), keys.short_term_sk(m.topic_id, m.id))
+
+    # mid-term
+
+    def mid_terms(self, pair: PairId) -> list[MidTermMemory]:
+        items = query_all(self.store, keys.pair_pk(pair), KeyRange(prefix=keys.MID_PREFIX))
+        return [to_model(MidTermMemory, i) for i in items]
+
+    def mid_term(self, pair: PairId, topic_id: str) -> MidTermMemory | None:
+        found = self.store.get(keys.pair_pk(pair), keys.mid_term(topic_id))
+        return to_model(MidTermMemory, found) if found else None
+
+    # long-term
+
+    def long_index(self, pair: PairId) -> list[LongTermIndex]:
+        items = query_all(self.store, keys.pair_pk(pair), KeyRange(prefix=keys.LONG_PREFIX))
+        return [to_model(LongTermIndex, i) for i in items]
+
+    def detail(self, pair: PairId, detail_file: str) -> LongTermDetail | None:
+        key = keys.detail_file_blob(pair, detail_file)
+        raw = self.blobs.get(key)
+        return LongTermDetail.model_validate_json(raw) if raw else None
+
+    def put_detail(self, pair: PairId, key: str, detail: LongTermDetail) -> None:
+        self.blobs.put(key, json.dumps(detail.model_dump(), ensure_ascii=False, indent=2).encode())
+
+    # core, souls, relationship
+
+    def core(self, pair: PairId) -> list[CoreMemory]:
+        items = query_all(self.store, keys.pair_pk(pair), KeyRange(prefix=keys.CORE_PREFIX))
+        return [to_model(CoreMemory, i) for i in items]
+
+    def self_soul(self, pair: PairId) -> SelfSoul:
+        found = self.store.get(keys.pair_pk(pair), keys.SELF_SOUL_SK)
+        return to_model(SelfSoul, found) if found else SelfSoul()
+
+    def relationship(self, pair: PairId) -> Relationship:
+        found = self.store.get(keys.pair_pk(pair), keys.RELATIONSHIP_SK)
+        return to_model(Relationship, found) if found else Relationship()
+
+
+class MessageLog:
+    """The pair's conversation as the person sees it: pages of it, one message, counts, a deletion."""
+
+    def __init__(self, store: ItemStore) -> None:
+        self.store = store
+        self._storage = Storage(store)
 
     def last_message(self, pair: PairId) -> Message | None:
         page = self.store.query(keys.messages_pk(pair), limit=1, descending=True)
@@ -84,15 +147,6 @@ class MemoryRepository:
     def has_message(self, pair: PairId, message_id: str) -> bool:
         return self.store.get(keys.messages_pk(pair), message_id) is not None
 
-    def about_person(self, account_id: str) -> str:
-        """What the person wrote about themselves (关于我), empty when nothing."""
-        found = self.store.get(*keys.profile(account_id))
-        return str(found.get("about_me") or "") if found else ""
-
-    def set_about_person(self, account_id: str, about_me: str) -> None:
-        pk, sk = keys.profile(account_id)
-        self.store.put({"pk": pk, "sk": sk, "about_me": about_me})
-
     @staticmethod
     def message_window(within: int) -> int:
         """How many messages from the log's start `person_message_number` reads."""
@@ -122,54 +176,23 @@ class MemoryRepository:
         page = self.store.query(keys.messages_pk(pair), key, limit=limit)
         return sum(1 for i in page.items if i["role"] == "assistant")
 
-    def short_term(self, pair: PairId, topic_id: str | None = None) -> list[Message]:
-        prefix = f"{topic_id}#" if topic_id else None
-        items = query_all(self.store, keys.short_term_pk(pair), KeyRange(prefix=prefix))
-        return sorted((to_model(Message, i) for i in items), key=lambda m: m.id)
+    def claim_greeting(self, pair: PairId) -> bool:
+        """True once per pair, whoever asks at the same moment (two tabs opening a new chat): the
+        opening message is stored by the one request whose conditional write made the claim."""
+        return self.store.put_if_absent({"pk": keys.pair_pk(pair), "sk": keys.GREETED_SK})
 
-    def short_term_topics(self, pair: PairId) -> list[str]:
-        return sorted({m.topic_id for m in self.short_term(pair)})
 
-    def clear_short_term(self, pair: PairId, messages: list[Message]) -> None:
-        """One plain delete each (half a transaction's write units): compression is idempotent, so
-        a run that stops halfway clears the rest when it runs again."""
-        for m in messages:
-            self.store.delete(keys.short_term_pk(pair), keys.short_term_sk(m.topic_id, m.id))
+class AboutPerson:
+    """The person's own 关于我, given to every AI friend."""
 
-    # mid-term
+    def __init__(self, store: ItemStore) -> None:
+        self.store = store
 
-    def mid_terms(self, pair: PairId) -> list[MidTermMemory]:
-        items = query_all(self.store, keys.pair_pk(pair), KeyRange(prefix=keys.MID_PREFIX))
-        return [to_model(MidTermMemory, i) for i in items]
+    def get(self, account_id: str) -> str:
+        """What the person wrote about themselves (关于我), empty when nothing."""
+        found = self.store.get(*keys.profile(account_id))
+        return str(found.get("about_me") or "") if found else ""
 
-    def mid_term(self, pair: PairId, topic_id: str) -> MidTermMemory | None:
-        found = self.store.get(keys.pair_pk(pair), keys.mid_term(topic_id))
-        return to_model(MidTermMemory, found) if found else None
-
-    # long-term
-
-    def long_index(self, pair: PairId) -> list[LongTermIndex]:
-        items = query_all(self.store, keys.pair_pk(pair), KeyRange(prefix=keys.LONG_PREFIX))
-        return [to_model(LongTermIndex, i) for i in items]
-
-    def detail(self, pair: PairId, detail_file: str) -> LongTermDetail | None:
-        key = f"{keys.pair_blob_prefix(pair)}long_term_details/{detail_file}"
-        raw = self.blobs.get(key)
-        return LongTermDetail.model_validate_json(raw) if raw else None
-
-    def put_detail(self, pair: PairId, key: str, detail: LongTermDetail) -> None:
-        self.blobs.put(key, json.dumps(detail.model_dump(), ensure_ascii=False, indent=2).encode())
-
-    # core, souls, relationship
-
-    def core(self, pair: PairId) -> list[CoreMemory]:
-        items = query_all(self.store, keys.pair_pk(pair), KeyRange(prefix=keys.CORE_PREFIX))
-        return [to_model(CoreMemory, i) for i in items]
-
-    def self_soul(self, pair: PairId) -> SelfSoul:
-        found = self.store.get(keys.pair_pk(pair), keys.SELF_SOUL_SK)
-        return to_model(SelfSoul, found) if found else SelfSoul()
-
-    def relationship(self, pair: PairId) -> Relationship:
-        found = self.store.get(keys.pair_pk(pair), keys.RELATIONSHIP_SK)
-        return to_model(Relationship, found) if found else Relationship()
+    def set(self, account_id: str, about_me: str) -> None:
+        pk, sk = keys.profile(account_id)
+        self.store.put({"pk": pk, "sk": sk, "about_me": about_me})

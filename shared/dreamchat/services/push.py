@@ -15,20 +15,19 @@ import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Protocol
-
-from pydantic import BaseModel
 
 from dreamchat import keys
 from dreamchat.budget import Deadline
 from dreamchat.config import Settings
 from dreamchat.domain.models import AIUser, Message, PairId
-from dreamchat.domain.push import BadEndpoint, Delivery, check_endpoint, notification
+from dreamchat.domain.push import BadEndpoint, check_endpoint, notification
 from dreamchat.errors import Invalid, Unavailable
 from dreamchat.logsafe import failure
 from dreamchat.ports import Clock, ItemStore, KeyRange, query_all
 from dreamchat.services.presence import Presence
+from dreamchat.services.push_parts import PushReport, PushSender, PushSettings, Subscription
+
+__all__ = ["PushReport", "PushSender", "PushService", "PushSettings", "Subscription"]
 
 log = logging.getLogger(__name__)
 
@@ -36,46 +35,6 @@ MAX_SUBSCRIPTIONS = 10  # devices per account; an eleventh replaces the one subs
 MIN_SEND_SECONDS = 0.3  # a POST given less than this is not started
 BACKOFF_SECONDS = 0.5  # 0.5 s, then 1 s, ... between attempts at one device
 FINISH_SECONDS = 1.0  # of a turn's deadline, kept for answering after the push
-
-
-class PushSender(Protocol):
-    """Encrypts one payload for a subscription and POSTs it to the push service."""
-
-    @property
-    def public_key(self) -> str:
-        """The VAPID public key, base64url (the application server key)."""
-        ...
-
-    def accepts(self, p256dh: str, auth: str) -> bool:
-        """The browser's key is a P-256 point and its auth secret 16 bytes."""
-        ...
-
-    def send(
-        self, endpoint: str, p256dh: str, auth: str, payload: bytes, *, ttl: int, topic: str, timeout: float
-    ) -> Delivery: ...
-
-
-class Subscription(BaseModel):
-    id: str
-    endpoint: str
-    p256dh: str
-    auth: str
-    created_at: float
-
-
-class PushSettings(BaseModel):
-    show_content: bool = True
-
-
-@dataclass
-class PushReport:
-    """What became of one notification (for logs and tests: counts, never endpoints)."""
-
-    skipped: str = ""
-    sent: int = 0
-    removed: int = 0
-    failed: int = 0
-    attempts: list[int] = field(default_factory=list)
 
 
 class PushService:

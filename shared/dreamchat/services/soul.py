@@ -100,7 +100,7 @@ class SoulService:
         return Reflection(True, proposal.self_soul.strip(), result.degraded)
 
     def recent(self, pair: PairId) -> list[Conversation]:
-        messages, _ = self._repo.messages(pair, before=None, after=None, limit=RECENT_MESSAGES)
+        messages, _ = self._repo.log.messages(pair, before=None, after=None, limit=RECENT_MESSAGES)
         return [Conversation(role=m.role, content=m.content, timestamp=m.timestamp) for m in messages]
 
     def set_relationship(

@@ -52,7 +52,7 @@ class Erasures:
     def erase_again(self) -> Erased:
         """The second erasure of every owner whose tombstone is due; each runs once."""
         erased = Erased(0, 0)
-        for page in due_pages(self._store, keys.ERASE_DUE, keys.due_until(self._clock.now()), shards=1):
+        for page in due_pages(self._store, keys.ERASE_DUE_KIND, keys.due_until(self._clock.now()), shards=1):
             for tombstone in page.items:
                 erased += self._erase(tombstone["owner"])
                 with self._storage.begin() as uow:

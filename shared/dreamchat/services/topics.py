@@ -18,24 +18,18 @@ from dreamchat.domain.ids import message_id
 from dreamchat.domain.models import Message, MessageKind, PairId, Role, Safety
 from dreamchat.domain.topics import Placement, TopicState
 from dreamchat.errors import Contended
+from dreamchat.events import TopicEnded
 from dreamchat.ports import Clock, Event, EventBus, RandomSource
 from dreamchat.services.due_index import due_pages
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.storage.unit_of_work import Storage
 
-TOPIC_ENDED = "TopicEnded"
 COMPRESS_SAFETY_NET = timedelta(hours=1)  # an ended topic not compressed by then is compressed by the sweep
 _APPEND_ATTEMPTS = 50
 
 
 def topic_ended(pair: PairId, topic_id: str) -> Event:
-    return Event(TOPIC_ENDED, {"account_id": pair.account_id, "ai_user_id": pair.ai_user_id, "topic_id": topic_id})
-
-
-def pair_of(event: Event) -> tuple[PairId, str]:
-    """The pair and topic a `TopicEnded` event names."""
-    detail = event.detail
-    return PairId(account_id=detail["account_id"], ai_user_id=detail["ai_user_id"]), detail["topic_id"]
+    return TopicEnded(pair.account_id, pair.ai_user_id, topic_id).event()
 
 
 class Topics:
@@ -72,7 +66,7 @@ class Topics:
             with self._storage.pair(pair) as uow:
                 now = self._clock.now()
                 read = uow.topic.get()
-                last = self.repo.last_message(pair)
+                last = self.repo.log.last_message(pair)
                 fresh = topics.new_topic_id(now, self._random.random())
                 placement = topics.place_message(
                     read.entity if read else None,
@@ -150,7 +144,7 @@ class Topics:
         """End open topics nobody wrote to for TOPIC_IDLE_HOURS, so they are compressed without
         waiting for the next message. Reads only the due index; how many topics it ended."""
         ended = 0
-        for page in due_pages(self.repo.store, keys.TOPIC_DUE, keys.due_until(self._clock.now())):
+        for page in due_pages(self.repo.store, keys.TOPIC_DUE_KIND, keys.due_until(self._clock.now())):
             for found in page.items:
                 ended += self._check_idle(keys.pair_from_pk(found["pk"]))
         return ended
@@ -159,7 +153,7 @@ class Topics:
         """End the pair's topic if idle; else move its check to when it would be."""
         with self._storage.pair(pair) as uow:
             read = uow.topic.get()
-            last = self.repo.last_message(pair)
+            last = self.repo.log.last_message(pair)
             if read is None:
                 return 0
             state, now = read.entity, self._clock.now()
@@ -182,7 +176,7 @@ class Topics:
 
     def leftovers(self) -> Iterator[tuple[PairId, str]]:
         """Ended topics whose TopicEnded was lost (their marker is over an hour old), to compress."""
-        for page in due_pages(self.repo.store, keys.COMPRESS_DUE, keys.due_until(self._clock.now())):
+        for page in due_pages(self.repo.store, keys.COMPRESS_DUE_KIND, keys.due_until(self._clock.now())):
             for found in page.items:
                 yield keys.pair_from_pk(found["pk"]), found["topic_id"]
 

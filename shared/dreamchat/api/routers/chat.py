@@ -19,19 +19,25 @@ from dreamchat.api.errors import documented
 from dreamchat.api.model_work import ModelPool, ModelPoolDep, Slot
 from dreamchat.api.schemas import Body
 from dreamchat.budget import Deadline
+from dreamchat.domain.answering import (
+    ANSWER_MARGIN_SECONDS,
+    NOT_THE_LATEST,
+    awaits_answer,
+    retry_offered,
+    retry_refusal,
+    turn_over,
+)
 from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.domain.safety import crisis_in
 from dreamchat.errors import Conflict, Invalid, NotFound
 from dreamchat.services.chat import Done, Event, Failed, Notice, SafetyNotice, Sent, Thinking
 from dreamchat.services.container import Services
-from dreamchat.services.idempotency import Claim, Idempotency, fingerprint
-from dreamchat.services.leases import Claim as LeaseClaim
-from dreamchat.services.leases import Leases
+from dreamchat.services.idempotency import Idempotency, IdempotencyClaim, fingerprint
+from dreamchat.services.leases import LeaseClaim, Leases
 from dreamchat.services.tombstones import Gone
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api/ai-users", tags=["chat"])
-ANSWER_MARGIN_SECONDS = 5
 RETRIES_PER_MESSAGE = 1000  # a person may keep asking; each retry is a real turn on the model pool
 
 
@@ -91,24 +97,24 @@ def _keys(services: Services) -> Idempotency:
     return Idempotency(services.runtime.store, services.runtime.clock)
 
 
-def _claim(services: Services, account_id: str, key: str | None, *request: str) -> Claim | None:
+def _claim(services: Services, account_id: str, key: str | None, *request: str) -> IdempotencyClaim | None:
     return _keys(services).claim(account_id, key, fingerprint(*request)) if key is not None else None
 
 
-def _abandon(services: Services, claim: Claim | None) -> None:
+def _abandon(services: Services, claim: IdempotencyClaim | None) -> None:
     if claim is not None and claim.replay is None:
         _keys(services).abandon(claim)
 
 
 def _streamed(
-    models: ModelPool, slot: Slot, turn: Callable[..., list[dict[str, str]]], *args: Any
+    pool: ModelPool, slot: Slot, turn: Callable[..., list[dict[str, str]]], *args: Any
 ) -> EventSourceResponse:
     """The whole turn runs, on the reserved model pool slot, before the first event: a client that hangs
     up cannot cut it short (a worker thread is not cancelled; the events then reach no one)."""
 
     async def stream() -> AsyncIterator[dict[str, str]]:
         try:
-            events = await models.run(turn, *args)
+            events = await pool.run(turn, *args)
         except Exception as error:  # noqa: BLE001 - the stream has begun: it must still end with an event
             log.error("chat stream failed", extra={"error": type(error).__name__})
             events = list(_events([Failed("internal_error", "这次没能回复，你的消息已经保存。")]))
@@ -121,7 +127,12 @@ def _streamed(
 
 
 def _turn(
-    services: Services, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline, claim: Claim | None
+    services: Services,
+    pair: PairId,
+    ai_user: AIUser,
+    person: Message,
+    deadline: Deadline,
+    claim: IdempotencyClaim | None,
 ) -> list[dict[str, str]]:
     """The whole AI side of a turn as SSE events, kept for the Idempotency-Key's retries."""
     turn = _respond(services, pair, ai_user, person, deadline)
@@ -140,9 +151,7 @@ def _unless_erased(record: Callable[..., object], *args: Any) -> None:
 
 
 def _turn_over(services: Services, person: Message) -> bool:
-    """The message's own turn has ended, whatever became of it (no turn outlives its budget)."""
-    budget = services.runtime.settings.chat_turn_seconds + ANSWER_MARGIN_SECONDS
-    return services.runtime.clock.now().timestamp() - person.timestamp > budget
+    return turn_over(person, services.runtime.clock.now().timestamp(), services.runtime.settings.chat_turn_seconds)
 
 
 def _answering(services: Services) -> Leases:
@@ -189,14 +198,14 @@ def chat(
     request: Request,
     caller: CurrentCaller,
     services: ServicesDep,
-    models: ModelPoolDep,
+    pool: ModelPoolDep,
     idempotency_key: IdempotencyKey = None,
 ) -> EventSourceResponse:
     """Send a message; the AI's messages come back as server-sent events."""
     deadline: Deadline = request.scope[SCOPE_KEY]  # set by RequestDeadline
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
     # before the message is stored: a 503 means "send it again", nothing half-done
-    slot = models.reserve(caller.id, budgeted=not crisis_in(body.content))
+    slot = pool.reserve(caller.id, budgeted=not crisis_in(body.content))
     claim = None
     try:
         claim = _claim(services, caller.id, idempotency_key, "chat", user_id, body.content)
@@ -209,7 +218,7 @@ def chat(
         _abandon(services, claim)
         raise
 
-    return _streamed(models, slot, _turn, services, pair, ai_user, person, deadline, claim)
+    return _streamed(pool, slot, _turn, services, pair, ai_user, person, deadline, claim)
 
 
 @router.post(
@@ -228,7 +237,7 @@ def retry(
     request: Request,
     caller: CurrentCaller,
     services: ServicesDep,
-    models: ModelPoolDep,
+    pool: ModelPoolDep,
     message_id: str = PathParam(min_length=1, max_length=64),
 ) -> EventSourceResponse:
     """Ask again for the reply to the person's latest message after a failed turn; the message is not stored again.
@@ -236,16 +245,16 @@ def retry(
     409 unless it is the conversation's last message, the person's, and not already read without a reply."""
     deadline: Deadline = request.scope[SCOPE_KEY]
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
-    if not services.memory.repo.has_message(pair, message_id):
+    if not services.memory.repo.log.has_message(pair, message_id):
         raise NotFound("no such message in this conversation")
-    last = services.memory.repo.last_message(pair)
-    if last is None or last.id != message_id or last.role != "user" or last.read_no_reply:
-        raise Conflict("only the person's latest message, still without an answer, can be answered again")
+    last = services.memory.repo.log.last_message(pair)
     answering = _answering(services)
     pk, sk = keys.answering(pair, message_id)
-    if services.runtime.store.get(pk, sk) is None and not _turn_over(services, last):
-        raise Conflict("this message is still being answered")  # its own turn may still run: no failure seen
-    slot = models.reserve(caller.id)
+    freed = services.runtime.store.get(pk, sk) is not None  # a failed turn (or a retry) left its lease
+    refusal = retry_refusal(last, message_id, freed=freed, over=last is not None and _turn_over(services, last))
+    if refusal is not None or last is None:
+        raise Conflict(refusal or NOT_THE_LATEST)
+    slot = pool.reserve(caller.id)
     try:
         lease = answering.claim(pk, sk)
         if lease.status != "won":
@@ -253,7 +262,7 @@ def retry(
     except BaseException:
         slot.release()
         raise
-    return _streamed(models, slot, _retried, services, pair, ai_user, last, deadline, lease)
+    return _streamed(pool, slot, _retried, services, pair, ai_user, last, deadline, lease)
 
 
 @router.delete("/{user_id}/messages/{message_id}", responses=documented(401, 404, 422))
@@ -262,7 +271,7 @@ def delete_message(
 ) -> dict[str, Any]:
     """Delete one message of the conversation (the person's or the AI's), also from short-term memory."""
     pair = services.ai_users.pair(caller.id, user_id)
-    if not services.memory.repo.delete_message(pair, message_id):
+    if not services.memory.repo.log.delete_message(pair, message_id):
         raise NotFound("no such message in this conversation")
     return {"deleted": message_id}
 
@@ -273,9 +282,9 @@ def greet(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[st
     `{"message": null}` otherwise (no greeting set, already greeted, or the two have talked)."""
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
     greeting = ai_user.greeting.strip()
-    if not greeting or services.memory.repo.last_message(pair) is not None:
+    if not greeting or services.memory.repo.log.last_message(pair) is not None:
         return {"message": None}
-    if not services.ai_users.claim_greeting(pair):
+    if not services.memory.repo.log.claim_greeting(pair):
         return {"message": None}
     message = services.memory.record(pair, "assistant", greeting, kind="greeting")
     return {"message": message.model_dump()}
@@ -330,7 +339,7 @@ def messages(
     pair = services.ai_users.pair(caller.id, user_id)
     if before is not None and after is not None:
         raise Invalid("use either before or after, not both")
-    window, more = services.memory.repo.messages(pair, before=before, after=after, limit=limit)
+    window, more = services.memory.repo.log.messages(pair, before=before, after=after, limit=limit)
     if before is None and window:
         services.ai_users.mark_read(caller.id, user_id, window[-1].id)
     cursor = None
@@ -347,17 +356,15 @@ def messages(
 def _unanswered(services: Services, pair: PairId, last: Message) -> bool:
     """The conversation's last message is the person's, its turn ended without an answer, and `retry`
     would take it now: never retried and its turn's time is over, or its retry lease is free."""
-    if last.role != "user" or last.read_no_reply:
-        return False
-    open_now = _answering(services).open_to_claim(*keys.answering(pair, last.id))
-    return _turn_over(services, last) if open_now is None else open_now
+    open_now = _answering(services).open_to_claim(*keys.answering(pair, last.id)) if awaits_answer(last) else False
+    return retry_offered(last, open_now=open_now, over=_turn_over(services, last))
 
 
 @router.post("/{user_id}/read", responses=documented(400, 401, 404, 422))
 def mark_read(user_id: str, body: ReadUpTo, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """The person has seen the conversation up to this message (replies shown from the stream, heartbeats)."""
     pair = services.ai_users.pair(caller.id, user_id)
-    if not services.memory.repo.has_message(pair, body.message_id):
+    if not services.memory.repo.log.has_message(pair, body.message_id):
         raise NotFound("no such message in this conversation")
     services.ai_users.mark_read(caller.id, user_id, body.message_id)
     return {"read_up_to": body.message_id}

@@ -22,13 +22,13 @@ def list_friends(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]
 def _friend_view(services: ServicesDep, account_id: str, ai_user: AIUser, friendship: dict) -> dict[str, Any]:
     pair = PairId(account_id=account_id, ai_user_id=ai_user.id)
     relationship = services.memory.repo.relationship(pair)
-    state = services.heartbeats.get(pair)
-    last = services.memory.repo.last_message(pair)
+    state = services.heartbeat_states.get(pair)
+    last = services.memory.repo.log.last_message(pair)
     return {
         **ai_user_view(ai_user, account_id),
         "since": friendship["since"],
         "relationship": relationship.level,
-        "unread": services.memory.repo.unread(pair, friendship["last_read"]),
+        "unread": services.memory.repo.log.unread(pair, friendship["last_read"]),
         "next_heartbeat": state.next_due,
         "pinned": friendship.get("pinned", False),
         "muted": friendship.get("muted", False),

@@ -12,8 +12,8 @@ from dreamchat.api.schemas import Body
 from dreamchat.domain.heartbeat import MAX_BACKOFF, HeartbeatState, Prefs, remove_scheduled
 from dreamchat.domain.models import PairId
 from dreamchat.errors import NotFound
+from dreamchat.events import HeartbeatDue
 from dreamchat.services.container import Services
-from dreamchat.services.heartbeat import Work
 
 router = APIRouter(prefix="/api/heartbeat", tags=["heartbeat"], responses=documented(401))
 
@@ -29,11 +29,11 @@ class Configure(Body):
 
 
 def _status(services: Services, account_id: str) -> dict[str, Any]:
-    prefs = services.heartbeats.prefs(account_id)
+    prefs = services.heartbeat_states.prefs(account_id)
     entries = []
     for ai_user, _ in services.ai_users.friends(account_id):
         pair = PairId(account_id=account_id, ai_user_id=ai_user.id)
-        state = services.heartbeats.get(pair)
+        state = services.heartbeat_states.get(pair)
         relationship = services.memory.repo.relationship(pair)
         entries.append(
             {
@@ -56,7 +56,7 @@ def _reschedule_all(services: Services, account_id: str) -> None:
     for ai_user, _ in services.ai_users.friends(account_id):
         pair = PairId(account_id=account_id, ai_user_id=ai_user.id)
         relationship = services.memory.repo.relationship(pair)
-        services.heartbeats.change(pair, ai_user, relationship, lambda state: state)
+        services.heartbeat_states.change(pair, ai_user, relationship, lambda state: state)
 
 
 @router.get("/status")
@@ -68,9 +68,9 @@ def status(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
 @router.post("/configure", responses=documented(400, 413, 422))
 def configure(body: Configure, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """Change the caller's heartbeat settings (on/off, night window, caps)."""
-    current = services.heartbeats.prefs(caller.id)
+    current = services.heartbeat_states.prefs(caller.id)
     prefs = Prefs.model_validate({**current.model_dump(), **body.model_dump(exclude_none=True)})
-    services.heartbeats.save_prefs(caller.id, prefs)
+    services.heartbeat_states.save_prefs(caller.id, prefs)
     _reschedule_all(services, caller.id)
     return _status(services, caller.id)
 
@@ -78,22 +78,22 @@ def configure(body: Configure, caller: CurrentCaller, services: ServicesDep) -> 
 @router.post("/start")
 def start(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """Turn heartbeats on for the caller and plan the next one for every AI friend."""
-    prefs = services.heartbeats.prefs(caller.id).model_copy(update={"enabled": True})
-    services.heartbeats.save_prefs(caller.id, prefs)
+    prefs = services.heartbeat_states.prefs(caller.id).model_copy(update={"enabled": True})
+    services.heartbeat_states.save_prefs(caller.id, prefs)
     _reschedule_all(services, caller.id)
     return _status(services, caller.id)
 
 
 @router.post("/trigger/{user_id}", responses=documented(404, 422, 429, 503))
-async def trigger(user_id: str, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep) -> dict[str, Any]:
+async def trigger(user_id: str, caller: CurrentCaller, services: ServicesDep, pool: ModelPoolDep) -> dict[str, Any]:
     """Run one heartbeat now, whatever its timing, and say what happened."""
-    return await models.call(caller.id, _trigger, services, caller.id, user_id)
+    return await pool.call(caller.id, _trigger, services, caller.id, user_id)
 
 
 def _trigger(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
     pair = services.ai_users.pair(account_id, user_id)
     now = int(services.runtime.clock.now().timestamp())
-    outcome = services.heartbeat.run(Work(pair.account_id, pair.ai_user_id, now), force=True)
+    outcome = services.heartbeat.run(HeartbeatDue(pair.account_id, pair.ai_user_id, now), force=True)
     return {"status": outcome.status, "reason": outcome.reason, "messages": [m.model_dump() for m in outcome.messages]}
 
 
@@ -101,7 +101,7 @@ def _trigger(services: Services, account_id: str, user_id: str) -> dict[str, Any
 def scheduled(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """The daily heartbeats this AI friend has scheduled for the caller (its schedule tool), by time."""
     pair = services.ai_users.pair(caller.id, user_id)
-    state = services.heartbeats.get(pair)
+    state = services.heartbeat_states.get(pair)
     return {"ai_user_id": user_id, "scheduled": [s.model_dump() for s in state.scheduled]}
 
 
@@ -123,7 +123,7 @@ def cancel_scheduled(
         removed.append(found)
         return updated
 
-    state = services.heartbeats.change(pair, ai_user, relationship, edit)
+    state = services.heartbeat_states.change(pair, ai_user, relationship, edit)
     if not removed[-1]:
         raise NotFound(f"no scheduled heartbeat at {hour:02d}:{minute:02d}")
     return {"ai_user_id": user_id, "scheduled": [s.model_dump() for s in state.scheduled]}

@@ -165,10 +165,10 @@ def edit_memory(
 
 @router.post("/{user_id}/compress", responses=documented(429, 503))
 async def compress_now(
-    user_id: str, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep
+    user_id: str, caller: CurrentCaller, services: ServicesDep, pool: ModelPoolDep
 ) -> dict[str, Any]:
     """End the current topic and compress short-term memory into mid-term now."""
-    return await models.call(caller.id, _compress_now, services, caller.id, user_id)
+    return await pool.call(caller.id, _compress_now, services, caller.id, user_id)
 
 
 def _compress_now(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
@@ -178,11 +178,9 @@ def _compress_now(services: Services, account_id: str, user_id: str) -> dict[str
 
 
 @router.post("/{user_id}/extract", responses=documented(429, 503))
-async def extract_now(
-    user_id: str, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep
-) -> dict[str, Any]:
+async def extract_now(user_id: str, caller: CurrentCaller, services: ServicesDep, pool: ModelPoolDep) -> dict[str, Any]:
     """Distil every un-extracted mid-term memory into long-term memory now, then judge core memory."""
-    return await models.call(caller.id, _extract_now, services, caller.id, user_id)
+    return await pool.call(caller.id, _extract_now, services, caller.id, user_id)
 
 
 def _extract_now(services: Services, account_id: str, user_id: str) -> dict[str, Any]:

@@ -19,12 +19,12 @@ class Profile(Body):
 @router.get("")
 def get_profile(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """The caller's 关于我: what every AI friend knows of them from the start."""
-    return {"about_me": services.memory.repo.about_person(caller.id)}
+    return {"about_me": services.memory.repo.about.get(caller.id)}
 
 
 @router.put("", responses=documented(400, 413, 422))
 def put_profile(body: Profile, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """Write the caller's 关于我 (at most 1000 characters; empty clears it)."""
     about = body.about_me.strip()
-    services.memory.repo.set_about_person(caller.id, about)
+    services.memory.repo.about.set(caller.id, about)
     return {"about_me": about}

@@ -19,9 +19,9 @@ def get_soul(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict
 
 
 @router.post("/soul/{user_id}/update", responses=documented(429, 503))
-async def reflect(user_id: str, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep) -> dict[str, Any]:
+async def reflect(user_id: str, caller: CurrentCaller, services: ServicesDep, pool: ModelPoolDep) -> dict[str, Any]:
     """Let the AI reflect on recent conversations and update its self-image if it really changed."""
-    return await models.call(caller.id, _reflect, services, caller.id, user_id)
+    return await pool.call(caller.id, _reflect, services, caller.id, user_id)
 
 
 def _reflect(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
@@ -36,10 +36,10 @@ def _reflect(services: Services, account_id: str, user_id: str) -> dict[str, Any
 
 @router.post("/relationship/{user_id}/judge", responses=documented(429, 503))
 async def judge_relationship(
-    user_id: str, caller: CurrentCaller, services: ServicesDep, models: ModelPoolDep
+    user_id: str, caller: CurrentCaller, services: ServicesDep, pool: ModelPoolDep
 ) -> dict[str, Any]:
     """Let the AI judge the relationship level from recent conversations."""
-    return await models.call(caller.id, _judge, services, caller.id, user_id)
+    return await pool.call(caller.id, _judge, services, caller.id, user_id)
 
 
 def _judge(services: Services, account_id: str, user_id: str) -> dict[str, Any]:

@@ -86,7 +86,7 @@ class TopicStates(_Tier):
         """The state over the one read; an open topic is indexed until `idle_check` (a due time)."""
         fields = {"topic_id": state.topic_id, "created_at": state.created_at, "ended": state.ended}
         if idle_check is not None and not state.ended:
-            fields |= due(keys.TOPIC_DUE, keys.shard(self._pair), keys.due_sort(idle_check, self._pk))
+            fields |= due(keys.TOPIC_DUE_KIND, keys.shard(self._pair), keys.due_sort(idle_check, self._pk))
         self._session.put_over(item((self._pk, keys.TOPIC_SK), fields), over)
 
 
@@ -97,7 +97,7 @@ class PendingCompressions(_Tier):
     def add(self, topic_id: str, check_at: str) -> None:
         fields = {
             "topic_id": topic_id,
-            **due(keys.COMPRESS_DUE, keys.shard(self._pair), keys.due_sort(check_at, self._pk, topic_id)),
+            **due(keys.COMPRESS_DUE_KIND, keys.shard(self._pair), keys.due_sort(check_at, self._pk, topic_id)),
         }
         self._session.put(item((self._pk, keys.pending_compression(topic_id)), fields))
 
@@ -184,7 +184,9 @@ class MidTerms(Embedded[MidTermMemory]):
     def add(self, mid: MidTermMemory, vectors: vec.StoredVectors | None) -> None:
         """A new memory (only if the topic has none yet), due for extraction from its hour."""
         when = keys.due_time(datetime.fromtimestamp(mid.created_at, UTC))
-        self._add(mid, vectors, due(keys.EXTRACT_DUE, keys.shard(self._pair), keys.due_sort(when, self._pk, mid.id)))
+        self._add(
+            mid, vectors, due(keys.EXTRACT_DUE_KIND, keys.shard(self._pair), keys.due_sort(when, self._pk, mid.id))
+        )
 
     def extracted(self, read: Versioned[MidTermMemory]) -> None:
         """Folded into long-term (or into nothing): flagged, and out of the due index."""
@@ -195,7 +197,7 @@ class MidTerms(Embedded[MidTermMemory]):
         """A due memory (an item read from the due index) moves in the index to `until`, so later
         sweeps skip the pair while its extraction is in flight; a change since it was read fails the commit."""
         read = self._session.remember(found)
-        moved = due(keys.EXTRACT_DUE, keys.shard(self._pair), keys.due_sort(until, self._pk, read["id"]))
+        moved = due(keys.EXTRACT_DUE_KIND, keys.shard(self._pair), keys.due_sort(until, self._pk, read["id"]))
         self._session.put_over({**read, **moved}, Versioned(None, version_of(read)))
 
     def _key(self, entity: MidTermMemory) -> tuple[str, str]:

@@ -58,14 +58,14 @@ class Heartbeats(_Tier):
     def save(self, state: HeartbeatState, over: Versioned[HeartbeatState], indexed: datetime | None) -> None:
         fields = state.model_dump()
         if indexed is not None:
-            fields |= due(keys.HEARTBEAT_DUE, keys.shard(self._pair), self._due_sort(indexed))
+            fields |= due(keys.HEARTBEAT_DUE_KIND, keys.shard(self._pair), self._due_sort(indexed))
         self._session.put_over(item((self._pk, keys.HEARTBEAT_SK), fields), over)
 
     def lease(self, found: Item, until: int) -> None:
         """A due heartbeat (an item read from the due index) in flight until `until`: its index
         entry moves there, so later sweeps skip it; a change since it was read fails the commit."""
         read = self._session.remember(found)
-        moved = due(keys.HEARTBEAT_DUE, keys.shard(self._pair), self._due_sort(datetime.fromtimestamp(until, UTC)))
+        moved = due(keys.HEARTBEAT_DUE_KIND, keys.shard(self._pair), self._due_sort(datetime.fromtimestamp(until, UTC)))
         self._session.put_over({**read, "lease_until": until, **moved}, Versioned(None, version_of(read)))
 
     def _due_sort(self, at: datetime) -> str:

@@ -165,7 +165,7 @@ class Tombstones:
 
     def mark(self, owner: str, keep_until: int, again: str) -> None:
         key = keys.tombstone(owner)
-        fields = {"owner": owner, "expires_at": keep_until, **due(keys.ERASE_DUE, 0, keys.due_sort(again, key[0]))}
+        fields = {"owner": owner, "expires_at": keep_until, **due(keys.ERASE_DUE_KIND, 0, keys.due_sort(again, key[0]))}
         self._session.put(item(key, fields))
 
     def lift(self, owner: str) -> None:

@@ -1,0 +1,51 @@
+"""What Web Push's use cases share: the sender port, a device's subscription, the person's switch,
+and the report of one notification."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from pydantic import BaseModel
+
+from dreamchat.domain.push import Delivery
+
+
+class PushSender(Protocol):
+    """Encrypts one payload for a subscription and POSTs it to the push service."""
+
+    @property
+    def public_key(self) -> str:
+        """The VAPID public key, base64url (the application server key)."""
+        ...
+
+    def accepts(self, p256dh: str, auth: str) -> bool:
+        """The browser's key is a P-256 point and its auth secret 16 bytes."""
+        ...
+
+    def send(
+        self, endpoint: str, p256dh: str, auth: str, payload: bytes, *, ttl: int, topic: str, timeout: float
+    ) -> Delivery: ...
+
+
+class Subscription(BaseModel):
+    id: str
+    endpoint: str
+    p256dh: str
+    auth: str
+    created_at: float
+
+
+class PushSettings(BaseModel):
+    show_content: bool = True
+
+
+@dataclass
+class PushReport:
+    """What became of one notification (for logs and tests: counts, never endpoints)."""
+
+    skipped: str = ""
+    sent: int = 0
+    removed: int = 0
+    failed: int = 0
+    attempts: list[int] = field(default_factory=list)

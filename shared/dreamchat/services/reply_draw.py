@@ -1,0 +1,56 @@
+"""Whether the AI answers the person's message at all (已读不回): the spec's draw, by the relationship,
+the mood of the last topic and the hour, except on a pair's warm first day."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo
+
+from dreamchat.config import Settings
+from dreamchat.domain import reply as replies
+from dreamchat.domain.models import AIUser, Message, PairId
+from dreamchat.domain.relationship import DEFAULT_LEVEL
+from dreamchat.ports import Clock, RandomSource
+from dreamchat.services.chat_events import Reply
+from dreamchat.services.memory_repo import MessageLog, PairSnapshot
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ReplyDraw:
+    message_log: MessageLog
+    clock: Clock
+    random: RandomSource
+    settings: Settings
+
+    def read_without_replying(self, ai_user: AIUser, decision: replies.ReplyDecision) -> Reply:
+        log.info("read without replying", extra={"ai_user_id": ai_user.id, "probability": decision.probability})
+        # the draw's leftover is itself uniform: no second draw, so seeded runs keep their sequence
+        leftover = (decision.draw - decision.probability) / max(1 - decision.probability, 1e-9)
+        pause = replies.read_pause_seconds(min(max(leftover, 0.0), 1.0), self.settings.max_delay_seconds)
+        return Reply("", read_pause=pause)
+
+    def decide(
+        self, pair: PairId, snapshot: PairSnapshot, ai_user: AIUser, person: Message, *, must_answer: bool = False
+    ) -> replies.ReplyDecision:
+        mids = snapshot.mids
+        mood = max(mids, key=lambda m: m.created_at).emotion_tags.basic_emotion if mids else None
+        hour = self.clock.now().astimezone(ZoneInfo(ai_user.timezone)).hour
+        relationship = snapshot.relationship
+        warm_n = self.settings.warm_start_messages
+        level_set = relationship.updated_at != 0
+        # the log's start is read only while the first day can still be warm: not after a level was
+        # set, nor once the compressed topics alone hold more messages than the read would reach
+        compressed = sum(m.message_count for m in mids)
+        may_be_warm = (
+            warm_n
+            and relationship.level == DEFAULT_LEVEL
+            and not level_set
+            and compressed < self.message_log.message_window(warm_n)
+        )
+        number = self.message_log.person_message_number(pair, person.id, warm_n) if may_be_warm else None
+        warm = replies.warm_start(relationship.level, level_set, number, warm_n)
+        draw = self.random.random()
+        return replies.decide_reply(relationship.level, mood, hour, person.content, draw, warm=warm or must_answer)

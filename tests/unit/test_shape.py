@@ -1,0 +1,60 @@
+"""Size limits the code keeps, as a test: a service module that grows past a screenful of screens, or a
+class that becomes a hub, fails here rather than in review. Split by use case, never by line count."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DREAMCHAT = ROOT / "shared" / "dreamchat"
+MAX_SERVICE_LINES = 250
+MAX_PUBLIC_METHODS = 15
+
+
+def lines_of(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
+def public_methods(node: ast.ClassDef) -> list[str]:
+    return [
+        item.name
+        for item in node.body
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and not item.name.startswith("_")
+    ]
+
+
+def hubs(source: str, limit: int = MAX_PUBLIC_METHODS) -> dict[str, int]:
+    """The classes in `source` with more than `limit` public methods, and how many they have."""
+    found = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef) and len(public_methods(node)) > limit:
+            found[node.name] = len(public_methods(node))
+    return found
+
+
+def modules(*parts: str) -> list[Path]:
+    return sorted(DREAMCHAT.joinpath(*parts).rglob("*.py"))
+
+
+def relative(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def test_no_service_module_is_over_the_line_limit():
+    long = {relative(path): lines_of(path) for path in modules("services") if lines_of(path) > MAX_SERVICE_LINES}
+    assert long == {}
+
+
+def test_no_class_of_the_services_or_the_llm_layer_is_a_hub():
+    found = {}
+    for path in modules("services") + modules("llm"):
+        found |= {f"{relative(path)}:{name}": count for name, count in hubs(path.read_text(encoding="utf-8")).items()}
+    assert found == {}
+
+
+def test_the_limits_see_what_they_are_meant_to():
+    assert modules("services") and modules("llm")
+    methods = "\n".join(f"    def m{i}(self): ...\n" for i in range(MAX_PUBLIC_METHODS + 1))
+    assert hubs(f"class Hub:\n{methods}\n    def _private(self): ...\n") == {"Hub": MAX_PUBLIC_METHODS + 1}
+    assert hubs(f"class Fine:\n{methods}".replace("def m0", "def _m0")) == {}
