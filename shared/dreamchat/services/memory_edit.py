@@ -48,8 +48,11 @@ class MemoryEditor:
             if updated is None:
                 uow.messages.remove(found)
             else:
-                uow.messages.add(updated)
-            uow.commit()
+                read = uow.messages.get(found)
+                if read is None:
+                    raise NotFound("no such short-term message")
+                uow.messages.save(updated, read)
+            uow.commit()  # an edit over a message changed meanwhile: Contended (409), nothing written
         return updated.model_dump() if updated else None
 
     def mid_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> dict[str, Any] | None:
