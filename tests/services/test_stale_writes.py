@@ -10,9 +10,16 @@ from __future__ import annotations
 
 import json
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
+from dreamchat import keys
 from dreamchat.domain.models import Message
+from dreamchat.errors import Contended
+from dreamchat.ports import Put
 from dreamchat.services.memory_edit import MemoryEditor
+from dreamchat.services.storage.unit_of_work import Storage
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 from tests.services.conftest import on_every_store, services_with_settings
 
@@ -102,3 +109,57 @@ def test_a_compress_now_during_the_turn_leaves_nothing_in_short_term_under_the_c
     log, short = stored(services, pair, person)
     assert short == []
     assert log is not None and log.read_no_reply is True  # the log still shows it was read
+
+
+class DeletedFirst:
+    """A store on which the person's deletion of `key` lands just before the first write to it."""
+
+    def __init__(self, inner, key: tuple[str, str]) -> None:
+        self._inner, self._key, self._fired = inner, key, False
+
+    def __getattr__(self, name: str):
+        return getattr(self._inner, name)
+
+    def transact(self, operations) -> None:
+        touched = {(op.item["pk"], op.item["sk"]) for op in operations if isinstance(op, Put)}
+        if self._key in touched and not self._fired:
+            self._fired = True
+            self._inner.delete(*self._key)
+        self._inner.transact(operations)
+
+
+def test_a_core_memory_deleted_during_an_edit_does_not_come_back(runtime) -> None:
+    services = services_with_settings(runtime, FakeLLMServer())
+    ai_user = services.ai_users.create("acc_core", {"name": "小梦"})
+    pair = services.ai_users.pair("acc_core", ai_user.id)
+    editor = MemoryEditor(services.memory.repo, runtime.clock)
+    added = editor.core(pair, None, False, {"content": "对花生过敏"})
+    editor._storage = Storage(DeletedFirst(runtime.store, (keys.pair_pk(pair), keys.core(added["id"]))))
+
+    with pytest.raises(Contended):
+        editor.core(pair, added["id"], False, {"content": "对花生严重过敏"})
+
+    assert services.memory.repo.core(pair) == []
+
+
+def test_parallel_edits_of_one_memory_each_land_or_lose_their_race_never_fail(runtime) -> None:
+    services = services_with_settings(runtime, FakeLLMServer())
+    ai_user = services.ai_users.create("acc_mid", {"name": "小梦"})
+    pair = services.ai_users.pair("acc_mid", ai_user.id)
+    services.memory.record(pair, "user", "周末去海边")
+    [mid] = services.compression.compress_now(pair)
+    editor = MemoryEditor(services.memory.repo, runtime.clock)
+    barrier = threading.Barrier(6)
+
+    def edit(n: int) -> str:
+        barrier.wait(10)
+        try:
+            editor.mid_term(pair, mid.id, False, {"summary": f"第{n}次修改"})
+        except Contended:
+            return "409"
+        return "200"
+
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(edit, range(6)))
+    assert "200" in answers and set(answers) <= {"200", "409"}
+    assert services.memory.repo.mid_term(pair, mid.topic_id).summary in {f"第{n}次修改" for n in range(6)}

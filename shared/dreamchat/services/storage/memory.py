@@ -246,17 +246,22 @@ class LongTerms(Embedded[LongTermIndex]):
 
 
 class CoreMemories(_Tier):
-    """Rare facts that shape behaviour; never edited by the AI, so not versioned."""
+    """Rare facts that shape behaviour; never edited by the AI. The person's edit goes over the
+    version read, so a memory they deleted meanwhile is not brought back by an edit computed before."""
 
     def all(self) -> list[CoreMemory]:
-        return [to_model(CoreMemory, i) for i in self._session.query(self._pk, KeyRange(prefix=keys.CORE_PREFIX))]
+        return [read.entity for read in self.read_all()]
+
+    def read_all(self) -> list[Versioned[CoreMemory]]:
+        found = self._session.query(self._pk, KeyRange(prefix=keys.CORE_PREFIX))
+        return [Versioned(to_model(CoreMemory, i), version_of(i)) for i in found]
 
     def add(self, memory: CoreMemory) -> None:
         self._session.put(item((self._pk, keys.core(memory.id)), memory.model_dump()), if_absent=True)
 
-    def save(self, memory: CoreMemory) -> None:
-        """The person's edit: theirs is the last word."""
-        self._session.put(item((self._pk, keys.core(memory.id)), memory.model_dump()))
+    def save(self, memory: CoreMemory, over: Versioned[CoreMemory]) -> None:
+        """The person's edit, over the version read (the memory must still be there)."""
+        self._session.put_over(item((self._pk, keys.core(memory.id)), memory.model_dump()), over)
 
     def remove(self, core_id: str) -> None:
         self._session.delete((self._pk, keys.core(core_id)))
