@@ -13,6 +13,7 @@ import pytest
 
 from dreamchat import keys
 from dreamchat.domain.models import PairId
+from dreamchat.errors import Contended
 from dreamchat.services.tombstones import Gone
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 from tests.services.conftest import on_every_store, services_with_fake_llm
@@ -165,3 +166,23 @@ def test_a_person_can_forget_their_pair_after_the_owner_hides_the_ai_user(runtim
     assert pair_rows(runtime.store, pair) == []
     assert services.ai_users.ended(pair.account_id) == []
     assert runtime.store.get(*keys.pair_member(pair.ai_user_id, pair.account_id)) is None
+
+
+def test_a_forget_overtaken_by_another_forget_and_a_befriending_leaves_the_new_friendship_writable(runtime) -> None:
+    services = services_with_fake_llm(runtime, FakeLLMServer())
+    pair, ai_user = friends_with_a_public_ai_user(services)
+    erasures = services.ai_users._erasures
+    real_mark = erasures.mark_pair
+
+    def another_tab_forgets_and_befriends(marked: PairId) -> None:
+        erasures.mark_pair = real_mark
+        forget_and_befriend_again(services, pair)
+        real_mark(marked)  # then this forget's tombstone lands
+
+    erasures.mark_pair = another_tab_forgets_and_befriends
+    with pytest.raises(Contended):
+        services.ai_users.unfriend(pair.account_id, pair.ai_user_id, forget=True)
+
+    fresh = services.ai_users.companion(pair.account_id, pair.ai_user_id)[0]
+    services.chat.save(fresh, ai_user, "还在吗")
+    assert [m.content for m in services.memory.repo.short_term(fresh)] == ["还在吗"]

@@ -119,8 +119,20 @@ class AIUserService:
             self._erasures.mark_pair(pair)
         with self._storage.pair(pair) as uow:
             uow.friendship.remove(member=forget)
-            uow.commit()
+            try:
+                uow.commit()
+            except Contended:
+                self._lost_to_a_befriending(pair)  # or to another forget: then erase as it does
         return erase_pair(self._store, self._blobs, pair) if forget else NOTHING
+
+    def _lost_to_a_befriending(self, pair: PairId) -> None:
+        """A forget whose generation ended meanwhile: if a new friendship began, it keeps its data
+        (and must be writable: the tombstone goes); Contended."""
+        with self._storage.pair(pair.seen_in(None)) as uow:
+            if uow.friendship.get() is None:
+                return
+        self._erasures.lift_pair(pair)
+        raise Contended("the friendship began again meanwhile; nothing was forgotten")
 
     def ended(self, account_id: str) -> list[str]:
         """Friendships that ended because the AI user is no longer visible to the caller (its owner
