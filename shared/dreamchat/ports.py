@@ -45,16 +45,25 @@ class Put:
 
 @dataclass(frozen=True)
 class Delete:
+    """Remove one item; with `expected_version`, only while it is stored at that version."""
+
     pk: str
     sk: str
+    expected_version: int | None = None
 
 
 @dataclass(frozen=True)
 class Check:
-    """A transaction condition on another item: it must be absent (or expired). Writes nothing."""
+    """A transaction condition on another item: it must be absent (or expired); with a positive
+    `expected_version`, it must be stored at exactly that version. Writes nothing."""
 
     pk: str
     sk: str
+    expected_version: int | None = None
+
+    @property
+    def absent(self) -> bool:
+        return not self.expected_version
 
 
 MAX_TRANSACTION_CHECKS = 75  # DynamoDB takes 100 items in all

@@ -314,3 +314,28 @@ def test_a_check_on_an_expired_item_passes(store, clock) -> None:
     clock.advance(seconds=11)
     store.transact([Put({"pk": "p", "sk": "1"}), Check("guard", "G")])
     assert store.get("p", "1") is not None
+
+
+def test_a_version_check_passes_only_while_the_checked_item_is_at_that_version(store) -> None:
+    store.put({"pk": "member", "sk": "M", "version": 7})
+    store.transact([Put({"pk": "p", "sk": "1"}), Check("member", "M", expected_version=7)])
+    assert store.get("p", "1") is not None
+    store.put({"pk": "member", "sk": "M", "version": 8})
+    with pytest.raises(ConditionFailed):
+        store.transact([Put({"pk": "p", "sk": "2"}), Check("member", "M", expected_version=7)])
+    store.delete("member", "M")
+    with pytest.raises(ConditionFailed):
+        store.transact([Put({"pk": "p", "sk": "3"}), Check("member", "M", expected_version=8)])
+    assert store.get("p", "2") is None and store.get("p", "3") is None
+
+
+@pytest.mark.parametrize("alone", [True, False])
+def test_a_conditional_delete_removes_only_the_version_it_names(store, alone: bool) -> None:
+    store.put({"pk": "member", "sk": "M", "version": 8})
+    others = [] if alone else [Put({"pk": "p", "sk": "1"})]
+    with pytest.raises(ConditionFailed):
+        store.transact([Delete("member", "M", expected_version=7), *others])
+    assert store.get("member", "M") == {"pk": "member", "sk": "M", "version": 8}
+    assert store.get("p", "1") is None
+    store.transact([Delete("member", "M", expected_version=8), *others])
+    assert store.get("member", "M") is None

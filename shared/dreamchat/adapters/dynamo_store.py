@@ -123,10 +123,15 @@ class DynamoItemStore:
         raise StoreError("transaction kept conflicting")
 
     def _write_one(self, operation: Put | Delete) -> None:
-        if isinstance(operation, Delete):
+        if isinstance(operation, Delete) and not operation.expected_version:
             self.delete(operation.pk, operation.sk)
             return
         try:
+            if isinstance(operation, Delete):
+                key = _key(operation.pk, operation.sk)
+                condition = self._version_condition(operation.expected_version)
+                self._client.delete_item(TableName=self._table, Key=key, **condition)
+                return
             self._client.put_item(TableName=self._table, Item=_encode(operation.item), **self._condition(operation))
         except ClientError as error:
             if _code(error) == "ConditionalCheckFailedException":
@@ -190,9 +195,15 @@ class DynamoItemStore:
     def _transact_item(self, operation: Operation) -> dict[str, Any]:
         if isinstance(operation, Check):
             key = _key(operation.pk, operation.sk)
-            return {"ConditionCheck": {"TableName": self._table, "Key": key, **self._absent_condition()}}
+            condition = (
+                self._absent_condition() if operation.absent else self._version_condition(operation.expected_version)
+            )
+            return {"ConditionCheck": {"TableName": self._table, "Key": key, **condition}}
         if isinstance(operation, Delete):
-            return {"Delete": {"TableName": self._table, "Key": _key(operation.pk, operation.sk)}}
+            delete = {"TableName": self._table, "Key": _key(operation.pk, operation.sk)}
+            if operation.expected_version:
+                delete |= self._version_condition(operation.expected_version)
+            return {"Delete": delete}
         return {"Put": {"TableName": self._table, "Item": _encode(operation.item), **self._condition(operation)}}
 
     def _condition(self, operation: Put) -> dict[str, Any]:
@@ -202,9 +213,13 @@ class DynamoItemStore:
             return {"ConditionExpression": "attribute_exists(pk) AND attribute_not_exists(version)"}
         if operation.expected_version is None:
             return {}
+        return self._version_condition(operation.expected_version)
+
+    @staticmethod
+    def _version_condition(expected: int | None) -> dict[str, Any]:
         return {
             "ConditionExpression": "version = :expected",
-            "ExpressionAttributeValues": {":expected": {"N": str(operation.expected_version)}},
+            "ExpressionAttributeValues": {":expected": {"N": str(expected)}},
         }
 
     def _absent_condition(self) -> dict[str, Any]:

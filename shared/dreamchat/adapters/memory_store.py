@@ -153,6 +153,11 @@ class MemoryItemStore:
         return found
 
     def _check(self, operation: Operation) -> None:
+        if isinstance(operation, Delete | Check) and operation.expected_version:
+            found = self._live(operation.pk, operation.sk)
+            if found is None or found.version != operation.expected_version:
+                raise ConditionFailed("checked version changed")
+            return
         if isinstance(operation, Delete):
             return
         if isinstance(operation, Check):

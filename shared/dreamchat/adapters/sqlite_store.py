@@ -138,8 +138,10 @@ class SqliteItemStore:
         return [json.loads(row[0]) for row in rows]
 
     def _apply(self, operation: Operation) -> None:
+        if isinstance(operation, Delete | Check) and operation.expected_version:
+            self._check_version(operation.pk, operation.sk, operation.expected_version)
         if isinstance(operation, Check):
-            if self._exists(operation.pk, operation.sk):
+            if operation.absent and self._exists(operation.pk, operation.sk):
                 raise ConditionFailed("checked item exists")
             return
         if isinstance(operation, Delete):
@@ -167,6 +169,13 @@ class SqliteItemStore:
             "SELECT 1 FROM items WHERE pk = ? AND sk = ? AND " + self._alive(), (pk, sk, self._now())
         )
         return row.fetchone() is not None
+
+    def _check_version(self, pk: str, sk: str, expected: int) -> None:
+        row = self._db.execute(
+            "SELECT version FROM items WHERE pk = ? AND sk = ? AND " + self._alive(), (pk, sk, self._now())
+        ).fetchone()
+        if row is None or row[0] != expected:
+            raise ConditionFailed("checked version changed")
 
     def _check_condition(self, operation: Put) -> None:
         row = self._db.execute(

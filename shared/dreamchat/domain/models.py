@@ -28,11 +28,28 @@ class Entity(BaseModel):
 
 
 class PairId(Entity):
-    """A companion pair: one account and one AI user. Every memory belongs to one."""
+    """A companion pair: one account and one AI user. Every memory belongs to one.
+
+    `generation` is the friendship the pair was seen in (the version of the AI user's record of the
+    pair; 0: none was stored; None: not read yet). Forgetting and befriending again starts a new
+    generation, and a write computed in one never lands in the next. Two ids of one pair are equal
+    whatever generation they were seen in, and the generation is never serialised."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     account_id: str
     ai_user_id: str
+    generation: int | None = Field(default=None, exclude=True, repr=False)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PairId):
+            return NotImplemented
+        return (self.account_id, self.ai_user_id) == (other.account_id, other.ai_user_id)
+
+    def __hash__(self) -> int:
+        return hash((self.account_id, self.ai_user_id))
+
+    def seen_in(self, generation: int | None) -> PairId:
+        return self.model_copy(update={"generation": generation})
 
 
 class Account(Entity):

@@ -23,6 +23,10 @@ from dreamchat.llm.provider_errors import timed_out
 logger = logging.getLogger(__name__)
 
 TOOL_ROUND_SHARE = 0.5  # a tool round may use half the time left: the answer after it needs the rest
+# Tool calls run per model round; the rest of a round's calls are answered with an error, unrun
+# (a round of 150 `update_relationship` calls wrote 150 core memories before this cap).
+MAX_TOOL_CALLS_PER_ROUND = 8
+_TOO_MANY_CALLS = f"错误：一轮最多调用 {MAX_TOOL_CALLS_PER_ROUND} 个工具，这个调用没有执行。"
 
 
 class ToolLoop:
@@ -62,9 +66,13 @@ class ToolLoop:
             if not message.tool_calls:
                 return Completion(message.content or "", usage, tuple(calls), _joined(thoughts))
             conversation.append(_assistant_turn(message))
-            for call in message.tool_calls:
-                calls.append(_run_tool(run_tool, call, deadline))
-                conversation.append({"role": "tool", "tool_call_id": call.id, "content": calls[-1].result})
+            for n, call in enumerate(message.tool_calls):
+                if n < MAX_TOOL_CALLS_PER_ROUND:
+                    calls.append(_run_tool(run_tool, call, deadline))
+                    result = calls[-1].result
+                else:  # every call still gets its answer: providers refuse a call left without one
+                    result = _TOO_MANY_CALLS
+                conversation.append({"role": "tool", "tool_call_id": call.id, "content": result})
         # tools stay declared but disabled: some providers reject tool messages without `tools`
         message, round_usage = self._client.chat(key, conversation, deadline=deadline, tools=tools, tool_choice="none")
         thoughts.append(reasoning_of(message))

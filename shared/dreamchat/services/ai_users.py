@@ -18,7 +18,7 @@ from dreamchat.errors import Conflict, Contended, Forbidden, NotFound
 from dreamchat.ports import BlobStore, Clock, ItemStore
 from dreamchat.services.pairs import NOTHING, Erased, erase_ai_user_blobs, erase_pair
 from dreamchat.services.storage.unit_of_work import Storage, UnitOfWork
-from dreamchat.services.tombstones import Erasures
+from dreamchat.services.tombstones import Erasures, Gone
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ class AIUserService:
     def visible(self, account_id: str, ai_user_id: str) -> AIUser:
         """The AI user if the caller owns it or it is public; NotFound otherwise."""
         ai_user = self._load(ai_user_id)
-        if ai_user is None or (ai_user.owner_id != account_id and ai_user.visibility != "public"):
+        if ai_user is None or not self._visible_to(account_id, ai_user):
             raise NotFound(_NOT_FOUND)
         return ai_user
 
@@ -88,7 +88,7 @@ class AIUserService:
             ids = set(uow.ai_users.owned_by(account_id))
             ids |= {f.ai_user_id for f in uow.ai_users.friendships_of(account_id)}
         found = [self._load(ai_user_id) for ai_user_id in sorted(ids)]
-        return [a for a in found if a and (a.owner_id == account_id or a.visibility == "public")]
+        return [a for a in found if a is not None and self._visible_to(account_id, a)]
 
     def public(self, limit: int, cursor: str | None) -> tuple[list[AIUser], str | None]:
         with self._storage.begin() as uow:
@@ -108,16 +108,38 @@ class AIUserService:
         return ai_user
 
     def unfriend(self, account_id: str, ai_user_id: str, *, forget: bool) -> Erased:
-        pair = self.pair(account_id, ai_user_id)
+        """End the friendship; `forget` erases the pair too. The caller's own pair, so it never
+        depends on whether the AI user is still visible to them (an owner may have made it private).
+
+        Forgetting ends the pair's generation first (the AI user's record of the pair goes, only if
+        it is still the one this call saw), so nothing computed in it can land in a friendship begun
+        again at once; a befriending that won the race keeps its own record."""
+        pair = self._friend_pair(account_id, ai_user_id)
+        if forget:
+            self._erasures.mark_pair(pair)
         with self._storage.pair(pair) as uow:
-            uow.friendship.remove()
-            uow.commit()
-        if not forget:
-            return NOTHING
-        self._erasures.mark_pair(pair)
-        erased = erase_pair(self._store, self._blobs, pair)
-        self._store.delete(*keys.pair_member(ai_user_id, account_id))
-        return erased
+            uow.friendship.remove(member=forget)
+            try:
+                uow.commit()
+            except Contended:
+                self._lost_to_a_befriending(pair)  # or to another forget: then erase as it does
+        return erase_pair(self._store, self._blobs, pair) if forget else NOTHING
+
+    def _lost_to_a_befriending(self, pair: PairId) -> None:
+        """A forget whose generation ended meanwhile: if a new friendship began, it keeps its data
+        (and must be writable: the tombstone goes); Contended."""
+        with self._storage.pair(pair.seen_in(None)) as uow:
+            if uow.friendship.get() is None:
+                return
+        self._erasures.lift_pair(pair)
+        raise Contended("the friendship began again meanwhile; nothing was forgotten")
+
+    def ended(self, account_id: str) -> list[str]:
+        """Friendships that ended because the AI user is no longer visible to the caller (its owner
+        made it private, or deleted it): chat, heartbeats and memory views stop; forgetting still works."""
+        with self._storage.begin() as uow:
+            friendships = uow.ai_users.friendships_of(account_id)
+        return [f.ai_user_id for f in friendships if not self._visible_to(account_id, self._load(f.ai_user_id))]
 
     def friends(self, account_id: str) -> list[tuple[AIUser, dict[str, Any]]]:
         """Befriended AI users still visible to the caller, with the friendship (since, last_read)."""
@@ -126,7 +148,7 @@ class AIUserService:
         result = []
         for friendship in friendships:
             ai_user = self._load(friendship.ai_user_id)
-            if ai_user and (ai_user.owner_id == account_id or ai_user.visibility == "public"):
+            if ai_user is not None and self._visible_to(account_id, ai_user):
                 result.append((ai_user, friendship.model_dump(exclude={"ai_user_id"})))
         return result
 
@@ -158,13 +180,16 @@ class AIUserService:
         return self.companion(account_id, ai_user_id)[0]
 
     def companion(self, account_id: str, ai_user_id: str) -> tuple[PairId, AIUser]:
-        """The caller's pair with this AI user, and the AI user, read once."""
+        """The caller's pair with this AI user (seen in its current generation), and the AI user."""
         ai_user = self.visible(account_id, ai_user_id)
-        pair = PairId(account_id=account_id, ai_user_id=ai_user_id)
-        with self._storage.pair(pair) as uow:
+        return self._friend_pair(account_id, ai_user_id), ai_user
+
+    def _friend_pair(self, account_id: str, ai_user_id: str) -> PairId:
+        """The caller's pair, in its current generation; NotFound unless they are friends."""
+        with self._storage.pair(PairId(account_id=account_id, ai_user_id=ai_user_id)) as uow:
             if uow.friendship.get() is None:
                 raise NotFound(_NOT_FOUND)
-        return pair, ai_user
+            return uow.pair
 
     def erase_account(self, account_id: str) -> Erased:
         """An account's AI users (with all their pairs) and its own pairs with others' AI users.
@@ -214,7 +239,7 @@ class AIUserService:
         cannot bring the friendship back (the version condition needs the item to exist).
         """
         for _ in range(_FRIEND_WRITE_ATTEMPTS):
-            with self._storage.pair(pair) as uow:
+            with self._storage.pair(pair.seen_in(None)) as uow:  # the friendship as it is now, each time
                 read = uow.friendship.get()
                 if read is None:
                     return None
@@ -224,10 +249,14 @@ class AIUserService:
                 uow.friendship.save(changed, read)
                 try:
                     uow.commit()
-                except Contended:
+                except (Contended, Gone):  # Gone: a friendship begun again meanwhile, read it afresh
                     continue
             return changed
         raise Contended("the friendship kept changing; try again")
+
+    @staticmethod
+    def _visible_to(account_id: str, ai_user: AIUser | None) -> bool:
+        return ai_user is not None and (ai_user.owner_id == account_id or ai_user.visibility == "public")
 
     def _load(self, ai_user_id: str) -> AIUser | None:
         with self._storage.begin() as uow:

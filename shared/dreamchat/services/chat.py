@@ -152,7 +152,10 @@ class ChatService:
         how = Line(typed=reply.typed, reasoning=reasoning, cap=cap)
         sent = [Sent(m, m.delay_ms, i) for i, m in enumerate(self._speaker.send(pair, lines, how, after=person.id))]
         if not sent:  # 已读不回: the history shows it, not only the live turn
-            self.memory.update_message(pair, person.model_copy(update={"read_no_reply": True, "reasoning": reasoning}))
+            # over the message as read: a deletion or edit meanwhile stands
+            self.memory.update_message(
+                pair, person, person.model_copy(update={"read_no_reply": True, "reasoning": reasoning})
+            )
         # A topic that grows past the limit ends too, so short-term memory stays bounded.
         too_long = len(self.memory.repo.short_term(pair, person.topic_id)) >= self._settings.topic_max_messages
         ended = (markers.ended or too_long) and self.memory.end_topic(pair, person.topic_id)
@@ -178,7 +181,7 @@ class ChatService:
 
     def _mark_crisis(self, pair: PairId, ai_user: AIUser, person: Message) -> Message:
         marked = person.model_copy(update={"safety": "crisis"})
-        self.memory.update_message(pair, marked)
+        self.memory.update_message(pair, person, marked)
         self._check_in_later(pair, ai_user)
         self._referred(ai_user, "model")
         return marked

@@ -61,7 +61,11 @@ class Compression:
     def compress(self, pair: PairId, topic_id: str) -> MidTermMemory | None:
         """Summarise an ended topic into one mid-term memory, then clear exactly its messages; every
         few topics the AI also reflects on itself, and judges the relationship every few topics and
-        after a topic with strong emotion. None when the topic has nothing left (or the pair is gone)."""
+        after a topic with strong emotion. None when the topic has nothing left (or the pair is gone).
+
+        The pair is seen in its generation now: if the person forgets it (and befriends the AI user
+        again) while the model summarises, nothing of this compression lands in the new friendship."""
+        pair = self._storage.live(pair)
         again = self.repo.mid_term(pair, topic_id) is not None  # a repeated delivery: reflected, judged
         judged = self.repo.short_term(pair, topic_id) if not again and self._after.sample() else None
         try:

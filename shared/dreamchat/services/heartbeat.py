@@ -34,6 +34,7 @@ from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.leases import LeaseClaim, Leases
 from dreamchat.services.memory import MemoryService
 from dreamchat.services.speaker import Line, Speaker
+from dreamchat.services.storage.unit_of_work import live
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +109,7 @@ class HeartbeatService:
     def run(self, work: HeartbeatDue, *, force: bool = False) -> Outcome:
         """Run one pair's heartbeat under a lease: the same (pair, due time) sends at most once, a
         run that died is retried once its lease lapses, and after the last attempt it moves on."""
-        pair = work.pair
+        pair = live(self._store, work.pair)  # a generation begun during the run gets none of its writes
         ai_user = self._ai_user(pair)
         if ai_user is None:
             self._store.delete(keys.pair_pk(pair), keys.HEARTBEAT_SK)

@@ -121,7 +121,6 @@ class Extractor:
             emotion_tags=mids[0].emotion_tags,
             source_mid_ids=[m.id for m in mids],
         )
-        self.repo.put_detail(pair, blob_key, detail)  # the document first: an index never points at nothing
         index = LongTermIndex(
             id=long_id,
             title=memory.title,
@@ -134,6 +133,8 @@ class Extractor:
         )
         uow.long_terms.add(index, self._vectors.retriever.vectors(vec.embedded_texts(index)))
         stored = self._commit_extracted(uow, sources, "long-term entry already stored or its sources changed")
+        if stored:  # the document after its index entry: an extraction that lost (or was erased) leaves none
+            self.repo.put_detail(pair, blob_key, detail)
         for m in mids:  # stored, or left for the next sweep: either way not a leftover
             by_id.pop(m.id, None)
         return index if stored else None

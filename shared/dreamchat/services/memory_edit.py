@@ -48,8 +48,11 @@ class MemoryEditor:
             if updated is None:
                 uow.messages.remove(found)
             else:
-                uow.messages.add(updated)
-            uow.commit()
+                read = uow.messages.get(found)
+                if read is None:
+                    raise NotFound("no such short-term message")
+                uow.messages.save(updated, read)
+            uow.commit()  # an edit over a message changed meanwhile: Contended (409), nothing written
         return updated.model_dump() if updated else None
 
     def mid_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> dict[str, Any] | None:
@@ -99,15 +102,15 @@ class MemoryEditor:
         if entry_id is None:
             return self._add_core(pair, changes)
         with self._storage.pair(pair) as uow:
-            found = next((m for m in uow.core.all() if m.id == entry_id), None)
+            found = next((m for m in uow.core.read_all() if m.entity.id == entry_id), None)
             if found is None:
                 raise NotFound("no such core memory")
-            updated = None if delete else CoreMemory.model_validate({**found.model_dump(), **changes})
+            updated = None if delete else CoreMemory.model_validate({**found.entity.model_dump(), **changes})
             if updated is None:
                 uow.core.remove(entry_id)
             else:
-                uow.core.save(updated)
-            uow.commit()
+                uow.core.save(updated, found)
+            uow.commit()  # deleted or changed meanwhile: Contended (409), nothing written
         return updated.model_dump() if updated else None
 
     def _add_core(self, pair: PairId, changes: dict[str, Any]) -> dict[str, Any]:

@@ -117,6 +117,7 @@ class ToolBox:
     search: SearchProvider
     clock: Clock
     results: int = 5
+    level_changed: bool = False  # the relationship level changes at most once per turn
 
     def run(self, name: str, arguments: dict[str, Any]) -> str:
         if name not in TOOLS:
@@ -134,7 +135,11 @@ class ToolBox:
         return _answer(error=problem) if problem else _answer(ok=True)
 
     def _update_relationship(self, args: UpdateRelationship) -> str:
+        current = self.memory.repo.relationship(self.pair)
+        if self.level_changed and args.level != current.level:
+            return _answer(error="这一轮已经调整过关系等级了，关系不会一下子变那么多", level=current.level)
         updated = self.soul.set_relationship(self.pair, self.ai_user, args.level, args.heartbeat_hours, args.reason)
+        self.level_changed = self.level_changed or updated.level != current.level
         return _answer(ok=True, level=updated.level, heartbeat_hours=updated.heartbeat_hours)
 
     def _set_scheduled_heartbeat(self, args: SetScheduledHeartbeat) -> str:

@@ -100,11 +100,20 @@ class Topics:
             return message
         raise Contended("could not place the message after many concurrent attempts")
 
-    def update_message(self, pair: PairId, message: Message) -> None:
-        """Store a recorded message again, changed (read without a reply, its reasoning)."""
+    def update_message(self, pair: PairId, seen: Message, updated: Message) -> Message | None:
+        """Store a recorded message again, changed (read without a reply, its reasoning, a crisis
+        mark), over the message as `seen`: None, and nothing written, when the person deleted or
+        edited it meanwhile (their change stands) or its topic was compressed and it was deleted."""
         with self._storage.pair(pair) as uow:
-            uow.messages.add(message)
-            uow.commit()
+            read = uow.messages.get(seen)
+            if read is None or read.entity != seen:
+                return None
+            uow.messages.save(updated, read)
+            try:
+                uow.commit()
+            except Contended:  # changed between the read and the write: theirs stands
+                return None
+        return updated
 
     def end_topic(self, pair: PairId, topic_id: str) -> bool:
         """Mark the topic ended and announce it; False if it was not the open topic."""
@@ -122,15 +131,20 @@ class Topics:
         return True
 
     def switch_topic(self, pair: PairId, message: Message) -> Message:
-        """A semantic switch: the old topic ends without `message`, which opens the next topic."""
+        """A semantic switch: the old topic ends without `message`, which opens the next topic. The
+        message moves only as the turn saw it: one the person deleted or edited meanwhile stays as they left it."""
         with self._storage.pair(pair) as uow:
             read = uow.topic.get()
             if read is None or read.entity.topic_id != message.topic_id:
                 return message
+            seen = uow.messages.get(message)
+            if seen is None or seen.entity != message:
+                return message
             now = self._clock.now()
             fresh = topics.new_topic_id(now, self._random.random())
             moved = message.model_copy(update={"topic_id": fresh})
-            uow.messages.move(message, moved)
+            if not uow.messages.move(seen, moved):
+                return message
             uow.topic.save(TopicState(fresh, int(now.timestamp())), read, self._idle_check(now))
             uow.pending.add(read.entity.topic_id, self._retry_check(now))
             try:

@@ -14,9 +14,12 @@ router = APIRouter(prefix="/api/friends", tags=["friends"])
 
 @router.get("", responses=documented(401))
 def list_friends(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
-    """The AI users the caller is friends with."""
+    """The AI users the caller is friends with (and friendships ended by an AI user gone from view)."""
     friends = services.ai_users.friends(caller.id)
-    return {"friends": [_friend_view(services, caller.id, a, friendship) for a, friendship in friends]}
+    ended = [
+        {"ai_user_id": ai_user_id, "reason": "no_longer_visible"} for ai_user_id in services.ai_users.ended(caller.id)
+    ]
+    return {"friends": [_friend_view(services, caller.id, a, friendship) for a, friendship in friends], "ended": ended}
 
 
 def _friend_view(services: ServicesDep, account_id: str, ai_user: AIUser, friendship: dict) -> dict[str, Any]:
@@ -51,7 +54,7 @@ def add_friend(user_id: str, caller: CurrentCaller, services: ServicesDep, respo
     return {"friend": ai_user_view(ai_user, caller.id), "created": not already}
 
 
-@router.delete("/{user_id}", responses=documented(401, 404, 422))
+@router.delete("/{user_id}", responses=documented(401, 404, 409, 422))
 def remove_friend(user_id: str, caller: CurrentCaller, services: ServicesDep, forget: bool = False) -> dict[str, Any]:
     """Remove from the friends list; `forget=true` also erases the pair's memories."""
     erased = services.ai_users.unfriend(caller.id, user_id, forget=forget)

@@ -103,18 +103,41 @@ class PendingCompressions(_Tier):
 
 
 class Messages(_Tier):
-    """A message is two items: one in the conversation log, one in its topic's short-term."""
+    """A message is two items: one in the conversation log, one in its topic's short-term (until
+    the topic is compressed). Both are versioned: a change is written over the version read, so a
+    person's deletion or edit meanwhile is never undone by a stale copy."""
+
+    def get(self, message: Message) -> Versioned[Message] | None:
+        """The message as the log holds it now (None: deleted)."""
+        found = self._session.get((keys.messages_pk(self._pair), message.id))
+        return Versioned(to_model(Message, found), version_of(found)) if found else None
 
     def add(self, message: Message) -> None:
-        """Store the message (or store it again, changed)."""
+        """A new message, in the log and its topic (each only if absent)."""
         fields = message.model_dump()
-        self._session.put(item((keys.messages_pk(self._pair), message.id), fields))
-        self._session.put(item(self._short_key(message), fields))
+        self._session.put_over(item((keys.messages_pk(self._pair), message.id), fields), None)
+        self._session.put_over(item(self._short_key(message), fields), None)
 
-    def move(self, old: Message, new: Message) -> None:
-        """The message moved to another topic (a semantic switch)."""
-        self._session.delete(self._short_key(old))
-        self.add(new)
+    def save(self, message: Message, over: Versioned[Message]) -> None:
+        """The message changed, over the version read; in short-term only while it is still there
+        (a compressed topic's message stays out of short-term)."""
+        fields = message.model_dump()
+        self._session.put_over(item((keys.messages_pk(self._pair), message.id), fields), over)
+        short = self._session.get(self._short_key(over.entity))
+        if short is not None:
+            self._session.put_over(item(self._short_key(message), fields), Versioned(None, version_of(short)))
+
+    def move(self, old: Versioned[Message], new: Message) -> bool:
+        """The message moved to another topic (a semantic switch), over the versions read; False
+        (nothing collected) when its topic was compressed meanwhile."""
+        short = self._session.get(self._short_key(old.entity))
+        if short is None:
+            return False
+        self._session.delete(self._short_key(old.entity), version_of(short))
+        fields = new.model_dump()
+        self._session.put_over(item((keys.messages_pk(self._pair), new.id), fields), old)
+        self._session.put_over(item(self._short_key(new), fields), None)
+        return True
 
     def remove(self, message: Message, *, short_term: bool = True) -> None:
         self._session.delete((keys.messages_pk(self._pair), message.id))
@@ -225,17 +248,22 @@ class LongTerms(Embedded[LongTermIndex]):
 
 
 class CoreMemories(_Tier):
-    """Rare facts that shape behaviour; never edited by the AI, so not versioned."""
+    """Rare facts that shape behaviour; never edited by the AI. The person's edit goes over the
+    version read, so a memory they deleted meanwhile is not brought back by an edit computed before."""
 
     def all(self) -> list[CoreMemory]:
-        return [to_model(CoreMemory, i) for i in self._session.query(self._pk, KeyRange(prefix=keys.CORE_PREFIX))]
+        return [read.entity for read in self.read_all()]
+
+    def read_all(self) -> list[Versioned[CoreMemory]]:
+        found = self._session.query(self._pk, KeyRange(prefix=keys.CORE_PREFIX))
+        return [Versioned(to_model(CoreMemory, i), version_of(i)) for i in found]
 
     def add(self, memory: CoreMemory) -> None:
         self._session.put(item((self._pk, keys.core(memory.id)), memory.model_dump()), if_absent=True)
 
-    def save(self, memory: CoreMemory) -> None:
-        """The person's edit: theirs is the last word."""
-        self._session.put(item((self._pk, keys.core(memory.id)), memory.model_dump()))
+    def save(self, memory: CoreMemory, over: Versioned[CoreMemory]) -> None:
+        """The person's edit, over the version read (the memory must still be there)."""
+        self._session.put_over(item((self._pk, keys.core(memory.id)), memory.model_dump()), over)
 
     def remove(self, core_id: str) -> None:
         self._session.delete((self._pk, keys.core(core_id)))

@@ -82,25 +82,34 @@ class Friendships(_Tier):
         found = self._session.get(self._key)
         return Versioned(to_model(Friendship, found), version_of(found)) if found else None
 
-    def add(self, since: int) -> None:
+    def add(self, since: int) -> int:
+        """A new friendship, and with it a new generation of the pair (the version its record on
+        the AI user's side starts at, random): the one it returns."""
         fields = {"ai_user_id": self._pair.ai_user_id, "since": since, "version": first_friendship_version()}
         self._session.put(item(self._key, fields))
-        member = keys.pair_member(self._pair.ai_user_id, self._pair.account_id)
-        self._session.put(item(member, {"account_id": self._pair.account_id, "since": since}))
+        generation = first_friendship_version()
+        member = {"account_id": self._pair.account_id, "since": since, "version": generation}
+        self._session.put(item(self._member, member))
+        return generation
 
     def save(self, friendship: Friendship, over: Versioned[Friendship]) -> None:
         written = {**self._session.read(self._key), **friendship.model_dump()}
         self._session.put_over(item(self._key, written), over, first=first_friendship_version())
 
     def remove(self, *, member: bool = False) -> None:
-        """The friendship ends; with `member`, the AI user's record of the pair goes too."""
+        """The friendship ends; with `member`, the AI user's record of the pair goes too, only if
+        it is still of the generation this unit of work saw (a befriending meanwhile keeps its own)."""
         self._session.delete(self._key)
         if member:
-            self._session.delete(keys.pair_member(self._pair.ai_user_id, self._pair.account_id))
+            self._session.delete(self._member, self._pair.generation or None)
 
     @property
     def _key(self) -> tuple[str, str]:
         return keys.friend(self._pair.account_id, self._pair.ai_user_id)
+
+    @property
+    def _member(self) -> tuple[str, str]:
+        return keys.pair_member(self._pair.ai_user_id, self._pair.account_id)
 
 
 class Qualities(_Tier):

@@ -105,5 +105,6 @@ class Session:
         """Write unconditionally, one version on from `over` (work that is final whatever happened)."""
         self.writes.append(Put({**written, "version": (over or 0) + 1}))
 
-    def delete(self, key: tuple[str, str]) -> None:
-        self.writes.append(Delete(*key))
+    def delete(self, key: tuple[str, str], version: int | None = None) -> None:
+        """Remove the item (with `version`: only while it is stored at that version)."""
+        self.writes.append(Delete(*key, expected_version=version))

@@ -8,6 +8,10 @@
 A write over a version that changed meanwhile (or a new item that exists by then) fails the
 commit with `Contended` and writes nothing; the caller reads again or gives up. Leaving the
 `with` block without a commit drops what was collected.
+
+A pair's unit of work also checks, in every transaction, that the pair is still in the generation
+it was seen in (`PairId.generation`, the version of the AI user's record of the pair): a write
+computed before the person forgot the pair and befriended the AI user again fails with `Gone`.
 """
 
 from __future__ import annotations
@@ -15,10 +19,12 @@ from __future__ import annotations
 from types import TracebackType
 from typing import Self
 
+from dreamchat import keys
 from dreamchat.domain.models import PairId
 from dreamchat.errors import Contended
-from dreamchat.ports import MAX_TRANSACTION_ITEMS, ConditionFailed, ItemStore
+from dreamchat.ports import MAX_TRANSACTION_ITEMS, Check, ConditionFailed, ItemStore, Put
 from dreamchat.services.storage import memory, pair, records
+from dreamchat.services.storage.guard import Gone
 from dreamchat.services.storage.session import Session
 
 
@@ -46,11 +52,14 @@ class UnitOfWork:
     def commit(self) -> None:
         """Send the collected writes: one transaction, or one per MAX_TRANSACTION_ITEMS writes (each
         all or nothing; every one is tried). Contended when any lost its race."""
+        self._send([])
+
+    def _send(self, checks: list[Check]) -> None:
         writes, self._session.writes = self._session.writes, []
         lost = 0
         for start in range(0, len(writes), MAX_TRANSACTION_ITEMS):
             try:
-                self._session.store.transact(writes[start : start + MAX_TRANSACTION_ITEMS])
+                self._session.store.transact([*writes[start : start + MAX_TRANSACTION_ITEMS], *checks])
             except ConditionFailed:
                 lost += 1
         if lost:
@@ -66,7 +75,8 @@ class PairUnitOfWork(UnitOfWork):
     def __init__(self, store: ItemStore, pair_id: PairId) -> None:
         super().__init__(store)
         session = self._session
-        self.pair = pair_id
+        self.pair = pair_id if pair_id.generation is not None else live(store, pair_id)
+        pair_id = self.pair
         self.topic = memory.TopicStates(session, pair_id)
         self.pending = memory.PendingCompressions(session, pair_id)
         self.messages = memory.Messages(session, pair_id)
@@ -78,6 +88,24 @@ class PairUnitOfWork(UnitOfWork):
         self.heartbeat = pair.Heartbeats(session, pair_id)
         self.friendship = pair.Friendships(session, pair_id)
         self.quality = pair.Qualities(session, pair_id)
+
+    def commit(self) -> None:
+        """As `UnitOfWork.commit`, each transaction also checking the pair's generation: Gone when
+        the pair was forgotten (and perhaps befriended again) since it was seen."""
+        checks = self._generation_check()
+        try:
+            self._send(checks)
+        except Contended:
+            if checks and live(self._session.store, self.pair).generation != self.pair.generation:
+                raise Gone("this friendship was forgotten since this work began") from None
+            raise
+
+    def _generation_check(self) -> list[Check]:
+        generation, member = self.pair.generation, keys.pair_member(self.pair.ai_user_id, self.pair.account_id)
+        touched = {(w.item["pk"], w.item["sk"]) if isinstance(w, Put) else (w.pk, w.sk) for w in self._session.writes}
+        if generation is None or member in touched or not self._session.writes:
+            return []  # a record stored before generations; or this is the write that starts one
+        return [Check(*member, expected_version=generation)]
 
 
 class Storage:
@@ -91,3 +119,16 @@ class Storage:
 
     def begin(self) -> UnitOfWork:
         return UnitOfWork(self.store)
+
+    def live(self, pair_id: PairId) -> PairId:
+        """The pair as it is now, in its current generation (work that runs long starts with this)."""
+        return live(self.store, pair_id)
+
+
+def live(store: ItemStore, pair_id: PairId) -> PairId:
+    """The pair seen in its current generation: the version of the AI user's record of the pair
+    (0 when there is none; None when it was stored before generations)."""
+    found = store.get(*keys.pair_member(pair_id.ai_user_id, pair_id.account_id))
+    if found is None:
+        return pair_id.seen_in(0)
+    return pair_id.seen_in(int(found["version"]) if found.get("version") is not None else None)
