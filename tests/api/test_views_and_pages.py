@@ -164,3 +164,15 @@ def test_every_json_route_declares_a_response_schema(client: TestClient) -> None
         and route.path not in ("/api/ai-users/{user_id}/card",)  # a card or a PNG, as the client asks
     ]
     assert undeclared == []
+
+
+def test_the_heartbeat_status_pages_its_ai_friends(alice: Person) -> None:
+    made = sorted(alice.create_ai_user(name=f"友{i}")["id"] for i in range(3))
+    first = alice.get("/api/heartbeat/status", params={"limit": 2})
+    assert set(first.json()) == {"prefs", "ai_users"} and len(first.json()["ai_users"]) == 2
+    rest = alice.get("/api/heartbeat/status", params={"limit": 2, "cursor": first.headers[NEXT_CURSOR]})
+    assert NEXT_CURSOR not in rest.headers and rest.json()["prefs"] == first.json()["prefs"]
+    assert [e["ai_user_id"] for e in first.json()["ai_users"] + rest.json()["ai_users"]] == made
+    assert alice.get("/api/heartbeat/status", params={"cursor": "%%%"}).status_code == 422
+    configured = alice.post("/api/heartbeat/configure", json={"daily_cap": 3})
+    assert configured.json()["prefs"]["daily_cap"] == 3 and len(configured.json()["ai_users"]) == 3

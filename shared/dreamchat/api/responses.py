@@ -130,7 +130,7 @@ class FriendOut(AIUserOut):
     last_message: LastMessageOut | None
 
     @classmethod
-    def of(cls, view: FriendView, account_id: str) -> FriendOut:
+    def from_view(cls, view: FriendView, account_id: str) -> FriendOut:
         friendship = view.friendship
         return cls.model_validate(
             {

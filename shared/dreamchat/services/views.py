@@ -93,6 +93,7 @@ class HeartbeatRow:
 class HeartbeatStatusView:
     prefs: Prefs
     rows: list[HeartbeatRow]
+    next_cursor: str | None
 
 
 class Views:
@@ -174,13 +175,14 @@ class Views:
         newest = window[-1] if window and before is None and not (more and after is not None) else None
         return HistoryPage(window, cursor, newest)
 
-    def heartbeat_status(self, account_id: str) -> HeartbeatStatusView:
-        """Per AI friend of the caller: the level and the heartbeat state, with the caller's settings."""
+    def heartbeat_status(self, account_id: str, cursor: str | None, limit: int) -> HeartbeatStatusView:
+        """The caller's settings and a page of their AI friends, each with its level and heartbeat state."""
+        found = self._ai_users.friend_page(account_id, key_of(cursor), limit)
         rows = []
-        for ai_user, _ in self._ai_users.friends(account_id):
+        for ai_user, _ in found.items:
             pair = PairId(account_id=account_id, ai_user_id=ai_user.id)
             rows.append(HeartbeatRow(ai_user, self._heartbeats.get(pair), self._repo.relationship(pair).level))
-        return HeartbeatStatusView(self._heartbeats.prefs(account_id), rows)
+        return HeartbeatStatusView(self._heartbeats.prefs(account_id), rows, found.cursor)
 
 
 def _topics(messages: list[Message]) -> list[TopicView]:

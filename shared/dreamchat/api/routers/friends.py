@@ -30,7 +30,7 @@ def list_friends(
     """The AI users the caller is friends with, a page at a time (by id; `X-Next-Cursor` names the next page)."""
     page = services.views.friends(caller.id, cursor, limit)
     next_page(response, page.cursor)
-    return FriendList(friends=[FriendOut.of(friend, caller.id) for friend in page.items])
+    return FriendList(friends=[FriendOut.from_view(friend, caller.id) for friend in page.items])
 
 
 @router.post(

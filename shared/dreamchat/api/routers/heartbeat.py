@@ -1,11 +1,12 @@
 from __future__ import annotations
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Response
 from pydantic import Field
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
 from dreamchat.api.model_work import ModelPoolDep
+from dreamchat.api.pages import DEFAULT_LIMIT, Cursor, Limit, next_page, paged
 from dreamchat.api.responses import HeartbeatStatus, MessageOut, Schedule, ScheduledOut, Triggered
 from dreamchat.api.schemas import Body
 from dreamchat.domain.heartbeat import MAX_BACKOFF, HeartbeatState, Prefs, remove_scheduled
@@ -27,8 +28,12 @@ class Configure(Body):
     pause_after_days: float | None = Field(default=None, gt=0, le=3650)
 
 
-def _status(services: Services, account_id: str) -> HeartbeatStatus:
-    return HeartbeatStatus.of(services.views.heartbeat_status(account_id))
+def _status(
+    services: Services, account_id: str, response: Response, cursor: str | None = None, limit: int = DEFAULT_LIMIT
+) -> HeartbeatStatus:
+    view = services.views.heartbeat_status(account_id, cursor, limit)
+    next_page(response, view.next_cursor)
+    return HeartbeatStatus.of(view)
 
 
 def _schedule(user_id: str, state: HeartbeatState) -> Schedule:
@@ -42,29 +47,43 @@ def _reschedule_all(services: Services, account_id: str) -> None:
         services.heartbeats.change(pair, ai_user, relationship, lambda state: state)
 
 
-@router.get("/status", response_model=HeartbeatStatus)
-def status(caller: CurrentCaller, services: ServicesDep) -> HeartbeatStatus:
-    """Per AI user of the caller: enabled, level, next due, last sent, scheduled heartbeats."""
-    return _status(services, caller.id)
+@router.get(
+    "/status",
+    response_model=HeartbeatStatus,
+    responses={**paged("The settings and a page of AI friends"), **documented(422)},
+)
+def status(
+    caller: CurrentCaller,
+    services: ServicesDep,
+    response: Response,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> HeartbeatStatus:
+    """Per AI friend of the caller, a page at a time: enabled, level, next due, last sent, scheduled heartbeats."""
+    return _status(services, caller.id, response, cursor, limit)
 
 
-@router.post("/configure", response_model=HeartbeatStatus, responses=documented(400, 413, 422))
-def configure(body: Configure, caller: CurrentCaller, services: ServicesDep) -> HeartbeatStatus:
+@router.post(
+    "/configure",
+    response_model=HeartbeatStatus,
+    responses={**paged("The settings and the first page of AI friends"), **documented(400, 413, 422)},
+)
+def configure(body: Configure, caller: CurrentCaller, services: ServicesDep, response: Response) -> HeartbeatStatus:
     """Change the caller's heartbeat settings (on/off, night window, caps)."""
     current = services.heartbeats.prefs(caller.id)
     prefs = Prefs.model_validate({**current.model_dump(), **body.model_dump(exclude_none=True)})
     services.heartbeats.save_prefs(caller.id, prefs)
     _reschedule_all(services, caller.id)
-    return _status(services, caller.id)
+    return _status(services, caller.id, response)
 
 
-@router.post("/start", response_model=HeartbeatStatus)
-def start(caller: CurrentCaller, services: ServicesDep) -> HeartbeatStatus:
+@router.post("/start", response_model=HeartbeatStatus, responses=paged("The settings and the first page of AI friends"))
+def start(caller: CurrentCaller, services: ServicesDep, response: Response) -> HeartbeatStatus:
     """Turn heartbeats on for the caller and plan the next one for every AI friend."""
     prefs = services.heartbeats.prefs(caller.id).model_copy(update={"enabled": True})
     services.heartbeats.save_prefs(caller.id, prefs)
     _reschedule_all(services, caller.id)
-    return _status(services, caller.id)
+    return _status(services, caller.id, response)
 
 
 @router.post("/trigger/{user_id}", response_model=Triggered, responses=documented(404, 422, 429, 503))
