@@ -15,6 +15,7 @@ from dreamchat.api.deadline import RequestDeadline
 from dreamchat.api.errors import install_error_handlers
 from dreamchat.api.limits import BodySizeLimit
 from dreamchat.api.model_work import ModelPool
+from dreamchat.api.pages import NEXT_CURSOR
 from dreamchat.api.routers import (
     ai_users,
     auth,
@@ -101,6 +102,7 @@ def create_app(
             allow_origins=settings.cors_origins,
             allow_methods=["*"],
             allow_headers=["Authorization", "Content-Type"],
+            expose_headers=[NEXT_CURSOR],  # a frontend on another origin follows the list's pages
         )
     return app
 

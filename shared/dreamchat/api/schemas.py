@@ -8,7 +8,7 @@ from zoneinfo import available_timezones
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-from dreamchat.domain.models import AIUser, ChatModel, Visibility
+from dreamchat.domain.models import ChatModel, Visibility
 from dreamchat.domain.text import is_blank
 
 
@@ -80,11 +80,3 @@ class AIUserUpdate(Body):
 
     def changes(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True)
-
-
-def ai_user_view(ai_user: AIUser, account_id: str) -> dict[str, Any]:
-    """An AI user as the caller sees it: the owner's account id is never shown."""
-    view = ai_user.model_dump(exclude={"owner_id"})
-    view["user_id"] = ai_user.id  # the spec's paths call it user_id
-    view["is_owner"] = ai_user.owner_id == account_id
-    return view

@@ -16,6 +16,7 @@ from dreamchat import keys
 from dreamchat.domain.models import AIUser, Friendship, PairId
 from dreamchat.errors import Conflict, Contended, Forbidden, NotFound
 from dreamchat.ports import BlobStore, Clock, ItemStore
+from dreamchat.services.paging import MAX_LIMIT, Page, page_of
 from dreamchat.services.pairs import NOTHING, Erased, erase_ai_user_blobs, erase_pair
 from dreamchat.services.storage.unit_of_work import Storage, UnitOfWork
 from dreamchat.services.tombstones import Erasures, Gone
@@ -82,13 +83,15 @@ class AIUserService:
         self.owned(account_id, ai_user_id)
         return self._delete(ai_user_id, account_id)
 
-    def listing(self, account_id: str) -> list[AIUser]:
-        """The caller's own AI users and the public ones they befriended."""
+    def listing(self, account_id: str, after: str | None = None, limit: int = MAX_LIMIT) -> Page[AIUser]:
+        """The caller's own AI users and the public ones they befriended, by id; only a page's are loaded."""
         with self._storage.begin() as uow:
             ids = set(uow.ai_users.owned_by(account_id))
             ids |= {f.ai_user_id for f in uow.ai_users.friendships_of(account_id)}
-        found = [self._load(ai_user_id) for ai_user_id in sorted(ids)]
-        return [a for a in found if a is not None and self._visible_to(account_id, a)]
+        ids_page = page_of([(ai_user_id, ai_user_id) for ai_user_id in sorted(ids)], after, limit)
+        found = [self._load(ai_user_id) for ai_user_id in ids_page.items]
+        shown = [a for a in found if a is not None and self._visible_to(account_id, a)]
+        return Page(shown, ids_page.cursor)
 
     def public(self, limit: int, cursor: str | None) -> tuple[list[AIUser], str | None]:
         with self._storage.begin() as uow:
@@ -140,6 +143,14 @@ class AIUserService:
         with self._storage.begin() as uow:
             friendships = uow.ai_users.friendships_of(account_id)
         return [f.ai_user_id for f in friendships if not self._visible_to(account_id, self._load(f.ai_user_id))]
+
+    def friend_page(self, account_id: str, after: str | None, limit: int) -> Page[tuple[AIUser, Friendship]]:
+        """A page of the caller's friendships by AI user id, each with its AI user while still visible."""
+        with self._storage.begin() as uow:
+            friendships = uow.ai_users.friendships_of(account_id)
+        found = page_of([(f.ai_user_id, f) for f in friendships], after, limit)
+        shown = [(self._load(f.ai_user_id), f) for f in found.items]
+        return Page([(a, f) for a, f in shown if a is not None and self._visible_to(account_id, a)], found.cursor)
 
     def friends(self, account_id: str) -> list[tuple[AIUser, dict[str, Any]]]:
         """Befriended AI users still visible to the caller, with the friendship (since, last_read)."""

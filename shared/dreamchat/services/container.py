@@ -27,8 +27,10 @@ from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.leases import Leases
 from dreamchat.services.long_term import Extractor
 from dreamchat.services.memory import MemoryService
+from dreamchat.services.memory_edit import MemoryEditor
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.presence import Presence
+from dreamchat.services.profile import Profiles
 from dreamchat.services.push import PushSender, PushService
 from dreamchat.services.quality import OnFigure, QualityService
 from dreamchat.services.recall import Retriever
@@ -38,6 +40,7 @@ from dreamchat.services.storage.unit_of_work import Storage
 from dreamchat.services.tombstones import Erasures
 from dreamchat.services.topics import Topics
 from dreamchat.services.vectors import VectorRefresh
+from dreamchat.services.views import Views
 from dreamchat.wiring import Runtime
 
 
@@ -63,6 +66,9 @@ class Services:
     quality: QualityService
     push: PushService
     presence: Presence
+    views: Views  # read models: what a screen shows, gathered from several reads
+    profiles: Profiles
+    memory_editor: MemoryEditor
 
 
 def build_search(settings: Settings) -> WebSearch | NoSearch:
@@ -142,6 +148,9 @@ def build_services(
         quality=quality,
         push=push,
         presence=presence,
+        views=Views(ai_users, memory, heartbeats, quality, clock),
+        profiles=Profiles(repo),
+        memory_editor=MemoryEditor(repo, clock, retriever, settings.max_person_core_memories),
     )
     subscribe = getattr(runtime.bus, "subscribe", None)
     if subscribe is not None:  # the local bus; in AWS, EventBridge invokes the compress function

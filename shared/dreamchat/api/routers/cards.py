@@ -15,7 +15,7 @@ from starlette.exceptions import HTTPException
 
 from dreamchat.api.deps import CurrentCaller
 from dreamchat.api.errors import documented
-from dreamchat.api.schemas import ai_user_view
+from dreamchat.api.responses import AIUserOut, ImportedAIUser
 from dreamchat.errors import Invalid
 from dreamchat.services.cards import CardService, Preview
 
@@ -54,6 +54,7 @@ CardsDep = Annotated[CardService, Depends(get_cards)]
 @router.post(
     "/import",
     status_code=status.HTTP_201_CREATED,
+    response_model=ImportedAIUser,
     responses={
         200: {"description": "With `preview=true`: what would be created; nothing is stored"},
         **documented(400, 401, 404, 413, 415, 422),  # 404: the account was erased meanwhile
@@ -70,7 +71,7 @@ async def import_card(request: Request, caller: CurrentCaller, cards: CardsDep, 
             {"preview": {**found.fields, "avatar": avatar or found.fields["avatar"]}, **_imported(found)}
         )
     ai_user, found = await run_in_threadpool(cards.import_card, caller.id, upload)
-    return {**ai_user_view(ai_user, caller.id), **_imported(found)}
+    return ImportedAIUser.model_validate({**AIUserOut.of(ai_user, caller.id).model_dump(), **_imported(found)})
 
 
 @router.get(

@@ -17,6 +17,7 @@ from dreamchat.api.deadline import SCOPE_KEY
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
 from dreamchat.api.model_work import ModelPool, ModelPoolDep, Slot
+from dreamchat.api.responses import Greeting, MessageDeleted, MessageOut, MessagePage, ReadUpToOut, SavedMessage
 from dreamchat.api.schemas import Body
 from dreamchat.budget import Deadline
 from dreamchat.domain.answering import (
@@ -29,7 +30,7 @@ from dreamchat.domain.answering import (
 )
 from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.domain.safety import crisis_in
-from dreamchat.errors import Conflict, Invalid, NotFound
+from dreamchat.errors import Conflict, NotFound
 from dreamchat.services.chat import Done, Event, Failed, Notice, SafetyNotice, Sent, Thinking
 from dreamchat.services.container import Services
 from dreamchat.services.idempotency import Idempotency, IdempotencyClaim, fingerprint
@@ -265,34 +266,35 @@ def retry(
     return _streamed(pool, slot, _retried, services, pair, ai_user, last, deadline, lease)
 
 
-@router.delete("/{user_id}/messages/{message_id}", responses=documented(401, 404, 422))
+@router.delete("/{user_id}/messages/{message_id}", response_model=MessageDeleted, responses=documented(401, 404, 422))
 def delete_message(
     user_id: str, caller: CurrentCaller, services: ServicesDep, message_id: str = PathParam(min_length=1, max_length=64)
-) -> dict[str, Any]:
+) -> MessageDeleted:
     """Delete one message of the conversation (the person's or the AI's), also from short-term memory."""
     pair = services.ai_users.pair(caller.id, user_id)
     if not services.memory.repo.log.delete_message(pair, message_id):
         raise NotFound("no such message in this conversation")
-    return {"deleted": message_id}
+    return MessageDeleted(deleted=message_id)
 
 
-@router.post("/{user_id}/greet", responses=documented(401, 404, 422))
-def greet(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+@router.post("/{user_id}/greet", response_model=Greeting, responses=documented(401, 404, 422))
+def greet(user_id: str, caller: CurrentCaller, services: ServicesDep) -> Greeting:
     """Store and return the AI user's opening message when the chat is opened for the first time and is empty;
     `{"message": null}` otherwise (no greeting set, already greeted, or the two have talked)."""
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
     greeting = ai_user.greeting.strip()
     if not greeting or services.memory.repo.log.last_message(pair) is not None:
-        return {"message": None}
+        return Greeting(message=None)
     if not services.memory.repo.log.claim_greeting(pair):
-        return {"message": None}
+        return Greeting(message=None)
     message = services.memory.record(pair, "assistant", greeting, kind="greeting")
-    return {"message": message.model_dump()}
+    return Greeting(message=MessageOut.model_validate(message))
 
 
 @router.post(
     "/{user_id}/save-message",
     status_code=status.HTTP_201_CREATED,
+    response_model=SavedMessage,
     responses=documented(400, 401, 404, 409, 413, 422, 429),
 )
 def save_message(
@@ -301,29 +303,27 @@ def save_message(
     caller: CurrentCaller,
     services: ServicesDep,
     idempotency_key: IdempotencyKey = None,
-) -> dict[str, Any]:
+) -> SavedMessage:
     """Store the person's message without asking for a reply; `safety` holds help lines when it shows a crisis."""
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
     claim = _claim(services, caller.id, idempotency_key, "save-message", user_id, body.content)
     if claim is not None and claim.replay is not None:
-        return claim.replay
+        return SavedMessage.model_validate(claim.replay)
     try:
         message, ended = services.chat.save(pair, ai_user, body.content)
     except BaseException:
         _abandon(services, claim)
         raise
     help_lines = services.chat.safety_of(message)
-    result = {
-        "message": message.model_dump(),
-        "topic_ended": ended,
-        "safety": help_lines.as_dict() if help_lines is not None else None,
-    }
+    result = SavedMessage.model_validate(
+        {"message": message, "topic_ended": ended, "safety": help_lines.as_dict() if help_lines is not None else None}
+    )
     if claim is not None:
-        _keys(services).finish(claim, result)
+        _keys(services).finish(claim, result.model_dump())
     return result
 
 
-@router.get("/{user_id}/messages", responses=documented(400, 401, 404, 422))
+@router.get("/{user_id}/messages", response_model=MessagePage, responses=documented(400, 401, 404, 422))
 def messages(
     user_id: str,
     caller: CurrentCaller,
@@ -331,26 +331,19 @@ def messages(
     before: str | None = Query(default=None, min_length=1, max_length=64),
     after: str | None = Query(default=None, min_length=1, max_length=64),
     limit: int = Query(default=50, ge=1, le=200),
-) -> dict[str, Any]:
+) -> MessagePage:
     """The conversation oldest to newest; `before` pages back, `after` fetches newer messages.
 
     `retry_message_id` names the person's latest message when it is in this page and its turn ended
     without an answer (the model failed, the connection dropped): `POST .../retry` answers it."""
     pair = services.ai_users.pair(caller.id, user_id)
-    if before is not None and after is not None:
-        raise Invalid("use either before or after, not both")
-    window, more = services.memory.repo.log.messages(pair, before=before, after=after, limit=limit)
-    if before is None and window:
-        services.ai_users.mark_read(caller.id, user_id, window[-1].id)
-    cursor = None
-    if more and window:
-        cursor = window[-1].id if after is not None else window[0].id
-    newest = window[-1] if window and before is None and not (more and after is not None) else None
-    return {
-        "messages": [m.model_dump() for m in window],
-        "next_cursor": cursor,
-        "retry_message_id": newest.id if newest is not None and _unanswered(services, pair, newest) else None,
-    }
+    page = services.views.history(pair, before, after, limit)
+    newest = page.newest
+    return MessagePage(
+        messages=[MessageOut.model_validate(m) for m in page.messages],
+        next_cursor=page.next_cursor,
+        retry_message_id=newest.id if newest is not None and _unanswered(services, pair, newest) else None,
+    )
 
 
 def _unanswered(services: Services, pair: PairId, last: Message) -> bool:
@@ -360,11 +353,11 @@ def _unanswered(services: Services, pair: PairId, last: Message) -> bool:
     return retry_offered(last, open_now=open_now, over=_turn_over(services, last))
 
 
-@router.post("/{user_id}/read", responses=documented(400, 401, 404, 422))
-def mark_read(user_id: str, body: ReadUpTo, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+@router.post("/{user_id}/read", response_model=ReadUpToOut, responses=documented(400, 401, 404, 422))
+def mark_read(user_id: str, body: ReadUpTo, caller: CurrentCaller, services: ServicesDep) -> ReadUpToOut:
     """The person has seen the conversation up to this message (replies shown from the stream, heartbeats)."""
     pair = services.ai_users.pair(caller.id, user_id)
     if not services.memory.repo.log.has_message(pair, body.message_id):
         raise NotFound("no such message in this conversation")
     services.ai_users.mark_read(caller.id, user_id, body.message_id)
-    return {"read_up_to": body.message_id}
+    return ReadUpToOut(read_up_to=body.message_id)

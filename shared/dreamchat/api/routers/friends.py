@@ -1,64 +1,62 @@
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Response, status
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
-from dreamchat.api.schemas import Body, ai_user_view
-from dreamchat.domain.models import AIUser, PairId
+from dreamchat.api.pages import DEFAULT_LIMIT, Cursor, Limit, next_page, paged
+from dreamchat.api.responses import (
+    AIUserOut,
+    Befriended,
+    EndedFriendship,
+    ErasedOut,
+    FriendList,
+    FriendOut,
+    FriendSettingsOut,
+    Unfriended,
+)
+from dreamchat.api.schemas import Body
 
 router = APIRouter(prefix="/api/friends", tags=["friends"])
 
 
-@router.get("", responses=documented(401))
-def list_friends(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
-    """The AI users the caller is friends with (and friendships ended by an AI user gone from view)."""
-    friends = services.ai_users.friends(caller.id)
+@router.get("", response_model=FriendList, responses={**paged("A page of the chat list"), **documented(401, 422)})
+def list_friends(
+    caller: CurrentCaller,
+    services: ServicesDep,
+    response: Response,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> FriendList:
+    """The AI users the caller is friends with, a page at a time (by id; `X-Next-Cursor` names the next page)."""
+    page = services.views.friends(caller.id, cursor, limit)
+    next_page(response, page.cursor)
     ended = [
-        {"ai_user_id": ai_user_id, "reason": "no_longer_visible"} for ai_user_id in services.ai_users.ended(caller.id)
+        EndedFriendship(ai_user_id=ai_user_id, reason="no_longer_visible")
+        for ai_user_id in services.ai_users.ended(caller.id)
     ]
-    return {"friends": [_friend_view(services, caller.id, a, friendship) for a, friendship in friends], "ended": ended}
-
-
-def _friend_view(services: ServicesDep, account_id: str, ai_user: AIUser, friendship: dict) -> dict[str, Any]:
-    pair = PairId(account_id=account_id, ai_user_id=ai_user.id)
-    relationship = services.memory.repo.relationship(pair)
-    state = services.heartbeat_states.get(pair)
-    last = services.memory.repo.log.last_message(pair)
-    return {
-        **ai_user_view(ai_user, account_id),
-        "since": friendship["since"],
-        "relationship": relationship.level,
-        "unread": services.memory.repo.log.unread(pair, friendship["last_read"]),
-        "next_heartbeat": state.next_due,
-        "pinned": friendship.get("pinned", False),
-        "muted": friendship.get("muted", False),
-        "last_message": {"role": last.role, "content": last.content, "timestamp": last.timestamp, "kind": last.kind}
-        if last
-        else None,
-    }
+    return FriendList(friends=[FriendOut.from_view(friend, caller.id) for friend in page.items], ended=ended)
 
 
 @router.post(
     "/{user_id}",
     status_code=status.HTTP_201_CREATED,
+    response_model=Befriended,
     responses={200: {"description": "Already friends"}, **documented(401, 404, 409, 422)},
 )
-def add_friend(user_id: str, caller: CurrentCaller, services: ServicesDep, response: Response) -> dict[str, Any]:
+def add_friend(user_id: str, caller: CurrentCaller, services: ServicesDep, response: Response) -> Befriended:
     """Befriend one's own or a public AI user; a new pair starts with fresh memories."""
     already = any(a.id == user_id for a, _ in services.ai_users.friends(caller.id))
     ai_user = services.ai_users.befriend(caller.id, user_id)
     response.status_code = status.HTTP_200_OK if already else status.HTTP_201_CREATED
-    return {"friend": ai_user_view(ai_user, caller.id), "created": not already}
+    return Befriended(friend=AIUserOut.of(ai_user, caller.id), created=not already)
 
 
-@router.delete("/{user_id}", responses=documented(401, 404, 409, 422))
-def remove_friend(user_id: str, caller: CurrentCaller, services: ServicesDep, forget: bool = False) -> dict[str, Any]:
+@router.delete("/{user_id}", response_model=Unfriended, responses=documented(401, 404, 409, 422))
+def remove_friend(user_id: str, caller: CurrentCaller, services: ServicesDep, forget: bool = False) -> Unfriended:
     """Remove from the friends list; `forget=true` also erases the pair's memories."""
     erased = services.ai_users.unfriend(caller.id, user_id, forget=forget)
-    return {"removed": True, "forgot": forget, "erased": {"items": erased.items, "blobs": erased.blobs}}
+    return Unfriended(removed=True, forgot=forget, erased=ErasedOut.model_validate(erased))
 
 
 class FriendSettings(Body):
@@ -66,8 +64,10 @@ class FriendSettings(Body):
     muted: bool | None = None
 
 
-@router.patch("/{user_id}", responses=documented(400, 401, 404, 413, 422))
-def change_friend(user_id: str, body: FriendSettings, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+@router.patch("/{user_id}", response_model=FriendSettingsOut, responses=documented(400, 401, 404, 413, 422))
+def change_friend(
+    user_id: str, body: FriendSettings, caller: CurrentCaller, services: ServicesDep
+) -> FriendSettingsOut:
     """Pin (listed first) or mute (a quiet unread count, left out of the total) one friend in the caller's chat list."""
     changes = body.model_dump(exclude_none=True)
-    return {"ai_user_id": user_id, **services.ai_users.set_friendship(caller.id, user_id, changes)}
+    return FriendSettingsOut(ai_user_id=user_id, **services.ai_users.set_friendship(caller.id, user_id, changes))

@@ -1,9 +1,8 @@
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request
 
+from dreamchat.api.responses import Health, UsageOut
 from dreamchat.llm.usage import UsageTotals
 
 router = APIRouter()
@@ -16,30 +15,30 @@ RETRIEVAL = {
 }
 
 
-@router.get("/api/health")
-def health(request: Request) -> dict[str, Any]:
+@router.get("/api/health", response_model=Health)
+def health(request: Request) -> Health:
     """Liveness, the storage mode, whether a model is configured, which retrieval runs, and this process's model usage."""
     settings = request.app.state.settings
     embedder = request.app.state.services.memory.retriever.embedder
     gateway = request.app.state.gateway
-    return {
-        "status": "ok",
-        "storage": settings.storage,
-        "llm": "configured" if settings.llm_configured else "offline",
-        "retrieval": RETRIEVAL[embedder.kind],
-        "embedding_model": embedder.name.split(":", 1)[-1] if embedder.name else "none",
-        "usage": {key: _figures(totals) for key, totals in sorted(gateway.usage.items())} if gateway else {},
-    }
+    return Health(
+        status="ok",
+        storage=settings.storage,
+        llm="configured" if settings.llm_configured else "offline",
+        retrieval=RETRIEVAL[embedder.kind],
+        embedding_model=embedder.name.split(":", 1)[-1] if embedder.name else "none",
+        usage={key: _figures(totals) for key, totals in sorted(gateway.usage.items())} if gateway else {},
+    )
 
 
-def _figures(totals: UsageTotals) -> dict[str, int | float]:
+def _figures(totals: UsageTotals) -> UsageOut:
     """Counts only, since this process started: calls, tokens, and the share of prompt tokens the provider's cache served."""
     share = totals.cached_prompt_tokens / totals.prompt_tokens if totals.prompt_tokens else 0.0
-    return {
-        "calls": totals.calls,
-        "failures": totals.failures,
-        "prompt_tokens": totals.prompt_tokens,
-        "cached_prompt_tokens": totals.cached_prompt_tokens,
-        "completion_tokens": totals.completion_tokens,
-        "cached_share": round(share, 4),
-    }
+    return UsageOut(
+        calls=totals.calls,
+        failures=totals.failures,
+        prompt_tokens=totals.prompt_tokens,
+        cached_prompt_tokens=totals.cached_prompt_tokens,
+        completion_tokens=totals.completion_tokens,
+        cached_share=round(share, 4),
+    )

@@ -8,18 +8,18 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, S
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
 from dreamchat.api.model_work import ModelPoolDep
-from dreamchat.domain.models import (
-    Conversation,
-    EmotionTags,
-    MemoryType,
-    Message,
-    ShortTermTopic,
+from dreamchat.api.responses import (
+    Compressed,
+    Extracted,
+    LongTermDetailOut,
+    MemoryContext,
+    MemoryEdited,
+    MemoryFiles,
 )
+from dreamchat.domain.models import EmotionTags, MemoryType
 from dreamchat.domain.text import is_blank
-from dreamchat.errors import Invalid, NotFound
-from dreamchat.llm.chat_prompts import chat_instructions
+from dreamchat.errors import Invalid
 from dreamchat.services.container import Services
-from dreamchat.services.memory_edit import MemoryEditor
 
 router = APIRouter(prefix="/api/memory", tags=["memory"], responses=documented(401, 404, 422))
 
@@ -75,77 +75,36 @@ EDITS: dict[str, type[Edit]] = {
 }
 
 
-@router.get("/{user_id}")
+@router.get("/{user_id}", response_model=MemoryContext)
 def memory_context(
     user_id: str, caller: CurrentCaller, services: ServicesDep, q: str | None = Query(default=None, max_length=2000)
-) -> dict[str, Any]:
+) -> MemoryContext:
     """The context the model would see now, with tokens per section; `q` previews retrieval for a message."""
-    pair, ai_user = services.ai_users.companion(caller.id, user_id)
-    relationship = services.memory.repo.relationship(pair)
-    now = services.runtime.clock.now()
-    instructions = chat_instructions(ai_user.name, now, ai_user.timezone, relationship.level)
-    context = services.memory.context(pair, ai_user, q, instructions)
-    return {
-        "sections": [{"name": s.name, "tokens": s.tokens, "text": s.text} for s in context.sections],
-        "total_tokens": context.tokens,
-        "long_term_in_context": context.long_term_ids,
-        "messages": context.messages,
-        "quality": services.quality.figures(pair).report(),
-    }
+    return MemoryContext.of(services.views.context(*services.ai_users.companion(caller.id, user_id), q))
 
 
-@router.get("/{user_id}/files")
-def memory_files(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+@router.get("/{user_id}/files", response_model=MemoryFiles)
+def memory_files(user_id: str, caller: CurrentCaller, services: ServicesDep) -> MemoryFiles:
     """Every tier with the spec's field names: `short_term` is the current topic; topics that
     ended but are not compressed yet are listed in `short_term_pending`."""
-    pair = services.ai_users.pair(caller.id, user_id)
-    repo = services.memory.repo
-    topics = _topics(repo.short_term(pair))
-    state = repo.topic_state(pair)
-    current = next((t for t in topics if state and t["topic_id"] == state.topic_id and not state.ended), None)
-    self_soul = repo.self_soul(pair)
-    relationship = repo.relationship(pair)
-    return {
-        "short_term": current or {"topic_id": None, "conversations": [], "created_at": None, "message_ids": []},
-        "short_term_pending": [t for t in topics if t is not current],
-        "mid_term": [m.model_dump() for m in repo.mid_terms(pair)],
-        "long_term": [e.model_dump() for e in repo.long_index(pair)],
-        "core": [c.model_dump() for c in repo.core(pair)],
-        "self_soul": self_soul.model_dump(),
-        "relationship": relationship.model_dump(),
-    }
+    return MemoryFiles.model_validate(services.views.memory_files(services.ai_users.pair(caller.id, user_id)))
 
 
-def _topics(messages: list[Message]) -> list[dict[str, Any]]:
-    """Short-term messages grouped by topic, in the spec's shape (plus the message ids, for edits)."""
-    topics = []
-    for topic_id in dict.fromkeys(m.topic_id for m in messages):
-        of_topic = [m for m in messages if m.topic_id == topic_id]
-        conversations = [Conversation(role=m.role, content=m.content, timestamp=m.timestamp) for m in of_topic]
-        topic = ShortTermTopic(topic_id=topic_id, conversations=conversations, created_at=of_topic[0].timestamp)
-        topics.append({**topic.model_dump(), "message_ids": [m.id for m in of_topic]})
-    return topics
-
-
-@router.get("/{user_id}/files/long_term_details/{detail_file}")
-def memory_detail(user_id: str, detail_file: str, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+@router.get("/{user_id}/files/long_term_details/{detail_file}", response_model=LongTermDetailOut)
+def memory_detail(user_id: str, detail_file: str, caller: CurrentCaller, services: ServicesDep) -> LongTermDetailOut:
     """One long-term detail document."""
     pair = services.ai_users.pair(caller.id, user_id)
-    known = {e.detail_file for e in services.memory.repo.long_index(pair)}
-    detail = services.memory.repo.detail(pair, detail_file) if detail_file in known else None
-    if detail is None:
-        raise NotFound("no such detail document")
-    return detail.model_dump()
+    return LongTermDetailOut.model_validate(services.views.detail(pair, detail_file))
 
 
-@router.put("/{user_id}/{memory_type}", responses=documented(400, 409, 413))
+@router.put("/{user_id}/{memory_type}", response_model=MemoryEdited, responses=documented(400, 409, 413))
 def edit_memory(
     user_id: str,
     memory_type: MemoryType,
     caller: CurrentCaller,
     services: ServicesDep,
     body: dict[str, Any] = Body(...),
-) -> dict[str, Any]:
+) -> MemoryEdited:
     """The person corrects or deletes one memory (or adds a core memory, without an id)."""
     pair = services.ai_users.pair(caller.id, user_id)
     try:
@@ -155,39 +114,27 @@ def edit_memory(
     changes = edit.model_dump(exclude={"id", "delete"}, exclude_none=True)
     if not edit.delete and not changes:
         raise Invalid("nothing to change")
-    settings = services.runtime.settings
-    editor = MemoryEditor(
-        services.memory.repo, services.runtime.clock, services.memory.retriever, settings.max_person_core_memories
-    )
-    result = getattr(editor, memory_type)(pair, edit.id, edit.delete, changes)
-    return {"memory_type": memory_type, "deleted": edit.delete, "memory": result}
+    result = getattr(services.memory_editor, memory_type)(pair, edit.id, edit.delete, changes)
+    return MemoryEdited(memory_type=memory_type, deleted=edit.delete, memory=result)
 
 
-@router.post("/{user_id}/compress", responses=documented(429, 503))
-async def compress_now(
-    user_id: str, caller: CurrentCaller, services: ServicesDep, pool: ModelPoolDep
-) -> dict[str, Any]:
+@router.post("/{user_id}/compress", response_model=Compressed, responses=documented(429, 503))
+async def compress_now(user_id: str, caller: CurrentCaller, services: ServicesDep, pool: ModelPoolDep) -> Compressed:
     """End the current topic and compress short-term memory into mid-term now."""
     return await pool.call(caller.id, _compress_now, services, caller.id, user_id)
 
 
-def _compress_now(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
+def _compress_now(services: Services, account_id: str, user_id: str) -> Compressed:
     pair = services.ai_users.pair(account_id, user_id)
-    produced = services.compression.compress_now(pair)
-    return {"mid_term": [m.model_dump() for m in produced]}
+    return Compressed.model_validate({"mid_term": services.compression.compress_now(pair)})
 
 
-@router.post("/{user_id}/extract", responses=documented(429, 503))
-async def extract_now(user_id: str, caller: CurrentCaller, services: ServicesDep, pool: ModelPoolDep) -> dict[str, Any]:
+@router.post("/{user_id}/extract", response_model=Extracted, responses=documented(429, 503))
+async def extract_now(user_id: str, caller: CurrentCaller, services: ServicesDep, pool: ModelPoolDep) -> Extracted:
     """Distil every un-extracted mid-term memory into long-term memory now, then judge core memory."""
     return await pool.call(caller.id, _extract_now, services, caller.id, user_id)
 
 
-def _extract_now(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
+def _extract_now(services: Services, account_id: str, user_id: str) -> Extracted:
     pair, ai_user = services.ai_users.companion(account_id, user_id)
-    result = services.extractor.extract(pair, ai_user.timezone, force=True)
-    return {
-        "long_term": [e.model_dump() for e in result.long_term],
-        "core": [c.model_dump() for c in result.core],
-        "degraded": result.degraded,
-    }
+    return Extracted.model_validate(services.extractor.extract(pair, ai_user.timezone, force=True))

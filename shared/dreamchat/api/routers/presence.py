@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 from pydantic import Field, StrictBool
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
+from dreamchat.api.responses import PresenceOut
 from dreamchat.api.schemas import Body
 
 router = APIRouter(prefix="/api/presence", tags=["presence"], responses=documented(401))
@@ -20,8 +19,8 @@ class PresenceBody(Body):
     visible: StrictBool = True
 
 
-@router.post("", responses=documented(400, 413, 422))
-def presence(body: PresenceBody, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+@router.post("", response_model=PresenceOut, responses=documented(400, 413, 422))
+def presence(body: PresenceBody, caller: CurrentCaller, services: ServicesDep) -> PresenceOut:
     """This device shows the chat with `ai_user_id` (null: the chat list); `visible: false` when it is hidden.
 
     Sent every 30 s while the page is visible and when it is shown or hidden; one write, kept
@@ -30,4 +29,4 @@ def presence(body: PresenceBody, caller: CurrentCaller, services: ServicesDep) -
         services.presence.seen(caller.id, body.device, body.ai_user_id)
     else:
         services.presence.left(caller.id, body.device)
-    return {"present": body.visible, "seconds": services.runtime.settings.presence_seconds}
+    return PresenceOut(present=body.visible, seconds=services.runtime.settings.presence_seconds)

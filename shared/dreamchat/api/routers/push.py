@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, status
 from pydantic import Field, StrictBool
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
+from dreamchat.api.responses import PublicKey, PushSettingsOut, Removed, Subscribed
 from dreamchat.api.schemas import Body
 from dreamchat.domain.push import MAX_ENDPOINT_CHARS
 from dreamchat.errors import NotFound
@@ -38,36 +37,43 @@ class SettingsBody(Body):
     show_content: StrictBool
 
 
-@router.get("/key", responses=documented(503))
-def public_key(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+@router.get("/key", response_model=PublicKey, responses=documented(503))
+def public_key(caller: CurrentCaller, services: ServicesDep) -> PublicKey:
     """The VAPID public key (base64url) to pass as `applicationServerKey` to `PushManager.subscribe`."""
-    return {"public_key": services.push.public_key()}
+    return PublicKey(public_key=services.push.public_key())
 
 
-@router.post("/subscriptions", status_code=status.HTTP_201_CREATED, responses=documented(400, 413, 422, 503))
-def subscribe(body: PushSubscriptionBody, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+@router.post(
+    "/subscriptions",
+    status_code=status.HTTP_201_CREATED,
+    response_model=Subscribed,
+    responses=documented(400, 413, 422, 503),
+)
+def subscribe(body: PushSubscriptionBody, caller: CurrentCaller, services: ServicesDep) -> Subscribed:
     """Keep this device's push subscription (one per device; several devices per account).
 
     422 unless the endpoint is under `DREAMCHAT_PUSH_ALLOWED_ENDPOINTS` and the keys are a P-256 key and an auth secret."""
     subscription = services.push.subscribe(caller.id, body.endpoint, body.keys.p256dh, body.keys.auth)
-    return {"id": subscription.id, "devices": len(services.push.subscriptions(caller.id))}
+    return Subscribed(id=subscription.id, devices=len(services.push.subscriptions(caller.id)))
 
 
-@router.delete("/subscriptions", responses=documented(400, 404, 413, 422))
-def unsubscribe(body: Endpoint, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+@router.delete("/subscriptions", response_model=Removed, responses=documented(400, 404, 413, 422))
+def unsubscribe(body: Endpoint, caller: CurrentCaller, services: ServicesDep) -> Removed:
     """Forget the device with this endpoint (the browser unsubscribed, or the person turned notifications off)."""
     if not services.push.unsubscribe(caller.id, body.endpoint):
         raise NotFound("no such subscription")
-    return {"removed": True}
+    return Removed(removed=True)
 
 
-@router.get("/settings")
-def get_settings(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+@router.get("/settings", response_model=PushSettingsOut)
+def get_settings(caller: CurrentCaller, services: ServicesDep) -> PushSettingsOut:
     """`show_content`: whether notifications show the message (else "发来一条消息")."""
-    return services.push.settings_of(caller.id).model_dump()
+    return PushSettingsOut.model_validate(services.push.settings_of(caller.id))
 
 
-@router.put("/settings", responses=documented(400, 413, 422))
-def put_settings(body: SettingsBody, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+@router.put("/settings", response_model=PushSettingsOut, responses=documented(400, 413, 422))
+def put_settings(body: SettingsBody, caller: CurrentCaller, services: ServicesDep) -> PushSettingsOut:
     """Set `show_content` (通知显示消息内容) for every device of the account."""
-    return services.push.save_settings(caller.id, PushSettings(show_content=body.show_content)).model_dump()
+    return PushSettingsOut.model_validate(
+        services.push.save_settings(caller.id, PushSettings(show_content=body.show_content))
+    )

@@ -136,6 +136,35 @@ export async function api(method, path, body, options) {
 }
 
 export const get = (path) => api("GET", path);
+
+// Every entry of a paged list: the next page's cursor comes in the X-Next-Cursor header, or in the
+// body's next_cursor where the route has one. A list the server keeps bounded ends well before MAX_PAGES.
+const MAX_PAGES = 50;
+export async function everyPage(path, field) {
+  return (await allPages(path, field)).entries;
+}
+
+// The same, with the first page's body (for a route that answers more than its list, like its settings).
+export async function allPages(path, field) {
+  const entries = [];
+  let first = null;
+  let cursor = null;
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const separator = path.includes("?") ? "&" : "?";
+    const response = await raw("GET", cursor ? `${path}${separator}cursor=${encodeURIComponent(cursor)}` : path);
+    let body;
+    try {
+      body = await response.json();
+    } catch {
+      throw new ApiError(0, NETWORK, "incomplete response");
+    }
+    first ??= body;
+    entries.push(...(body[field] || []));
+    cursor = response.headers.get("X-Next-Cursor") || body.next_cursor || null;
+    if (!cursor) break;
+  }
+  return { first, entries };
+}
 export const post = (path, body) => api("POST", path, body);
 export const put = (path, body) => api("PUT", path, body);
 export const del = (path) => api("DELETE", path);

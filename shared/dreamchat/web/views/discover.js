@@ -1,6 +1,6 @@
 // Discover public AI users and befriend them; each friendship starts with fresh memories.
 
-import { describe, get, post } from "../lib/api.js";
+import { describe, everyPage, get, post } from "../lib/api.js";
 import { aiBadge, avatar, clear, h, icon, toast } from "../lib/dom.js";
 
 export function renderDiscover(main, ctx) {
@@ -45,10 +45,10 @@ export function renderDiscover(main, ctx) {
 
   async function loadMine() {
     try {
-      const [body, friends] = await Promise.all([get("/api/ai-users?scope=mine"), ctx.friends()?.refresh()]);
+      const [mineAll, friends] = await Promise.all([everyPage("/api/ai-users?scope=mine", "ai_users"), ctx.friends()?.refresh()]);
       if (!alive) return;
       const known = new Set((friends || []).map((friend) => friend.id));
-      const owned = body.ai_users.filter((aiUser) => aiUser.is_owner);
+      const owned = mineAll.filter((aiUser) => aiUser.is_owner);
       clear(mineList, owned.map((aiUser) => card(ctx, aiUser, known.has(aiUser.id))));
       mine.hidden = owned.length === 0;
     } catch (error) {

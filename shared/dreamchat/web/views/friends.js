@@ -1,6 +1,6 @@
 // The friends sidebar (the home screen on a phone) and the empty main pane on a desktop.
 
-import { describe, get } from "../lib/api.js";
+import { describe, everyPage } from "../lib/api.js";
 import { aiBadge, avatar, clear, h, icon } from "../lib/dom.js";
 import { fromNow, listStamp } from "../lib/time.js";
 
@@ -69,10 +69,9 @@ export class FriendsList {
 
   async refresh() {
     try {
-      const body = await get("/api/friends");
-      // like a messenger's chat list: the latest conversation first
-      // pinned friends first, then the latest conversation first
-      this.items = (body.friends || []).sort((a, b) => Number(b.pinned) - Number(a.pinned) || latest(b) - latest(a));
+      const friends = await everyPage("/api/friends", "friends"); // the server pages it by id
+      // like a messenger's chat list: pinned friends first, then the latest conversation first
+      this.items = friends.sort((a, b) => Number(b.pinned) - Number(a.pinned) || latest(b) - latest(a));
       this.loaded = true;
       if (this.active) this.markReadLocally(this.active);
       this.render();

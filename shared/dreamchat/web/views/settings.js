@@ -1,6 +1,6 @@
 // Heartbeat settings (messages the AI sends first) and the daily messages each AI friend has scheduled.
 
-import { del, describe, get, post, put } from "../lib/api.js";
+import { allPages, del, describe, get, post, put } from "../lib/api.js";
 import { avatar, clear, h, icon, toast } from "../lib/dom.js";
 import { canPrompt, installed, isIos, onInstallChange, promptInstall } from "../lib/install.js";
 import { disablePush, enablePush, getPushSettings, pushState, setShowContent } from "../lib/push.js";
@@ -18,11 +18,11 @@ export function renderSettings(main, ctx) {
       body),
   );
   const cleanups = [];
-  Promise.all([get("/api/heartbeat/status"), get("/api/profile"), getPushSettings(), pushState()]).then(
+  Promise.all([allPages("/api/heartbeat/status", "ai_users"), get("/api/profile"), getPushSettings(), pushState()]).then(
     ([status, profile, pushSettings, state]) => {
       if (!alive) return;
       const notifications = notificationsCard(pushSettings, state, cleanups);
-      clear(body, aboutForm(profile), notifications, prefsForm(status.prefs), scheduledList(status.ai_users));
+      clear(body, aboutForm(profile), notifications, prefsForm(status.first.prefs), scheduledList(status.entries));
     },
     (error) => alive && clear(body, h("p", { class: "form-error center", text: describe(error) })),
   );

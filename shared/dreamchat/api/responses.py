@@ -1,0 +1,502 @@
+"""Response bodies of the HTTP API, each field listed: a field added to a stored entity is not shipped
+until it is added here. Routes declare these as their `response_model` (the OpenAPI shows them)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from dreamchat.domain.heartbeat import Prefs
+from dreamchat.domain.models import (
+    AIUser,
+    Atmosphere,
+    BasicEmotion,
+    ChatModel,
+    MessageKind,
+    RelationshipLevel,
+    Role,
+    Safety,
+    Scene,
+    Visibility,
+)
+from dreamchat.services.views import ContextView, FriendView, HeartbeatRow, HeartbeatStatusView
+
+
+class Out(BaseModel):
+    """Built from entities or dicts; what a schema does not list is left out."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+
+# accounts and sessions
+
+
+class AccountOut(Out):
+    id: str
+    username: str
+    created_at: int
+
+
+class TokensOut(Out):
+    access_token: str
+    refresh_token: str
+    token_type: Literal["bearer"] = "bearer"
+    expires_in: int
+
+
+class LoginOut(TokensOut):
+    user: AccountOut
+
+
+class LoggedOut(Out):
+    logged_out: bool
+
+
+class ErasedOut(Out):
+    items: int
+    blobs: int
+
+
+class DeletedOut(Out):
+    deleted: bool
+    erased: ErasedOut
+
+
+# AI users and friends
+
+
+class AIUserOut(Out):
+    """An AI user as the caller sees it: the owner's account id is never shown."""
+
+    id: str
+    user_id: str  # the spec's paths call it user_id
+    name: str
+    avatar: str
+    base_soul: str
+    timezone: str
+    night_owl: bool
+    visibility: Visibility
+    model: ChatModel
+    greeting: str
+    tags: list[str]
+    from_card: bool
+    created_at: int
+    updated_at: int
+    is_owner: bool
+
+    @classmethod
+    def of(cls, ai_user: AIUser, account_id: str) -> AIUserOut:
+        return cls.model_validate(
+            {**ai_user.model_dump(), "user_id": ai_user.id, "is_owner": ai_user.owner_id == account_id}
+        )
+
+
+class AIUserPage(Out):
+    ai_users: list[AIUserOut]
+    next_cursor: str | None
+
+
+class CutOut(Out):
+    field: str
+    original: int
+    kept: int
+
+
+class ImportedOut(Out):
+    spec: str
+    cuts: list[CutOut]
+    unused: list[str]
+
+
+class ImportedAIUser(AIUserOut):
+    imported: ImportedOut
+
+
+class LastMessageOut(Out):
+    role: Role
+    content: str
+    timestamp: int
+    kind: MessageKind
+
+
+class FriendOut(AIUserOut):
+    since: int
+    relationship: RelationshipLevel
+    unread: int
+    next_heartbeat: int | None
+    pinned: bool
+    muted: bool
+    last_message: LastMessageOut | None
+
+    @classmethod
+    def from_view(cls, view: FriendView, account_id: str) -> FriendOut:
+        friendship = view.friendship
+        return cls.model_validate(
+            {
+                **AIUserOut.of(view.ai_user, account_id).model_dump(),
+                "since": friendship.since,
+                "relationship": view.relationship,
+                "unread": view.unread,
+                "next_heartbeat": view.next_heartbeat,
+                "pinned": friendship.pinned,
+                "muted": friendship.muted,
+                "last_message": view.last_message,
+            }
+        )
+
+
+class EndedFriendship(Out):
+    ai_user_id: str
+    reason: Literal["no_longer_visible"]
+
+
+class FriendList(Out):
+    friends: list[FriendOut]
+    # friendships that ended because the owner made the AI user private or deleted it (forgetting still works)
+    ended: list[EndedFriendship]
+
+
+class Befriended(Out):
+    friend: AIUserOut
+    created: bool
+
+
+class Unfriended(Out):
+    removed: bool
+    forgot: bool
+    erased: ErasedOut
+
+
+class FriendSettingsOut(Out):
+    ai_user_id: str
+    pinned: bool
+    muted: bool
+
+
+# the conversation
+
+
+class MessageOut(Out):
+    id: str
+    role: Role
+    content: str
+    timestamp: int
+    topic_id: str
+    kind: MessageKind
+    delay_ms: int
+    read_no_reply: bool
+    reasoning: str
+    safety: Safety | None
+
+
+class MessagePage(Out):
+    messages: list[MessageOut]
+    next_cursor: str | None
+    retry_message_id: str | None
+
+
+class Greeting(Out):
+    message: MessageOut | None
+
+
+class CrisisResourceOut(Out):
+    name: str
+    phone: str
+    url: str
+    hours: str
+
+
+class HelpLinesOut(Out):
+    kind: str
+    resources: list[CrisisResourceOut]
+
+
+class SavedMessage(Out):
+    message: MessageOut
+    topic_ended: bool
+    safety: HelpLinesOut | None
+
+
+class MessageDeleted(Out):
+    deleted: str
+
+
+class ReadUpToOut(Out):
+    read_up_to: str
+
+
+# memory
+
+
+class ConversationOut(Out):
+    role: Role
+    content: str
+    timestamp: int
+
+
+class TopicOut(Out):
+    topic_id: str | None
+    conversations: list[ConversationOut]
+    created_at: int | None
+    message_ids: list[str]
+
+
+class EmotionTagsOut(Out):
+    basic_emotion: BasicEmotion
+    scene: Scene
+    atmosphere: Atmosphere
+
+
+class MidTermOut(Out):
+    id: str
+    topic_id: str
+    summary: str
+    emotion_tags: EmotionTagsOut
+    message_count: int
+    time_precision: Literal["hour"]
+    extracted_to_long: bool
+    created_at: int
+    compression_ratio: float
+    degraded: bool
+    first_message_id: str | None
+    last_message_id: str | None
+
+
+class LongTermOut(Out):
+    id: str
+    title: str
+    key_points: list[str]
+    detail_file: str
+    created_at: int
+    time_precision: Literal["day", "month"]
+    degraded: bool
+    sources: list[str]
+
+
+class LongTermDetailOut(Out):
+    title: str
+    detail_content: str
+    emotion_tags: EmotionTagsOut | None
+    source_mid_ids: list[str]
+
+
+class CoreOut(Out):
+    id: str
+    content: str
+    importance: int
+    category: str
+    created_at: int
+    source: Literal["ai", "person", "relationship"]
+
+
+class SelfSoulOut(Out):
+    self_soul: str
+    updated_at: int
+
+
+class RelationshipOut(Out):
+    level: RelationshipLevel
+    heartbeat_hours: float | None
+    reason: str
+    updated_at: int
+
+
+class MemoryFiles(Out):
+    short_term: TopicOut
+    short_term_pending: list[TopicOut]
+    mid_term: list[MidTermOut]
+    long_term: list[LongTermOut]
+    core: list[CoreOut]
+    self_soul: SelfSoulOut
+    relationship: RelationshipOut
+
+
+class SectionOut(Out):
+    name: str
+    tokens: int
+    text: str
+
+
+class QualityFigure(Out):
+    value: float | None
+    runs: int
+    target: float
+
+
+class MemoryContext(Out):
+    sections: list[SectionOut]
+    total_tokens: int
+    long_term_in_context: list[str]
+    messages: list[dict[str, str]]  # the chat messages the model would get ({"role", "content"})
+    quality: dict[str, QualityFigure]
+
+    @classmethod
+    def of(cls, view: ContextView) -> MemoryContext:
+        context = view.context
+        return cls.model_validate(
+            {
+                "sections": context.sections,
+                "total_tokens": context.tokens,
+                "long_term_in_context": context.long_term_ids,
+                "messages": context.messages,
+                "quality": view.quality,
+            }
+        )
+
+
+class MemoryEdited(Out):
+    memory_type: str
+    deleted: bool
+    # the required fields tell the four apart: only a message has a role, only a mid-term memory a summary...
+    memory: MessageOut | MidTermOut | LongTermOut | CoreOut | None
+
+
+class Compressed(Out):
+    mid_term: list[MidTermOut]
+
+
+class Extracted(Out):
+    long_term: list[LongTermOut]
+    core: list[CoreOut]
+    degraded: bool
+
+
+# soul and relationship
+
+
+class SoulOut(Out):
+    base_soul: str
+    self_soul: str
+    updated_at: int
+    persona: str
+
+
+class Reflected(Out):
+    changed: bool
+    self_soul: str
+    degraded: bool
+    refused: str | None  # why the rules refused the new self-image, if they did
+
+
+class Judged(Out):
+    relationship: RelationshipOut
+    changed: bool
+    degraded: bool
+
+
+# heartbeat
+
+
+class PrefsOut(Out):
+    enabled: bool
+    night_start: int | None
+    night_end: int | None
+    daily_cap: int
+    quiet_minutes: int
+    max_backoff: int
+    pause_after_days: float
+
+
+class ScheduledOut(Out):
+    hour: int
+    minute: int
+    message_template: str
+
+
+class HeartbeatEntry(Out):
+    ai_user_id: str
+    name: str
+    avatar: str
+    enabled: bool
+    level: RelationshipLevel
+    next_due: int | None
+    next_kind: Literal["timed", "scheduled", "checkin"] | None
+    last_sent: int | None
+    unanswered: int
+    scheduled: list[ScheduledOut]
+
+    @classmethod
+    def of(cls, row: HeartbeatRow, prefs: Prefs) -> HeartbeatEntry:
+        state = row.state
+        return cls(
+            ai_user_id=row.ai_user.id,
+            name=row.ai_user.name,
+            avatar=row.ai_user.avatar,
+            enabled=prefs.enabled,
+            level=row.level,
+            next_due=state.next_due,
+            next_kind=state.next_kind,
+            last_sent=state.last_sent_at,
+            unanswered=state.unanswered,
+            scheduled=[ScheduledOut.model_validate(s) for s in state.scheduled],
+        )
+
+
+class HeartbeatStatus(Out):
+    prefs: PrefsOut
+    ai_users: list[HeartbeatEntry]
+
+    @classmethod
+    def of(cls, view: HeartbeatStatusView) -> HeartbeatStatus:
+        return cls(
+            prefs=PrefsOut.model_validate(view.prefs), ai_users=[HeartbeatEntry.of(r, view.prefs) for r in view.rows]
+        )
+
+
+class Triggered(Out):
+    status: str
+    reason: str
+    messages: list[MessageOut]
+
+
+class Schedule(Out):
+    ai_user_id: str
+    scheduled: list[ScheduledOut]
+
+
+# push, presence, health
+
+
+class PublicKey(Out):
+    public_key: str
+
+
+class Subscribed(Out):
+    id: str
+    devices: int
+
+
+class Removed(Out):
+    removed: bool
+
+
+class PushSettingsOut(Out):
+    show_content: bool
+
+
+class PresenceOut(Out):
+    present: bool
+    seconds: int
+
+
+class ProfileOut(Out):
+    about_me: str
+
+
+class UsageOut(Out):
+    calls: int
+    failures: int
+    prompt_tokens: int
+    cached_prompt_tokens: int
+    completion_tokens: int
+    cached_share: float
+
+
+class Health(Out):
+    status: str
+    storage: str
+    llm: str
+    retrieval: str
+    embedding_model: str
+    usage: dict[str, UsageOut]
