@@ -76,7 +76,7 @@ def befriended(services: Services) -> str:
 
 
 def friendship(services: Services, ai_user_id: str) -> dict[str, Any] | None:
-    return next((f for a, f in services.ai_users.friends(ACCOUNT) if a.id == ai_user_id), None)
+    return next((f for a, f in services.friend_lists.friends(ACCOUNT) if a.id == ai_user_id), None)
 
 
 def test_a_pin_landing_during_a_read_mark_is_kept(offline_services: Services) -> None:

@@ -107,7 +107,7 @@ def test_a_chat_turn_waiting_on_the_model_lands_nothing_after_forget_and_befrien
         services.chat.save(fresh, ai_user, "重新认识一下")
 
     assert isinstance(outcome[-1], Gone)
-    log = services.memory.repo.messages(fresh, before=None, after=None, limit=50)[0]
+    log = services.memory.repo.log.messages(fresh, before=None, after=None, limit=50)[0]
     assert [m.content for m in log] == ["重新认识一下"]
     assert [m.content for m in services.memory.repo.short_term(fresh)] == ["重新认识一下"]
 
@@ -159,12 +159,12 @@ def test_a_person_can_forget_their_pair_after_the_owner_hides_the_ai_user(runtim
     pair, ai_user = friends_with_a_public_ai_user(services)
     services.chat.save(pair, ai_user, SECRET)
     services.ai_users.update(ai_user.owner_id, ai_user.id, {"visibility": visibility})
-    assert services.ai_users.ended(pair.account_id) == [ai_user.id]
+    assert services.friend_lists.ended(pair.account_id) == [ai_user.id]
 
     services.ai_users.unfriend(pair.account_id, pair.ai_user_id, forget=True)
 
     assert pair_rows(runtime.store, pair) == []
-    assert services.ai_users.ended(pair.account_id) == []
+    assert services.friend_lists.ended(pair.account_id) == []
     assert runtime.store.get(*keys.pair_member(pair.ai_user_id, pair.account_id)) is None
 
 

@@ -66,14 +66,14 @@ def finish(model: HeldChat, thread: threading.Thread) -> None:
 
 
 def stored(services, pair, person: Message) -> tuple[Message | None, list[Message]]:
-    return services.memory.repo.message(pair, person.id), services.memory.repo.short_term(pair)
+    return services.memory.repo.log.message(pair, person.id), services.memory.repo.short_term(pair)
 
 
 def test_a_message_deleted_while_its_turn_waits_stays_deleted_after_a_read_without_reply(runtime) -> None:
     model = HeldChat("")
     with FakeLLMServer(default=model) as server:
         services, pair, person, thread, _ = turn_waiting(runtime, server, model, "删掉这句")
-        assert services.memory.repo.delete_message(pair, person.id)
+        assert services.memory.repo.log.delete_message(pair, person.id)
         finish(model, thread)
     assert stored(services, pair, person) == (None, [])
 
@@ -93,7 +93,7 @@ def test_a_message_deleted_while_its_turn_waits_stays_deleted_after_a_topic_swit
     model = HeldChat("[TOPIC_SWITCH]换个话题吧")
     with FakeLLMServer(default=model) as server:
         services, pair, person, thread, _ = turn_waiting(runtime, server, model, "删掉这句")
-        assert services.memory.repo.delete_message(pair, person.id)
+        assert services.memory.repo.log.delete_message(pair, person.id)
         finish(model, thread)
     log, short = stored(services, pair, person)
     assert log is None

@@ -16,7 +16,7 @@ from dreamchat import keys
 from dreamchat.domain.models import AIUser, Friendship, PairId
 from dreamchat.errors import Conflict, Contended, Forbidden, NotFound
 from dreamchat.ports import BlobStore, Clock, ItemStore
-from dreamchat.services.paging import MAX_LIMIT, Page, page_of
+from dreamchat.services.friend_lists import visible_to
 from dreamchat.services.pairs import NOTHING, Erased, erase_ai_user_blobs, erase_pair
 from dreamchat.services.storage.unit_of_work import Storage, UnitOfWork
 from dreamchat.services.tombstones import Erasures, Gone
@@ -60,7 +60,7 @@ class AIUserService:
     def visible(self, account_id: str, ai_user_id: str) -> AIUser:
         """The AI user if the caller owns it or it is public; NotFound otherwise."""
         ai_user = self._load(ai_user_id)
-        if ai_user is None or not self._visible_to(account_id, ai_user):
+        if ai_user is None or not visible_to(account_id, ai_user):
             raise NotFound(_NOT_FOUND)
         return ai_user
 
@@ -82,22 +82,6 @@ class AIUserService:
         """Delete the AI user and every pair it has, with every account."""
         self.owned(account_id, ai_user_id)
         return self._delete(ai_user_id, account_id)
-
-    def listing(self, account_id: str, after: str | None = None, limit: int = MAX_LIMIT) -> Page[AIUser]:
-        """The caller's own AI users and the public ones they befriended, by id; only a page's are loaded."""
-        with self._storage.begin() as uow:
-            ids = set(uow.ai_users.owned_by(account_id))
-            ids |= {f.ai_user_id for f in uow.ai_users.friendships_of(account_id)}
-        ids_page = page_of([(ai_user_id, ai_user_id) for ai_user_id in sorted(ids)], after, limit)
-        found = [self._load(ai_user_id) for ai_user_id in ids_page.items]
-        shown = [a for a in found if a is not None and self._visible_to(account_id, a)]
-        return Page(shown, ids_page.cursor)
-
-    def public(self, limit: int, cursor: str | None) -> tuple[list[AIUser], str | None]:
-        with self._storage.begin() as uow:
-            ids, cursor = uow.ai_users.public(limit, cursor)
-        found = [self._load(ai_user_id) for ai_user_id in ids]
-        return [a for a in found if a and a.visibility == "public"], cursor
 
     def befriend(self, account_id: str, ai_user_id: str) -> AIUser:
         ai_user = self.visible(account_id, ai_user_id)
@@ -136,32 +120,6 @@ class AIUserService:
                 return
         self._erasures.lift_pair(pair)
         raise Contended("the friendship began again meanwhile; nothing was forgotten")
-
-    def ended(self, account_id: str) -> list[str]:
-        """Friendships that ended because the AI user is no longer visible to the caller (its owner
-        made it private, or deleted it): chat, heartbeats and memory views stop; forgetting still works."""
-        with self._storage.begin() as uow:
-            friendships = uow.ai_users.friendships_of(account_id)
-        return [f.ai_user_id for f in friendships if not self._visible_to(account_id, self._load(f.ai_user_id))]
-
-    def friend_page(self, account_id: str, after: str | None, limit: int) -> Page[tuple[AIUser, Friendship]]:
-        """A page of the caller's friendships by AI user id, each with its AI user while still visible."""
-        with self._storage.begin() as uow:
-            friendships = uow.ai_users.friendships_of(account_id)
-        found = page_of([(f.ai_user_id, f) for f in friendships], after, limit)
-        shown = [(self._load(f.ai_user_id), f) for f in found.items]
-        return Page([(a, f) for a, f in shown if a is not None and self._visible_to(account_id, a)], found.cursor)
-
-    def friends(self, account_id: str) -> list[tuple[AIUser, dict[str, Any]]]:
-        """Befriended AI users still visible to the caller, with the friendship (since, last_read)."""
-        with self._storage.begin() as uow:
-            friendships = uow.ai_users.friendships_of(account_id)
-        result = []
-        for friendship in friendships:
-            ai_user = self._load(friendship.ai_user_id)
-            if ai_user is not None and self._visible_to(account_id, ai_user):
-                result.append((ai_user, friendship.model_dump(exclude={"ai_user_id"})))
-        return result
 
     def set_friendship(self, account_id: str, ai_user_id: str, changes: dict[str, bool]) -> dict[str, bool]:
         """Pin or mute one friend in the caller's chat list; NotFound unless they are friends."""
@@ -264,10 +222,6 @@ class AIUserService:
                     continue
             return changed
         raise Contended("the friendship kept changing; try again")
-
-    @staticmethod
-    def _visible_to(account_id: str, ai_user: AIUser | None) -> bool:
-        return ai_user is not None and (ai_user.owner_id == account_id or ai_user.visibility == "public")
 
     def _load(self, ai_user_id: str) -> AIUser | None:
         with self._storage.begin() as uow:

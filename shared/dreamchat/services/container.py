@@ -22,6 +22,7 @@ from dreamchat.services.compression import AfterCompression, Compression
 from dreamchat.services.context import ContextBuilder
 from dreamchat.services.core_judgment import CoreJudge
 from dreamchat.services.extraction import ExtractionService
+from dreamchat.services.friend_lists import FriendLists
 from dreamchat.services.heartbeat import HeartbeatService
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.leases import Leases
@@ -49,6 +50,7 @@ class Services:
     runtime: Runtime
     auth: AuthService
     ai_users: AIUserService
+    friend_lists: FriendLists  # the lists of AI users a person sees
     memory: MemoryService  # what a conversation asks of the memory
     topics: Topics
     compression: Compression
@@ -107,6 +109,7 @@ def build_services(
     speaker = Speaker(memory, soul, heartbeats, gateway, search, clock, runtime.random, settings)
     chat = ChatService(memory, speaker, heartbeats, clock, runtime.random, settings, on_count, on_reply=push.after_turn)
     ai_users = AIUserService(store, runtime.blobs, clock, Caps(settings.max_ai_users, settings.max_friends))
+    friend_lists = FriendLists(storage)
     leases = Leases(store, clock, settings.lease_seconds, settings.lease_attempts)
     quality = QualityService(repo, gateway, clock, runtime.random, settings, on_quality)
     vectors = VectorRefresh(storage, retriever)
@@ -131,6 +134,7 @@ def build_services(
         runtime=runtime,
         auth=AuthService(store, clock, settings, signing_secret(settings)),
         ai_users=ai_users,
+        friend_lists=friend_lists,
         memory=memory,
         topics=topics,
         compression=compression,
@@ -148,7 +152,7 @@ def build_services(
         quality=quality,
         push=push,
         presence=presence,
-        views=Views(ai_users, memory, heartbeats, quality, clock),
+        views=Views(ai_users, friend_lists, memory, heartbeats, quality, clock),
         profiles=Profiles(repo),
         memory_editor=MemoryEditor(repo, clock, retriever, settings.max_person_core_memories),
     )

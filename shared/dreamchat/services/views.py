@@ -26,6 +26,7 @@ from dreamchat.errors import Invalid, NotFound
 from dreamchat.llm.chat_prompts import chat_instructions
 from dreamchat.ports import Clock
 from dreamchat.services.ai_users import AIUserService
+from dreamchat.services.friend_lists import FriendLists
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.memory import MemoryService
 from dreamchat.services.memory_repo import MemoryRepository
@@ -100,12 +101,14 @@ class Views:
     def __init__(
         self,
         ai_users: AIUserService,
+        friend_lists: FriendLists,
         memory: MemoryService,
         heartbeats: HeartbeatStates,
         quality: QualityService,
         clock: Clock,
     ) -> None:
         self._ai_users = ai_users
+        self._friend_lists = friend_lists
         self._memory = memory
         self._repo: MemoryRepository = memory.repo
         self._heartbeats = heartbeats
@@ -114,7 +117,7 @@ class Views:
 
     def friends(self, account_id: str, cursor: str | None, limit: int) -> Page[FriendView]:
         """A page of the chat list, by AI user id (the client orders it: pinned, then latest)."""
-        found = self._ai_users.friend_page(account_id, key_of(cursor), limit)
+        found = self._friend_lists.friend_page(account_id, key_of(cursor), limit)
         return Page([self._friend(account_id, a, f) for a, f in found.items], found.cursor)
 
     def _friend(self, account_id: str, ai_user: AIUser, friendship: Friendship) -> FriendView:
@@ -130,7 +133,7 @@ class Views:
 
     def ai_users(self, account_id: str, cursor: str | None, limit: int) -> Page[AIUser]:
         """The caller's own AI users and the public ones they befriended, by id."""
-        return self._ai_users.listing(account_id, key_of(cursor), limit)
+        return self._friend_lists.listing(account_id, key_of(cursor), limit)
 
     def memory_files(self, pair: PairId) -> MemoryFilesView:
         """Every tier with the spec's field names; topics ended but not compressed yet are pending."""
@@ -177,7 +180,7 @@ class Views:
 
     def heartbeat_status(self, account_id: str, cursor: str | None, limit: int) -> HeartbeatStatusView:
         """The caller's settings and a page of their AI friends, each with its level and heartbeat state."""
-        found = self._ai_users.friend_page(account_id, key_of(cursor), limit)
+        found = self._friend_lists.friend_page(account_id, key_of(cursor), limit)
         rows = []
         for ai_user, _ in found.items:
             pair = PairId(account_id=account_id, ai_user_id=ai_user.id)

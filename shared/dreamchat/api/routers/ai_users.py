@@ -27,7 +27,7 @@ def list_ai_users(
     """The caller's own AI users and befriended public ones (by id); `scope=public` lists public ones to discover.
     Either way a page at a time: `next_cursor` is the next page's `cursor` (null on the last)."""
     if scope == "public":
-        found, next_cursor = services.ai_users.public(limit or PUBLIC_PAGE, cursor)
+        found, next_cursor = services.friend_lists.public(limit or PUBLIC_PAGE, cursor)
         return AIUserPage(ai_users=[AIUserOut.of(a, caller.id) for a in found], next_cursor=next_cursor)
     page = services.views.ai_users(caller.id, cursor, limit or DEFAULT_LIMIT)
     return AIUserPage(ai_users=[AIUserOut.of(a, caller.id) for a in page.items], next_cursor=page.cursor)

@@ -33,7 +33,7 @@ def list_friends(
     next_page(response, page.cursor)
     ended = [
         EndedFriendship(ai_user_id=ai_user_id, reason="no_longer_visible")
-        for ai_user_id in services.ai_users.ended(caller.id)
+        for ai_user_id in services.friend_lists.ended(caller.id)
     ]
     return FriendList(friends=[FriendOut.from_view(friend, caller.id) for friend in page.items], ended=ended)
 
@@ -46,7 +46,7 @@ def list_friends(
 )
 def add_friend(user_id: str, caller: CurrentCaller, services: ServicesDep, response: Response) -> Befriended:
     """Befriend one's own or a public AI user; a new pair starts with fresh memories."""
-    already = any(a.id == user_id for a, _ in services.ai_users.friends(caller.id))
+    already = any(a.id == user_id for a, _ in services.friend_lists.friends(caller.id))
     ai_user = services.ai_users.befriend(caller.id, user_id)
     response.status_code = status.HTTP_200_OK if already else status.HTTP_201_CREATED
     return Befriended(friend=AIUserOut.of(ai_user, caller.id), created=not already)

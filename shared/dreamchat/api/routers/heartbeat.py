@@ -41,7 +41,7 @@ def _schedule(user_id: str, state: HeartbeatState) -> Schedule:
 
 
 def _reschedule_all(services: Services, account_id: str) -> None:
-    for ai_user, _ in services.ai_users.friends(account_id):
+    for ai_user, _ in services.friend_lists.friends(account_id):
         pair = PairId(account_id=account_id, ai_user_id=ai_user.id)
         relationship = services.memory.repo.relationship(pair)
         services.heartbeat_states.change(pair, ai_user, relationship, lambda state: state)
