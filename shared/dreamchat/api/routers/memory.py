@@ -82,8 +82,7 @@ def memory_context(
     """The context the model would see now, with tokens per section; `q` previews retrieval for a message."""
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
     relationship = services.memory.repo.relationship(pair)
-    now = services.runtime.clock.now()
-    instructions = chat_instructions(ai_user.name, now, ai_user.timezone, relationship.level)
+    instructions = chat_instructions(ai_user.name, relationship.level)
     context = services.memory.context(pair, ai_user, q, instructions)
     return {
         "sections": [{"name": s.name, "tokens": s.tokens, "text": s.text} for s in context.sections],
