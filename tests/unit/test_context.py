@@ -14,6 +14,7 @@ from dreamchat.domain.context import (
     TURN_MESSAGE,
     Context,
     MemoryView,
+    TurnRecall,
     assemble,
     persona,
 )
@@ -376,3 +377,36 @@ def test_small_talk_shows_no_quotes() -> None:
     entries = [index(n, f"回忆{n}", days=n, points=[f"第{n}件事"]) for n in range(20)]
     quote = Quote("m1", "user", days_ago(1), "我们画了一幅日落")
     assert section(build(view_of(entries, quotes=[quote]), budget=1700), "long_term_details") == ""
+
+
+# --- the per-turn block -------------------------------------------------------------------
+
+
+def test_what_a_message_recalls_beyond_the_stable_part_goes_in_the_current_message_within_its_budget() -> None:
+    entries = [index(n, f"回忆{n}", days=n, points=[f"第{n}件事" * 4]) for n in range(300)]
+    oldest = [u for name in ("long_299", "long_298") for u in view_of(entries).units if u.parent_id == name]
+    view = replace(view_of(entries), turn=TurnRecall([Hit(u, 1.0, True) for u in oldest]))
+    context = assemble(view, "", "第299件事呢", NOW, SHANGHAI, 800, recent_budget=300, turn_budget=60)
+    system, current = context.messages[0]["content"], context.messages[-1]["content"]
+    assert "第299件事" not in system and "第299件事第299件事" in current
+    assert "第298件事" not in current  # the turn's budget held one memory
+    assert 0 < section_tokens(context, "turn_memory") <= 60
+    assert current.index("【这条消息让你想起的】") < current.index(TURN_MESSAGE) and current.endswith("第299件事呢")
+
+
+def test_a_memory_already_in_the_stable_part_is_not_repeated_in_the_per_turn_block() -> None:
+    entries = [index(1, "西湖", days=3, points=["去了西湖"])]
+    view = replace(view_of(entries, ["long_1"]), turn=TurnRecall([Hit(u, 1.0, True) for u in view_of(entries).units]))
+    context = assemble(view, "", "西湖怎么样", NOW, SHANGHAI, 800, turn_budget=300)
+    assert "去了西湖" in context.messages[0]["content"] and section(context, "turn_memory") == ""
+
+
+def test_small_talk_recalls_nothing_in_the_per_turn_block() -> None:
+    entries = [index(1, "西湖", days=3, points=["去了西湖"])]
+    units = view_of(entries).units
+    view = replace(view_of([]), turn=TurnRecall([Hit(u, 1.0, False) for u in units]))
+    assert section(assemble(view, "", "哈哈", NOW, SHANGHAI, 800, turn_budget=300), "turn_memory") == ""
+
+
+def section_tokens(context: Context, name: str) -> int:
+    return next(s.tokens for s in context.sections if s.name == name)

@@ -312,8 +312,8 @@ def local_time(now: datetime, zone: str) -> str:
     return f"{local:%Y-%m-%d %H:%M} 星期{WEEKDAYS[local.weekday()]}"
 
 
-TURN_HEADER = "【这一轮的提示】（系统写给你的，不是对方说的话，也不要向对方提起）"
-TURN_MESSAGE = "【对方发来的消息】"
+TURN_HEADER = "【这一轮的提示】"  # what it is, the fixed instructions say once
+TURN_MESSAGE = "【对方的消息】"
 
 
 def render_turn(clock: str, remembered: str, guidance: str) -> str:
