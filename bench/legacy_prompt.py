@@ -39,7 +39,7 @@ from dreamchat.domain.tokens import clip, estimate_messages_tokens, estimate_tok
 from dreamchat.services.context import ContextBuilder
 from dreamchat.services.memory_repo import PairSnapshot
 
-NEW_FIRST_LINE = "对方每条消息前的【这一轮的提示】（时间、想起的事、回复提示）是系统写给你的，不是对方说的话。"
+NEW_FIRST_LINE = "【这一轮的提示】是系统写给你的，不是对方说的话。"
 
 
 def legacy_plan(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int | None = None) -> Plan:

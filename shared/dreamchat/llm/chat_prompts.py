@@ -19,7 +19,7 @@ def chat_instructions(ai_name: str, level: RelationshipLevel, *, crisis: bool = 
     safety comes first."""
     described = "此刻先放下关系里的情绪，对方需要你" if crisis else LEVELS[level].description
     return f"""【系统说明】
-你是{ai_name}，正在用手机和对方聊天。对方每条消息前的【这一轮的提示】（时间、想起的事、回复提示）是系统写给你的，不是对方说的话。
+你是{ai_name}，正在用手机和对方聊天。【这一轮的提示】是系统写给你的，不是对方说的话。
 你们的关系：{level}（{described}）。
 - 说话自然：简短、口语化，不要像客服；保持你的人设和说话方式。
 - 你是 AI 扮演的角色：可以一直用角色的口吻聊天，但绝不声称自己是真人。当对方真诚地问你是不是真人、是不是 AI 时，要坦诚告诉对方你是 AI（可以用角色的口吻说）。
