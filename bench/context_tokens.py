@@ -269,7 +269,7 @@ class Replay:
             raise RuntimeError(f"session {session.number}: extraction stored no long-term memory")
 
     def instructions(self) -> str:
-        return chat_instructions(self.ai_user.name, self.clock.now(), ZONE, "一般")
+        return chat_instructions(self.ai_user.name, "一般")
 
     def ours(self, current: str) -> Context:
         return self.memory.context(PAIR, self.ai_user, current, self.instructions())

@@ -1,6 +1,7 @@
 """Model tokens and cost per active person-month, and how much of each prompt a prefix cache could serve, on LoCoMo.
 
     .venv/bin/python bench/model_cost.py [--conversations N] [--sessions N] [--data PATH]
+        [--ordering both|stable|previous]
 
 Each LoCoMo conversation is replayed through the real chat turn (`ChatService.accept` then
 `ChatService.respond`, the services built on a local runtime as the app builds them): speaker A is
@@ -28,13 +29,16 @@ Per person-month: 30 messages a day (900 chat turns) and everything the replay r
 USD: "no cache" bills every prompt token at the full price, "cache" bills the cacheable part at the
 cache-hit price where the provider's cache is automatic and the prefix reaches its minimum.
 
-The prompt order is whatever the code builds: the same bench measures a new order. Today's
-ordering, measured at the commit that added this script, is in bench/RESULTS.md.
+The prompt order is whatever the code builds (`stable`: issue 27's, stable first, the per-turn block
+in the current message); `previous` swaps in the order before it (`bench/legacy_prompt.py`: the clock,
+the guidance and the memories ranked for the message in the one system message), and `both` (the
+default) replays every conversation under each and prints them side by side.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import sys
@@ -54,6 +58,7 @@ if str(ROOT) not in sys.path:  # run as a file (`.venv/bin/python bench/...`), n
     sys.path.insert(0, str(ROOT))
 
 # E402 (the noqa below): these imports need the repo root on sys.path, which the lines above put there
+from bench import legacy_prompt  # noqa: E402
 from bench.locomo import DEFAULT_DATA, Dialogue, Session, Turn, load  # noqa: E402
 from bench.prices import BY_KEY, CNY_PER_USD, Price  # noqa: E402
 from dreamchat.adapters.runtime import ManualClock, SeededRandom  # noqa: E402
@@ -497,13 +502,61 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     parser.add_argument("--conversations", type=int, default=None, help="the first N conversations (default: all)")
     parser.add_argument("--sessions", type=int, default=None, help="the first N sessions of each (default: all)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument(
+        "--ordering",
+        choices=["both", *ORDERINGS],
+        default="both",
+        help="stable: the code's order (issue 27); previous: the order before it; both: side by side",
+    )
     args = parser.parse_args(argv)
-    replays = []
-    for dialogue in load(args.data, limit=args.conversations, sessions=args.sessions):
-        with tempfile.TemporaryDirectory() as folder:
-            replays.append(Replay(dialogue, Path(folder)).run(dialogue.sessions))
-    report(replays, out)
+    dialogues = load(args.data, limit=args.conversations, sessions=args.sessions)
+    measured = {}
+    for ordering in ORDERINGS if args.ordering == "both" else [args.ordering]:
+        measured[ordering] = replay_all(dialogues, ordering)
+        print(f"# Prompt order: {ordering} ({ORDERINGS[ordering]})", file=out)
+        report(measured[ordering], out)
+        print(file=out)
+    if len(measured) > 1:
+        side_by_side(measured, out)
     return 0
+
+
+ORDERINGS = {
+    "stable": "issue 27: stable first, the per-turn block in the current message",
+    "previous": "before issue 27: clock, guidance and message-ranked memories in the system message",
+}
+
+
+def replay_all(dialogues: Sequence[Dialogue], ordering: str) -> list[Replayed]:
+    order = legacy_prompt.installed() if ordering == "previous" else contextlib.nullcontext()
+    replays = []
+    with order:
+        for dialogue in dialogues:
+            with tempfile.TemporaryDirectory() as folder:
+                replays.append(Replay(dialogue, Path(folder)).run(dialogue.sessions))
+    return replays
+
+
+def side_by_side(measured: Mapping[str, Sequence[Replayed]], out: TextIO) -> None:
+    """The issue's figures for each order: chat tokens a prefix cache could serve, and the cost."""
+    print("# Side by side", file=out)
+    print(
+        f"{'order':<10} {'prompt/turn':>11} {'cacheable':>10} {'after 3rd':>10} {'$ no cache':>10} {'$ cache':>8}",
+        file=out,
+    )
+    for ordering, replays in measured.items():
+        (_, every), (_, later) = chat_shares(replays)
+        costs = {measure: 0.0 for measure in ("", "prefix")}
+        for key, role in roles(replays).items():
+            for measure in costs:
+                costs[measure] += role.cost(BY_KEY[key], measure)
+        embedding = BY_KEY["embedding"].cost(round(embedding_month(replays)), 0, 0)
+        print(
+            f"{ordering:<10} {every['prompt'] / max(every['turns'], 1):>11.0f} "
+            f"{share(every['prefix'], every['prompt']):>10} {share(later['prefix'], later['prompt']):>10} "
+            f"{costs[''] + embedding:>10.3f} {costs['prefix'] + embedding:>8.3f}",
+            file=out,
+        )
 
 
 if __name__ == "__main__":

@@ -108,6 +108,7 @@ class Settings(BaseSettings):
     extract_after_hours: float = Field(default=24.0, ge=0)
     memory_tokens: int = Field(default=1700, ge=100)
     recent_memory_tokens: int = Field(default=1250, ge=100)
+    turn_memory_tokens: int = Field(default=400, ge=0)
     background_attempts: int = Field(default=3, ge=1)
     heartbeat_turn_seconds: float = Field(default=60.0, gt=0)
     lease_seconds: int = Field(default=900, ge=1)

@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 
 from dreamchat.api.app import create_app
 from dreamchat.config import Settings
+from dreamchat.domain.context import TURN_MESSAGE
 from dreamchat.wiring import build_runtime
 from tests.api.conftest import Person, register
 from tests.api.sse import parse_sse
@@ -145,7 +146,10 @@ def test_save_message_stores_without_a_reply(person, ai, fake_llm) -> None:
 
 
 def test_two_concurrent_chats_both_store_their_messages_in_order(person, ai, fake_llm) -> None:
-    fake_llm.default = lambda body: Reply.text("回复：" + body["messages"][-1]["content"])
+    # the person's words end the current message, after its per-turn block (issue 27)
+    fake_llm.default = lambda body: Reply.text(
+        "回复：" + body["messages"][-1]["content"].split(TURN_MESSAGE + "\n")[-1]
+    )
     barrier = threading.Barrier(2)
 
     def chat(text: str) -> None:
@@ -170,11 +174,10 @@ def test_the_context_follows_the_spec_order(person, ai, fake_llm) -> None:
     messages = fake_llm.requests_for(CHAT_MODEL)[-1].messages
     assert messages[0]["role"] == "system"
     assert "【自我认知】" in messages[0]["content"] and "温柔体贴" in messages[0]["content"]
-    assert [(m["role"], m["content"]) for m in messages[1:]] == [
-        ("user", "你好"),
-        ("assistant", "在呢"),
-        ("user", "还记得我吗"),
-    ]
+    assert [(m["role"], m["content"]) for m in messages[1:3]] == [("user", "你好"), ("assistant", "在呢")]
+    # the current message: its per-turn block (issue 27), then the person's words, as they were sent
+    assert messages[3]["role"] == "user" and messages[3]["content"].endswith(f"{TURN_MESSAGE}\n还记得我吗")
+    assert len(messages) == 4
 
 
 def test_a_reasoner_ai_user_uses_the_reasoner_model(person, fake_llm) -> None:

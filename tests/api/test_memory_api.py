@@ -116,7 +116,18 @@ def test_three_topics_ended_three_ways_go_through_every_tier(app, person, ai, fa
 
     context = person.get(f"/api/memory/{ai['id']}", params={"q": "还记得我恐高的事吗"}).json()
     names = [s["name"] for s in context["sections"]]
-    assert names == ["system", "core", "mid_term", "long_term", "long_term_details", "short_term", "current_message"]
+    # the per-turn block's two sections come before the message (issue 27)
+    assert names == [
+        "system",
+        "core",
+        "mid_term",
+        "long_term",
+        "long_term_details",
+        "short_term",
+        "turn",
+        "turn_memory",
+        "current_message",
+    ]
     text = {s["name"]: s["text"] for s in context["sections"]}
     assert "对方极度恐高，不要提议高处的活动" in text["core"]
     # index lines carry a memory's date and key points (its title is left out since issue 16)

@@ -114,8 +114,10 @@ def test_a_crisis_is_answered_in_every_seeded_run_whatever_the_level(tmp_path, c
             mine = [m for m in history(person, ai_id) if m["role"] == "user"]
             assert [(m["content"], m["safety"]) for m in mine] == [(CRISIS, "crisis")]
     assert answered == 100
-    prompt = fake_llm.requests_for("deepseek-chat")[-1].messages[0]["content"]
-    assert CRISIS_GUIDANCE in prompt and LEVELS[level].description not in prompt
+    # the protocol's guidance is per-turn (issue 27): it comes with the message, the rest in the system message
+    prompt = "\n".join(m["content"] for m in fake_llm.requests_for("deepseek-chat")[-1].messages)
+    assert CRISIS_GUIDANCE in fake_llm.requests_for("deepseek-chat")[-1].messages[-1]["content"]
+    assert LEVELS[level].description not in prompt
     assert "回复可以敷衍" not in prompt and "不太想回复" not in prompt  # none of the level's or the draw's guidance
 
 
@@ -288,7 +290,7 @@ def test_a_sincere_question_reaches_the_model_with_honesty_and_is_always_answere
     for _ in range(20):
         clock.advance(seconds=30)
         assert chat(person, ai_id, question)[-1][1]["replied"]
-    prompt = fake_llm.requests_for("deepseek-chat")[-1].messages[0]["content"]
+    prompt = "\n".join(m["content"] for m in fake_llm.requests_for("deepseek-chat")[-1].messages)
     assert "绝不声称自己是真人" in prompt and HUMAN_QUESTION_GUIDANCE in prompt
     assert "不要说自己是 AI" not in prompt
 

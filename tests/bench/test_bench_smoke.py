@@ -110,6 +110,9 @@ def test_model_cost_replays_chat_turns_and_prices_every_model_key() -> None:
         assert re.search(rf"^{key}\s+.*\d+\.\d{{3}}\s+\d+\.\d{{3}}\s+\d+\.\d{{3}}", text, re.MULTILINE), key
     assert re.search(r"^total\s+\d+\.\d{3}\s+\d+\.\d{3}\s+\d+\.\d{3}", text, re.MULTILINE)
     assert "dreamchat.domain.tokens" in text and "NOT VERIFIED" in text
+    # both prompt orders, side by side (issue 27): the previous one kept in the bench only
+    assert "# Prompt order: stable" in text and "# Prompt order: previous" in text and "# Side by side" in text
+    assert re.search(r"^previous\s+\d+\s+\d+\.\d%\s+\d+\.\d%\s+\d+\.\d{3}", text, re.MULTILINE)
 
 
 def test_the_cacheable_prefix_is_counted_at_block_boundaries_against_the_same_key() -> None:

@@ -72,22 +72,49 @@ def test_the_core_prompt_says_when_there_is_no_core_memory_yet() -> None:
     assert "（暂无）" in everything(prompts.core_judgment_prompt([("周末出游", ["去海边"])], [], NOW))
 
 
-def test_the_self_soul_prompt_keeps_the_specs_sections_in_order() -> None:
-    text = everything(prompts.self_soul_prompt("小夏", "开朗的大学生", TRIP, "喜欢海", NOW))
+def test_the_self_soul_prompt_keeps_the_specs_sections_in_order_its_fixed_rules_first() -> None:
+    system, user = (m["content"] for m in prompts.self_soul_prompt("小夏", "开朗的大学生", TRIP, "喜欢海", NOW))
+    # the spec's 更新要求 and 输出格式 are the same for every pair: they come first (issue 27)
+    assert system.index("【更新要求】") < system.index("6. 保持与基础性格设定不冲突") < system.index("【输出格式】")
     sections = [
         "你是小夏，现在请你反思一下自己的性格、偏好和特点。",
         "【基础性格设定】\n开朗的大学生",
         "【最近的对话记录】",
         "【当前的自我认知】\n喜欢海",
-        "【更新要求】",
-        "6. 保持与基础性格设定不冲突",
     ]
-    positions = [text.index(section) for section in sections]
+    positions = [user.index(section) for section in sections]
     assert positions == sorted(positions)
-    assert "小夏：好呀，周六出发！" in text
+    assert "小夏：好呀，周六出发！" in user
+
+
+OTHER_PAIR = conversations([("user", "明天要考试了"), ("assistant", "加油！")])
+OTHER_PROMPTS = {
+    "compress": lambda: prompts.compress_prompt(conversations(EXAM_TOPIC), NOW.replace(hour=9)),
+    "extract": lambda: prompts.extract_prompt([mid("mid_9", "聊考研")], NOW.replace(hour=9)),
+    "core": lambda: prompts.core_judgment_prompt([("考研", ["在准备"])], [], NOW.replace(hour=9)),
+    "soul": lambda: prompts.self_soul_prompt("阿青", "安静的画家", OTHER_PAIR, "", NOW.replace(hour=9)),
+    "relationship": lambda: prompts.relationship_prompt("决裂", OTHER_PAIR, NOW.replace(hour=9)),
+}
+
+
+@pytest.mark.parametrize("name", list(ALL_PROMPTS))
+def test_every_background_prompt_opens_with_the_same_instructions_for_every_pair(name: str) -> None:
+    one, other = ALL_PROMPTS[name](), OTHER_PROMPTS[name]()
+    assert one[0] == other[0] and one[0]["role"] == "system"  # the shared prefix a provider can cache
+    assert one[-1] != other[-1] and one[-1]["role"] == "user"  # the pair's material, last
 
 
 def test_the_relationship_prompt_names_the_current_level_and_all_five() -> None:
     text = everything(prompts.relationship_prompt("关系冷淡", TRIP, NOW))
     assert "当前关系等级：关系冷淡" in text
     assert all(level in text for level in ["特别关心", "关系较好", "一般", "关系冷淡", "决裂"])
+
+
+def test_the_quality_judgments_open_with_the_same_instructions_for_every_pair() -> None:
+    one = prompts.completeness_prompt(TRIP, "去海边", NOW), prompts.accuracy_prompt(["去海边"], [("出游", ["海边"])])
+    other = (
+        prompts.completeness_prompt(OTHER_PAIR, "考试", NOW),
+        prompts.accuracy_prompt(["考试"], [("考试", ["明天"])]),
+    )
+    for mine, theirs in zip(one, other, strict=True):
+        assert mine[0] == theirs[0] and mine[-1] != theirs[-1]

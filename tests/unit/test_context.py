@@ -6,10 +6,15 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from dreamchat.domain.context import (
+    MID_LIMIT,
+    MID_SUMMARY_TOKENS,
     QUOTE_SHARE,
     SELF_MARKER,
+    TURN_HEADER,
+    TURN_MESSAGE,
     Context,
     MemoryView,
+    TurnRecall,
     assemble,
     persona,
 )
@@ -28,7 +33,17 @@ from dreamchat.services.recall import units_of
 
 SHANGHAI = "Asia/Shanghai"
 NOW = datetime(2026, 3, 15, 4, 0, tzinfo=UTC)  # 12:00 in Shanghai
-SPEC_ORDER = ["system", "core", "mid_term", "long_term", "long_term_details", "short_term", "current_message"]
+SPEC_ORDER = [
+    "system",
+    "core",
+    "mid_term",
+    "long_term",
+    "long_term_details",
+    "short_term",
+    "turn",
+    "turn_memory",
+    "current_message",
+]
 TAGS = EmotionTags(basic_emotion="开心", scene="闲聊", atmosphere="轻松")
 
 
@@ -139,7 +154,7 @@ def test_every_section_is_present_even_when_a_tier_is_empty() -> None:
     empty = view_of([])
     context = build(empty, current=None)
     assert [s.name for s in context.sections] == SPEC_ORDER
-    assert [s.tokens for s in context.sections][1:] == [0, 0, 0, 0, 0, 0]
+    assert [s.tokens for s in context.sections][1:] == [0] * (len(SPEC_ORDER) - 1)
 
 
 def test_the_system_message_holds_the_memory_tiers_in_the_specs_order() -> None:
@@ -159,11 +174,11 @@ def test_empty_tiers_leave_no_gaps_in_the_system_message() -> None:
 def test_the_messages_are_system_then_the_short_term_turns_then_the_current_message() -> None:
     messages = build().messages
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
-    assert messages[1:] == [
-        {"role": "user", "content": "早上好"},
-        {"role": "assistant", "content": "早呀"},
-        {"role": "user", "content": "你还记得西湖吗？"},
-    ]
+    assert messages[1:3] == [{"role": "user", "content": "早上好"}, {"role": "assistant", "content": "早呀"}]
+    # the current message: the per-turn block (time, guidance) then the person's words, last
+    assert messages[3]["content"].startswith(TURN_HEADER)
+    assert messages[3]["content"].endswith(f"{TURN_MESSAGE}\n你还记得西湖吗？")
+    assert "现在是 2026-03-15 12:00 星期日" in messages[3]["content"]
 
 
 def test_without_a_current_message_the_context_ends_with_the_short_term_turns() -> None:
@@ -174,7 +189,7 @@ def test_without_a_current_message_the_context_ends_with_the_short_term_turns() 
 
 def test_non_empty_sections_have_a_positive_token_estimate_and_the_total_is_their_sum() -> None:
     context = build()
-    assert all(s.tokens > 0 for s in context.sections)
+    assert all(s.tokens > 0 for s in context.sections if s.text)
     assert context.tokens == sum(s.tokens for s in context.sections)
 
 
@@ -239,16 +254,17 @@ def test_relevant_units_come_first_then_recent_summaries_then_the_newest_units()
     new = index(2, "考研", days=1, points=["在准备考研"])
     view = view_of([old, new], ["long_1"], mids=[mid(n, days=10 - n) for n in range(1, 6)])
     unit = estimate_tokens(section(build(view_of([old], ["long_1"])), "long_term"))
-    tight = build(view, budget=estimate_tokens(section(build(view, budget=1000), "mid_term")) + unit - 1)
-    assert "去了西湖" in section(tight, "long_term") and "第5次" in section(tight, "mid_term")
-    assert "第1次" not in section(tight, "mid_term")  # the older summaries gave way to the relevant unit
+    tight = build(view, budget=unit + 4)
+    # the relevant unit takes the budget; the five latest summaries are beside it, on top of the budget
+    assert "去了西湖" in section(tight, "long_term") and "考研" not in section(tight, "long_term")
+    assert all(f"第{n}次" in section(tight, "mid_term") for n in range(1, 6))
 
 
 def test_a_relevant_unit_goes_before_the_latest_summary_and_small_talk_gets_the_summary_first() -> None:
     old = index(1, "西湖", days=300, points=["去了西湖"])
     need = estimate_tokens(section(build(view_of([old], ["long_1"])), "long_term")) + 4  # the estimate's margin
     about = build(view_of([old], ["long_1"], mids=[mid(5, days=1)]), budget=need)
-    assert "去了西湖" in section(about, "long_term") and section(about, "mid_term") == ""
+    assert "去了西湖" in section(about, "long_term") and "第5次" in section(about, "mid_term")
     small_talk = build(view_of([old], mids=[mid(5, days=1)]), budget=need)
     assert "第5次" in section(small_talk, "mid_term")
 
@@ -273,9 +289,11 @@ def test_units_are_shown_oldest_memory_first() -> None:
     assert text.index("旧事") < text.index("新事")
 
 
-def test_a_zero_budget_remembers_nothing() -> None:
+def test_a_zero_budget_leaves_only_the_latest_summaries_of_a_topic_about_a_memory() -> None:
     context = build(full_view(), budget=0)
-    assert context.memory_tokens == 0
+    assert context.about and context.budgeted_tokens == 0
+    assert context.memory_tokens == estimate_tokens(section(context, "mid_term")) > 0
+    assert build(replace(full_view(), hits=[]), budget=0).memory_tokens == 0  # small talk: nothing
 
 
 def test_the_memory_never_exceeds_its_budget_however_much_is_remembered() -> None:
@@ -288,7 +306,8 @@ def test_the_memory_never_exceeds_its_budget_however_much_is_remembered() -> Non
     for budget in (100, 400, 1250, 3000):
         for relevant in ([], [f"long_{n}" for n in range(0, 3000, 7)]):
             context = build(view_of(entries, relevant, core=cores, mids=mids), budget=budget)
-            assert context.memory_tokens <= budget
+            assert context.budgeted_tokens <= budget
+            assert context.memory_tokens <= budget + MID_LIMIT * (MID_SUMMARY_TOKENS + 20)
 
 
 def test_the_memory_section_stays_flat_however_long_the_relationship_lasts() -> None:
@@ -358,3 +377,36 @@ def test_small_talk_shows_no_quotes() -> None:
     entries = [index(n, f"回忆{n}", days=n, points=[f"第{n}件事"]) for n in range(20)]
     quote = Quote("m1", "user", days_ago(1), "我们画了一幅日落")
     assert section(build(view_of(entries, quotes=[quote]), budget=1700), "long_term_details") == ""
+
+
+# --- the per-turn block -------------------------------------------------------------------
+
+
+def test_what_a_message_recalls_beyond_the_stable_part_goes_in_the_current_message_within_its_budget() -> None:
+    entries = [index(n, f"回忆{n}", days=n, points=[f"第{n}件事" * 4]) for n in range(300)]
+    oldest = [u for name in ("long_299", "long_298") for u in view_of(entries).units if u.parent_id == name]
+    view = replace(view_of(entries), turn=TurnRecall([Hit(u, 1.0, True) for u in oldest]))
+    context = assemble(view, "", "第299件事呢", NOW, SHANGHAI, 800, recent_budget=300, turn_budget=60)
+    system, current = context.messages[0]["content"], context.messages[-1]["content"]
+    assert "第299件事" not in system and "第299件事第299件事" in current
+    assert "第298件事" not in current  # the turn's budget held one memory
+    assert 0 < section_tokens(context, "turn_memory") <= 60
+    assert current.index("【这条消息让你想起的】") < current.index(TURN_MESSAGE) and current.endswith("第299件事呢")
+
+
+def test_a_memory_already_in_the_stable_part_is_not_repeated_in_the_per_turn_block() -> None:
+    entries = [index(1, "西湖", days=3, points=["去了西湖"])]
+    view = replace(view_of(entries, ["long_1"]), turn=TurnRecall([Hit(u, 1.0, True) for u in view_of(entries).units]))
+    context = assemble(view, "", "西湖怎么样", NOW, SHANGHAI, 800, turn_budget=300)
+    assert "去了西湖" in context.messages[0]["content"] and section(context, "turn_memory") == ""
+
+
+def test_small_talk_recalls_nothing_in_the_per_turn_block() -> None:
+    entries = [index(1, "西湖", days=3, points=["去了西湖"])]
+    units = view_of(entries).units
+    view = replace(view_of([]), turn=TurnRecall([Hit(u, 1.0, False) for u in units]))
+    assert section(assemble(view, "", "哈哈", NOW, SHANGHAI, 800, turn_budget=300), "turn_memory") == ""
+
+
+def section_tokens(context: Context, name: str) -> int:
+    return next(s.tokens for s in context.sections if s.name == name)

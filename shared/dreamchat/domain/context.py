@@ -1,11 +1,19 @@
-"""Context assembly in the spec's order, with one token budget on everything remembered.
+"""Context assembly: what changes least first, so a provider's prefix cache serves it.
 
-system prompt (base_soul + 【自我认知】 + self_soul + instructions) → core (top 5 by
-importance) → mid-term (the latest summaries) → long-term memories (key points, each dated, grouped
-by their memory) → detail documents of strong matches → short-term (the whole topic)
-→ the current message. Core, mid-term, long-term and details share the budget: core first, then
-the key points relevant to the message (for small talk: the latest summary, then the best matches
-by meaning), the recent summaries, the newest key points, details, while they fit (`plan_memory`).
+The stable part, in the spec's order: the system message (base_soul + 【自我认知】 + self_soul +
+关于对方 + instructions, no clock) → core (top 5 by importance) → mid-term (the latest five
+summaries) → long-term memories recalled for the topic (key points, each dated, grouped by their
+memory) → details and quotes of strong matches; then short-term (the whole topic, append-only).
+The memories of the stable part are ranked for the topic's opening (its first OPENING_MESSAGES
+messages from the person), so from the topic's fourth message on they are byte-identical turn to
+turn. Only the current user message changes: a per-turn block (`render_turn`: the local time, what
+this message recalls beyond the stable part, the reply guidance) then the person's words; it is
+never stored, the history holds the person's text.
+
+Budgets: core, the topic's units, details and quotes share `budget` (core first, then the key
+points relevant to the topic, ...; `plan_memory`); the latest summaries come on top of it when the
+topic is about something remembered (at most MID_LIMIT × MID_SUMMARY_TOKENS), within it for small
+talk (`recent_budget`); the per-turn block's memories have their own `turn_budget` (`plan_turn`).
 """
 
 from __future__ import annotations
@@ -30,7 +38,9 @@ SELF_MARKER = "【自我认知】"
 MID_LIMIT = 5
 MID_SUMMARY_TOKENS = 100  # per summary in the context: five long summaries must not crowd the rest
 INDEX_HEADER = "【长期记忆索引】（需要细节时可调用 recall_memory）"
-MEMORY_SECTIONS = ("core", "mid_term", "long_term", "long_term_details")
+MEMORY_SECTIONS = ("core", "mid_term", "long_term", "long_term_details", "turn_memory")
+OPENING_MESSAGES = 3  # the person's first messages of a topic: what the stable memories are recalled for
+WEEKDAYS = "一二三四五六日"
 # When the message shares no rare word with any memory (small talk, or a question worded unlike
 # the memories: "instruments" for "playing the violin"), the units ranked by meaning fill this
 # share of what is left, and recency the rest.
@@ -56,6 +66,7 @@ class Context:
     sections: list[Section]
     messages: list[dict[str, str]]
     units: list[Unit] = field(default_factory=list)
+    about: bool = False  # the topic is about something remembered: its latest summaries come on top of the budget
 
     @property
     def tokens(self) -> int:
@@ -65,6 +76,12 @@ class Context:
     def memory_tokens(self) -> int:
         """Tokens of the remembered sections (core, mid-term, long-term, details): what the budget bounds."""
         return sum(section.tokens for section in self.sections if section.name in MEMORY_SECTIONS)
+
+    @property
+    def budgeted_tokens(self) -> int:
+        """Tokens of the remembered sections the memory budget bounds (see the module's docstring)."""
+        outside = {"turn_memory", *(["mid_term"] if self.about else [])}
+        return sum(s.tokens for s in self.sections if s.name in MEMORY_SECTIONS and s.name not in outside)
 
     @property
     def long_term_ids(self) -> list[str]:
@@ -86,6 +103,17 @@ class MemoryView:
     short_term: list[Message]
     about_person: str = ""  # the person's own 关于我, written once for every AI friend
     quotes: list[Quote] = field(default_factory=list)  # what was said behind the best hits, best first
+    turn: TurnRecall | None = None  # ranked for the current message, when it is not the topic's opening
+
+
+@dataclass(frozen=True)
+class TurnRecall:
+    """What one message (not the topic's opening) calls up: hits ranked for it, best first, the
+    detail documents it names outright and what was said behind its best hits."""
+
+    hits: list[Hit]
+    details: list[LongTermDetail] = field(default_factory=list)
+    quotes: list[Quote] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -101,11 +129,12 @@ class Plan:
 
 def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int | None = None) -> Plan:
     """Core first; then, when the message is about something remembered, the units ranked for it,
-    best first, within `budget`; else the latest summary, then the best ranked units (a match by
-    meaning alone) for UNSURE_SHARE of what is left, within `recent_budget` (small talk needs less);
-    then the recent summaries, latest first, and the newest units; then detail documents, while
-    they fit. A message about something remembered also gets the words said behind its best
-    matches (`view.quotes`), within QUOTE_SHARE of the budget, before any unit."""
+    best first, within `budget`, and the latest MID_LIMIT summaries on top of it; else the latest
+    summary, then the best ranked units (a match by meaning alone) for UNSURE_SHARE of what is left,
+    within `recent_budget` (small talk needs less); then the recent summaries, latest first, and the
+    newest units; then detail documents, while they fit. A message about something remembered also
+    gets the words said behind its best matches (`view.quotes`), within QUOTE_SHARE of the budget,
+    before any unit."""
     about = any(hit.relevant for hit in view.hits)
     budget = budget if about or recent_budget is None else min(budget, recent_budget)
     core = clip(render_core(for_context(view.core)), budget // 3)
@@ -113,8 +142,8 @@ def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int 
     quotes = _quoted(view.quotes, int(QUOTE_SHARE * budget), tz) if about else []
     left -= estimate_tokens(render_details([], quotes, tz))
     recent = sorted(view.mids, key=lambda m: (m.created_at, m.id))[::-1][:MID_LIMIT]
-    # the latest summary comes first for small talk; a message about something remembered gets its
-    # units first, and the summaries (the latest first) compete for what is left
+    # a message about something remembered gets its units within the budget and every recent
+    # summary beside them (the spec's 最近 5 个摘要); small talk gets the latest summary first
     first = recent[:1] if not about else []
     mids = first if first and estimate_tokens(render_mids(first, tz)) <= left else []
     index = _IndexBudget(left - estimate_tokens(render_mids(mids, tz)), tz)
@@ -122,7 +151,7 @@ def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int 
     for hit in view.hits:
         if not index.add(hit.unit) or index.left <= keep:
             break
-    for m in (m for m in recent if m not in mids):
+    for m in (m for m in recent if m not in mids and not about):
         cost = estimate_tokens(render_mids([*mids, m], tz)) - estimate_tokens(render_mids(mids, tz))
         if index.take(cost):
             mids.append(m)
@@ -130,9 +159,31 @@ def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int 
         if not index.add(unit):
             break
     units = index.chosen()
-    spent = estimate_tokens(core) + estimate_tokens(render_mids(mids, tz)) + estimate_tokens(render_units(units, tz))
+    spent = estimate_tokens(core) + estimate_tokens(render_units(units, tz))
+    spent += 0 if about else estimate_tokens(render_mids(mids, tz))
     details = _fitting(view.details, quotes, budget - spent, tz)
+    mids = recent if about else mids
     return Plan(core, sorted(mids, key=lambda m: (m.created_at, m.id)), units, details, quotes)
+
+
+def plan_turn(turn: TurnRecall | None, shown: Plan, budget: int, tz: ZoneInfo) -> Plan:
+    """What the current message recalls beyond the stable part, within `budget`: the words said
+    behind its best hits (a third of it at most), its relevant units, best first, then the detail
+    documents it names. Nothing for a message about nothing remembered."""
+    if turn is None or budget <= 0 or not any(hit.relevant for hit in turn.hits):
+        return Plan("", [], [], [])
+    seen = {u.id for u in shown.units}
+    quoted = {q.message_id for q in shown.quotes}
+    quotes = _quoted([q for q in turn.quotes if q.message_id not in quoted], budget // 3, tz)
+    index = _IndexBudget(budget - estimate_tokens(render_details([], quotes, tz)), tz)
+    for hit in (h for h in turn.hits if h.relevant and h.unit.id not in seen):
+        if not index.add(hit.unit):
+            break
+    units = index.chosen()
+    titles = {d.title for d in shown.details}
+    fresh = [d for d in turn.details if d.title not in titles]
+    details = _fitting(fresh, quotes, budget - estimate_tokens(render_units(units, tz)), tz)
+    return Plan("", [], units, details, quotes)
 
 
 def _quoted(quotes: list[Quote], tokens: int, tz: ZoneInfo) -> list[Quote]:
@@ -211,11 +262,17 @@ def assemble(
     zone: str,
     budget: int,
     recent_budget: int | None = None,
+    *,
+    turn_budget: int = 0,
+    guidance: str = "",
 ) -> Context:
-    """The context of one turn; its remembered sections never exceed `budget` tokens (nor
-    `recent_budget` when the message is about nothing remembered)."""
+    """The context of one turn: the stable part (system message, short-term) then the current
+    message, inside it the per-turn block. The stable part's remembered sections never exceed
+    `budget` tokens (nor `recent_budget` when the topic is about nothing remembered) plus the latest
+    summaries; the per-turn block's, `turn_budget`."""
     tz = ZoneInfo(zone)
     plan = plan_memory(view, budget, tz, recent_budget)
+    extra = plan_turn(view.turn, plan, turn_budget, tz)
     system_parts = [
         (
             "system",
@@ -232,10 +289,51 @@ def assemble(
     system_text = "\n\n".join(text for _, text in system_parts if text)
     history = [{"role": m.role, "content": m.content} for m in view.short_term]
     sections.append(Section("short_term", _join(history), estimate_messages_tokens(history) if history else 0))
-    current_messages = [{"role": "user", "content": current}] if current else []
+    remembered = render_turn_memory(extra, tz)
+    block = render_turn(local_time(now, zone), remembered, guidance) if current else ""
+    sections.append(Section("turn", block, estimate_tokens(block) - estimate_tokens(remembered)))
+    sections.append(Section("turn_memory", remembered, estimate_tokens(remembered)))
     sections.append(Section("current_message", current or "", estimate_tokens(current or "")))
+    current_messages = [{"role": "user", "content": f"{block}\n{current}"}] if current else []
     messages = [{"role": "system", "content": system_text}, *history, *current_messages]
-    return Context(sections, messages, plan.units)
+    about = any(hit.relevant for hit in view.hits)
+    return Context(sections, messages, [*plan.units, *extra.units], about)
+
+
+def topic_opening(short_term: list[Message], current: str | None) -> str:
+    """The person's first OPENING_MESSAGES messages of the topic (the current one while it is one of
+    them): what the stable memories are recalled for."""
+    said = [m.content for m in short_term if m.role == "user"]
+    return "\n".join([*said, *([current] if current else [])][:OPENING_MESSAGES])
+
+
+def local_time(now: datetime, zone: str) -> str:
+    local = now.astimezone(ZoneInfo(zone))
+    return f"{local:%Y-%m-%d %H:%M} 星期{WEEKDAYS[local.weekday()]}"
+
+
+TURN_HEADER = "【这一轮的提示】"  # what it is, the fixed instructions say once
+TURN_MESSAGE = "【对方的消息】"
+
+
+def render_turn(clock: str, remembered: str, guidance: str) -> str:
+    """The per-turn block that opens the current user message: the time, what this message recalls,
+    the reply guidance; the person's words follow it under TURN_MESSAGE."""
+    parts = [TURN_HEADER, f"现在是 {clock}。", remembered, guidance.strip(), TURN_MESSAGE]
+    return "\n".join(p for p in parts if p)
+
+
+def render_turn_memory(plan: Plan, tz: ZoneInfo) -> str:
+    if not (plan.units or plan.details or plan.quotes):
+        return ""
+    parts = [
+        render_units(plan.units, tz).replace(INDEX_HEADER, TURN_MEMORY_HEADER),
+        render_details(plan.details, plan.quotes, tz),
+    ]
+    return "\n".join(p for p in parts if p)
+
+
+TURN_MEMORY_HEADER = "【这条消息让你想起的】"
 
 
 def latest_mids(mids: list[MidTermMemory]) -> list[MidTermMemory]:

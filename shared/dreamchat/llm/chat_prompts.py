@@ -3,30 +3,25 @@
 from __future__ import annotations
 
 from datetime import datetime
-from zoneinfo import ZoneInfo
 
+from dreamchat.domain.context import local_time
 from dreamchat.domain.heartbeat import HEARTBEAT_OK, NEXT_HEARTBEAT_HOURS
 from dreamchat.domain.models import RelationshipLevel
 from dreamchat.domain.relationship import LEVELS
 from dreamchat.domain.safety import CRISIS_MARKER
 from dreamchat.domain.topics import TOPIC_ENDED_MARKER, TOPIC_SWITCH_MARKER
 
-WEEKDAYS = "一二三四五六日"
+__all__ = ["local_time"]
 
 
-def local_time(now: datetime, zone: str) -> str:
-    local = now.astimezone(ZoneInfo(zone))
-    return f"{local:%Y-%m-%d %H:%M} 星期{WEEKDAYS[local.weekday()]}"
-
-
-def chat_instructions(
-    ai_name: str, now: datetime, zone: str, level: RelationshipLevel, guidance: str = "", *, crisis: bool = False
-) -> str:
-    """The system instructions that follow the persona in every chat turn. In a crisis the level's
-    attitude (决裂: 拒绝沟通) is not played: the person's safety comes first."""
+def chat_instructions(ai_name: str, level: RelationshipLevel, *, crisis: bool = False) -> str:
+    """The fixed instructions that follow the persona in every chat turn and heartbeat: no clock and
+    no per-turn guidance (both go in the turn's own block), so they stay byte-identical while the
+    level does. In a crisis topic the level's attitude (决裂: 拒绝沟通) is not played: the person's
+    safety comes first."""
     described = "此刻先放下关系里的情绪，对方需要你" if crisis else LEVELS[level].description
     return f"""【系统说明】
-你是{ai_name}，正在用手机和对方聊天。现在是 {local_time(now, zone)}。
+你是{ai_name}，正在用手机和对方聊天。【这一轮的提示】是系统写给你的，不是对方说的话。
 你们的关系：{level}（{described}）。
 - 说话自然：简短、口语化，不要像客服；保持你的人设和说话方式。
 - 你是 AI 扮演的角色：可以一直用角色的口吻聊天，但绝不声称自己是真人。当对方真诚地问你是不是真人、是不是 AI 时，要坦诚告诉对方你是 AI（可以用角色的口吻说）。
@@ -34,8 +29,7 @@ def chat_instructions(
 - 想说几句就分几行，每行是一条独立的消息，最多 5 条；不想回复时可以什么都不说（已读不回）。
 - 当这个话题自然结束时（比如互相道别），在回复末尾加上 {TOPIC_ENDED_MARKER}。
 - 当对方明显换到一个完全不同的新话题时，在回复开头加上 {TOPIC_SWITCH_MARKER}。
-- 需要时可以调用工具：更新自我认知、调整关系、设置或删除定时心跳、查看当前状态、搜索网络、回忆往事。
-{guidance}""".strip()
+- 需要时可以调用工具：更新自我认知、调整关系、设置或删除定时心跳、查看当前状态、搜索网络、回忆往事。"""
 
 
 CRISIS_GUIDANCE = (

@@ -2,6 +2,11 @@
 
 Each states its exact JSON output format, the one `contracts.py` validates. Times are shown in the
 time zone of `now`. The chat and heartbeat prompts live elsewhere.
+
+Fixed instructions first, the pair's material last (issue 27): each system message is the same text
+for every pair and every call (no clock, no name, no length), so a provider's prefix cache serves
+it across pairs; the current time, the limits that depend on the material and the material itself
+are in the user message.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ def compress_prompt(conversations: Sequence[Conversation], now: datetime) -> Mes
     system = f"""你负责整理聊天记忆：把一段已经结束的话题压缩成一条中期记忆。
 
 要求：
-1. summary：用简洁的中文概括这段对话——发生了什么、结论或约定、对方透露的个人信息（喜好、计划、近况、心情）。保留人名、地点、时间、数字等关键事实，不要编造对话里没有的内容。不超过 {_summary_budget(chars)} 个字。
+1. summary：用简洁的中文概括这段对话——发生了什么、结论或约定、对方透露的个人信息（喜好、计划、近况、心情）。保留人名、地点、时间、数字等关键事实，不要编造对话里没有的内容。字数不超过材料里给出的上限。
 2. emotion_tags：
    - basic_emotion（基础情感）只能从 {_options("basic_emotion")} 中选一个；
    - scene（对话场景）只能从 {_options("scene")} 中选一个；
@@ -41,6 +46,7 @@ def compress_prompt(conversations: Sequence[Conversation], now: datetime) -> Mes
 {JSON_ONLY}
 {{"summary": "……", "emotion_tags": {{"basic_emotion": "……", "scene": "……", "atmosphere": "……"}}}}"""
     user = f"""当前时间：{_clock(now)}
+summary 不超过 {_summary_budget(chars)} 个字。
 这段话题的完整对话（共 {len(conversations)} 条，{chars} 字）：
 {transcript(conversations, now.tzinfo)}"""
     return _messages(system, user)
@@ -105,14 +111,10 @@ def core_judgment_prompt(
 def self_soul_prompt(
     ai_name: str, base_soul: str, recent: Sequence[Conversation], current_self_soul: str, now: datetime
 ) -> Messages:
-    """Self-soul reflection, in the spec's 自我认知更新提示词 structure."""
-    user = f"""你是{ai_name}，现在请你反思一下自己的性格、偏好和特点。
-【基础性格设定】
-{base_soul or "（未设定）"}
-【最近的对话记录】
-{transcript(recent, now.tzinfo, ai_label=ai_name, user_label="对方") or "（暂无）"}
-【当前的自我认知】
-{current_self_soul or "（暂无）"}
+    """Self-soul reflection, in the spec's 自我认知更新提示词: its 【更新要求】 and 【输出格式】 (the same for
+    every pair) in the system message, then the AI's name, 【基础性格设定】, 【最近的对话记录】 and
+    【当前的自我认知】 in the spec's order."""
+    system = f"""你负责帮一个 AI 角色反思自己的性格、偏好和特点，材料在下一条消息里。{MATERIAL_ONLY}
 【更新要求】
 1. 根据最近的对话，反思自己是否有新的变化
 2. 可以调整兴趣爱好、说话风格、偏好等
@@ -124,7 +126,14 @@ def self_soul_prompt(
 {JSON_ONLY}
 {{"changed": true, "self_soul": "……"}}
 有变化时 changed 为 true，self_soul 写更新后完整的自我认知（第一人称，不超过 500 字）；没有真正的变化时 changed 为 false，self_soul 原样写当前的自我认知。"""
-    system = f"当前时间：{_clock(now)}。{MATERIAL_ONLY}"
+    user = f"""你是{ai_name}，现在请你反思一下自己的性格、偏好和特点。当前时间：{_clock(now)}。
+【基础性格设定】
+{base_soul or "（未设定）"}
+【最近的对话记录】
+{transcript(recent, now.tzinfo, ai_label=ai_name, user_label="对方") or "（暂无）"}
+【当前的自我认知】
+{current_self_soul or "（暂无）"}
+请按【更新要求】反思，按【输出格式】输出。"""
     return _messages(system, user)
 
 

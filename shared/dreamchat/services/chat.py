@@ -212,11 +212,9 @@ class ChatService:
             if not decision.inclined and self._settings.reply_decision == "draw":
                 return self._draw.read_without_replying(ai_user, decision)
             guidance = decision.guidance + (HUMAN_QUESTION_GUIDANCE if asked else "")
-        instructions = chat_instructions(
-            ai_user.name, self._clock.now(), ai_user.timezone, snapshot.relationship.level, guidance, crisis=crisis
-        )
+        instructions = chat_instructions(ai_user.name, snapshot.relationship.level, crisis=crisis)
         context = self.memory.context(
-            pair, ai_user, person.content, instructions, exclude_message=person.id, snapshot=snapshot
+            pair, ai_user, person.content, instructions, exclude_message=person.id, snapshot=snapshot, guidance=guidance
         )
         completion = self._speaker.generate(pair, ai_user, context.messages, deadline)
         return Reply(completion.text or "", reasoning=completion.reasoning)

@@ -1,19 +1,19 @@
 """What the AI remembers in a conversation: the context of a turn (souls, core memories, recent
-topics, the memories the message calls up, what was said behind them, short-term) and the memories
-the recall_memory tool finds on demand."""
+topics, the memories the topic's opening calls up and what was said behind them, short-term; then
+what the current message calls up beyond them) and the memories the recall_memory tool finds on demand."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from dreamchat.config import Settings
-from dreamchat.domain.context import Context, MemoryView, assemble
+from dreamchat.domain.context import Context, MemoryView, TurnRecall, assemble, topic_opening
 from dreamchat.domain.models import AIUser, LongTermDetail, LongTermIndex, PairId
 from dreamchat.domain.quotes import QUOTE_RANKS, RECALL_QUOTES, Quote, excerpt
 from dreamchat.domain.retrieval import Hit, Scored, strong_matches
 from dreamchat.ports import Clock
 from dreamchat.services.memory_repo import MemoryRepository, PairSnapshot
-from dreamchat.services.recall import Retriever
+from dreamchat.services.recall import Found, Retriever
 
 
 @dataclass(frozen=True)
@@ -39,13 +39,21 @@ class ContextBuilder:
         instructions: str,
         exclude_message: str | None = None,
         snapshot: PairSnapshot | None = None,
+        guidance: str = "",
     ) -> Context:
+        """The turn's context: the stable memories recalled for the topic's opening, the current
+        message's own (beyond them) in its per-turn block with the time and `guidance`."""
         snapshot = snapshot or self.repo.snapshot(pair)
         short_term = [m for m in self.repo.short_term(pair) if m.id != exclude_message]
-        recent = "\n".join(m.content for m in short_term[-2:])
-        found = self.retriever.find(pair, snapshot.long_index, snapshot.mids, snapshot.vectors, current or "", recent)
-        details = self._details(pair, current or "", found.hits, snapshot.long_index)
-        quotes = self._quotes(pair, current or "", found.hits)
+        opening = topic_opening(short_term, current)
+        found = self._find(pair, snapshot, opening)
+        turn = None
+        if current and current.strip() != opening.strip():
+            recent = "\n".join(m.content for m in short_term[-2:])
+            hits = self._find(pair, snapshot, current, recent).hits
+            turn = TurnRecall(
+                hits, self._details(pair, current, hits, snapshot.long_index), self._quotes(pair, current, hits)
+            )
         view = MemoryView(
             ai_user.base_soul,
             snapshot.self_soul.self_soul,
@@ -53,10 +61,11 @@ class ContextBuilder:
             snapshot.mids,
             found.hits,
             found.units,
-            details,
+            self._details(pair, opening, found.hits, snapshot.long_index),
             short_term,
             self.repo.about.get(pair.account_id),
-            quotes,
+            self._quotes(pair, opening, found.hits),
+            turn,
         )
         return assemble(
             view,
@@ -66,7 +75,12 @@ class ContextBuilder:
             ai_user.timezone,
             self._settings.memory_tokens,
             self._settings.recent_memory_tokens,
+            turn_budget=self._settings.turn_memory_tokens,
+            guidance=guidance,
         )
+
+    def _find(self, pair: PairId, snapshot: PairSnapshot, message: str, recent: str = "") -> Found:
+        return self.retriever.find(pair, snapshot.long_index, snapshot.mids, snapshot.vectors, message, recent)
 
     def _details(self, pair: PairId, query: str, hits: list[Hit], entries: list[LongTermIndex]) -> list[LongTermDetail]:
         """Detail documents of the memories the message names outright (at most two)."""

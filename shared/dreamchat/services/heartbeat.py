@@ -222,7 +222,7 @@ class HeartbeatService:
         silent = (now.timestamp() - (state.last_person_at or now.timestamp())) / 3600
         template = due.scheduled.message_template if due and due.scheduled else ""
         relationship = self._memory.repo.relationship(pair)
-        instructions = chat_instructions(ai_user.name, now, ai_user.timezone, relationship.level)
+        instructions = chat_instructions(ai_user.name, relationship.level)
         context = self._memory.context(pair, ai_user, None, instructions)
         trigger = heartbeat_prompt(now, ai_user.timezone, kind, template, silent)
         messages = [*context.messages, {"role": "system", "content": trigger}]

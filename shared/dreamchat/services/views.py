@@ -161,7 +161,7 @@ class Views:
     def context(self, pair: PairId, ai_user: AIUser, message: str | None) -> ContextView:
         """The context the model would see now (`message` previews retrieval), with the quality figures."""
         level = self._repo.relationship(pair).level
-        instructions = chat_instructions(ai_user.name, self._clock.now(), ai_user.timezone, level)
+        instructions = chat_instructions(ai_user.name, level)
         context = self._memory.context(pair, ai_user, message, instructions)
         return ContextView(context, self._quality.figures(pair).report())
 

@@ -13,6 +13,8 @@ export const SECTIONS = {
   long_term: "长期记忆索引",
   long_term_details: "长期记忆详情",
   short_term: "短期记忆",
+  turn: "这一轮的提示",
+  turn_memory: "这条消息想起的",
   current_message: "当前消息",
 };
 
