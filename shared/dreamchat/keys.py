@@ -135,6 +135,11 @@ def detail_blob(pair: PairId, date: str, safe_title: str) -> str:
     return f"{pair_blob_prefix(pair)}long_term_details/{date}_{safe_title}.json"
 
 
+def detail_blob_named(pair: PairId, detail_file: str) -> str:
+    """A detail document by its file name (the long-term index's `detail_file`)."""
+    return f"{pair_blob_prefix(pair)}long_term_details/{detail_file}"
+
+
 def ai_user_blob_prefix(ai_user_id: str) -> str:
     """Every blob of one AI user (its avatar, its character card): erased with it."""
     return f"ai_users/{ai_user_id}/"
