@@ -291,3 +291,19 @@ def test_an_import_that_fails_halfway_leaves_nothing_behind(client, clock) -> No
     assert all(not store.query(pk).items for pk in keys.pair_partitions(pair))
     assert blobs.list(keys.pair_blob_prefix(pair)) == []
     assert import_into(alice, ai_id, document).status_code == 200  # and the pair takes the import after
+
+
+def test_a_pair_with_nothing_but_its_greeting_takes_an_import_and_is_not_greeted_again(client, clock) -> None:
+    alice = register(client, "alice")
+    source = alice.create_ai_user()["id"]
+    fill(alice, source, clock)
+    document = export(alice, source)
+    ai_id = alice.create_ai_user(name="新朋友", greeting="你好呀，初次见面")["id"]
+    assert alice.post(f"/api/ai-users/{ai_id}/greet").json()["message"]["content"] == "你好呀，初次见面"
+
+    assert import_into(alice, ai_id, document).status_code == 200
+
+    log = alice.get(f"/api/ai-users/{ai_id}/messages").json()["messages"]
+    assert [m["content"] for m in log] == [m["content"] for m in document["messages"]]
+    assert alice.post(f"/api/ai-users/{ai_id}/greet").json()["message"] is None
+    assert export(alice, source)["messages"] == document["messages"]  # the source pair is untouched

@@ -109,11 +109,11 @@ class MemoryImport:
 
     def _is_new(self, pair: PairId) -> bool:
         """No memory in any tier, and no message in the log but the greeting."""
-        page = self._store.query(keys.messages_pk(pair), limit=_GREETING_WINDOW + 1)
-        only_greeting = len(page.items) <= _GREETING_WINDOW and all(i.get("kind") == "greeting" for i in page.items)
         repo = self._repo
+        latest, more = repo.messages(pair, before=None, after=None, limit=_GREETING_WINDOW)
         return (
-            only_greeting
+            not more
+            and all(m.kind == "greeting" for m in latest)
             and all(m.kind == "greeting" for m in repo.short_term(pair))
             and not repo.mid_terms(pair)
             and not repo.long_index(pair)

@@ -21,7 +21,9 @@ _IMPORT_BODY = {
     "requestBody": {
         "required": True,
         "content": {
-            "application/json": {"schema": {"$ref": "https://dreamchat.example/schemas/memory-export/v1.json"}}
+            "application/json": {
+                "schema": {"type": "object", "description": "a memory export, version 1 (docs/memory-export.md)"}
+            }
         },
     }
 }
