@@ -46,7 +46,7 @@ def test_memory_is_exported_then_imported_back_and_replaced_only_when_asked(
     account, ai = remembered_pair(stack)
     page = open_context(DESKTOP, accept_downloads=True).new_page()
     open_logged_in(page, stack, account, f"/memory/{ai['id']}")
-    expect(page.locator(".tier-core, .tiers")).to_contain_text(CORE)
+    expect(page.locator(".tier-core")).to_contain_text(CORE)
 
     with page.expect_download() as exported:
         page.get_by_role("button", name="导出记忆").click()

@@ -44,8 +44,10 @@ export function renderMemory(main, ctx, id) {
           icon("back", "回到聊天")),
         avatarSlot,
         h("div", { class: "bar-title" }, title, h("small", { text: "四级记忆 · 只属于你们俩" })),
-        h("div", { class: "bar-actions" }, compress.button, extract.button, memoryExportButton(id), ...copy.controls, refresh)),
-      h("div", { class: "memory-body" }, copy.panel, status, top, tiers)),
+        h("div", { class: "bar-actions" }, compress.button, extract.button, refresh)),
+      h("div", { class: "memory-body" },
+        h("div", { class: "memory-copy", "aria-label": "备份与恢复" }, memoryExportButton(id), ...copy.controls),
+        copy.panel, status, top, tiers)),
   );
   showTitle();
 
