@@ -29,6 +29,7 @@ from dreamchat.domain.models import (
 )
 
 FORMAT = "dreamchat.memory"
+ACCOUNT_FORMAT = "dreamchat.account"  # the account's export: the account, 关于我 and every friend's document
 VERSION = 1
 # a detail document's file name: the blob under the pair's prefix, never a path
 DETAIL_FILE = r"^[^/\\\x00-\x1f]{1,120}\.json$"
@@ -89,6 +90,11 @@ class MemoryDocument(Entity):
     relationship: ExportedRelationship = Field(default_factory=lambda: ExportedRelationship(current=Relationship()))
     heartbeat: ExportedHeartbeat = Field(default_factory=ExportedHeartbeat)
     messages: list[Message] = Field(default_factory=list)  # the whole chat history, oldest first
+
+
+def heading(kind: str, exported_at: int) -> dict[str, Any]:
+    """A document's first fields: what it is, its schema's version, when it was written."""
+    return {"format": kind, "version": VERSION, "exported_at": exported_at}
 
 
 def document_schema() -> dict[str, Any]:

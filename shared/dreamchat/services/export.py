@@ -14,13 +14,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from dreamchat.domain.memory_export import (
+    ACCOUNT_FORMAT,
     FORMAT,
-    VERSION,
     ExportedAIUser,
     ExportedHeartbeat,
     ExportedLongTerm,
     ExportedRelationship,
     ExportedTopic,
+    heading,
 )
 from dreamchat.domain.models import Account, AIUser, PairId
 from dreamchat.ports import Clock
@@ -48,9 +49,7 @@ class MemoryExport:
     def account(self, account: Account) -> Iterator[bytes]:
         """The account's whole data; its friends are read as the pieces are written."""
         head = {
-            "format": "dreamchat.account",
-            "version": VERSION,
-            "exported_at": self._now(),
+            **heading(ACCOUNT_FORMAT, self._now()),
             "account": {"id": account.id, "username": account.username, "created_at": account.created_at},
             "profile": {"about_me": self._repo.about_person(account.id)},
             "heartbeat_prefs": self._heartbeats.prefs(account.id).model_dump(),
@@ -81,9 +80,7 @@ class MemoryExport:
         core = repo.core(pair)
         heartbeat = self._heartbeats.get(pair)
         return {
-            "format": FORMAT,
-            "version": VERSION,
-            "exported_at": self._now(),
+            **heading(FORMAT, self._now()),
             "ai_user": ExportedAIUser(id=ai_user.id, name=ai_user.name).model_dump(),
             "topic": ExportedTopic(topic_id=state.topic_id, created_at=state.created_at, ended=state.ended).model_dump()
             if state
