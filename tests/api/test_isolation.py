@@ -16,6 +16,7 @@ ROUTES = [
     ("GET", "/api/ai-users/{ai}/messages", None),
     ("GET", "/api/memory/{ai}", None),
     ("GET", "/api/memory/{ai}/files", None),
+    ("GET", "/api/memory/{ai}/export", None),
     ("PUT", "/api/memory/{ai}/core", {"content": "喜欢被叫昵称", "importance": 9}),
     ("POST", "/api/memory/{ai}/compress", None),
     ("POST", "/api/memory/{ai}/extract", None),

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import cold_start, context_tokens, model_cost, quality, retrieval_latency
+from bench import cold_start, context_tokens, export_memory, model_cost, quality, retrieval_latency
 from bench.locomo import DEFAULT_DATA
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 
@@ -187,3 +187,10 @@ def test_every_command_bench_readme_gives_starts_as_written(command) -> None:
 def test_the_readme_gives_a_command_for_every_script() -> None:
     scripts = {p.name for p in README.parent.glob("*.py") if p.name not in ("__init__.py", "locomo.py", "prices.py")}
     assert {c.split("/")[-1] for c in COMMANDS} >= scripts - {"cold_start_artifact.py"}
+
+
+def test_export_memory_prints_the_streamed_peak_for_each_size() -> None:
+    text = run(export_memory.main, "--sizes", "30", "90")
+    rows = re.findall(r"^\s+(30|90)\s+[\d.]+MB\s+([\d.]+)MB\s+([\d.]+)MB", text, re.MULTILINE)
+    assert [r[0] for r in rows] == ["30", "90"]
+    assert "3x the messages: the streamed peak x" in text

@@ -21,6 +21,7 @@ from dreamchat.api.routers import (
     auth,
     cards,
     chat,
+    export,
     friends,
     health,
     heartbeat,
@@ -37,7 +38,9 @@ from dreamchat.llm.usage import CallRecord
 from dreamchat.ports import Counter
 from dreamchat.services.cards import CardService
 from dreamchat.services.container import Services, build_services
+from dreamchat.services.export import MemoryExport
 from dreamchat.services.limits import ModelCallBudget
+from dreamchat.services.memory_import import MemoryImport
 from dreamchat.wiring import Runtime, build_runtime
 
 
@@ -75,12 +78,14 @@ def create_app(
     budget = ModelCallBudget(runtime.store, runtime.clock, settings.model_calls_per_minute)
     app.state.model_pool = ModelPool(settings.model_concurrency, budget.spend)
     app.state.cards = CardService(app.state.services.ai_users, runtime.blobs, PillowAvatars(), settings.timezone)
+    app.state.exports, app.state.imports = _copies(app.state.services)
     install_error_handlers(app)
     for router in (
         health.router,
         auth.router,
         ai_users.router,
         cards.router,
+        export.router,
         chat.router,
         friends.router,
         memory.router,
@@ -92,7 +97,7 @@ def create_app(
         web.router,
     ):
         app.include_router(router)
-    app.add_middleware(BodySizeLimit, larger={cards.IMPORT_PATH: cards.MAX_CARD_BYTES})
+    app.add_middleware(BodySizeLimit, larger={cards.IMPORT_PATH: cards.MAX_CARD_BYTES, **export.LIMITS})
     app.add_middleware(
         RequestDeadline, turn_seconds=settings.chat_turn_seconds, reserve_seconds=settings.chat_reserve_seconds
     )
@@ -105,6 +110,24 @@ def create_app(
             expose_headers=[NEXT_CURSOR],  # a frontend on another origin follows the list's pages
         )
     return app
+
+
+def _copies(services: Services) -> tuple[MemoryExport, MemoryImport]:
+    """The memory export and import (built here, like the card service, not yet in `Services`)."""
+    runtime = services.runtime
+    exports = MemoryExport(
+        services.memory.repo, services.heartbeat_states, services.ai_users, services.friend_lists, runtime.clock
+    )
+    imports = MemoryImport(
+        runtime.store,
+        runtime.blobs,
+        services.ai_users,
+        services.heartbeat_states,
+        services.vectors,
+        runtime.clock,
+        runtime.random,
+    )
+    return exports, imports
 
 
 def _background(services: Services) -> list[Any]:

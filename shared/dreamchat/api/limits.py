@@ -3,12 +3,13 @@
 A body without a Content-Length (chunked) is read here first, up to the limit, then handed to
 the app: counting while the app reads would let the app's own body parser turn the refusal
 into a 400. Our bodies are small JSON documents, so holding one in memory costs nothing; the
-few routes that take an upload (a character card) name their own, larger limit in `larger`.
+few routes that take an upload (a character card, a memory export) name their own, larger limit in `larger`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 MAX_BODY_BYTES = 64 * 1024
@@ -18,13 +19,14 @@ class BodySizeLimit:
     def __init__(self, app: Any, max_bytes: int = MAX_BODY_BYTES, larger: dict[str, int] | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
-        self.larger = larger or {}  # path -> its own limit
+        # path -> its own limit; a `{name}` segment stands for any one segment (an AI user's id)
+        self.larger = [(_pattern(path), limit) for path, limit in (larger or {}).items()]
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        limit = self.larger.get(scope["path"], self.max_bytes)
+        limit = next((n for path, n in self.larger if path.fullmatch(scope["path"])), self.max_bytes)
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > limit):
             await _refuse(send, 413 if declared.isdigit() else 400, limit)
@@ -48,6 +50,10 @@ class BodySizeLimit:
                 return None
             if not message.get("more_body", False):
                 return messages
+
+
+def _pattern(path: str) -> re.Pattern[str]:
+    return re.compile("[^/]+".join(re.escape(part) for part in re.split(r"\{[^/{}]+\}", path)))
 
 
 def _replay(messages: list[dict], receive: Any) -> Any:

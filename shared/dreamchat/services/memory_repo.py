@@ -4,6 +4,7 @@ log, short-term, detail documents, the person's 关于我); writes go through a 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 from dreamchat import keys
 from dreamchat.domain.models import (
@@ -139,6 +140,15 @@ class MessageLog:
             return []
         items = query_all(self.store, keys.messages_pk(pair), KeyRange(start=first, end=last), consistent=False)
         return [to_model(Message, i) for i in items if i.get("topic_id") == mid.topic_id]
+
+    def log_pages(self, pair: PairId, page_size: int = 200) -> Iterator[list[Message]]:
+        """The whole log, oldest first, one page at a time (an export streams it)."""
+        cursor = None
+        while True:
+            page = self.store.query(keys.messages_pk(pair), limit=page_size, cursor=cursor, consistent=False)
+            yield [to_model(Message, i) for i in page.items]
+            if (cursor := page.cursor) is None:
+                return
 
     def message(self, pair: PairId, message_id: str) -> Message | None:
         found = self.store.get(keys.messages_pk(pair), message_id)

@@ -112,11 +112,13 @@ class Messages(_Tier):
         found = self._session.get((keys.messages_pk(self._pair), message.id))
         return Versioned(to_model(Message, found), version_of(found)) if found else None
 
-    def add(self, message: Message) -> None:
-        """A new message, in the log and its topic (each only if absent)."""
+    def add(self, message: Message, *, log: bool = True, short_term: bool = True) -> None:
+        """A new message, in the log and its topic (each only if absent); an import names where it was."""
         fields = message.model_dump()
-        self._session.put_over(item((keys.messages_pk(self._pair), message.id), fields), None)
-        self._session.put_over(item(self._short_key(message), fields), None)
+        if log:
+            self._session.put_over(item((keys.messages_pk(self._pair), message.id), fields), None)
+        if short_term:
+            self._session.put_over(item(self._short_key(message), fields), None)
 
     def save(self, message: Message, over: Versioned[Message]) -> None:
         """The message changed, over the version read; in short-term only while it is still there
@@ -206,10 +208,17 @@ class MidTerms(Embedded[MidTermMemory]):
 
     def add(self, mid: MidTermMemory, vectors: vec.StoredVectors | None) -> None:
         """A new memory (only if the topic has none yet), due for extraction from its hour."""
+        self._add(mid, vectors, self._due_now(mid))
+
+    def restore(self, mid: MidTermMemory) -> None:
+        """An imported memory (only if absent): due for extraction unless it was extracted."""
+        fields = {} if mid.extracted_to_long else self._due_now(mid)
+        self._add(mid, None, fields)
+
+    def _due_now(self, mid: MidTermMemory) -> dict[str, str]:
+        """In the due index from the memory's hour."""
         when = keys.due_time(datetime.fromtimestamp(mid.created_at, UTC))
-        self._add(
-            mid, vectors, due(keys.EXTRACT_DUE_KIND, keys.shard(self._pair), keys.due_sort(when, self._pk, mid.id))
-        )
+        return due(keys.EXTRACT_DUE_KIND, keys.shard(self._pair), keys.due_sort(when, self._pk, mid.id))
 
     def extracted(self, read: Versioned[MidTermMemory]) -> None:
         """Folded into long-term (or into nothing): flagged, and out of the due index."""
@@ -237,6 +246,10 @@ class LongTerms(Embedded[LongTermIndex]):
 
     def add(self, entry: LongTermIndex, vectors: vec.StoredVectors | None) -> None:
         self._add(entry, vectors, {"core_judged": False})
+
+    def restore(self, entry: LongTermIndex) -> None:
+        """An imported entry (only if absent), judged for core memory where it came from."""
+        self._add(entry, None, {"core_judged": True})
 
     def judged(self, read: Versioned[LongTermIndex]) -> None:
         """Marked judged over the version judged: an edit or deletion meanwhile fails the commit."""

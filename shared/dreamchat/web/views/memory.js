@@ -4,6 +4,7 @@
 import { ApiError, describe, get, post, put } from "../lib/api.js";
 import { avatar, clear, confirmButton, h, icon, toast } from "../lib/dom.js";
 import { clockSeconds, dayPrecision, hourPrecision, hoursLabel } from "../lib/time.js";
+import { memoryExportButton, memoryImportButton } from "./data_copy.js";
 import { levelBadge } from "./friends.js";
 
 export const SECTIONS = {
@@ -36,6 +37,7 @@ export function renderMemory(main, ctx, id) {
   const top = h("div", { class: "memory-top" });
   const tiers = h("div", { class: "tiers" });
   const status = h("p", { class: "muted center", text: "正在读取记忆…" });
+  const copy = memoryImportButton(id, () => load());
 
   main.replaceChildren(
     h("section", { class: "memory" },
@@ -45,7 +47,9 @@ export function renderMemory(main, ctx, id) {
         avatarSlot,
         h("div", { class: "bar-title" }, title, h("small", { text: "四级记忆 · 只属于你们俩" })),
         h("div", { class: "bar-actions" }, compress.button, extract.button, refresh)),
-      h("div", { class: "memory-body" }, status, top, tiers)),
+      h("div", { class: "memory-body" },
+        h("div", { class: "memory-copy", "aria-label": "备份与恢复" }, memoryExportButton(id), ...copy.controls),
+        copy.panel, status, top, tiers)),
   );
   showTitle();
 

@@ -4,6 +4,7 @@ import { allPages, del, describe, get, post, put } from "../lib/api.js";
 import { avatar, clear, h, icon, toast } from "../lib/dom.js";
 import { canPrompt, installed, isIos, onInstallChange, promptInstall } from "../lib/install.js";
 import { disablePush, enablePush, getPushSettings, pushState, setShowContent } from "../lib/push.js";
+import { accountExportCard } from "./data_copy.js";
 
 const pad = (n) => String(n).padStart(2, "0");
 
@@ -22,7 +23,8 @@ export function renderSettings(main, ctx) {
     ([status, profile, pushSettings, state]) => {
       if (!alive) return;
       const notifications = notificationsCard(pushSettings, state, cleanups);
-      clear(body, aboutForm(profile), notifications, prefsForm(status.first.prefs), scheduledList(status.entries));
+      clear(body, aboutForm(profile), notifications, prefsForm(status.first.prefs), scheduledList(status.entries),
+        accountExportCard(ctx.account()));
     },
     (error) => alive && clear(body, h("p", { class: "form-error center", text: describe(error) })),
   );
