@@ -76,7 +76,7 @@ def fill(person: Person, ai_id: str, clock) -> None:
     services.soul.set_relationship(pair, ai_user, "关系较好", None, "一起计划了看日出")
     assert services.soul.update_self_soul(pair, ai_user, "我喜欢陪阿星聊写作", rate_limited=False) is None
     early = [ScheduledHeartbeat(hour=7, minute=30, message_template="早安")]
-    services.heartbeats.change(
+    services.heartbeat_states.change(
         pair, ai_user, services.memory.repo.relationship(pair), lambda s: s.model_copy(update={"scheduled": early})
     )
 
@@ -158,7 +158,7 @@ def test_the_imported_pair_goes_on_extracting_and_beating(client, clock) -> None
     services = services_of(alice)
     pair = PairId(account_id=alice.id, ai_user_id=ai_id)
 
-    state = services.heartbeats.get(pair)
+    state = services.heartbeat_states.get(pair)
     assert state.next_due is not None and [s.hour for s in state.scheduled] == [7]
     clock.advance(hours=services.runtime.settings.extract_after_hours + 1)
     assert services.extraction.sweep().pairs == 1  # the un-extracted mid-term memory is due again
