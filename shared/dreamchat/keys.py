@@ -184,6 +184,11 @@ def profile(account_id: str) -> tuple[str, str]:
     return f"ACCOUNT#{account_id}", "ABOUT_ME"
 
 
+def person_zone(account_id: str) -> tuple[str, str]:
+    """The person's own time zone (an IANA name), when they set one."""
+    return f"ACCOUNT#{account_id}", "TIMEZONE"
+
+
 def heartbeat_prefs(account_id: str) -> tuple[str, str]:
     return f"ACCOUNT#{account_id}", "HEARTBEAT_PREFS"
 
@@ -292,6 +297,11 @@ def push_endpoint_owner(subscription_id: str) -> tuple[str, str]:
 
 def push_settings(account_id: str) -> tuple[str, str]:
     return f"ACCOUNT#{account_id}", PUSH_SETTINGS_SK
+
+
+def last_present(account_id: str) -> tuple[str, str]:
+    """When any device of the account last showed the app: the timed heartbeat's silence counts from it."""
+    return f"ACCOUNT#{account_id}", "LAST_PRESENT"
 
 
 def presence(account_id: str, device: str) -> tuple[str, str]:

@@ -276,7 +276,12 @@ class ChatService:
                 return self._read_without_replying(ai_user, decision)
             guidance = decision.guidance + (HUMAN_QUESTION_GUIDANCE if asked else "")
         instructions = chat_instructions(
-            ai_user.name, self._clock.now(), ai_user.timezone, snapshot.relationship.level, guidance, crisis=crisis
+            ai_user.name,
+            self._clock.now(),
+            self.memory.repo.zone(pair, ai_user),
+            snapshot.relationship.level,
+            guidance,
+            crisis=crisis,
         )
         context = self.memory.context(
             pair, ai_user, person.content, instructions, exclude_message=person.id, snapshot=snapshot
@@ -313,7 +318,7 @@ class ChatService:
     ) -> replies.ReplyDecision:
         mids = snapshot.mids
         mood = max(mids, key=lambda m: m.created_at).emotion_tags.basic_emotion if mids else None
-        hour = self._clock.now().astimezone(ZoneInfo(ai_user.timezone)).hour
+        hour = self._clock.now().astimezone(ZoneInfo(self.memory.repo.zone(pair, ai_user))).hour
         relationship = snapshot.relationship
         warm_n = self._settings.warm_start_messages
         level_set = relationship.updated_at != 0
@@ -329,7 +334,9 @@ class ChatService:
         number = self.memory.repo.person_message_number(pair, person.id, warm_n) if may_be_warm else None
         warm = replies.warm_start(relationship.level, level_set, number, warm_n)
         draw = self._random.random()
-        return replies.decide_reply(relationship.level, mood, hour, person.content, draw, warm=warm or must_answer)
+        return replies.decide_reply(
+            relationship.level, mood, hour, person.content, draw, warm=warm or must_answer, night_owl=ai_user.night_owl
+        )
 
     def _send(
         self,

@@ -121,6 +121,7 @@ def build_services(
         runtime.random,
         settings,
         on_sent=push.after_heartbeat,
+        presence=presence,
     )
     extraction = ExtractionService(store, extractor, leases, _extract_queue(runtime), clock, settings)
     services = Services(

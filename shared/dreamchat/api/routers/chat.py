@@ -278,6 +278,7 @@ def greet(user_id: str, caller: CurrentCaller, services: ServicesDep) -> dict[st
     if not services.ai_users.claim_greeting(pair):
         return {"message": None}
     message = services.memory.record(pair, "assistant", greeting, kind="greeting")
+    services.heartbeats.greeted(pair, ai_user, services.memory.repo.relationship(pair))  # first contact follows
     return {"message": message.model_dump()}
 
 

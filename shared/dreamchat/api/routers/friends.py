@@ -7,6 +7,7 @@ from fastapi import APIRouter, Response, status
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
 from dreamchat.api.schemas import Body, ai_user_view
+from dreamchat.domain.heartbeat import Mode
 from dreamchat.domain.models import AIUser, PairId
 
 router = APIRouter(prefix="/api/friends", tags=["friends"])
@@ -32,6 +33,7 @@ def _friend_view(services: ServicesDep, account_id: str, ai_user: AIUser, friend
         "next_heartbeat": state.next_due,
         "pinned": friendship.get("pinned", False),
         "muted": friendship.get("muted", False),
+        "heartbeat": state.mode,
         "last_message": {"role": last.role, "content": last.content, "timestamp": last.timestamp, "kind": last.kind}
         if last
         else None,
@@ -68,3 +70,17 @@ def change_friend(user_id: str, body: FriendSettings, caller: CurrentCaller, ser
     """Pin (listed first) or mute (a quiet unread count, left out of the total) one friend in the caller's chat list."""
     changes = body.model_dump(exclude_none=True)
     return {"ai_user_id": user_id, **services.ai_users.set_friendship(caller.id, user_id, changes)}
+
+
+class HeartbeatMode(Body):
+    mode: Mode
+
+
+@router.put("/{user_id}/heartbeat", responses=documented(400, 401, 404, 413, 422))
+def set_heartbeat(user_id: str, body: HeartbeatMode, caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
+    """Heartbeats of this friend: `on` (every one), `off` (none) or `scheduled` (only the times it set).
+    Muting a friend silences its pushes, not its heartbeats; this switch stops them."""
+    pair, ai_user = services.ai_users.companion(caller.id, user_id)
+    relationship = services.memory.repo.relationship(pair)
+    state = services.heartbeats.set_mode(pair, ai_user, relationship, body.mode)
+    return {"ai_user_id": user_id, "heartbeat": state.mode, "next_heartbeat": state.next_due}

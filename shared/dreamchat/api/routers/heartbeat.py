@@ -52,7 +52,8 @@ def _status(services: Services, account_id: str) -> dict[str, Any]:
     return {"prefs": prefs.model_dump(), "ai_users": entries}
 
 
-def _reschedule_all(services: Services, account_id: str) -> None:
+def reschedule_all(services: Services, account_id: str) -> None:
+    """Plan every friend's next heartbeat again (the settings or the person's clock changed)."""
     for ai_user, _ in services.ai_users.friends(account_id):
         pair = PairId(account_id=account_id, ai_user_id=ai_user.id)
         relationship = services.memory.repo.relationship(pair)
@@ -71,7 +72,7 @@ def configure(body: Configure, caller: CurrentCaller, services: ServicesDep) -> 
     current = services.heartbeats.prefs(caller.id)
     prefs = Prefs.model_validate({**current.model_dump(), **body.model_dump(exclude_none=True)})
     services.heartbeats.save_prefs(caller.id, prefs)
-    _reschedule_all(services, caller.id)
+    reschedule_all(services, caller.id)
     return _status(services, caller.id)
 
 
@@ -80,7 +81,7 @@ def start(caller: CurrentCaller, services: ServicesDep) -> dict[str, Any]:
     """Turn heartbeats on for the caller and plan the next one for every AI friend."""
     prefs = services.heartbeats.prefs(caller.id).model_copy(update={"enabled": True})
     services.heartbeats.save_prefs(caller.id, prefs)
-    _reschedule_all(services, caller.id)
+    reschedule_all(services, caller.id)
     return _status(services, caller.id)
 
 

@@ -83,7 +83,7 @@ def memory_context(
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
     relationship = services.memory.repo.relationship(pair)
     now = services.runtime.clock.now()
-    instructions = chat_instructions(ai_user.name, now, ai_user.timezone, relationship.level)
+    instructions = chat_instructions(ai_user.name, now, services.memory.repo.zone(pair, ai_user), relationship.level)
     context = services.memory.context(pair, ai_user, q, instructions)
     return {
         "sections": [{"name": s.name, "tokens": s.tokens, "text": s.text} for s in context.sections],
@@ -187,7 +187,7 @@ async def extract_now(
 
 def _extract_now(services: Services, account_id: str, user_id: str) -> dict[str, Any]:
     pair, ai_user = services.ai_users.companion(account_id, user_id)
-    result = services.extractor.extract(pair, ai_user.timezone, force=True)
+    result = services.extractor.extract(pair, services.memory.repo.zone(pair, ai_user), force=True)
     return {
         "long_term": [e.model_dump() for e in result.long_term],
         "core": [c.model_dump() for c in result.core],
