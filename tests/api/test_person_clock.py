@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from dreamchat.api.app import create_app
 from dreamchat.domain.heartbeat import add_scheduled, person_wrote
 from dreamchat.domain.models import ScheduledHeartbeat
+from dreamchat.llm.offline import OFFLINE_MARK
 from tests.api.conftest import Person, register
 from tests.api.sse import parse_sse
 from tests.conftest import START
@@ -167,3 +168,27 @@ def test_heartbeats_are_switched_per_friend(app, client) -> None:
     assert alice.put(f"/api/friends/{ai['id']}/heartbeat", json={}).status_code == 422
     bob = register(client, "bob")
     assert bob.put(f"/api/friends/{ai['id']}/heartbeat", json={"mode": "on"}).status_code == 404
+
+
+def test_a_new_friend_who_never_writes_is_reached_once_after_the_greeting(app, client, clock) -> None:
+    alice = register(client, "alice")
+    ai = alice.create_ai_user(timezone=SHANGHAI, greeting="你好呀，我是小梦")
+    services = app.state.services
+    pair, ai_user = services.ai_users.companion(alice.id, ai["id"])
+    services.soul.set_relationship(pair, ai_user, "特别关心", None, "")
+    assert next_due_or_none(alice, ai["id"]) is None  # nobody has said anything yet
+    assert alice.post(f"/api/ai-users/{ai['id']}/greet").json()["message"]["content"] == "你好呀，我是小梦"
+    assert next_due(alice, ai["id"]) == clock.now() + timedelta(minutes=20)
+    clock.advance(minutes=20)
+    services.heartbeat.sweep()
+    app.state.runtime.bus.drain()
+    messages, _ = services.memory.repo.messages(pair, before=None, after=None, limit=10)
+    kinds = [m.kind for m in messages]
+    assert kinds == ["greeting", "heartbeat"]  # no model here: the offline line
+    assert messages[-1].content.startswith(OFFLINE_MARK)
+    assert services.heartbeats.get(pair).next_due is None  # once: then it waits for the person
+
+
+def next_due_or_none(person: Person, ai_id: str) -> int | None:
+    [friend] = [f for f in person.get("/api/friends").json()["friends"] if f["id"] == ai_id]
+    return friend["next_heartbeat"]
