@@ -299,9 +299,10 @@ def push_settings(account_id: str) -> tuple[str, str]:
     return f"ACCOUNT#{account_id}", PUSH_SETTINGS_SK
 
 
-def last_present(account_id: str) -> tuple[str, str]:
-    """When any device of the account last showed the app: the timed heartbeat's silence counts from it."""
-    return f"ACCOUNT#{account_id}", "LAST_PRESENT"
+def last_present(account_id: str, ai_user_id: str) -> tuple[str, str]:
+    """When a device of the account last showed the chat with this AI user: its timed heartbeat's
+    silence counts from then."""
+    return f"ACCOUNT#{account_id}", f"LAST_PRESENT#{ai_user_id}"
 
 
 def presence(account_id: str, device: str) -> tuple[str, str]:

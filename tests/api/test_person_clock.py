@@ -16,13 +16,10 @@ from dreamchat.domain.heartbeat import add_scheduled, person_wrote
 from dreamchat.domain.models import ScheduledHeartbeat
 from dreamchat.llm.offline import OFFLINE_MARK
 from tests.api.conftest import Person, register
-from tests.api.sse import parse_sse
 from tests.conftest import START
-from tests.fakes.fake_llm import Reply
 from tests.services.conftest import on_every_store, runtime  # noqa: F401 - a fixture (memory, or every adapter)
 
 LA, SHANGHAI = "America/Los_Angeles", "Asia/Shanghai"
-CHAT_MODEL = "deepseek-chat"
 # START is 2026-03-15 12:00 UTC: 20:00 in Shanghai, 05:00 (still night) in Los Angeles
 
 
@@ -107,38 +104,6 @@ def test_a_night_owls_window_is_read_on_the_persons_clock(app, client, clock) ->
     assert next_due(alice, ai["id"]) == clock.now() + timedelta(minutes=20)
     alice.put("/api/profile", json={"timezone": LA})
     assert next_due(alice, ai["id"]) == clock.now() + timedelta(minutes=60)
-
-
-@pytest.fixture
-def llm_app(tmp_path, clock, rng, fake_llm):
-    from dreamchat.config import Settings
-    from tests.conftest import memory_runtime
-
-    settings = Settings(
-        data_dir=tmp_path / "data",
-        run_scheduler=False,
-        llm_base_url=fake_llm.base_url,
-        llm_api_key="test-key",
-        llm_timeout_seconds=2,
-        llm_max_retries=0,
-    )
-    return create_app(settings, memory_runtime(settings, clock, rng))
-
-
-def test_the_late_night_nudge_and_the_time_the_model_sees_follow_the_persons_zone(llm_app, fake_llm) -> None:
-    fake_llm.default = lambda body: Reply.text("在呢")
-    with TestClient(llm_app) as client:
-        alice = register(client, "alice")
-        ai = alice.create_ai_user(timezone=SHANGHAI)
-        prompts = []
-        for zone in (None, LA):
-            alice.put("/api/profile", json={"timezone": zone})
-            response = alice.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"})
-            assert [name for name, _ in parse_sse(response.text)][-1] == "done"
-            prompts.append("\n".join(str(m["content"]) for m in fake_llm.requests_for(CHAT_MODEL)[-1].messages))
-    shanghai, la = prompts
-    assert "2026-03-15 20:00" in shanghai and "现在是深夜" not in shanghai
-    assert "2026-03-15 05:00" in la and "现在是深夜" in la
 
 
 def test_heartbeats_are_switched_per_friend(app, client) -> None:

@@ -45,7 +45,7 @@ def test_silence_counts_from_the_last_moment_the_person_was_present(services, ru
     clock.advance(minutes=5)  # 21 minutes after the message: due by the message alone
     sweep(services, runtime)
     assert heartbeats_of(services, pair) == [] and fake_llm.requests == []
-    assert services.heartbeats.get(pair).next_due == int((wrote + timedelta(minutes=36)).timestamp())
+    assert services.heartbeats.get(pair).next_due == int((wrote + timedelta(minutes=35)).timestamp())
     clock.advance(minutes=16)
     sweep(services, runtime)
     assert heartbeats_of(services, pair) == ["在干嘛呢"]

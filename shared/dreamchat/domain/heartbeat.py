@@ -10,7 +10,7 @@ pause after several silent days (each lifted when the person writes); and always
 heartbeat while the person was active in the last few minutes (a scheduled one landing
 mid-conversation is skipped), never the same text twice within 24 hours.
 
-"Silent" counts from the last moment the person was present (the app open on any device, as
+"Silent" counts from the last moment the person was present in the chat (open on a device, as
 presence reports it) or wrote, whichever is later. A new friend who never writes is reached once,
 the level's interval after the greeting, and then left alone until they write. Per friend the
 person may turn heartbeats off, or keep only the scheduled ones (`mode`).
@@ -87,7 +87,7 @@ class HeartbeatState(BaseModel):
     lease_until: int | None = None  # the sweep enqueued the due heartbeat; in flight until then
     mode: Mode = "on"
     greeted_at: int | None = None  # the greeting of a new friendship: first contact counts from it
-    last_present_at: int | None = None  # the person's app was last seen open (presence)
+    last_present_at: int | None = None  # the person last had this chat open (presence)
 
 
 @dataclass(frozen=True)
@@ -276,7 +276,7 @@ def greeted(state: HeartbeatState, now: datetime) -> HeartbeatState:
 
 
 def seen_present(state: HeartbeatState, at: float | None) -> HeartbeatState:
-    """The person's app was open at `at` (presence): their silence counts from then, if later."""
+    """The person had the chat open at `at` (presence): their silence counts from then, if later."""
     if at is None or (state.last_present_at or 0) >= int(at):
         return state
     return state.model_copy(update={"last_present_at": int(at)})

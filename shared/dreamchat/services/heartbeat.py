@@ -101,7 +101,7 @@ class HeartbeatService:
         presence: Presence,
         on_sent: Callable[[PairId, AIUser, list[Message]], object] | None = None,
     ) -> None:
-        self._presence = presence  # when the person was last in the app: their silence counts from then
+        self._presence = presence  # when the person last had this chat open: their silence counts from then
         self._on_sent = on_sent or (lambda pair, ai_user, messages: None)  # the push, after the messages are stored
         self._store = store
         self._states = states
@@ -143,7 +143,7 @@ class HeartbeatService:
             self._store.delete(keys.pair_pk(pair), keys.HEARTBEAT_SK)
             return Outcome("gone", "the pair no longer exists")
         relationship = self._memory.repo.relationship(pair)
-        state = hb.seen_present(self._states.get(pair), self._presence.last_seen(pair.account_id))
+        state = hb.seen_present(self._states.get(pair), self._presence.last_seen(pair.account_id, pair.ai_user_id))
         prefs = self._states.prefs(pair.account_id)
         now = self._clock.now()
         interval = heartbeat_interval(relationship)
