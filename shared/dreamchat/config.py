@@ -149,6 +149,7 @@ class Settings(BaseSettings):
     heartbeat_quiet_minutes: int = Field(default=10, ge=0)
     heartbeat_max_backoff: int = Field(default=8, ge=1, le=64)
     heartbeat_pause_days: float = Field(default=7.0, gt=0)
+    heartbeat_sweep_seconds: int = Field(default=60, ge=1, le=3600)  # local mode's sweep (AWS: every minute)
 
     # web push and presence
     vapid_private_key: SecretStr | None = None

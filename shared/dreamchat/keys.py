@@ -189,6 +189,11 @@ def profile(account_id: str) -> tuple[str, str]:
     return f"ACCOUNT#{account_id}", "ABOUT_ME"
 
 
+def person_zone(account_id: str) -> tuple[str, str]:
+    """The person's own time zone (an IANA name), when they set one."""
+    return f"ACCOUNT#{account_id}", "TIMEZONE"
+
+
 def heartbeat_prefs(account_id: str) -> tuple[str, str]:
     return f"ACCOUNT#{account_id}", "HEARTBEAT_PREFS"
 
@@ -297,6 +302,12 @@ def push_endpoint_owner(subscription_id: str) -> tuple[str, str]:
 
 def push_settings(account_id: str) -> tuple[str, str]:
     return f"ACCOUNT#{account_id}", PUSH_SETTINGS_SK
+
+
+def last_present(account_id: str, ai_user_id: str) -> tuple[str, str]:
+    """When a device of the account last showed the chat with this AI user: its timed heartbeat's
+    silence counts from then."""
+    return f"ACCOUNT#{account_id}", f"LAST_PRESENT#{ai_user_id}"
 
 
 def presence(account_id: str, device: str) -> tuple[str, str]:

@@ -230,10 +230,14 @@ def test_a_greeting_is_stored_once_when_the_chat_is_first_opened(client) -> None
 def test_about_me_is_the_callers_own(client) -> None:
     alice = register(client, "alice")
     bob = register(client, "bob")
-    assert alice.get("/api/profile").json() == {"about_me": ""}
-    assert alice.put("/api/profile", json={"about_me": " 我叫小林 "}).json() == {"about_me": "我叫小林"}
-    assert alice.get("/api/profile").json() == {"about_me": "我叫小林"}
-    assert bob.get("/api/profile").json() == {"about_me": ""}
+    # the profile also carries the person's time zone (null: each AI user's own)
+    assert alice.get("/api/profile").json() == {"about_me": "", "timezone": None}
+    assert alice.put("/api/profile", json={"about_me": " 我叫小林 "}).json() == {
+        "about_me": "我叫小林",
+        "timezone": None,
+    }
+    assert alice.get("/api/profile").json() == {"about_me": "我叫小林", "timezone": None}
+    assert bob.get("/api/profile").json() == {"about_me": "", "timezone": None}
     assert alice.put("/api/profile", json={"about_me": "长" * 1001}).status_code == 422
     assert alice.put("/api/profile", json={}).status_code == 422
     assert client.get("/api/profile").status_code == 401

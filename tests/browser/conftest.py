@@ -163,7 +163,8 @@ def open_context(browser: Any) -> Iterator[Any]:
     errors: list[str] = []
 
     def open_(size: dict[str, Any], **options: Any) -> Any:
-        context = browser.new_context(locale="zh-CN", timezone_id="Asia/Shanghai", **size, **options)
+        # a test may live elsewhere (timezone_id=...): the device's zone is the person's clock
+        context = browser.new_context(**{"locale": "zh-CN", "timezone_id": "Asia/Shanghai", **size, **options})
         context.set_default_timeout(10_000)
         context.on("page", lambda page: watch(page, errors))
         contexts.append(context)

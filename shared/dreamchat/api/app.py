@@ -133,7 +133,7 @@ def _copies(services: Services) -> tuple[MemoryExport, MemoryImport]:
 def _background(services: Services) -> list[Any]:
     """Locally, the event worker and the schedules EventBridge would run in AWS."""
     jobs = [
-        Job("heartbeat-sweep", 60, services.heartbeat.sweep),
+        Job("heartbeat-sweep", services.runtime.settings.heartbeat_sweep_seconds, services.heartbeat.sweep),
         Job("idle-topics", 600, services.topics.close_idle_topics),
         Job("compress-leftovers", 600, services.compression.compress_leftovers),
         Job("extract-sweep", 3600, services.extraction.sweep),

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from dreamchat.domain.heartbeat import Prefs
+from dreamchat.domain.heartbeat import Mode, Prefs
 from dreamchat.domain.models import (
     AIUser,
     Atmosphere,
@@ -127,6 +127,7 @@ class FriendOut(AIUserOut):
     next_heartbeat: int | None
     pinned: bool
     muted: bool
+    heartbeat: Mode  # this friend's heartbeats: on, off or only the scheduled ones
     last_message: LastMessageOut | None
 
     @classmethod
@@ -141,9 +142,16 @@ class FriendOut(AIUserOut):
                 "next_heartbeat": view.next_heartbeat,
                 "pinned": friendship.pinned,
                 "muted": friendship.muted,
+                "heartbeat": view.heartbeat,
                 "last_message": view.last_message,
             }
         )
+
+
+class FriendHeartbeatOut(Out):
+    ai_user_id: str
+    heartbeat: Mode
+    next_heartbeat: int | None
 
 
 class EndedFriendship(Out):
@@ -482,6 +490,7 @@ class PresenceOut(Out):
 
 class ProfileOut(Out):
     about_me: str
+    timezone: str | None  # the person's own clock; null: each AI user's
 
 
 class UsageOut(Out):

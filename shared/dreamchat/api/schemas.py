@@ -44,7 +44,7 @@ def _zones() -> frozenset[str]:
     return frozenset(available_timezones())
 
 
-def _check_timezone(value: str | None) -> str | None:
+def check_timezone(value: str | None) -> str | None:
     """An IANA zone name that names a zone: "Asia" or "Etc" are folders of the database, not zones."""
     if value is None:
         return None
@@ -63,7 +63,7 @@ class AIUserCreate(Body):
     model: ChatModel = "chat"
     greeting: str = Field(default="", max_length=500)
 
-    _timezone = field_validator("timezone")(_check_timezone)
+    _timezone = field_validator("timezone")(check_timezone)
 
 
 class AIUserUpdate(Body):
@@ -76,7 +76,7 @@ class AIUserUpdate(Body):
     model: ChatModel | None = None
     greeting: str | None = Field(default=None, max_length=500)
 
-    _timezone = field_validator("timezone")(_check_timezone)
+    _timezone = field_validator("timezone")(check_timezone)
 
     def changes(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True)

@@ -10,6 +10,11 @@ pause after several silent days (each lifted when the person writes); and always
 heartbeat while the person was active in the last few minutes (a scheduled one landing
 mid-conversation is skipped), never the same text twice within 24 hours.
 
+"Silent" counts from the last moment the person was present in the chat (open on a device, as
+presence reports it) or wrote, whichever is later. A new friend who never writes is reached once,
+the level's interval after the greeting, and then left alone until they write. Per friend the
+person may turn heartbeats off, or keep only the scheduled ones (`mode`).
+
 After a crisis (`dreamchat.domain.safety`) the pair's next heartbeat is a check-in about an hour
 later: it is cancelled when the person writes meanwhile, and only the person's own switch stops
 it (no cap, back-off, night or pause rule delays it).
@@ -42,6 +47,7 @@ _NEXT_MARKER = re.compile(
 )
 _OK_ANYHOW = re.compile(r"HEARTBEAT[_\s]*OK", re.IGNORECASE)
 MIN_MOVE_HOURS = 0.25
+Mode = Literal["on", "off", "scheduled"]  # per friend: every heartbeat, none, only the scheduled ones
 
 
 class Prefs(BaseModel):
@@ -80,6 +86,9 @@ class HeartbeatState(BaseModel):
     next_kind: Literal["timed", "scheduled", "checkin"] | None = None
     checkin_at: int | None = None  # after a crisis: when the AI checks in on the person
     lease_until: int | None = None  # the sweep enqueued the due heartbeat; in flight until then
+    mode: Mode = "on"
+    greeted_at: int | None = None  # the greeting of a new friendship: first contact counts from it
+    last_present_at: int | None = None  # the person last had this chat open (presence)
 
 
 @dataclass(frozen=True)
@@ -175,8 +184,8 @@ class Due:
 def next_heartbeat(
     state: HeartbeatState, interval: timedelta, prefs: Prefs, night_owl: bool, zone: str, now: datetime
 ) -> Due | None:
-    """The next heartbeat to run, or None (off, paused, or the person never wrote)."""
-    if not prefs.enabled:
+    """The next heartbeat to run, or None (off, paused, or the person never wrote nor was greeted)."""
+    if not prefs.enabled or state.mode == "off":
         return None
     checkin = Due(datetime.fromtimestamp(state.checkin_at, ZoneInfo(zone)), "checkin") if state.checkin_at else None
     candidates = [d for d in (checkin, _regular(state, interval, prefs, night_owl, zone, now)) if d]
@@ -186,9 +195,10 @@ def next_heartbeat(
 def _regular(
     state: HeartbeatState, interval: timedelta, prefs: Prefs, night_owl: bool, zone: str, now: datetime
 ) -> Due | None:
-    if prefs.daily_cap == 0 or state.last_person_at is None or paused(state, prefs, now):
+    if prefs.daily_cap == 0 or paused(state, prefs, now):
         return None
-    candidates = [d for d in (_timed(state, interval, prefs, night_owl, zone), _scheduled(state, zone, now)) if d]
+    timed = _timed(state, interval, prefs, night_owl, zone) if state.mode == "on" else None
+    candidates = [d for d in (timed, _scheduled(state, zone, now)) if d]
     if not candidates:
         return None
     due = min(candidates, key=lambda d: d.at.timestamp())
@@ -214,9 +224,10 @@ def indexed_at(due: datetime, state: HeartbeatState, now: datetime) -> datetime:
 
 def paused(state: HeartbeatState, prefs: Prefs, now: datetime) -> bool:
     """Heartbeats wait for the person after several silent days in which at least one went
-    unanswered (so a cold relationship, whose interval is a week, still writes once)."""
+    unanswered (so a cold relationship, whose interval is a week, still writes once). A person who
+    never wrote is reached once after the greeting (first contact), then waits."""
     if state.last_person_at is None:
-        return True
+        return state.greeted_at is None or state.unanswered >= 1
     silent = now.timestamp() - state.last_person_at >= prefs.pause_after_days * 86400
     return silent and state.unanswered >= 1
 
@@ -224,7 +235,13 @@ def paused(state: HeartbeatState, prefs: Prefs, now: datetime) -> bool:
 def _timed(state: HeartbeatState, interval: timedelta, prefs: Prefs, night_owl: bool, zone: str) -> Due | None:
     if state.moved_to is not None:
         return Due(datetime.fromtimestamp(state.moved_to, ZoneInfo(zone)), "timed")
-    base = max(state.last_person_at or 0, state.last_sent_at or 0, state.last_run_at or 0)
+    base = max(
+        state.last_person_at or 0,
+        state.greeted_at or 0,
+        state.last_present_at or 0,
+        state.last_sent_at or 0,
+        state.last_run_at or 0,
+    )
     backoff = min(2**state.unanswered, prefs.max_backoff)
     start = datetime.fromtimestamp(base, ZoneInfo(zone))
     at = stretched_due(start, interval * backoff, night_window(night_owl, prefs), zone)
@@ -252,6 +269,22 @@ def _after_cap(at: datetime, state: HeartbeatState, prefs: Prefs, night: Night, 
 def _sent_on(state: HeartbeatState, day: str) -> int:
     # Counting a day with no sends as 0 (not skipping the check) keeps a cap of 0 at zero.
     return state.sent_today if state.sent_day == day else 0
+
+
+def greeted(state: HeartbeatState, now: datetime) -> HeartbeatState:
+    """The AI's greeting opened a new friendship: if the person never writes, first contact counts from now."""
+    return state.model_copy(update={"greeted_at": int(now.timestamp())})
+
+
+def seen_present(state: HeartbeatState, at: float | None) -> HeartbeatState:
+    """The person had the chat open at `at` (presence): their silence counts from then, if later."""
+    if at is None or (state.last_present_at or 0) >= int(at):
+        return state
+    return state.model_copy(update={"last_present_at": int(at)})
+
+
+def with_mode(state: HeartbeatState, mode: Mode) -> HeartbeatState:
+    return state.model_copy(update={"mode": mode})
 
 
 def person_active(state: HeartbeatState, prefs: Prefs, now: datetime) -> bool:

@@ -22,6 +22,7 @@ _BORING = re.compile(r"^(嗯+|哦+|噢+|额+|呃+|好+|行|ok|okay|k|哈+|呵呵
 _QUESTION = re.compile(r"[?？吗呢]\s*$|为什么|怎么|什么|能不能|可不可以|好不好")
 _URGENT = re.compile(r"救命|难过|伤心|想哭|崩溃|害怕|生病|不舒服|分手|去世|想你|在吗")
 NIGHT_START, NIGHT_END = 23, 7
+NIGHT_OWL_START, NIGHT_OWL_END = 2, 10  # a night owl's 深夜, as its heartbeat night window
 LATE_NIGHT_NUDGE = 0.1  # deep in the night the AI is a little less likely to pick up the phone
 # a low mood makes answering a little less likely, curiosity and care a little more
 _MOOD_NUDGE: dict[str, float] = {"失落": -0.1, "严肃": -0.05, "关心": 0.05, "好奇": 0.05}
@@ -75,10 +76,11 @@ def decide_reply(
     random: float,
     *,
     warm: bool = False,
+    night_owl: bool = False,
 ) -> ReplyDecision:
     """Whether the AI answers (`inclined`: `random` fell under the probability, or always on a warm
     first day) and the guidance for it."""
-    probability = reply_probability(level, message, mood, local_hour)
+    probability = reply_probability(level, message, mood, local_hour, night_owl=night_owl)
     inclined = warm or random < probability
     parts = ["【回复决策】"]
     if inclined:
@@ -87,7 +89,7 @@ def decide_reply(
         parts.append("你现在不太想回复这条消息：除非它真的重要，否则直接不回复（输出空内容），这很正常。")
     if mood in _MOOD_TONE:
         parts.append(_MOOD_TONE[mood])
-    if is_late_night(local_hour):
+    if is_late_night(local_hour, night_owl):
         parts.append("现在是深夜，回复更简短一些，也可以更感性。")
     if level in ("关系冷淡", "决裂"):
         parts.append("你们关系冷淡，回复可以敷衍、简短。")
@@ -95,7 +97,12 @@ def decide_reply(
 
 
 def reply_probability(
-    level: RelationshipLevel, message: str, mood: BasicEmotion | None = None, local_hour: int = 12
+    level: RelationshipLevel,
+    message: str,
+    mood: BasicEmotion | None = None,
+    local_hour: int = 12,
+    *,
+    night_owl: bool = False,
 ) -> float:
     """The level's reply rate, nudged by what the message is, the AI's mood and the hour.
     An ordinary message in daytime with no particular mood gets the level's rate exactly."""
@@ -107,12 +114,15 @@ def reply_probability(
         rate += 0.15
     if _BORING.fullmatch(text):
         rate -= 0.25
-    if is_late_night(local_hour):
+    if is_late_night(local_hour, night_owl):
         rate -= LATE_NIGHT_NUDGE
     return min(max(rate, 0.02), 0.99)
 
 
-def is_late_night(local_hour: int) -> bool:
+def is_late_night(local_hour: int, night_owl: bool = False) -> bool:
+    """Deep in the night on the pair's clock: 23:00-07:00, or 02:00-10:00 for a night owl."""
+    if night_owl:
+        return NIGHT_OWL_START <= local_hour < NIGHT_OWL_END
     return local_hour >= NIGHT_START or local_hour < NIGHT_END
 
 

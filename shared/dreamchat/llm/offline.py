@@ -83,6 +83,28 @@ def offline_reply(ai_name: str) -> str:
     )
 
 
+OFFLINE_MARK = "（离线模式）"
+# what the AI says first with no model: a short line per level (the colder, the fewer words)
+_TIMED_LINES: dict[RelationshipLevel, tuple[str, ...]] = {
+    "特别关心": ("好一会儿没听到你的消息了，有点想你，在忙什么呀？", "今天过得怎么样？我一直惦记着你。"),
+    "关系较好": ("在吗？突然想起你，最近怎么样？", "今天有什么好玩的事吗？"),
+    "一般": ("最近还好吗？", "好久没聊了，最近忙吗？"),
+    "关系冷淡": ("最近怎么样。", "还好吗。"),
+    "决裂": ("还好吗。",),
+}
+SCHEDULED_LINE = "到我们约好的时间啦，来和你打个招呼～"
+
+
+def offline_heartbeats(kind: str, level: RelationshipLevel, template: str) -> list[str]:
+    """The lines a heartbeat may send when no model is configured, best first, each marked offline
+    like the offline chat reply: a scheduled one says its own message_template."""
+    if kind == "scheduled":
+        lines: tuple[str, ...] = (template.strip() or SCHEDULED_LINE, SCHEDULED_LINE)
+    else:
+        lines = _TIMED_LINES[level]
+    return [OFFLINE_MARK + line for line in dict.fromkeys(lines)]
+
+
 def crisis_reply(*, offline: bool) -> str:
     """What the AI says to a person in crisis when no model can answer (none configured, or it
     failed): never silence, and honest that it cannot really reply."""

@@ -208,7 +208,8 @@ class ChatService:
             guidance = CRISIS_GUIDANCE
         else:
             asked = safety.asks_if_human(person.content)  # answered, always and honestly
-            decision = self._draw.decide(pair, snapshot, ai_user, person, must_answer=asked)
+            zone = self.memory.repo.zone(pair, ai_user)
+            decision = self._draw.decide(pair, snapshot, ai_user, person, zone, must_answer=asked)
             if not decision.inclined and self._settings.reply_decision == "draw":
                 return self._draw.read_without_replying(ai_user, decision)
             guidance = decision.guidance + (HUMAN_QUESTION_GUIDANCE if asked else "")

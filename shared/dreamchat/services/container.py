@@ -128,6 +128,7 @@ def build_services(
         clock,
         settings,
         on_sent=push.after_heartbeat,
+        presence=presence,
     )
     extraction = ExtractionService(store, extractor, leases, _extract_queue(runtime), clock, settings)
     services = Services(

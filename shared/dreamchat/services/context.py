@@ -72,7 +72,7 @@ class ContextBuilder:
             instructions,
             current,
             self._clock.now(),
-            ai_user.timezone,
+            self.repo.zone(pair, ai_user),
             self._settings.memory_tokens,
             self._settings.recent_memory_tokens,
             turn_budget=self._settings.turn_memory_tokens,

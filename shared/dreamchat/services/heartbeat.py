@@ -27,12 +27,14 @@ from dreamchat.errors import NotFound
 from dreamchat.events import HeartbeatDue
 from dreamchat.llm.chat_prompts import chat_instructions, heartbeat_prompt
 from dreamchat.llm.errors import LLMError
+from dreamchat.llm.offline import offline_heartbeats
 from dreamchat.ports import Clock, ItemStore, WorkQueue
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.due_index import due_pages, leased
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.leases import LeaseClaim, Leases
 from dreamchat.services.memory import MemoryService
+from dreamchat.services.presence import Presence
 from dreamchat.services.speaker import Line, Speaker
 from dreamchat.services.storage.unit_of_work import live
 
@@ -75,8 +77,10 @@ class HeartbeatService:
         clock: Clock,
         settings: Settings,
         *,
+        presence: Presence,
         on_sent: Callable[[PairId, AIUser, list[Message]], object] | None = None,
     ) -> None:
+        self._presence = presence  # when the person last had this chat open: their silence counts from then
         self._on_sent = on_sent or (lambda pair, ai_user, messages: None)  # the push, after the messages are stored
         self._store = store
         self._states = states
@@ -115,14 +119,15 @@ class HeartbeatService:
             self._store.delete(keys.pair_pk(pair), keys.HEARTBEAT_SK)
             return Outcome("gone", "the pair no longer exists")
         relationship = self._memory.repo.relationship(pair)
-        state = self._states.get(pair)
+        state = hb.seen_present(self._states.get(pair), self._presence.last_seen(pair.account_id, pair.ai_user_id))
         prefs = self._states.prefs(pair.account_id)
         now = self._clock.now()
         interval = heartbeat_interval(relationship)
-        due = hb.next_heartbeat(state, interval, prefs, ai_user.night_owl, ai_user.timezone, now)
+        due = hb.next_heartbeat(state, interval, prefs, ai_user.night_owl, self._states.zone(pair, ai_user), now)
         if not force and (due is None or due.at > now + _SLACK):
-            self._states.change(pair, ai_user, relationship, _unleased)
-            return Outcome("not_due", "the person wrote or the plan changed since the sweep")
+            present_at = state.last_present_at  # the person was in the app since: the silence starts later
+            self._states.change(pair, ai_user, relationship, lambda s: _unleased(hb.seen_present(s, present_at)))
+            return Outcome("not_due", "the person wrote, was present or the plan changed since the sweep")
         claim = None if force else self._leases.claim(*keys.heartbeat_run(pair, str(work.due)))
         due_at = due.at if due else now
         if claim is not None and claim.status != "won":
@@ -160,14 +165,14 @@ class HeartbeatService:
         self, pair: PairId, ai_user: AIUser, relationship: Relationship, due_at: datetime, outcome: Outcome
     ) -> None:
         """The run is over: the due time moves on, what was sent counts, the lease ends."""
-        now = self._clock.now()
+        now, zone = self._clock.now(), self._states.zone(pair, ai_user)
         sent_texts = [m.content for m in outcome.messages]
 
         def finish(s: hb.HeartbeatState) -> hb.HeartbeatState:
             ran = _unleased(hb.record_run(s, due_at, now, outcome.moved_hours))
             if ran.checkin_at is not None and ran.checkin_at <= due_at.timestamp():
                 ran = hb.checked_in(ran)  # whatever became of the run, the check-in is not owed twice
-            return hb.record_sent(ran, sent_texts, now, ai_user.timezone) if sent_texts else ran
+            return hb.record_sent(ran, sent_texts, now, zone) if sent_texts else ran
 
         self._states.change(pair, ai_user, relationship, finish)
 
@@ -185,20 +190,33 @@ class HeartbeatService:
             return self._check_in(pair, ai_user, state, due, now)
         if kind == "scheduled" and hb.person_active(state, prefs, now):
             return Outcome("skipped", "the person is in the middle of a conversation")
-        if hb.cap_reached(state, prefs, now, ai_user.timezone):
+        if hb.cap_reached(state, prefs, now, self._states.zone(pair, ai_user)):
             return Outcome("skipped", "today's heartbeat cap is reached")
         if not self._speaker.can_speak(ai_user):
-            return Outcome("skipped", "no chat model is configured (offline mode sends no heartbeats)")
+            return self._offline(pair, state, kind, due, now)
         try:
             text = self._generate(pair, ai_user, state, kind, due, now)
         except LLMError as error:
             return Outcome("failed", f"the chat model failed ({type(error).__name__})")
-        wanted, moved = hb.read_heartbeat_reply(safety.read_crisis_marker(read_markers(text).text)[0])
+        markers = read_markers(text)
+        wanted, moved = hb.read_heartbeat_reply(safety.read_crisis_marker(markers.text)[0])
         lines = [line for line in replies.split_messages(wanted) if not hb.sent_recently(state, line, now)]
         if lines:
-            return Outcome("sent", "", self._send(pair, lines), moved)
+            sent = self._send(pair, lines)
+            if markers.ended:  # the model closed the topic with its heartbeat, as it may in a turn
+                self._memory.end_topic(pair, sent[-1].topic_id)
+            return Outcome("sent", "", sent, moved)
         reason = "the AI chose not to disturb" if not wanted else "the same words were sent within 24 hours"
         return Outcome("skipped", reason, moved_hours=moved)
+
+    def _offline(self, pair: PairId, state: hb.HeartbeatState, kind: str, due: hb.Due | None, now: datetime) -> Outcome:
+        """No chat model: the offline demo still writes first, with a short line marked offline."""
+        template = due.scheduled.message_template if due and due.scheduled else ""
+        level = self._memory.repo.relationship(pair).level
+        fresh = [line for line in offline_heartbeats(kind, level, template) if not hb.sent_recently(state, line, now)]
+        if not fresh:
+            return Outcome("skipped", "the same words were sent within 24 hours")
+        return Outcome("sent", "", self._send(pair, fresh[:1]))
 
     def _check_in(
         self, pair: PairId, ai_user: AIUser, state: hb.HeartbeatState, due: hb.Due | None, now: datetime
@@ -221,10 +239,10 @@ class HeartbeatService:
     ) -> str:
         silent = (now.timestamp() - (state.last_person_at or now.timestamp())) / 3600
         template = due.scheduled.message_template if due and due.scheduled else ""
-        relationship = self._memory.repo.relationship(pair)
+        relationship, zone = self._memory.repo.relationship(pair), self._states.zone(pair, ai_user)
         instructions = chat_instructions(ai_user.name, relationship.level)
         context = self._memory.context(pair, ai_user, None, instructions)
-        trigger = heartbeat_prompt(now, ai_user.timezone, kind, template, silent)
+        trigger = heartbeat_prompt(now, zone, kind, template, silent)
         messages = [*context.messages, {"role": "system", "content": trigger}]
         deadline = Deadline.after(self._settings.heartbeat_turn_seconds)
         return self._speaker.generate(pair, ai_user, messages, deadline).text or ""

@@ -11,13 +11,23 @@ from collections.abc import Callable
 
 from dreamchat import keys
 from dreamchat.config import Settings
-from dreamchat.domain.heartbeat import Due, HeartbeatState, Prefs, indexed_at, next_heartbeat
+from dreamchat.domain.heartbeat import (
+    Due,
+    HeartbeatState,
+    Mode,
+    Prefs,
+    greeted,
+    indexed_at,
+    next_heartbeat,
+    with_mode,
+)
 from dreamchat.domain.models import AIUser, PairId, Relationship
 from dreamchat.domain.relationship import heartbeat_interval
 from dreamchat.errors import Contended
 from dreamchat.ports import Clock, Item, ItemStore
 from dreamchat.services.storage.session import item
 from dreamchat.services.storage.unit_of_work import Storage
+from dreamchat.services.zones import zone_for
 
 _ATTEMPTS = 20
 
@@ -28,6 +38,10 @@ class HeartbeatStates:
         self._storage = Storage(store)
         self._clock = clock
         self._settings = settings
+
+    def zone(self, pair: PairId, ai_user: AIUser) -> str:
+        """The clock the pair's heartbeats run on: the person's zone, else the AI user's."""
+        return zone_for(self._store, pair.account_id, ai_user)
 
     def get(self, pair: PairId) -> HeartbeatState:
         with self._storage.pair(pair) as uow:
@@ -61,15 +75,13 @@ class HeartbeatStates:
         edit: Callable[[HeartbeatState], HeartbeatState],
     ) -> HeartbeatState:
         """Apply `edit` under optimistic locking, then store the state with its next due time."""
-        prefs = self.prefs(pair.account_id)
+        prefs, zone = self.prefs(pair.account_id), self.zone(pair, ai_user)
         for _ in range(_ATTEMPTS):
             with self._storage.pair(pair) as uow:
                 read = uow.heartbeat.get()
                 now = self._clock.now()
                 updated = edit(read.entity)
-                due = next_heartbeat(
-                    updated, heartbeat_interval(relationship), prefs, ai_user.night_owl, ai_user.timezone, now
-                )
+                due = next_heartbeat(updated, heartbeat_interval(relationship), prefs, ai_user.night_owl, zone, now)
                 updated = updated.model_copy(
                     update={
                         "next_due": int(due.at.timestamp()) if due else None,
@@ -83,6 +95,15 @@ class HeartbeatStates:
                 except Contended:
                     continue
         raise Contended("heartbeat state kept changing")
+
+    def greeted(self, pair: PairId, ai_user: AIUser, relationship: Relationship) -> HeartbeatState:
+        """The greeting of a new friendship was sent: first contact follows if the person never writes."""
+        now = self._clock.now()
+        return self.change(pair, ai_user, relationship, lambda s: greeted(s, now))
+
+    def set_mode(self, pair: PairId, ai_user: AIUser, relationship: Relationship, mode: Mode) -> HeartbeatState:
+        """The person's switch for this friend: every heartbeat, none, or only the scheduled ones."""
+        return self.change(pair, ai_user, relationship, lambda s: with_mode(s, mode))
 
     def lease(self, found: Item, until: int) -> bool:
         """Mark a due heartbeat (an item read from the due index) in flight until `until`: its index
@@ -102,6 +123,6 @@ class HeartbeatStates:
             heartbeat_interval(relationship),
             self.prefs(pair.account_id),
             ai_user.night_owl,
-            ai_user.timezone,
+            self.zone(pair, ai_user),
             self._clock.now(),
         )

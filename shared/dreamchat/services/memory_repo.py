@@ -7,7 +7,9 @@ import json
 from collections.abc import Iterator
 
 from dreamchat import keys
+from dreamchat.domain.clock import pair_zone
 from dreamchat.domain.models import (
+    AIUser,
     CoreMemory,
     LongTermDetail,
     LongTermIndex,
@@ -23,6 +25,7 @@ from dreamchat.ports import BlobStore, ItemStore, KeyRange, query_all
 from dreamchat.services.storage.memory import PairSnapshot, snapshot, topic_state
 from dreamchat.services.storage.session import to_model
 from dreamchat.services.storage.unit_of_work import Storage
+from dreamchat.services.zones import person_zone, zone_for
 
 __all__ = ["AboutPerson", "MemoryRepository", "MessageLog", "PairSnapshot"]
 
@@ -37,9 +40,14 @@ class MemoryRepository:
         self.about = AboutPerson(store)
 
     def zone_of(self, pair: PairId, default: str) -> str:
-        """The pair's time zone: its AI user's."""
+        """The pair's time zone: the person's own, else its AI user's (`default` when neither is known)."""
         found = self.store.get(*keys.ai_user(pair.ai_user_id))
-        return str(found.get("timezone") or default) if found else default
+        ai_zone = str(found.get("timezone") or default) if found else default
+        return pair_zone(person_zone(self.store, pair.account_id), ai_zone)
+
+    def zone(self, pair: PairId, ai_user: AIUser) -> str:
+        """The pair's time zone, with its AI user at hand."""
+        return zone_for(self.store, pair.account_id, ai_user)
 
     def snapshot(self, pair: PairId) -> PairSnapshot:
         """What the context is built from, in one eventually consistent query of the pair."""

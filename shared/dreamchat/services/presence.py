@@ -2,7 +2,8 @@
 
 A visible page says so every 30 s and when it is shown or hidden: one write each time, an item that
 expires `DREAMCHAT_PRESENCE_SECONDS` later, so a device that vanished (closed, out of battery, offline)
-stops counting by itself. Nothing here is kept longer than that.
+stops counting by itself. Nothing here is kept longer than that, except one moment per chat: when it
+was last seen open (`last_seen`), from which that pair's timed heartbeat counts the person's silence.
 """
 
 from __future__ import annotations
@@ -34,10 +35,18 @@ class Presence:
         now = self._clock.now().timestamp()
         where = ai_user_id or LIST
         self._store.put({"pk": pk, "sk": sk, "where": where, "at": now, "expires_at": int(now) + self._seconds})
+        if ai_user_id:
+            pk, sk = keys.last_present(account_id, ai_user_id)
+            self._store.put({"pk": pk, "sk": sk, "at": int(now)})
 
     def left(self, account_id: str, device: str) -> None:
         """The device's page was hidden or closed: it shows nothing any more."""
         self._store.delete(*keys.presence(account_id, device))
+
+    def last_seen(self, account_id: str, ai_user_id: str) -> float | None:
+        """When a device of the account last showed the chat with this AI user (within one beat, 30 s), or None."""
+        found = self._store.get(*keys.last_present(account_id, ai_user_id))
+        return float(found["at"]) if found else None
 
     def devices(self, account_id: str) -> list[Seen]:
         """The devices present now (expired items are never returned by the store)."""

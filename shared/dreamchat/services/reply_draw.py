@@ -33,11 +33,19 @@ class ReplyDraw:
         return Reply("", read_pause=pause)
 
     def decide(
-        self, pair: PairId, snapshot: PairSnapshot, ai_user: AIUser, person: Message, *, must_answer: bool = False
+        self,
+        pair: PairId,
+        snapshot: PairSnapshot,
+        ai_user: AIUser,
+        person: Message,
+        zone: str,
+        *,
+        must_answer: bool = False,
     ) -> replies.ReplyDecision:
+        """The draw at the hour of the pair's clock (`zone`: the person's, else the AI user's)."""
         mids = snapshot.mids
         mood = max(mids, key=lambda m: m.created_at).emotion_tags.basic_emotion if mids else None
-        hour = self.clock.now().astimezone(ZoneInfo(ai_user.timezone)).hour
+        hour = self.clock.now().astimezone(ZoneInfo(zone)).hour
         relationship = snapshot.relationship
         warm_n = self.settings.warm_start_messages
         level_set = relationship.updated_at != 0

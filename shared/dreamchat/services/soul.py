@@ -89,7 +89,7 @@ class SoulService:
         """Reflect on recent conversations with the spec's prompt; update only on a real change."""
         soul = self._repo.self_soul(pair)
         recent = self.recent(pair)
-        now = self._clock.now().astimezone(ZoneInfo(ai_user.timezone))
+        now = self._clock.now().astimezone(ZoneInfo(self._repo.zone(pair, ai_user)))
         result = self._models.reflect(ai_user.name, ai_user.base_soul, recent, soul.self_soul, now)
         proposal = result.value
         if not proposal.changed or proposal.self_soul.strip() == soul.self_soul.strip():
@@ -128,7 +128,7 @@ class SoulService:
         """Let the model judge the level from recent conversations, at most one level at a time unless
         it names a major event: (relationship, changed, degraded)."""
         current = self._repo.relationship(pair)
-        now = self._clock.now().astimezone(ZoneInfo(ai_user.timezone))
+        now = self._clock.now().astimezone(ZoneInfo(self._repo.zone(pair, ai_user)))
         result = self._models.judge_relationship(current.level, self.recent(pair), now)
         level = judged_level(current.level, result.value.level, result.value.major_event)
         if level == current.level:

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dreamchat.domain.context import render_quote
+from dreamchat.domain.emotions import DEFAULTS
 from dreamchat.domain.heartbeat import add_scheduled, remove_scheduled
 from dreamchat.domain.models import (
     AIUser,
@@ -161,9 +162,9 @@ class ToolBox:
         relationship = self.memory.repo.relationship(self.pair)
         state = self.heartbeats.get(self.pair)
         mids = self.memory.repo.mid_terms(self.pair)
-        mood = max(mids, key=lambda m: m.created_at).emotion_tags.basic_emotion if mids else "平和"
+        mood = max(mids, key=lambda m: m.created_at).emotion_tags.basic_emotion if mids else DEFAULTS["basic_emotion"]
         due = self.heartbeats.next_due(self.pair, self.ai_user, relationship)
-        zone = self.ai_user.timezone
+        zone = self.memory.repo.zone(self.pair, self.ai_user)
         return _answer(
             time=local_time(self.clock.now(), zone),
             timezone=zone,
@@ -191,7 +192,7 @@ class ToolBox:
         found = self.memory.recall(self.pair, args.query)
         if not found:
             return _answer(found=[], note="没有找到相关的长期记忆")
-        tz = ZoneInfo(self.ai_user.timezone)
+        tz = ZoneInfo(self.memory.repo.zone(self.pair, self.ai_user))
         return _answer(
             found=[
                 {

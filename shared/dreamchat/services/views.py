@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dreamchat.domain.context import Context
-from dreamchat.domain.heartbeat import HeartbeatState, Prefs
+from dreamchat.domain.heartbeat import HeartbeatState, Mode, Prefs
 from dreamchat.domain.models import (
     AIUser,
     Conversation,
@@ -43,6 +43,7 @@ class FriendView:
     relationship: RelationshipLevel
     unread: int
     next_heartbeat: int | None
+    heartbeat: Mode
     last_message: Message | None
 
 
@@ -122,12 +123,14 @@ class Views:
 
     def _friend(self, account_id: str, ai_user: AIUser, friendship: Friendship) -> FriendView:
         pair = PairId(account_id=account_id, ai_user_id=ai_user.id)
+        state = self._heartbeats.get(pair)
         return FriendView(
             ai_user=ai_user,
             friendship=friendship,
             relationship=self._repo.relationship(pair).level,
             unread=self._repo.log.unread(pair, friendship.last_read),
-            next_heartbeat=self._heartbeats.get(pair).next_due,
+            next_heartbeat=state.next_due,
+            heartbeat=state.mode,
             last_message=self._repo.log.last_message(pair),
         )
 

@@ -1,6 +1,7 @@
 // DreamChat web client: a hash router over a friends sidebar and one main view at a time.
 
 import { describe, post, session } from "./lib/api.js";
+import { syncZone } from "./lib/clock.js";
 import { toast } from "./lib/dom.js";
 import { clearDrafts } from "./lib/drafts.js";
 import { forgetHelpLines } from "./lib/help_lines.js";
@@ -63,7 +64,10 @@ function route() {
   main.scrollTop = 0;
   cleanup = render(ctx, found[1]) || null;
   if (view === "login") presence.stop();
-  else presence.show(view === "chat" ? found[1] : null);
+  else {
+    presence.show(view === "chat" ? found[1] : null);
+    syncZone(); // once per account and device, and again when the device's zone changes
+  }
 }
 
 function syncSidebar(view, id) {

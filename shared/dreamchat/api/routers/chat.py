@@ -288,6 +288,7 @@ def greet(user_id: str, caller: CurrentCaller, services: ServicesDep) -> Greetin
     if not services.memory.repo.log.claim_greeting(pair):
         return Greeting(message=None)
     message = services.memory.record(pair, "assistant", greeting, kind="greeting")
+    services.heartbeat_states.greeted(pair, ai_user, services.memory.repo.relationship(pair))  # first contact follows
     return Greeting(message=MessageOut.model_validate(message))
 
 

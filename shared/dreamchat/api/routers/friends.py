@@ -10,12 +10,14 @@ from dreamchat.api.responses import (
     Befriended,
     EndedFriendship,
     ErasedOut,
+    FriendHeartbeatOut,
     FriendList,
     FriendOut,
     FriendSettingsOut,
     Unfriended,
 )
 from dreamchat.api.schemas import Body
+from dreamchat.domain.heartbeat import Mode
 
 router = APIRouter(prefix="/api/friends", tags=["friends"])
 
@@ -71,3 +73,19 @@ def change_friend(
     """Pin (listed first) or mute (a quiet unread count, left out of the total) one friend in the caller's chat list."""
     changes = body.model_dump(exclude_none=True)
     return FriendSettingsOut(ai_user_id=user_id, **services.ai_users.set_friendship(caller.id, user_id, changes))
+
+
+class HeartbeatMode(Body):
+    mode: Mode
+
+
+@router.put("/{user_id}/heartbeat", response_model=FriendHeartbeatOut, responses=documented(400, 401, 404, 413, 422))
+def set_heartbeat(
+    user_id: str, body: HeartbeatMode, caller: CurrentCaller, services: ServicesDep
+) -> FriendHeartbeatOut:
+    """Heartbeats of this friend: `on` (every one), `off` (none) or `scheduled` (only the times it set).
+    Muting a friend silences its pushes, not its heartbeats; this switch stops them."""
+    pair, ai_user = services.ai_users.companion(caller.id, user_id)
+    relationship = services.memory.repo.relationship(pair)
+    state = services.heartbeat_states.set_mode(pair, ai_user, relationship, body.mode)
+    return FriendHeartbeatOut(ai_user_id=user_id, heartbeat=state.mode, next_heartbeat=state.next_due)

@@ -40,7 +40,8 @@ def _schedule(user_id: str, state: HeartbeatState) -> Schedule:
     return Schedule(ai_user_id=user_id, scheduled=[ScheduledOut.model_validate(s) for s in state.scheduled])
 
 
-def _reschedule_all(services: Services, account_id: str) -> None:
+def reschedule_all(services: Services, account_id: str) -> None:
+    """Plan every friend's next heartbeat again (the settings or the person's clock changed)."""
     for ai_user, _ in services.friend_lists.friends(account_id):
         pair = PairId(account_id=account_id, ai_user_id=ai_user.id)
         relationship = services.memory.repo.relationship(pair)
@@ -73,7 +74,7 @@ def configure(body: Configure, caller: CurrentCaller, services: ServicesDep, res
     current = services.heartbeat_states.prefs(caller.id)
     prefs = Prefs.model_validate({**current.model_dump(), **body.model_dump(exclude_none=True)})
     services.heartbeat_states.save_prefs(caller.id, prefs)
-    _reschedule_all(services, caller.id)
+    reschedule_all(services, caller.id)
     return _status(services, caller.id, response)
 
 
@@ -82,7 +83,7 @@ def start(caller: CurrentCaller, services: ServicesDep, response: Response) -> H
     """Turn heartbeats on for the caller and plan the next one for every AI friend."""
     prefs = services.heartbeat_states.prefs(caller.id).model_copy(update={"enabled": True})
     services.heartbeat_states.save_prefs(caller.id, prefs)
-    _reschedule_all(services, caller.id)
+    reschedule_all(services, caller.id)
     return _status(services, caller.id, response)
 
 

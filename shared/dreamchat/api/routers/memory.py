@@ -137,4 +137,6 @@ async def extract_now(user_id: str, caller: CurrentCaller, services: ServicesDep
 
 def _extract_now(services: Services, account_id: str, user_id: str) -> Extracted:
     pair, ai_user = services.ai_users.companion(account_id, user_id)
-    return Extracted.model_validate(services.extractor.extract(pair, ai_user.timezone, force=True))
+    return Extracted.model_validate(
+        services.extractor.extract(pair, services.memory.repo.zone(pair, ai_user), force=True)
+    )

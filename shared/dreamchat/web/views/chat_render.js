@@ -1,7 +1,7 @@
 // What the chat view draws, from values: the shell (header, menu, log, composer), the message rows, a message's
 // menu, the remove-friend dialog. No state of its own; views/chat.js decides what to show and when.
 
-import { del, describe, patch } from "../lib/api.js";
+import { del, describe, patch, put } from "../lib/api.js";
 import { aiBadge, avatar, confirmButton, h, icon, toast } from "../lib/dom.js";
 import { telHref, webHref } from "../lib/help_lines.js";
 import { chatStamp } from "../lib/time.js";
@@ -135,6 +135,7 @@ export function buildUi(ctx, id, actions) {
     menuButton("", "heart", "让 TA 现在来找我", () => actions.triggerHeartbeat()),
     menuButton("menu-pin", "pin", h("span", { text: "置顶聊天" }), () => toggleFriend(ctx, id, "pinned")),
     menuButton("menu-mute", "bell", h("span", { text: "消息免打扰" }), () => toggleFriend(ctx, id, "muted")),
+    menuButton("menu-heartbeat", "heart", h("span", { text: "TA 主动找我" }), () => heartbeatDialog(ctx, id)),
     menuButton("danger", "trash", "删除好友", () => actions.removeFriend()));
   const toggleMenu = (event) => {
     event.stopPropagation();
@@ -142,6 +143,8 @@ export function buildUi(ctx, id, actions) {
     const friend = ctx.friends()?.find(id);
     menu.querySelector(".menu-pin > span:last-child").textContent = friend?.pinned ? "取消置顶" : "置顶聊天";
     menu.querySelector(".menu-mute > span:last-child").textContent = friend?.muted ? "取消免打扰" : "消息免打扰";
+    menu.querySelector(".menu-heartbeat > span:last-child").textContent =
+      `TA 主动找我：${HEARTBEAT_MODES[friend?.heartbeat || "on"]}`;
     if (!menu.hidden) document.addEventListener("click", () => { menu.hidden = true; }, { once: true });
   };
   const ui = {
@@ -187,6 +190,43 @@ async function toggleFriend(ctx, id, field) {
   } catch (error) {
     toast(describe(error), "error");
   }
+}
+
+const HEARTBEAT_MODES = { on: "开启", scheduled: "仅定时", off: "关闭" };
+
+// Per friend: every heartbeat, only the ones TA scheduled ("每天 9:30"), or none.
+function heartbeatDialog(ctx, id) {
+  const current = ctx.friends()?.find(id)?.heartbeat || "on";
+  const choices = [
+    ["on", "开启", "TA 会在合适的时候主动来找你，也会按约定的时间来"],
+    ["scheduled", "仅定时", "只在 TA 和你约好的时间来（比如每天 9:30 说早安）"],
+    ["off", "关闭", "TA 不再主动发消息"],
+  ];
+  const radios = choices.map(([value, label, hint]) => h("label", { class: "check heartbeat-mode" },
+    h("input", { type: "radio", name: "heartbeat-mode", value, checked: value === current }),
+    h("span", {}, h("b", { text: label }), h("small", { class: "field-hint", text: ` ${hint}` }))));
+  const dialog = h("dialog", { class: "dialog", "aria-label": "TA 主动找我" },
+    h("form", { method: "dialog", class: "dialog-body" },
+      h("h3", { text: "TA 主动找我" }),
+      ...radios,
+      h("p", { class: "muted", text: "「消息免打扰」只停止通知，不会停止 TA 主动发消息；要让 TA 不再主动来找你，请在这里关闭。" }),
+      h("div", { class: "dialog-actions" },
+        h("button", { value: "cancel", class: "btn btn-soft", text: "取消" }),
+        h("button", { value: "save", class: "btn", text: "保存" }))));
+  dialog.addEventListener("close", async () => {
+    dialog.remove();
+    const picked = dialog.querySelector("input[name=heartbeat-mode]:checked")?.value;
+    if (dialog.returnValue !== "save" || !picked || picked === current) return;
+    try {
+      await put(`/api/friends/${id}/heartbeat`, { mode: picked });
+      await ctx.friends()?.refresh();
+      toast(`TA 主动找我：${HEARTBEAT_MODES[picked]}`, "ok");
+    } catch (error) {
+      toast(describe(error), "error");
+    }
+  });
+  document.body.append(dialog);
+  dialog.showModal();
 }
 
 export function removeFriend(ctx, id, aiUser) {
