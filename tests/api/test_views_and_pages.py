@@ -27,7 +27,7 @@ AI_USER_FIELDS = {
     "greeting", "tags", "from_card", "created_at", "updated_at", "is_owner",
 }  # fmt: skip
 FRIEND_FIELDS = AI_USER_FIELDS | {
-    "since", "relationship", "unread", "next_heartbeat", "pinned", "muted", "last_message",
+    "since", "relationship", "unread", "next_heartbeat", "pinned", "muted", "heartbeat", "last_message",  # heartbeat: the per-friend mode (issue 26)
 }  # fmt: skip
 MESSAGE_FIELDS = {
     "id", "role", "content", "timestamp", "topic_id", "kind", "delay_ms", "read_no_reply", "reasoning", "safety",

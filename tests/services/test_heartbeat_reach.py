@@ -19,12 +19,14 @@ def a_pair(services, level: str = "特别关心"):
     if level != "一般":
         services.soul.set_relationship(pair, ai_user, level, None, "")
     now = services.runtime.clock.now()
-    services.heartbeats.change(pair, ai_user, services.memory.repo.relationship(pair), lambda s: person_wrote(s, now))
+    services.heartbeat_states.change(
+        pair, ai_user, services.memory.repo.relationship(pair), lambda s: person_wrote(s, now)
+    )
     return pair, ai_user
 
 
 def heartbeats_of(services, pair) -> list[str]:
-    messages, _ = services.memory.repo.messages(pair, before=None, after=None, limit=50)
+    messages, _ = services.memory.repo.log.messages(pair, before=None, after=None, limit=50)
     return [m.content for m in messages if m.kind == "heartbeat"]
 
 
@@ -45,7 +47,7 @@ def test_silence_counts_from_the_last_moment_the_person_was_present(services, ru
     clock.advance(minutes=5)  # 21 minutes after the message: due by the message alone
     sweep(services, runtime)
     assert heartbeats_of(services, pair) == [] and fake_llm.requests == []
-    assert services.heartbeats.get(pair).next_due == int((wrote + timedelta(minutes=35)).timestamp())
+    assert services.heartbeat_states.get(pair).next_due == int((wrote + timedelta(minutes=35)).timestamp())
     clock.advance(minutes=16)
     sweep(services, runtime)
     assert heartbeats_of(services, pair) == ["在干嘛呢"]
@@ -75,7 +77,7 @@ def test_with_no_model_a_scheduled_heartbeat_sends_its_template(offline_services
     services = offline_services
     pair, ai_user = a_pair(services, "一般")  # 72 hours: only the scheduled one comes today
     entry = ScheduledHeartbeat(hour=20, minute=30, message_template="晚上好，今天累不累？")  # START: 20:00 Shanghai
-    services.heartbeats.change(
+    services.heartbeat_states.change(
         pair, ai_user, services.memory.repo.relationship(pair), lambda s: add_scheduled(s, entry)
     )
     clock.advance(minutes=30)  # the sweep runs every minute

@@ -29,6 +29,7 @@ from dreamchat.services.storage.guard import Gone
 from dreamchat.services.storage.unit_of_work import Storage
 from dreamchat.services.topics import Topics
 from dreamchat.services.vectors import VectorRefresh
+from dreamchat.services.zones import zone_of
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +138,7 @@ class Compression:
 
     def _local_now(self, pair: PairId) -> datetime:
         """Now in the pair's time zone, so prompts show the person's local time."""
-        return self._clock.now().astimezone(ZoneInfo(self.repo.zone_of(pair, self._settings.timezone)))
+        return self._clock.now().astimezone(ZoneInfo(zone_of(self.repo.store, pair, self._settings.timezone)))
 
 
 class AfterCompression:

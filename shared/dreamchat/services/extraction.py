@@ -18,6 +18,7 @@ from dreamchat.services.due_index import due_pages, leased
 from dreamchat.services.leases import Leases
 from dreamchat.services.long_term import Extractor, ExtractResult
 from dreamchat.services.storage.unit_of_work import Storage
+from dreamchat.services.zones import zone_of
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +87,7 @@ class ExtractionService:
             log.warning("extraction abandoned", extra={"ai_user_id": pair.ai_user_id, "attempts": claim.attempt})
             return ExtractOutcome("abandoned")
         try:
-            result = self._extractor.extract(pair, self._extractor.repo.zone_of(pair, self._settings.timezone))
+            result = self._extractor.extract(pair, zone_of(self._extractor.repo.store, pair, self._settings.timezone))
         except Exception:
             self._leases.release(claim)  # not finished: the queue delivers it again
             raise

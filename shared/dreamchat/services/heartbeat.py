@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -31,6 +30,7 @@ from dreamchat.llm.offline import offline_heartbeats
 from dreamchat.ports import Clock, ItemStore, WorkQueue
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.due_index import due_pages, leased
+from dreamchat.services.heartbeat_outcome import Outcome, SweepResult
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.leases import LeaseClaim, Leases
 from dreamchat.services.memory import MemoryService
@@ -38,30 +38,13 @@ from dreamchat.services.presence import Presence
 from dreamchat.services.speaker import Line, Speaker
 from dreamchat.services.storage.unit_of_work import live
 
+__all__ = ["Outcome", "SweepResult"]
+
 log = logging.getLogger(__name__)
 
 _SLACK = timedelta(seconds=60)
 # a check-in after a crisis is never skipped: when the model cannot (or will not) write, this is sent
 CHECK_IN_LINE = "我有点放心不下你，现在感觉好些了吗？如果还是很难受，记得联系心理援助热线或者身边信任的人，我一直都在。"
-
-
-@dataclass
-class SweepResult:
-    due: int = 0
-    reads: int = 0
-
-
-@dataclass
-class Outcome:
-    status: str  # sent | skipped | not_due | duplicate | gone | abandoned, or not finished: failed | leased
-    reason: str = ""
-    messages: list[Message] = field(default_factory=list)
-    moved_hours: float | None = None
-
-    @property
-    def finished(self) -> bool:
-        """False when the work must come again (the model failed, or another run holds it)."""
-        return self.status not in ("failed", "leased")
 
 
 class HeartbeatService:

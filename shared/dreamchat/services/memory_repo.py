@@ -7,7 +7,6 @@ import json
 from collections.abc import Iterator
 
 from dreamchat import keys
-from dreamchat.domain.clock import pair_zone
 from dreamchat.domain.models import (
     AIUser,
     CoreMemory,
@@ -22,10 +21,10 @@ from dreamchat.domain.models import (
 from dreamchat.domain.reply import MAX_MESSAGES as MAX_LINES
 from dreamchat.domain.topics import TopicState
 from dreamchat.ports import BlobStore, ItemStore, KeyRange, query_all
-from dreamchat.services.storage.memory import PairSnapshot, snapshot, topic_state
 from dreamchat.services.storage.session import to_model
+from dreamchat.services.storage.snapshot import PairSnapshot, snapshot, topic_state
 from dreamchat.services.storage.unit_of_work import Storage
-from dreamchat.services.zones import person_zone, zone_for
+from dreamchat.services.zones import zone_for
 
 __all__ = ["AboutPerson", "MemoryRepository", "MessageLog", "PairSnapshot"]
 
@@ -38,12 +37,6 @@ class MemoryRepository:
         self.blobs = blobs
         self.log = MessageLog(store)
         self.about = AboutPerson(store)
-
-    def zone_of(self, pair: PairId, default: str) -> str:
-        """The pair's time zone: the person's own, else its AI user's (`default` when neither is known)."""
-        found = self.store.get(*keys.ai_user(pair.ai_user_id))
-        ai_zone = str(found.get("timezone") or default) if found else default
-        return pair_zone(person_zone(self.store, pair.account_id), ai_zone)
 
     def zone(self, pair: PairId, ai_user: AIUser) -> str:
         """The pair's time zone, with its AI user at hand."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dreamchat import keys
 from dreamchat.domain.clock import pair_zone
-from dreamchat.domain.models import AIUser
+from dreamchat.domain.models import AIUser, PairId
 from dreamchat.ports import ItemStore
 
 
@@ -26,3 +26,11 @@ def set_person_zone(store: ItemStore, account_id: str, zone: str | None) -> None
 def zone_for(store: ItemStore, account_id: str, ai_user: AIUser) -> str:
     """The clock of the pair (account, ai_user)."""
     return pair_zone(person_zone(store, account_id), ai_user.timezone)
+
+
+def zone_of(store: ItemStore, pair: PairId, default: str) -> str:
+    """The pair's time zone when its AI user is not at hand: the person's own, else the stored AI
+    user's (`default` when neither is known)."""
+    found = store.get(*keys.ai_user(pair.ai_user_id))
+    ai_zone = str(found.get("timezone") or default) if found else default
+    return pair_zone(person_zone(store, pair.account_id), ai_zone)
