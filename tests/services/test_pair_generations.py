@@ -7,6 +7,7 @@ generations the late summary (or reply) landed in the new friendship and its con
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 import pytest
@@ -186,3 +187,35 @@ def test_a_forget_overtaken_by_another_forget_and_a_befriending_leaves_the_new_f
     fresh = services.ai_users.companion(pair.account_id, pair.ai_user_id)[0]
     services.chat.save(fresh, ai_user, "还在吗")
     assert [m.content for m in services.memory.repo.short_term(fresh)] == ["还在吗"]
+
+
+def test_a_detail_document_written_after_its_entry_was_forgotten_is_not_left_behind(runtime) -> None:
+    """The last window of issue 25 §1's orphans: the index entry lands, the pair is forgotten and
+    befriended again, and only then is the detail document written. It must not stay behind."""
+    from dreamchat.llm.memory_models import FallbackMemoryModels
+    from dreamchat.llm.offline import OfflineMemoryModels
+    from dreamchat.services.container import build_services
+
+    offline = OfflineMemoryModels()
+    services = build_services(
+        runtime, memory_models=FallbackMemoryModels(offline, offline, attempts=1, sleep=lambda _: None)
+    )
+    pair, ai_user = friends_with_a_public_ai_user(services)
+    services.memory.record(pair, "user", SECRET + "，周末我们去海边看日出吧")
+    services.memory.record(pair, "assistant", "好呀，一起去海边")
+    assert services.compression.compress_now(pair)
+    repo = services.extractor.repo
+    written = repo.put_detail
+
+    def forgotten_first(at, key, detail) -> None:
+        services.ai_users.unfriend(pair.account_id, ai_user.id, forget=True)
+        services.ai_users.befriend(pair.account_id, ai_user.id)
+        written(at, key, detail)
+
+    repo.put_detail = forgotten_first
+    # the rest of the run (core judgment, vectors) is for a generation that ended: dropped
+    with contextlib.suppress(Gone):
+        services.extractor.extract(pair, "Asia/Shanghai", force=True)
+    details = [k for k in runtime.blobs.list(keys.pair_blob_prefix(pair)) if "long_term_details" in k]
+    assert details == []
+    assert services.memory.repo.long_index(pair.seen_in(None)) == []

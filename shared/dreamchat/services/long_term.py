@@ -135,6 +135,8 @@ class Extractor:
         stored = self._commit_extracted(uow, sources, "long-term entry already stored or its sources changed")
         if stored:  # the document after its index entry: an extraction that lost (or was erased) leaves none
             self.repo.put_detail(pair, blob_key, detail)
+            if all(e.id != long_id for e in self.repo.long_index(pair)):  # erased meanwhile: no orphan either
+                self.repo.blobs.delete(blob_key)
         for m in mids:  # stored, or left for the next sweep: either way not a leftover
             by_id.pop(m.id, None)
         return index if stored else None
