@@ -36,6 +36,7 @@ from dreamchat.domain.ids import message_id  # noqa: E402
 from dreamchat.domain.models import CoreMemory, Message, PairId  # noqa: E402
 from dreamchat.services.ai_users import AIUserService  # noqa: E402
 from dreamchat.services.export import PAGE_SIZE, MemoryExport  # noqa: E402
+from dreamchat.services.friend_lists import FriendLists  # noqa: E402
 from dreamchat.services.heartbeat_state import HeartbeatStates  # noqa: E402
 from dreamchat.services.memory_repo import MemoryRepository  # noqa: E402
 from dreamchat.services.storage.unit_of_work import Storage  # noqa: E402
@@ -69,7 +70,13 @@ def fill(directory: Path, count: int) -> tuple[MemoryExport, PairId, SqliteItemS
         uow.core.add(CoreMemory(id="core_1", content="喜欢橘猫", importance=9, created_at=int(START.timestamp())))
         uow.commit()
     settings = Settings(data_dir=directory, run_scheduler=False)
-    export = MemoryExport(MemoryRepository(store, blobs), HeartbeatStates(store, clock, settings), ai_users, clock)
+    export = MemoryExport(
+        MemoryRepository(store, blobs),
+        HeartbeatStates(store, clock, settings),
+        ai_users,
+        FriendLists(Storage(store)),
+        clock,
+    )
     return export, pair, store
 
 
