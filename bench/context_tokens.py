@@ -117,7 +117,7 @@ class ScriptedMemoryModels:
         session = self._by_turns[tuple(c.content for c in conversations)]
         return CompressOutput(summary=summary_of(session), emotion_tags=TAGS)
 
-    def extract(self, mids: list[MidTermMemory], now: datetime) -> ExtractOutput:
+    def extract(self, mids: list[MidTermMemory], now: datetime, related: object = ()) -> ExtractOutput:
         """One memory per mid-term memory: a keyword title, the session's facts, the summary as detail."""
         return ExtractOutput(memories=[self._memory(mid) for mid in mids])
 

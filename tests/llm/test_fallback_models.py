@@ -42,9 +42,9 @@ class BrokenModels(OfflineMemoryModels):
         self._fail()
         return CompressOutput.model_validate({"summary": "真的模型", "emotion_tags": TAGS})
 
-    def extract(self, mids: list[MidTermMemory], now: datetime) -> ExtractOutput:
+    def extract(self, mids: list[MidTermMemory], now: datetime, related=()) -> ExtractOutput:  # noqa: ANN001
         self._fail()
-        return super().extract(mids, now)
+        return super().extract(mids, now, related)
 
     def judge_core(
         self, new_items: list[tuple[str, list[str]]], existing: list[CoreMemory], now: datetime

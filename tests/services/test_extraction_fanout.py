@@ -50,10 +50,10 @@ class CountingModels(OfflineMemoryModels):
         self.extracted: Counter[str] = Counter()
         self._lock = threading.Lock()
 
-    def extract(self, mids: list[MidTermMemory], now: datetime):  # noqa: ANN201 - as the parent
+    def extract(self, mids: list[MidTermMemory], now: datetime, related=()):  # noqa: ANN001, ANN201 - as the parent
         with self._lock:
             self.extracted.update(m.id for m in mids)
-        return super().extract(mids, now)
+        return super().extract(mids, now, related)
 
 
 class DuplicatingQueue:

@@ -271,6 +271,12 @@ class MidTermOut(Out):
     last_message_id: str | None
 
 
+class SupersessionOut(Out):
+    point: int
+    superseded_by: str
+    at: int
+
+
 class LongTermOut(Out):
     id: str
     title: str
@@ -280,6 +286,7 @@ class LongTermOut(Out):
     time_precision: Literal["day", "month"]
     degraded: bool
     sources: list[str]
+    superseded: list[SupersessionOut]
 
 
 class LongTermDetailOut(Out):
@@ -368,6 +375,8 @@ class Extracted(Out):
     long_term: list[LongTermOut]
     core: list[CoreOut]
     degraded: bool
+    superseded: int
+    supersessions_dropped: int
 
 
 # soul and relationship

@@ -32,6 +32,7 @@ from dreamchat.domain.models import (
 )
 from dreamchat.domain.quotes import Quote
 from dreamchat.domain.retrieval import Hit, Unit
+from dreamchat.domain.supersession import as_past
 from dreamchat.domain.tokens import clip, estimate_messages_tokens, estimate_tokens
 
 SELF_MARKER = "【自我认知】"
@@ -399,8 +400,17 @@ def render_units(units: list[Unit], tz: ZoneInfo) -> str:
     for unit in units:
         groups.setdefault(unit.parent_id, []).append(unit)
     ordered = sorted(groups.values(), key=lambda g: (g[0].created_at, g[0].parent_id))
-    lines = [_group_head(g[0], tz) + "；".join(u.text for u in sorted(g, key=lambda u: u.id)) for g in ordered]
+    lines = [
+        _group_head(g[0], tz) + "；".join(unit_text(u, tz) for u in sorted(g, key=lambda u: u.id)) for g in ordered
+    ]
     return INDEX_HEADER + "\n" + "\n".join(lines)
+
+
+def unit_text(unit: Unit, tz: ZoneInfo) -> str:
+    """A unit as the index shows it: a key point a later one replaced is said as past, with what holds now."""
+    if not unit.replaced_by:
+        return unit.text
+    return as_past(unit.text, unit.replaced_by, datetime.fromtimestamp(unit.replaced_at, tz))
 
 
 def render_index_line(entry: LongTermIndex) -> str:

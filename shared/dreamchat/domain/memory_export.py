@@ -26,7 +26,9 @@ from dreamchat.domain.models import (
     Relationship,
     ScheduledHeartbeat,
     SelfSoul,
+    Supersession,
 )
+from dreamchat.domain.supersession import point_ref, split_ref
 
 FORMAT = "dreamchat.memory"
 ACCOUNT_FORMAT = "dreamchat.account"  # the account's export: the account, 关于我 and every friend's document
@@ -132,6 +134,9 @@ def check(document: MemoryDocument) -> None:
     for entry in document.long_term:
         if not re.match(DETAIL_FILE, entry.index.detail_file):
             raise DocumentProblem(f"long_term {entry.index.id}: detail_file must be a plain file name ending in .json")
+    for entry in document.long_term:
+        if any(s.point >= len(entry.index.key_points) for s in entry.index.superseded):
+            raise DocumentProblem(f"long_term {entry.index.id}: superseded names a key point it does not have")
     for memory in document.relationship.history:
         if memory.source != "relationship":
             raise DocumentProblem(f"relationship.history {memory.id}: source must be 'relationship'")
@@ -172,7 +177,11 @@ def reissue(document: MemoryDocument, random: Callable[[], float]) -> MemoryDocu
 
     def long(e: ExportedLongTerm) -> ExportedLongTerm:
         index = e.index.model_copy(
-            update={"id": longs[e.index.id], "sources": [messages.get(s, "") for s in e.index.sources]}
+            update={
+                "id": longs[e.index.id],
+                "sources": [messages.get(s, "") for s in e.index.sources],
+                "superseded": _superseded(e.index.superseded, longs),
+            }
         )
         detail = e.detail and e.detail.model_copy(
             update={"source_mid_ids": [mids[i] for i in e.detail.source_mid_ids if i in mids]}
@@ -196,6 +205,16 @@ def reissue(document: MemoryDocument, random: Callable[[], float]) -> MemoryDocu
             "messages": [message(m) for m in document.messages],
         }
     )
+
+
+def _superseded(marks: list[Supersession], longs: dict[str, str]) -> list[Supersession]:
+    """Supersessions under the new ids; one naming a memory the document does not hold is left out."""
+    moved = [(s, split_ref(s.superseded_by)) for s in marks]
+    return [
+        s.model_copy(update={"superseded_by": point_ref(longs[ref[0]], ref[1])})
+        for s, ref in moved
+        if ref is not None and ref[0] in longs
+    ]
 
 
 def _message_ids(old: dict[str, int], random: Callable[[], float]) -> dict[str, str]:

@@ -147,6 +147,16 @@ class MidTermMemory(Entity):
     last_message_id: str | None = None
 
 
+class Supersession(Entity):
+    """A key point of an entry that a later key point replaced ("我住在北京" by "我搬到上海了"): the old
+    point stays, as history; `superseded_by` names the new one as `<long-term id>#<number>` (the id
+    of its retrieval unit), `at` is when the new fact holds from (epoch seconds)."""
+
+    point: int = Field(ge=0)  # which key point of the entry (0-based)
+    superseded_by: str = Field(min_length=1, max_length=200)
+    at: int
+
+
 class LongTermIndex(Entity):
     id: str
     title: str
@@ -157,6 +167,8 @@ class LongTermIndex(Entity):
     degraded: bool = False
     # per key point, the id of the message in the conversation log it was drawn from ("" when none)
     sources: list[str] = Field(default_factory=list)
+    # the key points later ones replaced (none for entries stored before supersession)
+    superseded: list[Supersession] = Field(default_factory=list)
 
 
 class LongTermDetail(Entity):

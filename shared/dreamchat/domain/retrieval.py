@@ -136,6 +136,9 @@ class Unit:
     precision: Precision = "day"
     title: str = ""
     source: str = ""  # the id of the message it was drawn from, when known
+    # a key point a later one replaced: what holds now instead, and since when (shown as past)
+    replaced_by: str = ""
+    replaced_at: int = 0
 
 
 @dataclass(frozen=True)

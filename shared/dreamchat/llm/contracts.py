@@ -22,6 +22,7 @@ KEY_POINT_CHARS = 300
 DETAIL_CHARS = 8000
 MEMORIES = 20  # per extraction run
 SOURCE_IDS = 100
+SUPERSEDES = 20  # per memory: the existing key points its key points replace
 CORE_CHARS = 500
 CATEGORY_CHARS = 40
 SELF_SOUL_CHARS = 1000
@@ -69,13 +70,24 @@ class CompressOutput(Contract):
     emotion_tags: EmotionTags
 
 
+class Supersedes(Contract):
+    """An existing key point (`id`: one of those the prompt showed, `k1`, `k2`, ...) that this memory's
+    key point number `key_point` (0-based) replaces: "我搬到上海了" replaces "我住在北京". Whether the id
+    was shown and the number is in range is checked by the service (`domain/supersession.accepted`)."""
+
+    id: Annotated[str, BeforeValidator(lambda value: str(value) if isinstance(value, int) else value), _cut(20)]
+    key_point: int = 0
+
+
 class ExtractedMemory(Contract):
-    """One long-term memory: its index (title, key points) and its detail document."""
+    """One long-term memory: its index (title, key points), its detail document, and the existing key
+    points it makes past (none when nothing changed)."""
 
     title: Title = Field(min_length=1)
     key_points: Annotated[list[KeyPoint], _first(KEY_POINTS)]
     detail_content: Detail
     source_mid_ids: Annotated[list[SourceId], _first(SOURCE_IDS)]
+    supersedes: Annotated[list[Supersedes], _first(SUPERSEDES)] = Field(default_factory=list)
 
 
 class ExtractOutput(Contract):

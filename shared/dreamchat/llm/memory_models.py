@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -24,6 +24,7 @@ from dreamchat.budget import MIN_CALL_SECONDS, models_deadline
 from dreamchat.config import Settings
 from dreamchat.domain.emotions import LABELS, closest_label
 from dreamchat.domain.models import Conversation, CoreMemory, MidTermMemory, RelationshipLevel
+from dreamchat.domain.supersession import RelatedPoint
 from dreamchat.llm import prompts
 from dreamchat.llm.contracts import (
     CompressOutput,
@@ -54,7 +55,9 @@ class MemoryModels(Protocol):
 
     def compress(self, conversations: list[Conversation], now: datetime) -> CompressOutput: ...
 
-    def extract(self, mids: list[MidTermMemory], now: datetime) -> ExtractOutput: ...
+    def extract(
+        self, mids: list[MidTermMemory], now: datetime, related: Sequence[RelatedPoint] = ()
+    ) -> ExtractOutput: ...
 
     def judge_core(
         self, new_items: list[tuple[str, list[str]]], existing: list[CoreMemory], now: datetime
@@ -81,9 +84,10 @@ class LLMMemoryModels:
         messages = prompts.compress_prompt(conversations, now)
         return self._gateway.structured(self._keys["compress"], messages, CompressOutput, coerce=coerce_compress)
 
-    def extract(self, mids: list[MidTermMemory], now: datetime) -> ExtractOutput:
-        """Long-term memories from mid-term summaries, citing only the ids it was given."""
-        messages = prompts.extract_prompt(mids, now)
+    def extract(self, mids: list[MidTermMemory], now: datetime, related: Sequence[RelatedPoint] = ()) -> ExtractOutput:
+        """Long-term memories from mid-term summaries, citing only the ids it was given (which existing
+        key points they replace is checked where they are stored)."""
+        messages = prompts.extract_prompt(mids, now, related)
         output = self._gateway.structured(self._keys["extract"], messages, ExtractOutput)
         if mids and not output.memories:
             raise LLMOutputError("extract: no memories for a non-empty batch")
@@ -159,9 +163,12 @@ class FallbackMemoryModels:
         """`MemoryModels.compress`, degraded to extractive compression."""
         return self._run("compress", lambda models: models.compress(conversations, now))
 
-    def extract(self, mids: list[MidTermMemory], now: datetime) -> Degradable[ExtractOutput]:
-        """`MemoryModels.extract`, degraded to keyword titles and sentence key points."""
-        return self._run("extract", lambda models: models.extract(mids, now))
+    def extract(
+        self, mids: list[MidTermMemory], now: datetime, related: Sequence[RelatedPoint] = ()
+    ) -> Degradable[ExtractOutput]:
+        """`MemoryModels.extract`, degraded to keyword titles, sentence key points and the offline
+        rule for clear same-slot updates."""
+        return self._run("extract", lambda models: models.extract(mids, now, related))
 
     def judge_core(
         self, new_items: list[tuple[str, list[str]]], existing: list[CoreMemory], now: datetime

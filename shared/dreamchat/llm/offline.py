@@ -1,7 +1,8 @@
 """The offline provider: no network, deterministic, honest about what it cannot do.
 
 Compression is extractive (the sentences richest in jieba TF-IDF keywords, within 30% of the
-topic's length), tags come from a cue lexicon, extraction titles memories by their keywords, and it
+topic's length), tags come from a cue lexicon, extraction titles memories by their keywords (and
+marks an existing key point superseded only by a clear same-slot update, `domain/fact_slots.py`), and it
 never creates a core memory, never changes the self_soul and keeps the relationship level.
 """
 
@@ -17,7 +18,9 @@ from datetime import datetime
 import jieba
 
 from dreamchat.domain.emotions import infer_tags
+from dreamchat.domain.fact_slots import same_slot_update
 from dreamchat.domain.models import Conversation, CoreMemory, MidTermMemory, RelationshipLevel
+from dreamchat.domain.supersession import RelatedPoint
 from dreamchat.llm.contracts import (
     CompressOutput,
     CoreJudgment,
@@ -25,6 +28,7 @@ from dreamchat.llm.contracts import (
     ExtractOutput,
     RelationshipJudgment,
     SelfSoulReflection,
+    Supersedes,
 )
 
 jieba.setLogLevel(logging.WARNING)  # jieba prints its dictionary loading on first use
@@ -130,9 +134,10 @@ class OfflineMemoryModels:
         chosen = most_informative(sentences, keywords(said) or keywords(text), budget)
         return CompressOutput(summary=render(chosen) or "（空话题）", emotion_tags=infer_tags(text))
 
-    def extract(self, mids: list[MidTermMemory], now: datetime) -> ExtractOutput:
-        """One long-term memory per mid-term summary: a keyword title and sentence key points."""
-        return ExtractOutput(memories=[_memory(mid, now) for mid in mids])
+    def extract(self, mids: list[MidTermMemory], now: datetime, related: Sequence[RelatedPoint] = ()) -> ExtractOutput:
+        """One long-term memory per mid-term summary: a keyword title and sentence key points, each
+        replacing the related points it clearly updates (`fact_slots`: same slot, another value)."""
+        return ExtractOutput(memories=[_superseding(_memory(mid, now), related) for mid in mids])
 
     def judge_core(
         self, new_items: list[tuple[str, list[str]]], existing: list[CoreMemory], now: datetime
@@ -212,6 +217,15 @@ def _memory(mid: MidTermMemory, now: datetime) -> ExtractedMemory:
         detail_content=f"{day}：{mid.summary}",
         source_mid_ids=[mid.id],
     )
+
+
+def _superseding(memory: ExtractedMemory, related: Sequence[RelatedPoint]) -> ExtractedMemory:
+    found: dict[str, Supersedes] = {}  # one replacement per old point: the first key point that updates it
+    for point in related:
+        for n, text in enumerate(memory.key_points):
+            if point.key not in found and same_slot_update(point.text, text):
+                found[point.key] = Supersedes(id=point.key, key_point=n)
+    return memory.model_copy(update={"supersedes": list(found.values())}) if found else memory
 
 
 def _summary_sentences(summary: str) -> list[Sentence]:

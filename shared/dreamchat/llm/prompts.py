@@ -21,6 +21,7 @@ from dreamchat.domain.models import (
     MidTermMemory,
     RelationshipLevel,
 )
+from dreamchat.domain.supersession import RelatedPoint
 
 Messages = list[dict[str, str]]
 
@@ -52,8 +53,9 @@ summary 不超过 {_summary_budget(chars)} 个字。
     return _messages(system, user)
 
 
-def extract_prompt(mids: Sequence[MidTermMemory], now: datetime) -> Messages:
-    """Mid-term to long-term: distil titles, key points and detail documents from topic summaries."""
+def extract_prompt(mids: Sequence[MidTermMemory], now: datetime, related: Sequence[RelatedPoint] = ()) -> Messages:
+    """Mid-term to long-term: distil titles, key points and detail documents from topic summaries, and
+    name the pair's existing key points (`related`, shown under their short ids) that a new one replaces."""
     system = f"""你负责把中期记忆（每个已结束话题的摘要）提炼成长期记忆。长期记忆分两层：索引（标题 + 关键要点，每次聊天都会读）和详细文档（需要时才读）。
 
 要求：
@@ -62,14 +64,21 @@ def extract_prompt(mids: Sequence[MidTermMemory], now: datetime) -> Messages:
 3. key_points：2 到 4 条关键要点，每条不超过 20 个字，只写事实。
 4. detail_content：用完整的句子写清来龙去脉，时间精确到天。
 5. source_mid_ids：这条长期记忆来自哪些中期记忆，只能填下面给出的 id。
-6. {MATERIAL_ONLY}
+6. supersedes：材料里还列出了已有的相关要点（id 形如 k1）。只有当新的某条要点说明已有要点描述的情况已经变了、不再成立时（例如已有"住在北京"，新的是"搬到上海了"；换了工作、分手、最喜欢的东西变了），才写一项：id 是那条已有要点的 id，key_point 是这条长期记忆 key_points 里取代它的那条要点的序号（从 0 开始）。只是补充、重复或不确定的，不要写；没有就写空列表。
+7. {MATERIAL_ONLY}
 
 {JSON_ONLY}
-{{"memories": [{{"title": "……", "key_points": ["……", "……"], "detail_content": "……", "source_mid_ids": ["……"]}}]}}"""
+{{"memories": [{{"title": "……", "key_points": ["……", "……"], "detail_content": "……", "source_mid_ids": ["……"], "supersedes": [{{"id": "k1", "key_point": 0}}]}}]}}"""
     items = "\n".join(_mid_line(mid, now.tzinfo) for mid in mids)
+    known = "\n".join(
+        f"- {p.key}（{datetime.fromtimestamp(p.created_at, now.tzinfo):%Y-%m-%d}）：{p.text}" for p in related
+    )
     user = f"""当前时间：{_clock(now)}
 中期记忆（共 {len(mids)} 条）：
-{items}"""
+{items}
+
+已有的相关要点（供判断哪些已经过时）：
+{known or "（无）"}"""
     return _messages(system, user)
 
 

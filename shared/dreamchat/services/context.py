@@ -4,13 +4,16 @@ what the current message calls up beyond them) and the memories the recall_memor
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from dreamchat.config import Settings
 from dreamchat.domain.context import Context, MemoryView, TurnRecall, assemble, topic_opening
 from dreamchat.domain.models import AIUser, LongTermDetail, LongTermIndex, PairId
 from dreamchat.domain.quotes import QUOTE_RANKS, RECALL_QUOTES, Quote, excerpt
 from dreamchat.domain.retrieval import Hit, Scored, strong_matches
+from dreamchat.domain.supersession import Now, as_past, past_of, replacements
 from dreamchat.ports import Clock
 from dreamchat.services.memory_repo import MemoryRepository, PairSnapshot
 from dreamchat.services.recall import Found, Retriever
@@ -22,6 +25,7 @@ class Recalled:
 
     detail: LongTermDetail
     said: list[Quote]
+    changed: list[tuple[str, Now]] = field(default_factory=list)  # its key points later ones replaced, and by what
 
 
 class ContextBuilder:
@@ -44,6 +48,8 @@ class ContextBuilder:
         """The turn's context: the stable memories recalled for the topic's opening, the current
         message's own (beyond them) in its per-turn block with the time and `guidance`."""
         snapshot = snapshot or self.repo.snapshot(pair)
+        zone = self.repo.zone(pair, ai_user)
+        tz = ZoneInfo(zone)
         short_term = [m for m in self.repo.short_term(pair) if m.id != exclude_message]
         opening = topic_opening(short_term, current)
         found = self._find(pair, snapshot, opening)
@@ -52,7 +58,7 @@ class ContextBuilder:
             recent = "\n".join(m.content for m in short_term[-2:])
             hits = self._find(pair, snapshot, current, recent).hits
             turn = TurnRecall(
-                hits, self._details(pair, current, hits, snapshot.long_index), self._quotes(pair, current, hits)
+                hits, self._details(pair, current, hits, snapshot.long_index, tz), self._quotes(pair, current, hits)
             )
         view = MemoryView(
             ai_user.base_soul,
@@ -61,7 +67,7 @@ class ContextBuilder:
             snapshot.mids,
             found.hits,
             found.units,
-            self._details(pair, opening, found.hits, snapshot.long_index),
+            self._details(pair, opening, found.hits, snapshot.long_index, tz),
             short_term,
             self.repo.about.get(pair.account_id),
             self._quotes(pair, opening, found.hits),
@@ -72,7 +78,7 @@ class ContextBuilder:
             instructions,
             current,
             self._clock.now(),
-            self.repo.zone(pair, ai_user),
+            zone,
             self._settings.memory_tokens,
             self._settings.recent_memory_tokens,
             turn_budget=self._settings.turn_memory_tokens,
@@ -82,19 +88,28 @@ class ContextBuilder:
     def _find(self, pair: PairId, snapshot: PairSnapshot, message: str, recent: str = "") -> Found:
         return self.retriever.find(pair, snapshot.long_index, snapshot.mids, snapshot.vectors, message, recent)
 
-    def _details(self, pair: PairId, query: str, hits: list[Hit], entries: list[LongTermIndex]) -> list[LongTermDetail]:
-        """Detail documents of the memories the message names outright (at most two)."""
+    def _details(
+        self, pair: PairId, query: str, hits: list[Hit], entries: list[LongTermIndex], tz: ZoneInfo
+    ) -> list[LongTermDetail]:
+        """Detail documents of the memories the message names outright (at most two); one whose facts
+        later changed opens with what changed, so it never presents an old fact as current."""
         by_id = {e.id: e for e in entries}
         best = list(dict.fromkeys(h.unit.parent_id for h in hits[:10] if h.relevant and h.unit.parent_id in by_id))
         ranked = [Scored(by_id[p], 1.0) for p in best]
-        return [d for s in strong_matches(query, ranked) if (d := self.repo.detail(pair, s.entry.detail_file))]
+        past = replacements(entries) if any(e.superseded for e in entries) else {}
+        return [
+            _changed(d, past_of(s.entry, past), tz)
+            for s in strong_matches(query, ranked)
+            if (d := self.repo.detail(pair, s.entry.detail_file))
+        ]
 
     def _quotes(self, pair: PairId, query: str, hits: list[Hit]) -> list[Quote]:
         """What was said behind the best QUOTE_RANKS hits that share a rare word with the message: one
-        read of the log per message (a message the person deleted is never shown)."""
+        read of the log per message (a message the person deleted is never shown, nor the words of a
+        fact that later changed)."""
         quotes: list[Quote] = []
         for unit in (h.unit for h in hits[:QUOTE_RANKS] if h.relevant):
-            if not unit.source or any(q.message_id == unit.source for q in quotes):
+            if not unit.source or unit.replaced_by or any(q.message_id == unit.source for q in quotes):
                 continue
             message = self.repo.log.message(pair, unit.source)
             if message is not None:
@@ -104,15 +119,25 @@ class ContextBuilder:
 
     def recall(self, pair: PairId, query: str, limit: int = 3) -> list[Recalled]:
         """The detail documents of the memories that best match the query (the recall_memory tool), the
-        same hybrid search as the context, each with what was said behind its two best key points."""
+        same hybrid search as the context, each with what was said behind its two best key points and
+        its facts that later changed (history: the old fact and what holds now)."""
         snapshot = self.repo.snapshot(pair)
         by_id = {e.id: e for e in snapshot.long_index}
         found = self.retriever.find(pair, snapshot.long_index, [], snapshot.vectors, query)
         relevant = [h for h in found.hits if h.relevant and h.unit.parent_id in by_id]
+        past = replacements(snapshot.long_index)
         recalled = []
         for parent in list(dict.fromkeys(h.unit.parent_id for h in relevant))[:limit]:
             detail = self.repo.detail(pair, by_id[parent].detail_file)
             if detail is not None:
                 own = [h for h in relevant if h.unit.parent_id == parent][:RECALL_QUOTES]
-                recalled.append(Recalled(detail, self._quotes(pair, query, own)))
+                recalled.append(Recalled(detail, self._quotes(pair, query, own), past_of(by_id[parent], past)))
         return recalled
+
+
+def _changed(detail: LongTermDetail, past: list[tuple[str, Now]], tz: ZoneInfo) -> LongTermDetail:
+    """The document opening with the facts of it that later changed, said as past."""
+    if not past:
+        return detail
+    said = "；".join(as_past(old, now.text, datetime.fromtimestamp(now.since, tz)) for old, now in past)
+    return detail.model_copy(update={"detail_content": f"（后来有变化——{said}）{detail.detail_content}"})

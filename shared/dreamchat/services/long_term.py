@@ -17,6 +17,7 @@ from dreamchat.config import Settings
 from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import CoreMemory, LongTermDetail, LongTermIndex, MidTermMemory, PairId
 from dreamchat.domain.quotes import anchor
+from dreamchat.domain.supersession import RelatedPoint
 from dreamchat.errors import Contended
 from dreamchat.llm.contracts import ExtractedMemory
 from dreamchat.llm.memory_models import FallbackMemoryModels
@@ -26,12 +27,14 @@ from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.quality import QualityService
 from dreamchat.services.storage.session import Versioned
 from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
+from dreamchat.services.supersession import MAX_ENTRIES, Superseder
 from dreamchat.services.vectors import VectorRefresh
 
 log = logging.getLogger(__name__)
 
 EXTRACT_BATCH = 20
-_MAX_SOURCES = MAX_TRANSACTION_ITEMS - 1  # the entry and its sources' flags in one transaction
+# the entry, its sources' flags and the old entries it makes past, in one transaction
+_MAX_SOURCES = MAX_TRANSACTION_ITEMS - 1 - MAX_ENTRIES
 _UNSAFE = re.compile(r"[^\w\u4e00-\u9fff\-]+")
 
 
@@ -42,6 +45,8 @@ class ExtractResult:
     degraded: bool = False
     considered: int = 0  # mid-term memories this run looked at
     extracted: int = 0  # of them, those that went into a long-term memory (the spec's 提炼率)
+    superseded: int = 0  # existing key points the new memories made past
+    supersessions_dropped: int = 0  # the model's proposals that named no point it was shown (never trusted)
 
 
 def safe_title(title: str) -> str:
@@ -66,6 +71,7 @@ class Extractor:
         self._models = models
         self._core = core
         self._vectors = vectors
+        self._superseder = Superseder(vectors.retriever)
         self._quality = quality
         self._clock = clock
         self._settings = settings
@@ -81,11 +87,12 @@ class Extractor:
                 m for m in uow.mid_terms.all() if not m.entity.extracted_to_long and m.entity.created_at <= cutoff
             ][:EXTRACT_BATCH]
             if pending:
-                output = self._models.extract([m.entity for m in pending], now.astimezone(ZoneInfo(zone)))
+                shown = self._superseder.related(uow, [m.entity for m in pending])
+                output = self._models.extract([m.entity for m in pending], now.astimezone(ZoneInfo(zone)), shown)
                 result.degraded = output.degraded
                 by_id = {m.entity.id: m for m in pending}
                 for memory in output.value.memories:
-                    stored = self._store_long(uow, memory, by_id, zone, output.degraded)
+                    stored = self._store_long(uow, memory, by_id, zone, output.degraded, shown, result)
                     if stored is not None:
                         result.long_term.append(stored)
                 result.considered, result.extracted = len(pending), len(pending) - len(by_id)
@@ -104,6 +111,8 @@ class Extractor:
         by_id: dict[str, Versioned[MidTermMemory]],
         zone: str,
         degraded: bool,
+        shown: list[RelatedPoint],
+        result: ExtractResult,
     ) -> LongTermIndex | None:
         sources = [by_id[i] for i in dict.fromkeys(memory.source_mid_ids) if i in by_id][:_MAX_SOURCES]
         if not sources:
@@ -132,7 +141,10 @@ class Extractor:
             sources=self._anchors(pair, memory.key_points, mids),
         )
         uow.long_terms.add(index, self._vectors.retriever.vectors(vec.embedded_texts(index)))
+        made_past = self._superseder.mark(uow, shown, memory, index)
         stored = self._commit_extracted(uow, sources, "long-term entry already stored or its sources changed")
+        result.superseded += made_past.marked if stored else 0
+        result.supersessions_dropped += made_past.dropped
         if stored:  # the document after its index entry: an extraction that lost (or was erased) leaves none
             self.repo.put_detail(pair, blob_key, detail)
             if all(e.id != long_id for e in self.repo.long_index(pair)):  # erased meanwhile: no orphan either

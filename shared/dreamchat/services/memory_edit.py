@@ -18,6 +18,7 @@ from dreamchat.domain.models import (
     MidTermMemory,
     PairId,
 )
+from dreamchat.domain.supersession import carried, undone
 from dreamchat.errors import Conflict, Contended, Invalid, NotFound
 from dreamchat.ports import Clock
 from dreamchat.services.memory_repo import MemoryRepository
@@ -80,16 +81,17 @@ class MemoryEditor:
                 self._repo.blobs.delete(keys.detail_file_blob(pair, found.entity.detail_file))
                 return None
         detail_content = changes.pop("detail_content", None)
+        current_again = changes.pop("undo_supersede", [])
         if "key_points" in changes:  # a point keeps the message it came from while its text stays
             was = dict(zip(found.entity.key_points, found.entity.sources, strict=False))
             changes["sources"] = [was.get(point, "") for point in changes["key_points"]]
-        entry = LongTermIndex.model_validate({**found.entity.model_dump(), **changes})  # invalid: before any write
+        entry = _edited(found.entity, changes, current_again)  # invalid: before any write
         if detail_content is not None:
             self._rewrite_detail(pair, entry, detail_content)
         for _ in range(_EDIT_ATTEMPTS):
             with self._storage.pair(pair) as uow:
                 latest = _find(uow.long_terms, entry_id, "no such long-term memory")
-                edited = LongTermIndex.model_validate({**latest.entity.model_dump(), **changes})
+                edited = _edited(latest.entity, changes, current_again)
                 uow.long_terms.save(edited, latest, self._vectors(latest.entity, edited))
                 try:
                     uow.commit()
@@ -148,6 +150,15 @@ class MemoryEditor:
             raise NotFound("the detail document is missing")
         key = keys.detail_file_blob(pair, entry.detail_file)
         self._repo.put_detail(pair, key, detail.model_copy(update={"title": entry.title, "detail_content": content}))
+
+
+def _edited(entry: LongTermIndex, changes: dict[str, Any], current_again: list[int]) -> LongTermIndex:
+    """The entry with the person's changes: a supersession follows its point's text (a point rewritten
+    is current again), and the points in `current_again` (numbered as after the edit) are current again."""
+    edited = LongTermIndex.model_validate({**entry.model_dump(), **changes})
+    if "key_points" in changes:
+        edited = edited.model_copy(update={"superseded": carried(entry, edited.key_points)})
+    return undone(edited, current_again)
 
 
 def _find[E: (LongTermIndex, MidTermMemory)](tier: Embedded[E], entry_id: str, missing: str) -> Versioned[E]:

@@ -19,6 +19,7 @@ import numpy as np
 from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import LongTermIndex, MidTermMemory, PairId
 from dreamchat.domain.retrieval import Hit, Query, Unit, UnitIndex, build_index, search
+from dreamchat.domain.supersession import Now, point_ref, replacements
 from dreamchat.ports import Embedder, EmbeddingUnavailable
 
 log = logging.getLogger(__name__)
@@ -41,15 +42,22 @@ class Prepared:
 
 
 def units_of(entries: list[LongTermIndex], mids: list[MidTermMemory]) -> list[Unit]:
-    """Each key point of each long-term entry; each summary not yet extracted."""
+    """Each key point of each long-term entry (one a later one replaced carries what holds now);
+    each summary not yet extracted."""
+    past = replacements(entries)
     units = [
-        Unit(f"{e.id}#{n:03d}", e.id, point, e.created_at, e.time_precision, e.title, _source(e, n))
+        Unit(f"{e.id}#{n:03d}", e.id, point, e.created_at, e.time_precision, e.title, _source(e, n), *_now(past, e, n))
         for e in entries
         for n, point in enumerate(e.key_points)
         if point.strip()
     ]
     units += [Unit(f"{m.id}#000", m.id, m.summary, m.created_at, "hour") for m in mids if not m.extracted_to_long]
     return units
+
+
+def _now(past: dict[str, Now], entry: LongTermIndex, number: int) -> tuple[str, int]:
+    found = past.get(point_ref(entry.id, number))
+    return (found.text, found.since) if found else ("", 0)
 
 
 def _source(entry: LongTermIndex, number: int) -> str:
@@ -96,6 +104,7 @@ class Retriever:
             (
                 tuple(
                     (e.id, e.created_at, e.time_precision, e.title, tuple(e.key_points), tuple(e.sources))
+                    + tuple((s.point, s.superseded_by, s.at) for s in e.superseded)
                     for e in entries
                 ),
                 tuple((m.id, m.summary, m.extracted_to_long) for m in mids),

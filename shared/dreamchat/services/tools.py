@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -23,8 +24,10 @@ from dreamchat.domain.models import (
     RelationshipLevel,
     ScheduledHeartbeat,
 )
+from dreamchat.domain.supersession import as_past
 from dreamchat.llm.chat_prompts import local_time
 from dreamchat.ports import Clock, SearchProvider, SearchUnavailable
+from dreamchat.services.context import Recalled
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.memory import MemoryService
 from dreamchat.services.soul import SoulService
@@ -199,6 +202,7 @@ class ToolBox:
                     "title": r.detail.title,
                     "detail": r.detail.detail_content,
                     "said": [render_quote(q, tz) for q in r.said],
+                    **_changed(r, tz),
                 }
                 for r in found
             ]
@@ -207,6 +211,12 @@ class ToolBox:
     def _change(self, edit: Any) -> Any:
         relationship = self.memory.repo.relationship(self.pair)
         return self.heartbeats.change(self.pair, self.ai_user, relationship, edit)
+
+
+def _changed(recalled: Recalled, tz: ZoneInfo) -> dict[str, list[str]]:
+    """The memory's facts that later changed, said as past with what holds now (none: no field)."""
+    said = [as_past(old, now.text, datetime.fromtimestamp(now.since, tz)) for old, now in recalled.changed]
+    return {"changed": said} if said else {}
 
 
 def _remember(box: list[bool], result: tuple[Any, bool]) -> Any:

@@ -1,0 +1,144 @@
+"""Facts that changed: a key point a later one replaced ("我住在北京" in March, "我搬到上海了" in June).
+
+The old point is kept, as history, and marked on its entry (`LongTermIndex.superseded`): which
+point, the reference of the key point that replaced it (`<long-term id>#<number>`, the id of its
+retrieval unit) and when the new fact holds from. What holds now is found by following the
+references to the end of their chain; a reference to a key point that is gone (its memory deleted,
+the point edited away) holds nothing, so the old point is current again.
+
+The extraction model sees the pair's related key points under short ids (`k1`, `k2`, ...) and names
+the ones a new key point replaces; `accepted` keeps only what names a point it was shown and a key
+point of the new memory. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from dreamchat.domain.models import LongTermIndex, Supersession
+
+SHOWN_PREFIX = "k"
+_REF = re.compile(r"^(?P<entry>.+)#(?P<number>\d{3,})$")
+_MESSAGE = re.compile(r"^m(\d{16})[0-9a-f]{6}$")  # `ids.message_id`: the moment it was written
+
+
+def point_ref(entry_id: str, number: int) -> str:
+    """A key point's reference: the id of its retrieval unit."""
+    return f"{entry_id}#{number:03d}"
+
+
+def split_ref(ref: str) -> tuple[str, int] | None:
+    """(entry id, point number) of a reference; None when it is not one."""
+    found = _REF.match(ref)
+    return (found["entry"], int(found["number"])) if found else None
+
+
+@dataclass(frozen=True)
+class RelatedPoint:
+    """An existing key point of the pair, as the extraction model is shown it (`key`: `k1`, `k2`, ...)."""
+
+    key: str
+    ref: str
+    text: str
+    created_at: int
+
+
+def shown(refs: Sequence[tuple[str, str, int]]) -> list[RelatedPoint]:
+    """The points (reference, text, date) under their short ids, in order."""
+    return [RelatedPoint(f"{SHOWN_PREFIX}{n}", ref, text, at) for n, (ref, text, at) in enumerate(refs, 1)]
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """The proposals that hold (each: the old point and the new memory's key point that replaces it)
+    and how many were dropped (an id not shown, a key point the memory does not have, a repeat)."""
+
+    kept: list[tuple[RelatedPoint, int]]
+    dropped: int
+
+
+def accepted(proposals: Iterable[tuple[str, int]], points: Sequence[RelatedPoint], key_points: int) -> Accepted:
+    """The model's proposals (shown id, the new memory's key point number) that name a point it was
+    shown and one of the new memory's `key_points`; anything else is dropped and counted, never trusted."""
+    by_key = {p.key: p for p in points}
+    kept: dict[str, tuple[RelatedPoint, int]] = {}
+    dropped = 0
+    for key, number in proposals:
+        point = by_key.get(key.strip())
+        if point is None or not 0 <= number < key_points or point.ref in kept:
+            dropped += 1
+            continue
+        kept[point.ref] = (point, number)
+    return Accepted(list(kept.values()), dropped)
+
+
+def since(entry: LongTermIndex, number: int) -> int:
+    """When a new key point holds from: the moment of the message it was drawn from, else its memory's date."""
+    source = entry.sources[number] if number < len(entry.sources) else ""
+    found = _MESSAGE.match(source)
+    return int(found[1]) // 1_000_000 if found else entry.created_at
+
+
+def superseding(entry: LongTermIndex, point: int, by: str, at: int) -> LongTermIndex:
+    """The entry with its key point `point` replaced by the key point `by` from `at` on."""
+    kept = [s for s in entry.superseded if s.point != point]
+    marked = sorted([*kept, Supersession(point=point, superseded_by=by, at=at)], key=lambda s: s.point)
+    return entry.model_copy(update={"superseded": marked})
+
+
+def undone(entry: LongTermIndex, points: Iterable[int]) -> LongTermIndex:
+    """The entry with the supersession of these key points undone (they are current again)."""
+    again = set(points)
+    return entry.model_copy(update={"superseded": [s for s in entry.superseded if s.point not in again]})
+
+
+def carried(before: LongTermIndex, key_points: Sequence[str]) -> list[Supersession]:
+    """After a person's edit of the key points, each supersession follows its point's text; a point
+    rewritten or removed is no longer marked (the person said what holds)."""
+    by_text = {before.key_points[s.point]: s for s in before.superseded if s.point < len(before.key_points)}
+    moved = [(n, by_text.get(text)) for n, text in enumerate(key_points)]
+    return [s.model_copy(update={"point": n}) for n, s in moved if s is not None]
+
+
+@dataclass(frozen=True)
+class Now:
+    """What holds now instead of a superseded key point: the current fact and since when."""
+
+    text: str
+    since: int
+
+
+def replacements(entries: Sequence[LongTermIndex]) -> dict[str, Now]:
+    """Per superseded key point (by reference), the fact that holds now, at the end of its chain (A
+    replaced by B, B by C: both by C). A supersession whose new point is gone holds nothing; a cycle
+    (only a crafted import makes one) leaves its points current."""
+    texts = {point_ref(e.id, n): text for e in entries for n, text in enumerate(e.key_points)}
+    direct = {
+        point_ref(e.id, s.point): s
+        for e in entries
+        for s in e.superseded
+        if s.point < len(e.key_points) and s.superseded_by in texts
+    }
+    found: dict[str, Now] = {}
+    for ref, step in direct.items():
+        seen = {ref}
+        while step.superseded_by in direct and step.superseded_by not in seen:
+            seen.add(step.superseded_by)
+            step = direct[step.superseded_by]
+        if step.superseded_by not in seen:
+            found[ref] = Now(texts[step.superseded_by], step.at)
+    return found
+
+
+def past_of(entry: LongTermIndex, now: dict[str, Now]) -> list[tuple[str, Now]]:
+    """The entry's superseded key points with what holds now instead, in point order."""
+    refs = [(text, now.get(point_ref(entry.id, n))) for n, text in enumerate(entry.key_points)]
+    return [(text, found) for text, found in refs if found is not None]
+
+
+def as_past(old: str, new: str, since: datetime) -> str:
+    """A superseded fact said as past, with what holds now: `以前：…；2026年6月12日起：…`."""
+    return f"以前：{old}；{since.year}年{since.month}月{since.day}日起：{new}"
