@@ -47,7 +47,7 @@ _SHAPES: tuple[tuple[str, str], ...] = (
     ),
     (
         "job",
-        rf"^{_EN_SUBJECT}\s+(?:work|working|started a (?:new )?job|started working|started|got a (?:new )?job|took a (?:new )?job|joined)"
+        rf"^{_EN_SUBJECT}\s+(?:work|working|started a (?:new )?job|started working|started(?!\s+dating)|got a (?:new )?job|took a (?:new )?job|joined)"
         rf"(?:\s+(?:at|for|as|with))?\s+(?:an?\s+|the\s+)?{_EN_VALUE}",
     ),
     ("job", rf"^my (?:new |current )?(?:job|work) is (?:at |as |with )?(?:an? |the )?{_EN_VALUE}"),

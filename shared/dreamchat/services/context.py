@@ -92,15 +92,17 @@ class ContextBuilder:
         self, pair: PairId, query: str, hits: list[Hit], entries: list[LongTermIndex], tz: ZoneInfo
     ) -> list[LongTermDetail]:
         """Detail documents of the memories the message names outright (at most two); one whose facts
-        later changed opens with what changed, so it never presents an old fact as current."""
+        later changed opens with what changed, one whose every fact changed is left out (its index line
+        says it as past; recall_memory still finds it)."""
         by_id = {e.id: e for e in entries}
         best = list(dict.fromkeys(h.unit.parent_id for h in hits[:10] if h.relevant and h.unit.parent_id in by_id))
         ranked = [Scored(by_id[p], 1.0) for p in best]
         past = replacements(entries) if any(e.superseded for e in entries) else {}
+        matches = [(s.entry, past_of(s.entry, past)) for s in strong_matches(query, ranked)]
         return [
-            _changed(d, past_of(s.entry, past), tz)
-            for s in strong_matches(query, ranked)
-            if (d := self.repo.detail(pair, s.entry.detail_file))
+            _changed(d, changed, tz)
+            for entry, changed in matches
+            if len(changed) < len(entry.key_points) and (d := self.repo.detail(pair, entry.detail_file))
         ]
 
     def _quotes(self, pair: PairId, query: str, hits: list[Hit]) -> list[Quote]:
