@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import json
 
+from tests.api.test_memory_export import forget_and_befriend, import_into
 from tests.fakes.fake_llm import Reply
 
 TAGS = {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}
 OLD, NEW = "我住在北京", "我搬到上海了"
+NO_CORE = {"create": False, "content": "", "importance": 0, "category": "其他"}
 
 
 def tell(person, ai, fake_llm, clock, text: str, supersedes: list[dict]) -> dict:
+    fake_llm.default = lambda body: Reply.json(NO_CORE)  # the core judge creates nothing
     fake_llm.script("qwen-plus", Reply.json({"summary": text, "emotion_tags": TAGS}))
     person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": text})
     compressed = person.post(f"/api/memory/{ai['id']}/compress")
@@ -53,3 +56,19 @@ def test_an_undo_names_key_points_by_number(person, ai) -> None:
     for bad in (["0"], [-1], [True], "0"):
         answer = person.put(f"/api/memory/{ai['id']}/long_term", json={"id": "long_x", "undo_supersede": bad})
         assert answer.status_code == 422, bad
+
+
+def test_an_export_and_import_keep_the_supersession_under_the_new_ids(person, ai, fake_llm, clock) -> None:
+    tell(person, ai, fake_llm, clock, OLD, [])
+    tell(person, ai, fake_llm, clock, NEW, [{"id": "k1", "key_point": 0}])
+    before = long_term_text(person, ai)
+    document = person.get(f"/api/memory/{ai['id']}/export").json()
+    assert [e["index"]["superseded"] != [] for e in document["long_term"]] == [True, False]
+
+    forget_and_befriend(person, ai["id"])
+    assert import_into(person, ai["id"], document).status_code == 200
+
+    old, new = sorted(person.get(f"/api/memory/{ai['id']}/files").json()["long_term"], key=lambda e: e["created_at"])
+    assert old["id"] != document["long_term"][0]["index"]["id"]  # re-issued
+    assert [s["superseded_by"] for s in old["superseded"]] == [f"{new['id']}#000"]
+    assert long_term_text(person, ai) == before and f"以前：{OLD}；" in before
