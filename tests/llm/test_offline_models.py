@@ -52,9 +52,17 @@ def test_compression_is_deterministic() -> None:
     assert OfflineMemoryModels().compress(EXAM, NOW) == OfflineMemoryModels().compress(EXAM, NOW)
 
 
-def test_a_short_topic_is_never_made_longer() -> None:
+def test_a_short_topic_is_kept_whole_and_only_gains_its_speaker_labels() -> None:
     short = conversations([("user", "你好"), ("assistant", "嗨~在呢")])
-    assert len(OFFLINE.compress(short, NOW).summary) <= len("你好嗨~在呢")
+    summary = OFFLINE.compress(short, NOW).summary
+    assert "你好" in summary
+    assert len(summary) <= len("你好嗨~在呢") + len("用户： AI：")
+
+
+def test_a_one_message_topic_is_never_cut_by_its_label() -> None:
+    fact = "我上个月搬到上海了"
+    summary = OFFLINE.compress(conversations([("user", fact)]), NOW).summary
+    assert fact in summary
 
 
 def test_one_long_sentence_is_cut_to_the_budget() -> None:

@@ -129,7 +129,8 @@ class OfflineMemoryModels:
         said = "\n".join(c.content for c in conversations if c.role == "user")
         sentences = [s for c in conversations for s in split_sentences(c.content, SPEAKERS[c.role])]
         chars = sum(len(c.content) for c in conversations)
-        budget = min(chars, max(MIN_SUMMARY_CHARS, int(chars * SUMMARY_SHARE)))
+        # a topic shorter than the minimum is kept whole, its speaker labels included
+        budget = min(len(render(sentences)), max(MIN_SUMMARY_CHARS, int(chars * SUMMARY_SHARE)))
         # the person's own words decide what matters: the AI's replies are rich in rare words
         chosen = most_informative(sentences, keywords(said) or keywords(text), budget)
         return CompressOutput(summary=render(chosen) or "（空话题）", emotion_tags=infer_tags(text))
