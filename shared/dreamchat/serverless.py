@@ -174,11 +174,12 @@ class Serverless:
             "IdleTopicsEnded": idle,
             "LeftoverCompressions": leftovers,
             "ExtractionsDue": swept.pairs,
+            "DegradedOwed": swept.owed,  # degraded results not redone yet, every pair's: the alarm watches it
         }
         for name, value in figures.items():
             self.metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
         self._flush()
-        return {"pairs": swept.pairs, "reads": swept.reads}
+        return {"pairs": swept.pairs, "reads": swept.reads, "owed": swept.owed}
 
     def extract_work(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         """SQS batch of pairs → one extraction each; failed records are retried alone."""
@@ -248,10 +249,16 @@ class Serverless:
             "CoreMemoriesCreated": len(result.core) if result else 0,
             "DegradedResults": int(bool(result and result.degraded)),
             "ExtractionsAbandoned": int(outcome.status == "abandoned"),
+            "DegradedHealed": sum(h.outcome == "healed" for h in outcome.healed),
         }
         for name, value in figures.items():
             self.metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
-        return {"status": outcome.status, "long_term": figures["Extractions"], "core": figures["CoreMemoriesCreated"]}
+        return {
+            "status": outcome.status,
+            "long_term": figures["Extractions"],
+            "core": figures["CoreMemoriesCreated"],
+            "healed": figures["DegradedHealed"],
+        }
 
     def _parse[E: PairEvent](self, kind: type[E], detail: object) -> E:
         """The typed event; a malformed one is logged by its type (never its content) and raised, so
