@@ -40,7 +40,7 @@ class Backoff:
 
     def delay(self, attempts: int) -> int:
         """Seconds to wait after `attempts` attempts (0: just recorded)."""
-        return min(self.max_seconds, self.base_seconds * 2 ** min(attempts, 32))
+        return min(self.max_seconds, self.base_seconds * (1 << min(attempts, 32)))
 
     def first(self, kind: OwedKind, now: int, subject: str = "", sources: tuple[str, ...] = ()) -> OwedWork:
         """The record of a degraded result stored at `now`."""
