@@ -27,7 +27,7 @@ from aws_lambda_powertools.utilities.idempotency import (
 )
 from pydantic import SecretStr
 
-from dreamchat.budget import FINISH_MARGIN_SECONDS, worst_case_seconds
+from dreamchat.budget import FINISH_MARGIN_SECONDS, structured_seconds, worst_case_seconds
 from dreamchat.config import MODEL_KEYS, Settings
 from dreamchat.events import ExtractionDue, HeartbeatDue, MalformedEvent, PairEvent, TopicEnded
 from dreamchat.llm.gateway import OpenAIGateway
@@ -237,10 +237,16 @@ class Serverless:
             raise NoTimeLeft("too little time left in this invocation for another pair's extraction")
         work = self._parse(ExtractionDue, json.loads(record.body))
         self.logger.append_keys(ai_user_id=work.ai_user_id)
-        return self._once("extract", work.detail(), lambda: self._extract_pair(work))
+        return self._once("extract", work.detail(), lambda: self._extract_pair(work, lambda_context))
 
-    def _extract_pair(self, work: ExtractionDue) -> dict[str, Any]:
-        outcome = self.services.extraction.run(work)
+    def _extract_pair(self, work: ExtractionDue, lambda_context: Any = None) -> dict[str, Any]:
+        # a redo of owed work is one more memory-model task: started only if the extraction still fits after it
+        needed = worst_case_seconds("extract-worker", self.settings) + structured_seconds(self.settings)
+
+        def has_time() -> bool:
+            return seconds_left(lambda_context) >= needed + FINISH_MARGIN_SECONDS
+
+        outcome = self.services.extraction.run(work, has_time)
         if not outcome.finished:
             raise NotFinished(f"extraction {outcome.status}")
         result = outcome.result

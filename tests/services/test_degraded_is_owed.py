@@ -150,3 +150,13 @@ def test_the_sweep_backs_off_per_item_and_stores_the_attempts(world, clock) -> N
     assert services.extraction.sweep().healing == 1
     [outcome] = [services.extraction.run(ExtractionDue.from_detail(item)) for item in queue.items]
     assert [h.outcome for h in outcome.healed] == ["healed"] and services.healing.owed() == 0
+
+
+def test_a_worker_out_of_time_starts_no_redo_and_leaves_the_work_owed(world, clock) -> None:
+    services, models, _ = world
+    models.down = True
+    a_topic(services, "我准备考研究生")
+    models.down = False
+    [before] = owed(services)
+    assert services.healing.heal(PAIR, force=True, has_time=lambda: False) == []
+    assert owed(services) == [before] and models.answered["compress"] == 0

@@ -6,6 +6,7 @@ lease, so the work scales with workers, not with one function's 15 minutes.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -91,8 +92,9 @@ class ExtractionService:
             self._queue.send([self._work(pk, until).detail() for pk in fresh])
         sent.update(fresh)
 
-    def run(self, work: ExtractionDue) -> ExtractOutcome:
-        """Extract one pair once per sweep round; a run that died is retried after its lease."""
+    def run(self, work: ExtractionDue, has_time: Callable[[], bool] = lambda: True) -> ExtractOutcome:
+        """Extract one pair once per sweep round, after redoing the owed work `has_time()` leaves room
+        for; a run that died is retried after its lease."""
         pair = work.pair
         claim = self._leases.claim(*keys.extraction_run(pair, str(work.lease)))
         if claim.status == "done":
@@ -104,7 +106,7 @@ class ExtractionService:
             log.warning("extraction abandoned", extra={"ai_user_id": pair.ai_user_id, "attempts": claim.attempt})
             return ExtractOutcome("abandoned")
         try:
-            healed = self._healing.heal(pair)  # owed work first: a redone summary may be due for extraction
+            healed = self._healing.heal(pair, has_time=has_time)  # first: a redone summary may be due
             result = self._extractor.extract(pair, zone_of(self._extractor.repo.store, pair, self._settings.timezone))
         except Exception:
             self._leases.release(claim)  # not finished: the queue delivers it again

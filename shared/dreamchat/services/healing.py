@@ -10,6 +10,7 @@ heals the pair at once. Each attempt is counted on the record first (and the nex
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from dreamchat import keys
 from dreamchat.config import Settings
@@ -52,9 +53,10 @@ class Healing:
         self._clock = clock
         self._settings = settings
 
-    def heal(self, pair: PairId, *, force: bool = False) -> list[Healed]:
+    def heal(self, pair: PairId, *, force: bool = False, has_time: Callable[[], bool] = lambda: True) -> list[Healed]:
         """Redo the pair's owed work whose back-off has passed (all of it when `force`d), summaries
-        before what is extracted from them, and the long-term entries before the core judgment."""
+        before what is extracted from them, and the long-term entries before the core judgment, while
+        `has_time()` says another redo fits (the rest stays due for the next sweep)."""
         pair, now = self._storage.live(pair), self._now()
         with self._storage.pair(pair) as uow:
             owed = [read for read in uow.owed.all() if force or read.entity.due_at <= now]
@@ -63,6 +65,8 @@ class Healing:
         done: list[Healed] = []
         try:
             for read in owed:
+                if not has_time():
+                    break
                 taken = self._attempt(pair, read, now)
                 outcome = self._run(pair, taken, zone) if taken is not None else "contended"
                 done.append(Healed(read.entity.kind, read.entity.subject, outcome))
