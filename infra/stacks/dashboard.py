@@ -7,6 +7,8 @@ Rows, top to bottom:
   cached share (`PromptTokens`, `CachedPromptTokens`, `ModelLatency`'s sample count; each function
   emits them with `ModelKey` and its own `service`, so a SEARCH sums the functions per key);
 - heartbeats (sent, skipped, failed, abandoned) and `CrisisReferrals`;
+- memory healing: degraded results stored (`DegradedResults`), owed (`DegradedOwed`, hourly, every
+  pair's) and healed (`DegradedHealed`);
 - the alarms: their states, then their metrics by kind.
 """
 
@@ -94,6 +96,15 @@ def care_row() -> list[cloudwatch.IWidget]:
     return [graph("Heartbeats", heartbeats, width=12), graph("Crisis referrals", [referrals], width=12)]
 
 
+def healing_row() -> list[cloudwatch.IWidget]:
+    """Degraded results stored, owed and healed: an outage of a model, and the healing after it."""
+    hourly = Duration.hours(1)
+    stored = metric("DegradedResults", BACKGROUND_SERVICE, label="degraded results stored").with_(period=hourly)
+    owed = metric("DegradedOwed", BACKGROUND_SERVICE, "Maximum", "owed (not redone yet)").with_(period=hourly)
+    healed = metric("DegradedHealed", BACKGROUND_SERVICE, label="healed").with_(period=hourly)
+    return [graph("Degraded memory results: stored, owed, healed", [stored, owed, healed], width=WIDTH)]
+
+
 def alarm_rows(alarms: Mapping[str, Mapping[str, cloudwatch.Alarm]]) -> list[cloudwatch.IWidget]:
     """The alarms' states, then their metrics: one graph per kind, and its own widget for an alarm on
     metric math (the math's ids would clash with another's in one graph)."""
@@ -120,7 +131,7 @@ def operator_dashboard(
 ) -> cloudwatch.Dashboard:
     """The dashboard; `errors` are the chat's error metrics, `alarms` every alarm by kind, then name."""
     dashboard = cloudwatch.Dashboard(scope, "Dashboard", dashboard_name=f"{prefix}-operations")
-    for row in rows([*chat_row(errors), *model_rows(), *care_row(), *alarm_rows(alarms)]):
+    for row in rows([*chat_row(errors), *model_rows(), *care_row(), *healing_row(), *alarm_rows(alarms)]):
         dashboard.add_widgets(*row)
     return dashboard
 

@@ -6,7 +6,9 @@
 - API Gateway 5xx, and 429 answers (throttled by the stage or by our limits; the HTTP API
   has no 429 metric, so a filter on the access log counts them);
 - the oldest message of each work queue, and any message in a dead-letter queue;
-- DynamoDB throttled requests on either table.
+- DynamoDB throttled requests on either table;
+- degraded memory results owed for longer than healing takes (`DreamChat/DegradedOwed`, emitted by the
+  hourly extraction sweep): the models still fail, or healing is stuck.
 
 Beside the alarms, one dashboard (`infra.stacks.dashboard`) shows what an operator watches.
 """
@@ -27,7 +29,7 @@ from constructs import Construct
 
 from infra.settings import EnvironmentSettings
 from infra.stacks.api import Api
-from infra.stacks.dashboard import CHAT_SERVICE, operator_dashboard
+from infra.stacks.dashboard import BACKGROUND_SERVICE, CHAT_SERVICE, operator_dashboard
 from infra.stacks.data import Data
 from infra.stacks.messaging import Messaging
 
@@ -37,6 +39,9 @@ DURATION_SHARE = 0.8  # a run above 80 % of its timeout is about to be killed
 # How long a work item may wait before the backlog is a problem: a heartbeat is due now, an
 # extraction within the hour (both stay under DREAMCHAT_LEASE_SECONDS, 15 min, or are swept again).
 OLDEST_MESSAGE = {"heartbeat-queue": Duration.minutes(5), "extract-queue": Duration.minutes(15)}
+# Owed work is redone within DREAMCHAT_HEAL_BACKOFF_MAX_SECONDS (6 h) of the models' return, plus an
+# hourly sweep: owed work in every hourly point for longer than that is an outage that has not ended.
+OWED_HOURS = 7
 TABLE_OPERATIONS = [
     dynamodb.Operation.GET_ITEM,
     dynamodb.Operation.PUT_ITEM,
@@ -74,6 +79,7 @@ class Monitoring(Construct):
         for name, table in (("table", data.table), ("idempotency-table", data.idempotency_table)):
             throttled = table.metric_throttled_requests_for_operations(operations=TABLE_OPERATIONS, period=PERIOD)
             self._alarm(f"{name}-throttles", throttled)
+        self._alarm("degraded-owed", _degraded_owed(), periods=OWED_HOURS)
         self.dashboard = operator_dashboard(self, self._prefix, self._chat_errors(api, functions["chat"]), self.alarms)
 
     def _functions(self, name: str, function: lambda_.Function) -> None:
@@ -114,8 +120,9 @@ class Monitoring(Construct):
             chat.metric_errors(period=PERIOD, statistic="Sum", label="chat Lambda errors"),
         ]
 
-    def _alarm(self, name: str, metric: cloudwatch.IMetric, threshold: float = 0) -> None:
-        """Fires above the threshold (by default on anything: one error, one dead letter); kept by kind for the dashboard."""
+    def _alarm(self, name: str, metric: cloudwatch.IMetric, threshold: float = 0, periods: int = 1) -> None:
+        """Fires above the threshold (by default on anything: one error, one dead letter) for `periods`
+        points in a row; kept by kind for the dashboard."""
         alarm = cloudwatch.Alarm(
             self,
             name,
@@ -123,7 +130,7 @@ class Monitoring(Construct):
             metric=metric,
             threshold=threshold,
             comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-            evaluation_periods=1,
+            evaluation_periods=periods,
             treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
         )
         alarm.add_alarm_action(actions.SnsAction(self.topic))
@@ -141,7 +148,18 @@ def _chat_server_errors() -> cloudwatch.Metric:
     )
 
 
-ALARM_KINDS = ("near-timeout", "errors", "throttles", "oldest-message", "dlq-depth")
+def _degraded_owed() -> cloudwatch.Metric:
+    """The degraded results not redone yet, every pair's: one point an hour, from the extraction sweep."""
+    return cloudwatch.Metric(
+        namespace=NAMESPACE,
+        metric_name="DegradedOwed",
+        period=Duration.hours(1),
+        statistic="Minimum",
+        dimensions_map={"service": BACKGROUND_SERVICE},
+    )
+
+
+ALARM_KINDS = ("near-timeout", "errors", "throttles", "oldest-message", "dlq-depth", "owed")
 
 
 def _kind(name: str) -> str:

@@ -92,7 +92,8 @@ def judge_seconds(settings: Settings) -> float:
 # - compress = the summary, a self-soul reflection and a relationship judgment (both fall on one
 #   topic every 15th topic with the defaults, or on a 5th topic with strong emotion);
 # - extract (the sweep) = one leftover compression, the same work (then it checks the time);
-# - extract-worker = extraction and core judgment of one pair (it checks the time before each record).
+# - extract-worker = extraction and core judgment of one pair (it checks the time before each record,
+#   and before each redo of owed work, one task each, that it runs first).
 # Each may also be sampled for a quality judgment (`judge_seconds`).
 FUNCTION_TASKS = {"compress": 3, "extract": 3, "extract-worker": 2}
 

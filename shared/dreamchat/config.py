@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from dreamchat.domain.owed import Backoff
 from dreamchat.domain.push import DEFAULT_ALLOWED_ENDPOINTS, EndpointRule, parse_rules
 from dreamchat.domain.safety import DEFAULT_RESOURCES, CrisisResource, parse_resources
 
@@ -113,6 +114,8 @@ class Settings(BaseSettings):
     heartbeat_turn_seconds: float = Field(default=60.0, gt=0)
     lease_seconds: int = Field(default=900, ge=1)
     lease_attempts: int = Field(default=3, ge=1)
+    heal_backoff_seconds: int = Field(default=1800, ge=1)
+    heal_backoff_max_seconds: int = Field(default=21600, ge=1)
 
     # chat
     reply_decision: Literal["draw", "model"] = "draw"
@@ -196,6 +199,11 @@ class Settings(BaseSettings):
         """The per-key override `DREAMCHAT_<KEY>_<FIELD>` for one model key, if set."""
         value = getattr(self, f"{key}_{field}")
         return value.get_secret_value() if isinstance(value, SecretStr) else value
+
+    @property
+    def heal_backoff(self) -> Backoff:
+        """How long owed work (a degraded result) waits before each new attempt."""
+        return Backoff(self.heal_backoff_seconds, max(self.heal_backoff_seconds, self.heal_backoff_max_seconds))
 
     @property
     def llm_configured(self) -> bool:

@@ -103,11 +103,13 @@ GREETED_SK = "GREETED"  # written once, if absent: the opening message was store
 MID_PREFIX = "MID#"
 LONG_PREFIX = "LONG#"
 CORE_PREFIX = "CORE#"
+OWED_PREFIX = "OWED#"
 DUE_SHARDS = 16
 TOPIC_DUE_KIND = "TOPIC"
 COMPRESS_DUE_KIND = "COMPRESS"
 EXTRACT_DUE_KIND = "EXTRACT"
 HEARTBEAT_DUE_KIND = "HB"
+HEAL_DUE_KIND = "HEAL"  # owed work: a degraded result to redo once the model answers again
 
 
 def pending_compression(topic_id: str) -> str:
@@ -125,6 +127,11 @@ def long_term(long_id: str) -> str:
 
 def core(core_id: str) -> str:
     return f"{CORE_PREFIX}{core_id}"
+
+
+def owed(kind: str, subject: str) -> str:
+    """Work owed for a degraded result: one per kind and subject ("" for the pair's own)."""
+    return f"{OWED_PREFIX}{kind}#{subject}"
 
 
 def short_term_sk(topic_id: str, message_id: str) -> str:

@@ -27,7 +27,7 @@ from aws_lambda_powertools.utilities.idempotency import (
 )
 from pydantic import SecretStr
 
-from dreamchat.budget import FINISH_MARGIN_SECONDS, worst_case_seconds
+from dreamchat.budget import FINISH_MARGIN_SECONDS, structured_seconds, worst_case_seconds
 from dreamchat.config import MODEL_KEYS, Settings
 from dreamchat.events import ExtractionDue, HeartbeatDue, MalformedEvent, PairEvent, TopicEnded
 from dreamchat.llm.gateway import OpenAIGateway
@@ -174,11 +174,12 @@ class Serverless:
             "IdleTopicsEnded": idle,
             "LeftoverCompressions": leftovers,
             "ExtractionsDue": swept.pairs,
+            "DegradedOwed": swept.owed,  # degraded results not redone yet, every pair's: the alarm watches it
         }
         for name, value in figures.items():
             self.metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
         self._flush()
-        return {"pairs": swept.pairs, "reads": swept.reads}
+        return {"pairs": swept.pairs, "reads": swept.reads, "owed": swept.owed}
 
     def extract_work(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         """SQS batch of pairs → one extraction each; failed records are retried alone."""
@@ -236,10 +237,16 @@ class Serverless:
             raise NoTimeLeft("too little time left in this invocation for another pair's extraction")
         work = self._parse(ExtractionDue, json.loads(record.body))
         self.logger.append_keys(ai_user_id=work.ai_user_id)
-        return self._once("extract", work.detail(), lambda: self._extract_pair(work))
+        return self._once("extract", work.detail(), lambda: self._extract_pair(work, lambda_context))
 
-    def _extract_pair(self, work: ExtractionDue) -> dict[str, Any]:
-        outcome = self.services.extraction.run(work)
+    def _extract_pair(self, work: ExtractionDue, lambda_context: Any = None) -> dict[str, Any]:
+        # a redo of owed work is one more memory-model task: started only if the extraction still fits after it
+        needed = worst_case_seconds("extract-worker", self.settings) + structured_seconds(self.settings)
+
+        def has_time() -> bool:
+            return seconds_left(lambda_context) >= needed + FINISH_MARGIN_SECONDS
+
+        outcome = self.services.extraction.run(work, has_time)
         if not outcome.finished:
             raise NotFinished(f"extraction {outcome.status}")
         result = outcome.result
@@ -248,10 +255,16 @@ class Serverless:
             "CoreMemoriesCreated": len(result.core) if result else 0,
             "DegradedResults": int(bool(result and result.degraded)),
             "ExtractionsAbandoned": int(outcome.status == "abandoned"),
+            "DegradedHealed": sum(h.outcome == "healed" for h in outcome.healed),
         }
         for name, value in figures.items():
             self.metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
-        return {"status": outcome.status, "long_term": figures["Extractions"], "core": figures["CoreMemoriesCreated"]}
+        return {
+            "status": outcome.status,
+            "long_term": figures["Extractions"],
+            "core": figures["CoreMemoriesCreated"],
+            "healed": figures["DegradedHealed"],
+        }
 
     def _parse[E: PairEvent](self, kind: type[E], detail: object) -> E:
         """The typed event; a malformed one is logged by its type (never its content) and raised, so

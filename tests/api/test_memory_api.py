@@ -88,11 +88,14 @@ def test_three_topics_ended_three_ways_go_through_every_tier(app, person, ai, fa
     )
     fake_llm.script(
         CHAT_MODEL,
+        # the third topic's relationship judgment got no JSON from the chat model: owed, redone first
+        Reply.json({"level": "一般", "reason": "还在熟悉"}),
         Reply.json(
             {"create": True, "content": "对方极度恐高，不要提议高处的活动", "importance": 9, "category": "禁忌"}
         ),
     )
     extracted = person.post(f"/api/memory/{ai['id']}/extract").json()
+    assert extracted["healed"] == [{"kind": "judge_relationship", "id": "", "outcome": "healed"}]
     assert [e["title"] for e in extracted["long_term"]] == ["海边看日出之约", "恐高", "作家梦想"]
     assert [c["content"] for c in extracted["core"]] == ["对方极度恐高，不要提议高处的活动"]
 

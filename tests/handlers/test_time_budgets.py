@@ -107,6 +107,8 @@ def test_extraction_starts_no_pair_its_worst_case_would_not_fit(cloud, fake_llm:
     fake_llm.script("deepseek-chat", Reply.text("晚安~"))
     call("POST", f"/api/ai-users/{ai_id}/chat", {"content": "我睡了，晚安"}, token)
     [published] = cloud.receive(cloud.topic_ended_queue)
+    tags = {"basic_emotion": "愉悦", "scene": "闲聊", "atmosphere": "平和"}
+    fake_llm.script("qwen-plus", Reply.json({"summary": "对方说晚安去睡了", "emotion_tags": tags}))  # not degraded
     compress.handler(json.loads(published), LambdaContext())
     assert extract.sweep(scheduled_event(), LambdaContext())["pairs"] == 1
     pairs = sqs_batch(cloud.receive(cloud.extract_queue), queue="dreamchat-extract")

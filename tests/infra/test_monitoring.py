@@ -105,6 +105,22 @@ def test_every_dead_letter_queue_is_watched(each: Synth) -> None:
     assert watched == dead_letter_queues
 
 
+def test_degraded_results_owed_for_longer_than_healing_takes_raise_an_alarm(each: Synth) -> None:
+    properties = alarm(each, "degraded-owed")
+    assert (properties["Namespace"], properties["MetricName"]) == ("DreamChat", "DegradedOwed")
+    assert properties["Dimensions"] == [{"Name": "service", "Value": "dreamchat"}]  # the background functions'
+    assert (properties["Period"], properties["Statistic"]) == (3600, "Minimum")  # the sweep emits it hourly
+    # owed in 7 hourly points in a row: longer than the 6 h back-off cap plus a sweep, so not a healing outage
+    assert (properties["EvaluationPeriods"], properties["Threshold"]) == (7, 0)
+    assert properties["TreatMissingData"] == "notBreaching"
+
+
+def test_the_dashboard_shows_degraded_results_stored_owed_and_healed(each: Synth) -> None:
+    shown = lines(widget(each, "Degraded memory results: stored, owed, healed"))
+    assert [line[1] for line in shown] == ["DegradedResults", "DegradedOwed", "DegradedHealed"]
+    assert {tuple(line[2:4]) for line in shown} == {("service", "dreamchat")}
+
+
 def test_every_alarm_notifies_the_alarm_topic(each: Synth) -> None:
     (topic_id,) = each.resources("AWS::SNS::Topic")
     for properties in each.resources("AWS::CloudWatch::Alarm").values():
@@ -200,7 +216,7 @@ def test_the_dashboard_shows_every_alarm(each: Synth) -> None:
     alarms = each.resources("AWS::CloudWatch::Alarm")
     assert len(status["alarms"]) == len(alarms)
     titles = {w["properties"].get("title", "") for w in dashboard(each)["widgets"]}
-    kinds = ("errors", "throttles", "near-timeout", "answers", "dlq-depth", "oldest-message")
+    kinds = ("errors", "throttles", "near-timeout", "answers", "dlq-depth", "oldest-message", "owed")
     tables = ("table-throttles", "idempotency-table-throttles")  # metric math: a widget each
     assert {t for t in titles if t.startswith("Alarm metrics")} == {f"Alarm metrics: {k}" for k in (*kinds, *tables)}
     shown = [w["properties"] for w in dashboard(each)["widgets"] if "Alarm metrics" in w["properties"].get("title", "")]

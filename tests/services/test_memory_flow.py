@@ -229,8 +229,16 @@ def test_extraction_writes_detail_then_index_and_flags(services, runtime, fake_l
     assert runtime.store.query_due(keys.due_partition("EXTRACT", keys.shard(PAIR)), "9999").items == []
 
 
+def _extracted_by_the_model(fake_llm, mids) -> None:
+    memories = [
+        {"title": f"话题{i}", "key_points": [m.summary], "detail_content": m.summary, "source_mid_ids": [m.id]}
+        for i, m in enumerate(mids)
+    ]
+    fake_llm.script("doubao-pro-32k", Reply.json({"memories": memories}))
+
+
 def test_core_memory_is_admitted_only_by_the_rules(services, fake_llm, clock) -> None:
-    _two_compressed_topics(services, fake_llm, clock)
+    _extracted_by_the_model(fake_llm, _two_compressed_topics(services, fake_llm, clock))
     clock.advance(hours=25)
     fake_llm.script(
         "deepseek-chat", Reply.json({"create": True, "content": "对方极度恐高", "importance": 9, "category": "禁忌"})
@@ -241,7 +249,7 @@ def test_core_memory_is_admitted_only_by_the_rules(services, fake_llm, clock) ->
 
 
 def test_core_memory_below_importance_eight_is_refused(services, fake_llm, clock) -> None:
-    _two_compressed_topics(services, fake_llm, clock)
+    _extracted_by_the_model(fake_llm, _two_compressed_topics(services, fake_llm, clock))
     clock.advance(hours=25)
     fake_llm.script(
         "deepseek-chat", Reply.json({"create": True, "content": "喜欢海边", "importance": 7, "category": "偏好"})

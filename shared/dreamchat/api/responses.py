@@ -371,12 +371,24 @@ class Compressed(Out):
     mid_term: list[MidTermOut]
 
 
+class HealedOut(Out):
+    """One piece of owed work (a degraded result) redone: what it was, and what came of it."""
+
+    kind: Literal["compress", "extract", "judge_core", "reflect", "judge_relationship"]
+    id: str  # the mid-term or long-term memory; "" for the pair's own
+    # healed: replaced by the model's answer; degraded: the model failed again (still owed);
+    # cancelled: a person's edit or deletion (or a newer result) made it moot; contended: changed meanwhile
+    outcome: Literal["healed", "degraded", "cancelled", "contended"]
+
+
 class Extracted(Out):
     long_term: list[LongTermOut]
     core: list[CoreOut]
     degraded: bool
     superseded: int
     supersessions_dropped: int
+    healed: list[HealedOut] = []  # the pair's owed work, redone before extracting
+    still_owed: int = 0  # of it, what is owed still (the model failed again, or it changed meanwhile)
 
 
 # soul and relationship

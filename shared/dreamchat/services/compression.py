@@ -8,6 +8,7 @@ compress-now racing it, stores one mid-term memory, and only the call whose writ
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from datetime import datetime
@@ -16,6 +17,7 @@ from zoneinfo import ZoneInfo
 from dreamchat.config import Settings
 from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import Conversation, Message, MidTermMemory, PairId
+from dreamchat.domain.owed import OwedKind
 from dreamchat.domain.relationship import judgment_due
 from dreamchat.errors import Contended, NotFound
 from dreamchat.events import TopicEnded
@@ -123,6 +125,8 @@ class Compression:
         )
         with self._storage.pair(pair) as uow:
             uow.mid_terms.add(mid, self._vectors.retriever.vectors(vec.embedded_texts(mid)))
+            if mid.degraded:  # owed: redone once the model answers again, due for extraction only then
+                uow.owed.owe(self._settings.heal_backoff.first("compress", int(self._clock.now().timestamp()), mid.id))
             try:
                 uow.commit()
                 stored = True
@@ -151,12 +155,14 @@ class AfterCompression:
         quality: QualityService,
         soul: SoulService,
         ai_users: AIUserService,
+        clock: Clock,
         settings: Settings,
     ) -> None:
         self._repo = repo
         self._quality = quality
         self._soul = soul
         self._ai_users = ai_users
+        self._clock = clock
         self._settings = settings
 
     def sample(self) -> bool:
@@ -175,9 +181,20 @@ class AfterCompression:
         except NotFound:
             return
         if reflect:
-            self._soul.reflect(pair, ai_user)
+            self._owed(pair, "reflect", self._soul.reflect(pair, ai_user).degraded)
         if judge:
-            self._soul.judge_relationship(pair, ai_user)
+            self._owed(pair, "judge_relationship", self._soul.judge_relationship(pair, ai_user)[2])
+
+    def _owed(self, pair: PairId, kind: OwedKind, degraded: bool) -> None:
+        """A degraded reflection or judgment is owed (once per pair); one the model made pays it."""
+        with Storage(self._repo.store).pair(pair) as uow:
+            read = uow.owed.get(kind)
+            if degraded and read is None:
+                uow.owed.owe(self._settings.heal_backoff.first(kind, int(self._clock.now().timestamp())))
+            elif not degraded and read is not None:
+                uow.owed.paid(read)
+            with contextlib.suppress(Contended):  # owed already, or being redone: either way recorded
+                uow.commit()
 
 
 def compression_ratio(summary: str, messages: list[Message]) -> float:

@@ -23,6 +23,7 @@ from dreamchat.services.context import ContextBuilder
 from dreamchat.services.core_judgment import CoreJudge
 from dreamchat.services.extraction import ExtractionService
 from dreamchat.services.friend_lists import FriendLists
+from dreamchat.services.healing import Healing
 from dreamchat.services.heartbeat import HeartbeatService
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.leases import Leases
@@ -35,6 +36,7 @@ from dreamchat.services.profile import Profiles
 from dreamchat.services.push import PushSender, PushService
 from dreamchat.services.quality import OnFigure, QualityService
 from dreamchat.services.recall import Retriever
+from dreamchat.services.redo import Redo
 from dreamchat.services.soul import SoulService
 from dreamchat.services.speaker import Speaker
 from dreamchat.services.storage.unit_of_work import Storage
@@ -62,6 +64,7 @@ class Services:
     chat: ChatService
     heartbeat: HeartbeatService
     extraction: ExtractionService
+    healing: Healing  # degraded results redone once the model answers again
     gateway: LLMGateway | None
     memory_models: FallbackMemoryModels
     erasures: Erasures
@@ -113,8 +116,8 @@ def build_services(
     leases = Leases(store, clock, settings.lease_seconds, settings.lease_attempts)
     quality = QualityService(repo, gateway, clock, runtime.random, settings, on_quality)
     vectors = VectorRefresh(storage, retriever)
-    core_judge = CoreJudge(storage, models, clock)
-    after = AfterCompression(repo, quality, soul, ai_users, settings)
+    core_judge = CoreJudge(storage, models, clock, settings.heal_backoff)
+    after = AfterCompression(repo, quality, soul, ai_users, clock, settings)
     compression = Compression(repo, storage, topics, models, vectors, after, clock, settings)
     extractor = Extractor(repo, storage, models, core_judge, vectors, quality, clock, settings)
     heartbeat = HeartbeatService(
@@ -130,7 +133,8 @@ def build_services(
         on_sent=push.after_heartbeat,
         presence=presence,
     )
-    extraction = ExtractionService(store, extractor, leases, _extract_queue(runtime), clock, settings)
+    healing = Healing(repo, Redo(repo, storage, models, vectors, clock), core_judge, soul, ai_users, clock, settings)
+    extraction = ExtractionService(store, extractor, healing, leases, _extract_queue(runtime), clock, settings)
     services = Services(
         runtime=runtime,
         auth=AuthService(store, clock, settings, signing_secret(settings)),
@@ -147,6 +151,7 @@ def build_services(
         chat=chat,
         heartbeat=heartbeat,
         extraction=extraction,
+        healing=healing,
         gateway=gateway,
         memory_models=models,
         erasures=Erasures(store, runtime.blobs, clock),

@@ -6,15 +6,18 @@ lease, so the work scales with workers, not with one function's 15 minutes.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from dreamchat import keys
 from dreamchat.config import Settings
+from dreamchat.domain.owed import Healed
 from dreamchat.errors import Contended
 from dreamchat.events import ExtractionDue
 from dreamchat.ports import Clock, Item, ItemStore, WorkQueue
 from dreamchat.services.due_index import due_pages, leased
+from dreamchat.services.healing import Healing
 from dreamchat.services.leases import Leases
 from dreamchat.services.long_term import Extractor, ExtractResult
 from dreamchat.services.storage.unit_of_work import Storage
@@ -27,12 +30,15 @@ log = logging.getLogger(__name__)
 class ExtractSweep:
     pairs: int = 0
     reads: int = 0
+    owed: int = 0  # degraded results owed (every pair's), after this sweep
+    healing: int = 0  # of them, those whose back-off passed: their pairs were sent
 
 
 @dataclass
 class ExtractOutcome:
     status: str  # extracted | duplicate | abandoned, or not finished: leased
     result: ExtractResult | None = None
+    healed: list[Healed] = field(default_factory=list)  # the pair's owed work redone first
 
     @property
     def finished(self) -> bool:
@@ -44,6 +50,7 @@ class ExtractionService:
         self,
         store: ItemStore,
         extractor: Extractor,
+        healing: Healing,
         leases: Leases,
         queue: WorkQueue,
         clock: Clock,
@@ -52,6 +59,7 @@ class ExtractionService:
         self._store = store
         self._storage = Storage(store)
         self._extractor = extractor
+        self._healing = healing
         self._leases = leases
         self._queue = queue
         self._clock = clock
@@ -67,15 +75,26 @@ class ExtractionService:
         pages = due_pages(self._store, keys.EXTRACT_DUE_KIND, keys.due_until(self._clock.now() - threshold))
         for items in leased(pages, lambda found: self._lease(found, until, threshold)):
             result.reads += 1
-            fresh = [pk for pk in dict.fromkeys(found["pk"] for found in items) if pk not in sent]
-            if fresh:
-                self._queue.send([self._work(pk, until).detail() for pk in fresh])
-            sent.update(fresh)
+            self._send(items, until, sent)
+        owed = due_pages(self._store, keys.HEAL_DUE_KIND, keys.due_until(self._clock.now()))
+        for items in leased(owed, lambda found: self._lease_owed(found, until)):
+            result.reads += 1
+            result.healing += len(items)
+            self._send(items, until, sent)
         result.pairs = len(sent)
+        result.owed = self._healing.owed()
         return result
 
-    def run(self, work: ExtractionDue) -> ExtractOutcome:
-        """Extract one pair once per sweep round; a run that died is retried after its lease."""
+    def _send(self, items: list[Item], until: int, sent: set[str]) -> None:
+        """One work item per pair not sent yet this sweep."""
+        fresh = [pk for pk in dict.fromkeys(found["pk"] for found in items) if pk not in sent]
+        if fresh:
+            self._queue.send([self._work(pk, until).detail() for pk in fresh])
+        sent.update(fresh)
+
+    def run(self, work: ExtractionDue, has_time: Callable[[], bool] = lambda: True) -> ExtractOutcome:
+        """Extract one pair once per sweep round, after redoing the owed work `has_time()` leaves room
+        for; a run that died is retried after its lease."""
         pair = work.pair
         claim = self._leases.claim(*keys.extraction_run(pair, str(work.lease)))
         if claim.status == "done":
@@ -87,18 +106,29 @@ class ExtractionService:
             log.warning("extraction abandoned", extra={"ai_user_id": pair.ai_user_id, "attempts": claim.attempt})
             return ExtractOutcome("abandoned")
         try:
+            healed = self._healing.heal(pair, has_time=has_time)  # first: a redone summary may be due
             result = self._extractor.extract(pair, zone_of(self._extractor.repo.store, pair, self._settings.timezone))
         except Exception:
             self._leases.release(claim)  # not finished: the queue delivers it again
             raise
         self._leases.finish(claim)
-        return ExtractOutcome("extracted", result)
+        return ExtractOutcome("extracted", result, healed)
 
     def _lease(self, found: Item, until: int, threshold: timedelta) -> bool:
         """Move a mid-term memory's due entry to when the lease ends; False if it changed meanwhile."""
         again = datetime.fromtimestamp(until, UTC) - threshold
         with self._storage.pair(keys.pair_from_pk(found["pk"])) as uow:
             uow.mid_terms.lease(found, keys.due_time(again))
+            try:
+                uow.commit()
+            except Contended:
+                return False
+        return True
+
+    def _lease_owed(self, found: Item, until: int) -> bool:
+        """Move owed work's due entry to when the lease ends; False if it changed meanwhile."""
+        with self._storage.pair(keys.pair_from_pk(found["pk"])) as uow:
+            uow.owed.lease(found, until)
             try:
                 uow.commit()
             except Contended:

@@ -16,6 +16,7 @@ from dreamchat import keys
 from dreamchat.config import Settings
 from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import CoreMemory, LongTermDetail, LongTermIndex, MidTermMemory, PairId
+from dreamchat.domain.owed import OwedWork
 from dreamchat.domain.quotes import anchor
 from dreamchat.domain.supersession import RelatedPoint
 from dreamchat.errors import Contended
@@ -83,8 +84,11 @@ class Extractor:
         cutoff = now.timestamp() if force else (now - timedelta(hours=self._settings.extract_after_hours)).timestamp()
         result = ExtractResult()
         with self._storage.pair(pair) as uow:
+            owed = owed_mids(uow)  # their compression, or the extraction they went into, is redone first
             pending = [
-                m for m in uow.mid_terms.all() if not m.entity.extracted_to_long and m.entity.created_at <= cutoff
+                m
+                for m in uow.mid_terms.all()
+                if not m.entity.extracted_to_long and m.entity.created_at <= cutoff and m.entity.id not in owed
             ][:EXTRACT_BATCH]
             if pending:
                 shown = self._superseder.related(uow, [m.entity for m in pending])
@@ -96,8 +100,8 @@ class Extractor:
                     if stored is not None:
                         result.long_term.append(stored)
                 result.considered, result.extracted = len(pending), len(pending) - len(by_id)
-                # the ones the model folded into nothing have still been considered
-                leftovers = [m for m in pending if m.entity.id in by_id]
+                # the ones the model folded into nothing have still been considered (offline: tried again)
+                leftovers = [m for m in pending if m.entity.id in by_id and not output.degraded]
                 self._commit_extracted(uow, leftovers, "mid-term memories changed during extraction")
         result.core = self._core.judge(pair, zone)
         self._vectors.refresh(pair)
@@ -142,7 +146,8 @@ class Extractor:
         )
         uow.long_terms.add(index, self._vectors.retriever.vectors(vec.embedded_texts(index)))
         made_past = self._superseder.mark(uow, shown, memory, index)
-        stored = self._commit_extracted(uow, sources, "long-term entry already stored or its sources changed")
+        owed = self._owed(long_id, mids) if degraded else None
+        stored = self._commit_extracted(uow, sources, "long-term entry already stored or its sources changed", owed)
         result.superseded += made_past.marked if stored else 0
         result.supersessions_dropped += made_past.dropped
         if stored:  # the document after its index entry: an extraction that lost (or was erased) leaves none
@@ -152,6 +157,11 @@ class Extractor:
         for m in mids:  # stored, or left for the next sweep: either way not a leftover
             by_id.pop(m.id, None)
         return index if stored else None
+
+    def _owed(self, long_id: str, mids: list[MidTermMemory]) -> OwedWork:
+        """The redo an offline entry is owed: its sources extracted again, the entry replaced in place."""
+        now = int(self._clock.now().timestamp())
+        return self._settings.heal_backoff.first("extract", now, long_id, tuple(m.id for m in mids))
 
     def _anchors(self, pair: PairId, points: list[str], sources: list[MidTermMemory]) -> list[str]:
         """Per key point, the message of the source topics it was drawn from ("" when none)."""
@@ -166,14 +176,27 @@ class Extractor:
             return keys.detail_blob(pair, date, f"{safe_title(title)}_{digest}")
         return key
 
-    def _commit_extracted(self, uow: PairUnitOfWork, sources: list[Versioned[MidTermMemory]], lost: str) -> bool:
+    def _commit_extracted(
+        self, uow: PairUnitOfWork, sources: list[Versioned[MidTermMemory]], lost: str, owed: OwedWork | None = None
+    ) -> bool:
         """The sources flagged extracted (out of the due index), committed with what else was collected;
-        False when something changed meanwhile (nothing written: the next sweep tries again)."""
+        False when something changed meanwhile (nothing written: the next sweep tries again). From a
+        degraded result they are not flagged: the extraction is `owed` work, redone later."""
         for source in sources:
-            uow.mid_terms.extracted(source)
+            uow.mid_terms.extracted(source, degraded=owed is not None)
+        if owed is not None:
+            uow.owed.owe(owed)
         try:
             uow.commit()
         except Contended:
             log.info("%s; next sweep retries", lost)
             return False
         return True
+
+
+def owed_mids(uow: PairUnitOfWork) -> set[str]:
+    """The pair's mid-term memories whose compression or extraction is owed work."""
+    owed = uow.owed.all()
+    return {o.entity.subject for o in owed if o.entity.kind == "compress"} | {
+        mid for o in owed if o.entity.kind == "extract" for mid in o.entity.sources
+    }

@@ -65,7 +65,8 @@ class MemoryEditor:
                 return None
             if "emotion_tags" in changes:
                 changes["emotion_tags"] = EmotionTags.model_validate(changes["emotion_tags"]).model_dump()
-            memory = MidTermMemory.model_validate({**found.entity.model_dump(), **changes})
+            # the person's words now: an owed redo of its compression is cancelled (`Redo.compress`)
+            memory = MidTermMemory.model_validate({**found.entity.model_dump(), **changes, "degraded": False})
             uow.mid_terms.save(memory, found, self._vectors(found.entity, memory))
             uow.commit()
         return memory.model_dump()
@@ -82,6 +83,7 @@ class MemoryEditor:
                 return None
         detail_content = changes.pop("detail_content", None)
         current_again = changes.pop("undo_supersede", [])
+        changes["degraded"] = False  # the person's now: an owed redo of its extraction is cancelled
         if "key_points" in changes:  # a point keeps the message it came from while its text stays
             was = dict(zip(found.entity.key_points, found.entity.sources, strict=False))
             changes["sources"] = [was.get(point, "") for point in changes["key_points"]]

@@ -11,6 +11,7 @@ from dreamchat.api.model_work import ModelPoolDep
 from dreamchat.api.responses import (
     Compressed,
     Extracted,
+    HealedOut,
     LongTermDetailOut,
     MemoryContext,
     MemoryEdited,
@@ -133,12 +134,14 @@ def _compress_now(services: Services, account_id: str, user_id: str) -> Compress
 
 @router.post("/{user_id}/extract", response_model=Extracted, responses=documented(429, 503))
 async def extract_now(user_id: str, caller: CurrentCaller, services: ServicesDep, pool: ModelPoolDep) -> Extracted:
-    """Distil every un-extracted mid-term memory into long-term memory now, then judge core memory."""
+    """Redo the pair's degraded results now, then distil every un-extracted mid-term memory into
+    long-term memory and judge core memory."""
     return await pool.call(caller.id, _extract_now, services, caller.id, user_id)
 
 
 def _extract_now(services: Services, account_id: str, user_id: str) -> Extracted:
     pair, ai_user = services.ai_users.companion(account_id, user_id)
-    return Extracted.model_validate(
-        services.extractor.extract(pair, services.memory.repo.zone(pair, ai_user), force=True)
-    )
+    healed = [HealedOut(kind=h.kind, id=h.subject, outcome=h.outcome) for h in services.healing.heal(pair, force=True)]
+    result = services.extractor.extract(pair, services.memory.repo.zone(pair, ai_user), force=True)
+    still = sum(h.outcome in ("degraded", "contended") for h in healed)
+    return Extracted.model_validate(result).model_copy(update={"healed": healed, "still_owed": still})

@@ -1,7 +1,6 @@
-"""The memory tiers of one pair as repositories: the topic state, pending compressions, the
-messages (log and short-term), mid-term, long-term and core memories (the snapshot a turn reads is
-in `dreamchat.services.storage.snapshot`). Each returns domain objects and owns its keys, due-index
-attributes and vectors.
+"""The memory tiers of one pair as repositories: the topic state, pending compressions, the messages
+(log and short-term), mid-term, long-term and core memories (the snapshot a turn reads is in
+`dreamchat.services.storage.snapshot`; owed work in `owed`). Each owns its keys, due-index attributes, vectors.
 """
 
 from __future__ import annotations
@@ -10,24 +9,10 @@ from datetime import UTC, datetime
 
 from dreamchat import keys
 from dreamchat.domain import vectors as vec
-from dreamchat.domain.models import (
-    CoreMemory,
-    LongTermIndex,
-    Message,
-    MidTermMemory,
-    PairId,
-)
+from dreamchat.domain.models import CoreMemory, LongTermIndex, Message, MidTermMemory, PairId
 from dreamchat.domain.topics import TopicState
 from dreamchat.ports import Item, KeyRange
-from dreamchat.services.storage.session import (
-    Session,
-    Versioned,
-    due,
-    item,
-    to_model,
-    version_of,
-    without_due,
-)
+from dreamchat.services.storage.session import Session, Versioned, due, item, to_model, version_of, without_due
 from dreamchat.services.storage.snapshot import topic_state
 
 
@@ -122,10 +107,12 @@ class Embedded[E: (LongTermIndex, MidTermMemory)](_Tier):
     def all(self) -> list[Versioned[E]]:
         return [self._versioned(i) for i in self._items()]
 
-    def save(self, entity: E, over: Versioned[E], vectors: vec.StoredVectors | None = None) -> None:
-        """A person's edit over the version read; the vectors go with the texts they were made of
-        (new ones when given, none when the texts changed without them)."""
-        found = {**self._session.read(self._key(over.entity)), **entity.model_dump()}
+    def save(
+        self, entity: E, over: Versioned[E], vectors: vec.StoredVectors | None = None, fields: Item | None = None
+    ) -> None:
+        """A change over the version read (a person's edit, a redone result); the vectors go with the
+        texts they were made of (new ones when given, none when the texts changed without them)."""
+        found = {**self._session.read(self._key(over.entity)), **entity.model_dump(), **(fields or {})}
         if vectors is not None:
             found[vec.FIELD] = vectors.to_item()
         elif vec.embedded_texts(entity) != vec.embedded_texts(over.entity):
@@ -170,8 +157,13 @@ class MidTerms(Embedded[MidTermMemory]):
         return self._versioned(found) if found else None
 
     def add(self, mid: MidTermMemory, vectors: vec.StoredVectors | None) -> None:
-        """A new memory (only if the topic has none yet), due for extraction from its hour."""
-        self._add(mid, vectors, self._due_now(mid))
+        """A new memory (only if the topic has none yet), due for extraction from its hour; a degraded
+        one only once its compression is redone (`redone`)."""
+        self._add(mid, vectors, {} if mid.degraded else self._due_now(mid))
+
+    def redone(self, mid: MidTermMemory, over: Versioned[MidTermMemory], vectors: vec.StoredVectors | None) -> None:
+        """Its compression redone (or the redo cancelled), over the version read: due unless extracted."""
+        self.save(mid, over, vectors, {} if mid.extracted_to_long else self._due_now(mid))
 
     def restore(self, mid: MidTermMemory) -> None:
         """An imported memory (only if absent): due for extraction unless it was extracted."""
@@ -183,10 +175,11 @@ class MidTerms(Embedded[MidTermMemory]):
         when = keys.due_time(datetime.fromtimestamp(mid.created_at, UTC))
         return due(keys.EXTRACT_DUE_KIND, keys.shard(self._pair), keys.due_sort(when, self._pk, mid.id))
 
-    def extracted(self, read: Versioned[MidTermMemory]) -> None:
-        """Folded into long-term (or into nothing): flagged, and out of the due index."""
+    def extracted(self, read: Versioned[MidTermMemory], *, degraded: bool = False) -> None:
+        """Folded into long-term (or into nothing): out of the due index, and flagged, unless what it
+        went into is degraded (its extraction is owed work then, never done)."""
         found = without_due(self._session.read(self._key(read.entity)))
-        self._session.put_over({**found, "extracted_to_long": True}, read)
+        self._session.put_over({**found, **({} if degraded else {"extracted_to_long": True})}, read)
 
     def lease(self, found: Item, until: str) -> None:
         """A due memory (an item read from the due index) moves in the index to `until`, so later

@@ -23,7 +23,7 @@ from dreamchat import keys
 from dreamchat.domain.models import PairId
 from dreamchat.errors import Contended
 from dreamchat.ports import MAX_TRANSACTION_ITEMS, Check, ConditionFailed, ItemStore, Put
-from dreamchat.services.storage import memory, pair, records
+from dreamchat.services.storage import memory, owed, pair, records
 from dreamchat.services.storage.guard import Gone
 from dreamchat.services.storage.session import Session
 
@@ -88,6 +88,7 @@ class PairUnitOfWork(UnitOfWork):
         self.heartbeat = pair.Heartbeats(session, pair_id)
         self.friendship = pair.Friendships(session, pair_id)
         self.quality = pair.Qualities(session, pair_id)
+        self.owed = owed.OwedWorks(session, pair_id)
 
     def commit(self) -> None:
         """As `UnitOfWork.commit`, each transaction also checking the pair's generation: Gone when

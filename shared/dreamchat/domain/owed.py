@@ -1,0 +1,63 @@
+"""Owed work: a background memory step whose model kept failing, stored offline and marked
+`degraded`, to be redone once the model answers again (and then replaced in place).
+
+One record per pair and subject: a compression per mid-term memory, an extraction per long-term
+entry (with the mid-term memories it came from), and at most one core judgment, one reflection and
+one relationship judgment per pair. Each is retried with an exponential back-off, capped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import Field
+
+from dreamchat.domain.models import Entity
+
+OwedKind = Literal["compress", "extract", "judge_core", "reflect", "judge_relationship"]
+# the order a pair's owed work is redone in: a summary before what is extracted from it, the
+# long-term entries before the core judgment that reads them
+OWED_ORDER: tuple[OwedKind, ...] = ("compress", "extract", "judge_core", "reflect", "judge_relationship")
+Outcome = Literal["healed", "degraded", "cancelled", "contended"]
+
+
+class OwedWork(Entity):
+    kind: OwedKind
+    subject: str = ""  # the mid-term memory (compress) or long-term entry (extract); "" for the pair's own
+    sources: list[str] = Field(default_factory=list)  # an extraction's mid-term memories
+    since: int  # when the offline result was stored (epoch seconds)
+    attempts: int = Field(default=0, ge=0)  # redo attempts so far
+    due_at: int  # the next attempt, by the back-off
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Exponential back-off per owed item: `base_seconds` doubled per attempt, at most `max_seconds`."""
+
+    base_seconds: int = 1800
+    max_seconds: int = 21600
+
+    def delay(self, attempts: int) -> int:
+        """Seconds to wait after `attempts` attempts (0: just recorded)."""
+        return min(self.max_seconds, self.base_seconds * (1 << min(attempts, 32)))
+
+    def first(self, kind: OwedKind, now: int, subject: str = "", sources: tuple[str, ...] = ()) -> OwedWork:
+        """The record of a degraded result stored at `now`."""
+        return OwedWork(kind=kind, subject=subject, sources=list(sources), since=now, due_at=now + self.delay(0))
+
+    def attempted(self, work: OwedWork, now: int) -> OwedWork:
+        """The record once one more attempt starts at `now`: counted, and the next one backed off."""
+        attempts = work.attempts + 1
+        return work.model_copy(update={"attempts": attempts, "due_at": now + self.delay(attempts)})
+
+
+@dataclass(frozen=True)
+class Healed:
+    """What one redo did: `healed` (replaced), `degraded` (the model failed again: still owed),
+    `cancelled` (a person's edit, a deletion or a newer result made it moot) or `contended` (changed
+    meanwhile: tried again later)."""
+
+    kind: OwedKind
+    subject: str
+    outcome: Outcome

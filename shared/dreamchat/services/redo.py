@@ -1,0 +1,134 @@
+"""Owed compressions and extractions redone: the model's answer replaces the offline result in place
+(same ids, over the versions read), or the redo is cancelled when a person's edit or deletion made
+the memory theirs. Nothing is added beside what it replaces, so nothing is counted twice."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from dreamchat import keys
+from dreamchat.domain import vectors as vec
+from dreamchat.domain.models import Conversation, LongTermDetail, LongTermIndex, MidTermMemory, PairId
+from dreamchat.domain.owed import Outcome, OwedWork
+from dreamchat.domain.quotes import anchor
+from dreamchat.errors import Contended
+from dreamchat.llm.contracts import ExtractedMemory
+from dreamchat.llm.memory_models import FallbackMemoryModels
+from dreamchat.ports import Clock
+from dreamchat.services.compression import compression_ratio
+from dreamchat.services.memory_repo import MemoryRepository
+from dreamchat.services.storage.session import Versioned
+from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
+from dreamchat.services.vectors import VectorRefresh
+
+
+class Redo:
+    def __init__(
+        self,
+        repo: MemoryRepository,
+        storage: Storage,
+        models: FallbackMemoryModels,
+        vectors: VectorRefresh,
+        clock: Clock,
+    ) -> None:
+        self._repo = repo
+        self._storage = storage
+        self._models = models
+        self._vectors = vectors
+        self._clock = clock
+
+    def compress(self, pair: PairId, owed: Versioned[OwedWork], zone: str) -> Outcome:
+        """The topic summarised again from its messages in the log; then it is due for extraction."""
+        with self._storage.pair(pair) as uow:
+            read = next((m for m in uow.mid_terms.all() if m.entity.id == owed.entity.subject), None)
+            uow.owed.paid(owed)
+            if read is None:  # the person deleted it
+                return _commit(uow, "cancelled")
+            mid = read.entity
+            messages = self._repo.log.topic_messages(pair, mid) if mid.degraded else []
+            if not messages:  # the person's edit made it theirs (or its messages are gone): it stands
+                uow.mid_terms.redone(mid, read, None)
+                return _commit(uow, "cancelled")
+            conversations = [Conversation(role=m.role, content=m.content, timestamp=m.timestamp) for m in messages]
+            result = self._models.compress(conversations, self._local_now(zone))
+            if result.degraded:
+                return "degraded"
+            summary = result.value.summary
+            update = {
+                "emotion_tags": result.value.emotion_tags,
+                "compression_ratio": compression_ratio(summary, messages),
+            }
+            healed = mid.model_copy(update={"summary": summary, "degraded": False, **update})
+            uow.mid_terms.redone(healed, read, self._vectors.retriever.vectors(vec.embedded_texts(healed)))
+            return _commit(uow, "healed")
+
+    def extract(self, pair: PairId, owed: Versioned[OwedWork], zone: str) -> Outcome:
+        """The entry's sources extracted again; the answer replaces the entry (and its detail document)
+        in place, and only then are the sources flagged extracted."""
+        work = owed.entity
+        with self._storage.pair(pair) as uow:
+            entry = next((e for e in uow.long_terms.all() if e.entity.id == work.subject), None)
+            sources = [m for m in uow.mid_terms.all() if m.entity.id in work.sources and not m.entity.extracted_to_long]
+            for source in sources:
+                uow.mid_terms.extracted(source)
+            uow.owed.paid(owed)
+            if entry is None or not entry.entity.degraded or not sources:
+                # the person deleted or edited what came of them (their version stands), or they are gone
+                return _commit(uow, "cancelled")
+            mids = [m.entity for m in sources]
+            output = self._models.extract(mids, self._local_now(zone))
+            if output.degraded or not output.value.memories:
+                return "degraded"
+            title, points, detail = merged(output.value.memories, {m.id for m in mids})
+            healed = entry.entity.model_copy(
+                update={
+                    "title": title,
+                    "key_points": points,
+                    "degraded": False,
+                    "sources": self._anchors(pair, points, mids),
+                }
+            )
+            uow.long_terms.save(healed, entry, self._vectors.retriever.vectors(vec.embedded_texts(healed)))
+            outcome = _commit(uow, "healed")
+        if outcome == "healed":  # the document after its index entry, as an extraction writes it
+            self._replace_detail(
+                pair,
+                healed,
+                LongTermDetail(
+                    title=title,
+                    detail_content=detail,
+                    emotion_tags=mids[0].emotion_tags,
+                    source_mid_ids=[m.id for m in mids],
+                ),
+            )
+        return outcome
+
+    def _replace_detail(self, pair: PairId, entry: LongTermIndex, detail: LongTermDetail) -> None:
+        key = keys.detail_file_blob(pair, entry.detail_file)
+        self._repo.put_detail(pair, key, detail)
+        if all(e.id != entry.id for e in self._repo.long_index(pair)):  # deleted meanwhile: no orphan
+            self._repo.blobs.delete(key)
+
+    def _anchors(self, pair: PairId, points: list[str], sources: list[MidTermMemory]) -> list[str]:
+        messages = [m for s in sources for m in self._repo.log.topic_messages(pair, s)]
+        return anchor(points, [(m.id, m.content) for m in messages]) if messages else []
+
+    def _local_now(self, zone: str) -> datetime:
+        return self._clock.now().astimezone(ZoneInfo(zone))
+
+
+def merged(memories: list[ExtractedMemory], known: set[str]) -> tuple[str, list[str], str]:
+    """One entry's title, key points and detail from what the model extracted of its sources: the
+    memories citing them (all, if none does), their key points once each."""
+    cited = [m for m in memories if known & set(m.source_mid_ids)] or memories
+    points = list(dict.fromkeys(point for m in cited for point in m.key_points))
+    return cited[0].title, points, "\n\n".join(m.detail_content for m in cited if m.detail_content)
+
+
+def _commit(uow: PairUnitOfWork, outcome: Outcome) -> Outcome:
+    try:
+        uow.commit()
+    except Contended:  # changed meanwhile (an edit, a racing redo): nothing written, tried again later
+        return "contended"
+    return outcome
