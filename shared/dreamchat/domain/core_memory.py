@@ -120,6 +120,4 @@ def relationship_change(
 ) -> CoreMemory:
     """One change kept in the relationship's history (never in the context)."""
     content = f"关系等级从「{old}」变为「{new}」" + (f"：{reason.strip()[:200]}" if reason.strip() else "")
-    return CoreMemory(
-        id=entry_id, content=content, importance=8, category="关系", created_at=at, source="relationship"
-    )
+    return CoreMemory(id=entry_id, content=content, importance=8, category="关系", created_at=at, source="relationship")

@@ -112,9 +112,7 @@ class MemoryExport:
             ],
             "core": [c.model_dump() for c in core.current],
             "self_soul": repo.self_soul(pair).model_dump(),
-            "relationship": ExportedRelationship(
-                current=repo.relationship(pair), history=core.history
-            ).model_dump(),
+            "relationship": ExportedRelationship(current=repo.relationship(pair), history=core.history).model_dump(),
             "heartbeat": ExportedHeartbeat(
                 prefs=self._heartbeats.prefs(pair.account_id),
                 **heartbeat.model_dump(include=set(ExportedHeartbeat.model_fields) - {"prefs"}),
