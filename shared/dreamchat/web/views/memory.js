@@ -25,7 +25,7 @@ const EMOTIONS = {
   atmosphere: ["轻松", "平和", "热烈"],
 };
 
-const SOURCES = { ai: "TA 记下的", person: "你添加的", relationship: "关系变化" };
+const SOURCES = { ai: "TA 记下的", person: "你添加的", relationship: "当前关系" };  // the one current entry; its changes are under 你们的关系
 
 export function renderMemory(main, ctx, id) {
   const state = { alive: true, details: new Map(), aiUser: ctx.friends()?.find(id) || null };
