@@ -127,7 +127,8 @@ def test_one_account_cannot_take_more_than_its_share_of_the_pool(tmp_path, clock
     model = HungModel()
     with (
         FakeLLMServer(default=model) as llm,
-        TestClient(slow_app(tmp_path, clock, rng, llm, model_concurrency=4)) as client,
+        # released, the reflections get "终于" (no JSON): one attempt, not two more after real 2 s and 4 s pauses
+        TestClient(slow_app(tmp_path, clock, rng, llm, model_concurrency=4, background_attempts=1)) as client,
     ):
         greedy, other = register(client, "greedy"), register(client, "other")
         ai = greedy.create_ai_user()
@@ -152,9 +153,12 @@ def test_one_account_cannot_take_more_than_its_share_of_the_pool(tmp_path, clock
 
 
 def test_every_model_calling_route_spends_one_budget_per_account(tmp_path, clock, rng) -> None:
+    # "好呀" is no JSON: every background task answers offline. One attempt each, because the budget is
+    # spent when a route reserves its model work, not per model call, and each retry would really sleep
+    # 2 s, then 4 s (42 s for this test with three attempts).
     with (
         FakeLLMServer(default=lambda body: Reply.text("好呀")) as llm,
-        TestClient(slow_app(tmp_path, clock, rng, llm, model_calls_per_minute=6)) as client,
+        TestClient(slow_app(tmp_path, clock, rng, llm, model_calls_per_minute=6, background_attempts=1)) as client,
     ):
         person, other = register(client, "alice"), register(client, "bob")
         ai = person.create_ai_user()["id"]

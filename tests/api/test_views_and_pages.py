@@ -146,11 +146,12 @@ def test_memory_files_keep_their_shape(alice: Person) -> None:
     assert set(added.json()["memory"]) == {"id", "content", "importance", "category", "created_at", "source"}
     files = alice.get(f"/api/memory/{ai['id']}/files").json()
     tiers = {"short_term", "short_term_pending", "mid_term", "long_term", "core", "self_soul", "relationship"}
+    tiers |= {"relationship_history"}
     assert set(files) == tiers
     assert set(files["short_term"]) == {"topic_id", "conversations", "created_at", "message_ids"}
     assert files["short_term"]["conversations"][0]["content"] == "我喜欢猫"
     assert set(files["relationship"]) == {"level", "heartbeat_hours", "reason", "updated_at"}
-    assert [c["content"] for c in files["core"]] == ["怕黑"]
+    assert [c["content"] for c in files["core"]] == ["怕黑"] and files["relationship_history"] == []
 
 
 def test_every_json_route_declares_a_response_schema(client: TestClient) -> None:

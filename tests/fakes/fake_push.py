@@ -113,7 +113,9 @@ class FakePushService:
         self._devices: dict[str, Device] = {}
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # shutdown() waits for the loop's next poll: at the default 0.5 s, half a second per test
+        serve = {"poll_interval": 0.02}
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs=serve, daemon=True)
 
     @property
     def base_url(self) -> str:

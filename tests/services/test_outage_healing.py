@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from dreamchat.config import Settings
+from dreamchat.domain.core_memory import RELATIONSHIP_ID, split
 from dreamchat.domain.models import Conversation, CoreMemory, MidTermMemory, PairId, RelationshipLevel
 from dreamchat.domain.owed import Healed
 from dreamchat.events import ExtractionDue
@@ -292,8 +293,8 @@ def assert_nothing_lost_or_doubled(world: World) -> None:
         core = repo.core(pair)
         assert len({c.id for c in core}) == len(core) and len({c.content for c in core}) == len(core)
         assert 1 <= sum(c.source == "ai" for c in core) <= 2  # the month's cap
-        assert [c.content for c in core if c.source == "relationship"] == [
-            "关系等级从「一般」变为「关系较好」：聊得越来越多"
-        ]
+        parts = split(core)  # exactly one change: the current entry and its one history entry
+        assert [c.content for c in parts.history] == ["关系等级从「一般」变为「关系较好」：聊得越来越多"]
+        assert parts.relationship is not None and parts.relationship.id == RELATIONSHIP_ID
         assert repo.relationship(pair).level == "关系较好"
         assert repo.self_soul(pair).self_soul == "我发现自己越来越在意对方的日常小事"

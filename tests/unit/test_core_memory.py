@@ -12,11 +12,15 @@ from dreamchat.domain.core_memory import (
     CONTEXT_LIMIT,
     MIN_IMPORTANCE,
     MONTHLY_CAP,
+    RELATIONSHIP_ID,
     Candidate,
     admission_problem,
     for_context,
     judged_this_month,
+    relationship_change,
+    relationship_entry,
     similarity,
+    split,
 )
 from dreamchat.domain.models import CoreMemory
 
@@ -174,3 +178,44 @@ def test_fewer_than_five_memories_all_reach_the_context() -> None:
     memories = [core("一", MID_MARCH, importance=8), core("二", MID_MARCH, importance=9)]
     assert len(for_context(memories)) == 2
     assert for_context([]) == []
+
+
+# --- the relationship: one current entry, its history apart ---------------------------------
+
+
+def changes(count: int, start: datetime = MID_MARCH) -> list[CoreMemory]:
+    """`count` changes of level, as the history keeps them (and as stores held them before the current entry)."""
+    at = int(start.timestamp())
+    return [
+        relationship_change(f"core_rel_{at + n:010d}_00000{n}", "一般", "关系较好", f"第{n}次", at + n)
+        for n in range(count)
+    ]
+
+
+def test_relationship_history_never_pushes_an_important_memory_out() -> None:
+    fear = core("他极度恐高", datetime(2025, 1, 1, tzinfo=UTC), importance=8)
+    others = [core(f"事实{i}", datetime(2025, 1, 1, tzinfo=UTC), importance=9) for i in range(4)]
+    entry = relationship_entry("一般", "关系较好", "第4次", int(MID_MARCH.timestamp()) + 4)
+    chosen = for_context([fear, *others, *changes(5), entry])
+    assert chosen[:CONTEXT_LIMIT] == [*others, fear] and chosen[CONTEXT_LIMIT:] == [entry]
+
+
+def test_without_a_current_entry_the_newest_change_stands_for_it() -> None:
+    fear = core("他极度恐高", datetime(2025, 1, 1, tzinfo=UTC), importance=8)
+    history = changes(5)
+    assert for_context([*reversed(history), fear]) == [fear, history[-1]]
+    parts = split([*reversed(history), fear])
+    assert parts.history == history and parts.current == [fear] and parts.relationship == history[-1]
+
+
+def test_the_current_entry_is_the_persons_core_list_and_not_history() -> None:
+    entry = relationship_entry("关系较好", "特别关心", "", int(MID_MARCH.timestamp()))
+    parts = split([entry, *changes(2)])
+    assert entry.id == RELATIONSHIP_ID and entry.content == "你们现在的关系是「特别关心」（此前是「关系较好」）"
+    assert parts.current == [entry] and parts.relationship == entry and len(parts.history) == 2
+
+
+def test_a_person_who_rates_a_relationship_entry_ten_does_not_lift_it_into_the_five() -> None:
+    five = [core(f"事实{i}", MID_MARCH, importance=9) for i in range(5)]
+    lifted = changes(1)[0].model_copy(update={"importance": 10})
+    assert for_context([*five, lifted]) == [*five, lifted]  # the five, then the one relationship line

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from dreamchat.adapters.runtime import SeededRandom
+from dreamchat.domain.core_memory import RELATIONSHIP_ID, relationship_entry
 from dreamchat.domain.memory_export import (
     DocumentProblem,
     ExportedLongTerm,
@@ -103,6 +104,15 @@ def test_reissued_ids_are_all_new_and_keep_their_order() -> None:
     assert after.core[0].id.startswith("core_1770000000_") and after.relationship.history[0].id.startswith("core_rel_")
 
 
+def test_the_current_relationship_entry_keeps_its_id_and_its_changes_get_new_ones() -> None:
+    before = document()
+    entry = relationship_entry("一般", "关系较好", "一起看日出", T)
+    after = reissue(before.model_copy(update={"core": [*before.core, entry]}), SeededRandom(3).random)
+    assert [c.id for c in after.core if c.source == "relationship"] == [RELATIONSHIP_ID]
+    assert after.relationship.history[0].id != before.relationship.history[0].id
+    check(after)
+
+
 def test_every_reference_follows_its_reissued_id() -> None:
     after = reissue(document(), SeededRandom(3).random)
     mid, entry = after.mid_term[0], after.long_term[0]
@@ -149,6 +159,16 @@ def test_ids_of_one_moment_keep_their_order_whatever_the_random_numbers() -> Non
                 }
             ),
             "source",
+        ),
+        (
+            lambda d: d.model_copy(
+                update={
+                    "relationship": d.relationship.model_copy(
+                        update={"history": [d.relationship.history[0].model_copy(update={"id": RELATIONSHIP_ID})]}
+                    )
+                }
+            ),
+            "current entry",
         ),
     ],
 )

@@ -322,9 +322,10 @@ class MemoryFiles(Out):
     short_term_pending: list[TopicOut]
     mid_term: list[MidTermOut]
     long_term: list[LongTermOut]
-    core: list[CoreOut]
+    core: list[CoreOut]  # every entry but the relationship's history (its current entry among them)
     self_soul: SelfSoulOut
     relationship: RelationshipOut
+    relationship_history: list[CoreOut]  # every change of level, oldest first
 
 
 class SectionOut(Out):

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
+from dreamchat.domain.core_memory import RELATIONSHIP_ID
 from dreamchat.domain.heartbeat import Prefs, SentText
 from dreamchat.domain.ids import message_id
 from dreamchat.domain.models import (
@@ -87,7 +88,8 @@ class MemoryDocument(Entity):
     short_term: list[Message] = Field(default_factory=list)
     mid_term: list[MidTermMemory] = Field(default_factory=list)
     long_term: list[ExportedLongTerm] = Field(default_factory=list)
-    core: list[CoreMemory] = Field(default_factory=list)  # relationship changes are under `relationship.history`
+    # the current relationship entry (RELATIONSHIP_ID) is among them; every change is in `relationship.history`
+    core: list[CoreMemory] = Field(default_factory=list)
     self_soul: SelfSoul = Field(default_factory=SelfSoul)
     relationship: ExportedRelationship = Field(default_factory=lambda: ExportedRelationship(current=Relationship()))
     heartbeat: ExportedHeartbeat = Field(default_factory=ExportedHeartbeat)
@@ -140,6 +142,8 @@ def check(document: MemoryDocument) -> None:
     for memory in document.relationship.history:
         if memory.source != "relationship":
             raise DocumentProblem(f"relationship.history {memory.id}: source must be 'relationship'")
+        if memory.id == RELATIONSHIP_ID:
+            raise DocumentProblem(f"relationship.history: {RELATIONSHIP_ID!r} is the current entry, under core")
 
 
 def _unique(where: str, ids: Iterable[str]) -> None:
@@ -159,8 +163,9 @@ def reissue(document: MemoryDocument, random: Callable[[], float]) -> MemoryDocu
     mids = {m.id: f"mid_{topics[m.topic_id].removeprefix('topic_')}" for m in document.mid_term}
     by_long = {e.index.id: e.index.created_at for e in document.long_term}
     longs = _ordered(sorted(by_long), lambda i: f"long_{by_long[i]:010d}_", random)
-    all_core = {c.id: c for c in [*document.core, *document.relationship.history]}
-    cores = _ordered(sorted(all_core), lambda i: _core_stem(all_core[i]), random)
+    # the current relationship entry keeps its id: the one id every pair has (its own)
+    all_core = {c.id: c for c in [*document.core, *document.relationship.history] if c.id != RELATIONSHIP_ID}
+    cores = _ordered(sorted(all_core), lambda i: _core_stem(all_core[i]), random) | {RELATIONSHIP_ID: RELATIONSHIP_ID}
 
     def message(m: Message) -> Message:
         return m.model_copy(update={"id": messages[m.id], "topic_id": topics[m.topic_id]})

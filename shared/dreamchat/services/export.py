@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from dreamchat.domain.core_memory import split
 from dreamchat.domain.memory_export import (
     ACCOUNT_FORMAT,
     FORMAT,
@@ -95,7 +96,7 @@ class MemoryExport:
         """Everything but the chat history, as the document's head."""
         repo = self._repo
         state = repo.topic_state(pair)
-        core = repo.core(pair)
+        core = split(repo.core(pair))
         heartbeat = self._heartbeats.get(pair)
         return {
             **heading(FORMAT, self._now()),
@@ -109,11 +110,9 @@ class MemoryExport:
                 ExportedLongTerm(index=entry, detail=repo.detail(pair, entry.detail_file)).model_dump()
                 for entry in repo.long_index(pair)
             ],
-            "core": [c.model_dump() for c in core if c.source != "relationship"],
+            "core": [c.model_dump() for c in core.current],
             "self_soul": repo.self_soul(pair).model_dump(),
-            "relationship": ExportedRelationship(
-                current=repo.relationship(pair), history=[c for c in core if c.source == "relationship"]
-            ).model_dump(),
+            "relationship": ExportedRelationship(current=repo.relationship(pair), history=core.history).model_dump(),
             "heartbeat": ExportedHeartbeat(
                 prefs=self._heartbeats.prefs(pair.account_id),
                 **heartbeat.model_dump(include=set(ExportedHeartbeat.model_fields) - {"prefs"}),

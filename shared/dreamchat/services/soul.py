@@ -2,7 +2,8 @@
 
 base_soul belongs to the AI user's owner; self_soul belongs to the pair and only the AI
 changes it: through the update_self_soul tool (checked by the domain's rules) or by
-reflection. Every relationship change is recorded as a core memory.
+reflection. The relationship level is one core entry, written over on every change, and each change is
+kept in its history (`dreamchat.domain.core_memory`: the rules of every source).
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from zoneinfo import ZoneInfo
 
 from dreamchat.config import Settings
 from dreamchat.domain.context import persona
+from dreamchat.domain.core_memory import RELATIONSHIP_ID, relationship_change, relationship_entry
 from dreamchat.domain.heartbeat import HeartbeatState
 from dreamchat.domain.models import (
     AIUser,
     Conversation,
-    CoreMemory,
     PairId,
     Relationship,
     RelationshipLevel,
@@ -32,7 +33,8 @@ from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.ports import Clock
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.memory_repo import MemoryRepository
-from dreamchat.services.storage.unit_of_work import Storage
+from dreamchat.services.storage.session import Versioned
+from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
 
 RECENT_MESSAGES = 40
 
@@ -106,7 +108,8 @@ class SoulService:
     def set_relationship(
         self, pair: PairId, ai_user: AIUser, level: RelationshipLevel, heartbeat_hours: float | None, reason: str
     ) -> Relationship:
-        """Change the level (and optionally the heartbeat hours); the change enters core memory."""
+        """Change the level (and optionally the heartbeat hours); a change of level is written over the
+        pair's current relationship entry in core memory and kept in its history."""
         for _ in range(10):
             with self._storage.pair(pair) as uow:
                 read = uow.relationship.get()
@@ -115,7 +118,7 @@ class SoulService:
                 )
                 uow.relationship.save(updated, read)
                 if read.entity.level != level:
-                    uow.core.add(self._change_record(read.entity.level, level, reason))
+                    self._record_change(uow, read.entity.level, level, reason)
                 try:
                     uow.commit()
                 except Contended:
@@ -136,16 +139,14 @@ class SoulService:
         updated = self.set_relationship(pair, ai_user, level, None, result.value.reason)
         return updated, True, result.degraded
 
-    def _change_record(self, old: RelationshipLevel, new: RelationshipLevel, reason: str) -> CoreMemory:
-        content = f"关系等级从「{old}」变为「{new}」" + (f"：{reason[:200]}" if reason.strip() else "")
-        return CoreMemory(
-            id=f"core_rel_{self._now():010d}_{uuid.uuid4().hex[:6]}",
-            content=content[:500],
-            importance=8,
-            category="关系",
-            created_at=self._now(),
-            source="relationship",
-        )
+    def _record_change(self, uow: PairUnitOfWork, old: RelationshipLevel, new: RelationshipLevel, reason: str) -> None:
+        """The current relationship entry written over (a person's edit of it meanwhile fails the commit,
+        which is tried again), and the change added to its history."""
+        now = self._now()
+        entry = next((r for r in uow.core.read_all() if r.entity.id == RELATIONSHIP_ID), None)
+        written = relationship_entry(old, new, reason, now)
+        uow.core.save(written, entry or Versioned(written))  # none yet: written only while there is none
+        uow.core.add(relationship_change(f"core_rel_{now:010d}_{uuid.uuid4().hex[:6]}", old, new, reason, now))
 
     def _now(self) -> int:
         return int(self._clock.now().timestamp())

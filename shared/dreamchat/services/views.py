@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dreamchat.domain.context import Context
+from dreamchat.domain.core_memory import split
 from dreamchat.domain.heartbeat import HeartbeatState, Mode, Prefs
 from dreamchat.domain.models import (
     AIUser,
@@ -66,9 +67,10 @@ class MemoryFilesView:
     short_term_pending: list[TopicView]
     mid_term: list[MidTermMemory]
     long_term: list[LongTermIndex]
-    core: list[CoreMemory]
+    core: list[CoreMemory]  # every entry but the relationship's history
     self_soul: SelfSoul
     relationship: Relationship
+    relationship_history: list[CoreMemory]  # every change of level, oldest first
 
 
 @dataclass(frozen=True)
@@ -143,14 +145,16 @@ class Views:
         topics = _topics(self._repo.short_term(pair))
         state = self._repo.topic_state(pair)
         current = next((t for t in topics if state and t.topic_id == state.topic_id and not state.ended), None)
+        core = split(self._repo.core(pair))
         return MemoryFilesView(
             short_term=current or NO_TOPIC,
             short_term_pending=[t for t in topics if t is not current],
             mid_term=self._repo.mid_terms(pair),
             long_term=self._repo.long_index(pair),
-            core=self._repo.core(pair),
+            core=core.current,
             self_soul=self._repo.self_soul(pair),
             relationship=self._repo.relationship(pair),
+            relationship_history=core.history,
         )
 
     def detail(self, pair: PairId, detail_file: str) -> LongTermDetail:

@@ -25,7 +25,7 @@ const EMOTIONS = {
   atmosphere: ["轻松", "平和", "热烈"],
 };
 
-const SOURCES = { ai: "TA 记下的", person: "你添加的", relationship: "关系变化" };
+const SOURCES = { ai: "TA 记下的", person: "你添加的", relationship: "当前关系" };  // the one current entry; its changes are under 你们的关系
 
 export function renderMemory(main, ctx, id) {
   const state = { alive: true, details: new Map(), aiUser: ctx.friends()?.find(id) || null };
@@ -436,5 +436,15 @@ function soulCard(aiUser, files) {
       h("h4", { text: "你们的关系" }),
       h("div", { class: "rel-line" }, levelBadge(rel.level || "一般"),
         rel.heartbeat_hours ? h("span", { class: "muted" }, icon("heart"), ` 约每 ${hoursLabel(rel.heartbeat_hours)}主动找你`) : null),
-      rel.reason ? h("p", { class: "muted", text: rel.reason }) : null));
+      rel.reason ? h("p", { class: "muted", text: rel.reason }) : null,
+      relationshipHistory(files.relationship_history || [])));
+}
+
+// Every change of level, newest first: kept apart from core memory, never in the context.
+function relationshipHistory(changes) {
+  if (!changes.length) return null;
+  return h("details", { class: "rel-history" },
+    h("summary", { text: `关系变化 ${changes.length} 次` }),
+    h("ul", {}, ...[...changes].reverse().map((c) =>
+      h("li", {}, h("span", { class: "muted", text: `${dayPrecision(c.created_at)} ` }), c.content))));
 }

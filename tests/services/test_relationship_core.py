@@ -1,0 +1,159 @@
+"""Issue 28 item 3: the relationship is one current core entry, written over in place on each change of
+level, its history kept apart; the context's five are the most important of the other entries, so
+relationship changes never push "极度恐高" out, whether the store was written before or after the change."""
+
+from __future__ import annotations
+
+import json
+
+from dreamchat.domain.core_memory import RELATIONSHIP_ID
+from dreamchat.domain.models import CoreMemory, Relationship
+from dreamchat.services.export import MemoryExport
+from dreamchat.services.storage.unit_of_work import Storage
+from tests.services.conftest import on_every_store
+
+pytestmark = on_every_store
+
+FEAR = "他极度恐高，坐缆车都会发抖"
+OTHERS = ["他的妈妈去年冬天去世了", "他对猫毛严重过敏", "他最好的朋友叫阿杰"]  # importance 9
+NAME = "喜欢被叫小名阿星"  # the person's own, importance 8
+MINOR = "他喜欢喝美式咖啡"  # importance 7: the sixth, out of the five
+CHANGES = ["关系较好", "特别关心", "关系较好", "一般", "关系较好"]  # from 一般: five changes of level
+
+
+def companion(services):
+    ai = services.ai_users.create("acc_rel", {"name": "小梦"})
+    return services.ai_users.companion("acc_rel", ai.id)
+
+
+def remember(services, pair, clock) -> None:
+    """The pair's core memories, oldest first: "极度恐高" is the oldest of importance 8."""
+    entries = [(FEAR, 8, "ai"), *((text, 9, "ai") for text in OTHERS), (NAME, 8, "person"), (MINOR, 7, "ai")]
+    with Storage(services.memory.repo.store).pair(pair) as uow:
+        for n, (content, importance, source) in enumerate(entries):
+            at = int(clock.now().timestamp()) + n
+            uow.core.add(
+                CoreMemory(id=f"core_{n}", content=content, importance=importance, created_at=at, source=source)
+            )
+        uow.commit()
+
+
+def core_lines(services, pair, ai_user) -> list[str]:
+    context = services.views.context(pair, ai_user, None).context
+    text = next(s.text for s in context.sections if s.name == "core")
+    return [line for line in text.splitlines() if line.startswith("- ")]
+
+
+def change_five_times(services, pair, ai_user, clock) -> None:
+    for n, level in enumerate(CHANGES):
+        clock.advance(days=10)  # three judgments a month are possible: five changes in two months
+        services.soul.set_relationship(pair, ai_user, level, None, f"第{n + 1}次变化")
+
+
+def test_five_relationship_changes_leave_the_five_most_important_in_the_context(runtime, offline_services, clock):
+    services = offline_services
+    pair, ai_user = companion(services)
+    remember(services, pair, clock)
+
+    change_five_times(services, pair, ai_user, clock)
+
+    lines = core_lines(services, pair, ai_user)
+    assert any(FEAR in line for line in lines)
+    assert all(any(text in line for line in lines) for text in [*OTHERS, NAME])
+    assert not any(MINOR in line for line in lines)  # still five, and the least important is the one left out
+    relationship = [line for line in lines if "关系" in line]
+    assert relationship == ["- 你们现在的关系是「关系较好」（此前是「一般」）：第5次变化"]
+    assert len(lines) == 6
+
+
+def test_the_current_entry_is_written_over_in_place_and_the_history_is_kept(runtime, offline_services, clock):
+    services = offline_services
+    pair, ai_user = companion(services)
+
+    change_five_times(services, pair, ai_user, clock)
+
+    with Storage(services.memory.repo.store).pair(pair) as uow:
+        stored = [read for read in uow.core.read_all() if read.entity.source == "relationship"]
+    current = [read for read in stored if read.entity.id == RELATIONSHIP_ID]
+    assert len(current) == 1 and current[0].version == len(CHANGES)  # one item, written five times
+    assert current[0].entity.content == "你们现在的关系是「关系较好」（此前是「一般」）：第5次变化"
+    assert current[0].entity.created_at == int(clock.now().timestamp())
+    files = services.views.memory_files(pair)
+    assert [c.id for c in files.core] == [RELATIONSHIP_ID]
+    history = [c.content for c in files.relationship_history]
+    assert history == [
+        "关系等级从「一般」变为「关系较好」：第1次变化",
+        "关系等级从「关系较好」变为「特别关心」：第2次变化",
+        "关系等级从「特别关心」变为「关系较好」：第3次变化",
+        "关系等级从「关系较好」变为「一般」：第4次变化",
+        "关系等级从「一般」变为「关系较好」：第5次变化",
+    ]
+    assert len(stored) == len(CHANGES) + 1
+
+
+def test_the_same_level_again_writes_no_change(runtime, offline_services, clock):
+    services = offline_services
+    pair, ai_user = companion(services)
+    services.soul.set_relationship(pair, ai_user, "关系较好", None, "聊得投机")
+    services.soul.set_relationship(pair, ai_user, "关系较好", 12.0, "只改了主动联系的间隔")
+    files = services.views.memory_files(pair)
+    assert len(files.relationship_history) == 1 and files.relationship.heartbeat_hours == 12.0
+
+
+def old_format(services, pair, clock) -> None:
+    """A store written before the current entry existed: one core entry per change, and the level."""
+    levels = ["一般", *CHANGES]
+    with Storage(services.memory.repo.store).pair(pair) as uow:
+        for n in range(len(CHANGES)):
+            clock.advance(days=10)
+            at = int(clock.now().timestamp())
+            content = f"关系等级从「{levels[n]}」变为「{levels[n + 1]}」：第{n + 1}次变化"
+            change = CoreMemory(
+                id=f"core_rel_{at:010d}_00000{n}", content=content, importance=8, category="关系", created_at=at
+            )
+            uow.core.add(change.model_copy(update={"source": "relationship"}))
+        uow.relationship.save(Relationship(level=CHANGES[-1], reason="第5次变化"), uow.relationship.get())
+        uow.commit()
+
+
+def test_an_old_store_with_five_changes_keeps_the_important_memory_in_the_context(runtime, offline_services, clock):
+    services = offline_services
+    pair, ai_user = companion(services)
+    remember(services, pair, clock)
+    old_format(services, pair, clock)
+
+    lines = core_lines(services, pair, ai_user)
+    assert any(FEAR in line for line in lines) and not any(MINOR in line for line in lines)
+    assert [line for line in lines if "关系" in line] == [
+        "- 关系等级从「一般」变为「关系较好」：第5次变化"
+    ]  # the newest
+    files = services.views.memory_files(pair)
+    assert len(files.relationship_history) == len(CHANGES)
+    assert all(c.source != "relationship" for c in files.core)
+
+    clock.advance(days=10)
+    services.soul.set_relationship(pair, ai_user, "特别关心", None, "第6次变化")
+
+    lines = core_lines(services, pair, ai_user)
+    assert any(FEAR in line for line in lines)
+    assert [line for line in lines if "关系" in line] == [
+        "- 你们现在的关系是「特别关心」（此前是「关系较好」）：第6次变化"
+    ]
+    assert len(services.views.memory_files(pair).relationship_history) == len(CHANGES) + 1
+
+
+def test_the_export_holds_the_current_entry_among_core_and_every_change_as_history(runtime, offline_services, clock):
+    services = offline_services
+    pair, ai_user = companion(services)
+    remember(services, pair, clock)
+    change_five_times(services, pair, ai_user, clock)
+    exports = MemoryExport(
+        services.memory.repo, services.heartbeat_states, services.ai_users, services.friend_lists, clock
+    )
+
+    document = json.loads(b"".join(exports.pair("acc_rel", ai_user.id)))
+
+    assert [c["id"] for c in document["core"] if c["source"] == "relationship"] == [RELATIONSHIP_ID]
+    history = document["relationship"]["history"]
+    assert len(history) == len(CHANGES) and all(c["id"] != RELATIONSHIP_ID for c in history)
+    assert history[-1]["content"].endswith("第5次变化") and document["relationship"]["current"]["level"] == "关系较好"
