@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from dreamchat.config import Settings
 from dreamchat.domain.context import Context, MemoryView, TurnRecall, assemble, topic_opening
 from dreamchat.domain.models import AIUser, LongTermDetail, LongTermIndex, PairId
+from dreamchat.domain.periods import named_period
 from dreamchat.domain.quotes import QUOTE_RANKS, RECALL_QUOTES, Quote, excerpt
 from dreamchat.domain.retrieval import Hit, Scored, strong_matches
 from dreamchat.ports import Clock
@@ -46,11 +47,12 @@ class ContextBuilder:
         snapshot = snapshot or self.repo.snapshot(pair)
         short_term = [m for m in self.repo.short_term(pair) if m.id != exclude_message]
         opening = topic_opening(short_term, current)
-        found = self._find(pair, snapshot, opening)
+        now, zone = self._clock.now(), self.repo.zone(pair, ai_user)
+        found = self._find(pair, snapshot, opening, named_period(opening, now, zone))
         turn = None
         if current and current.strip() != opening.strip():
             recent = "\n".join(m.content for m in short_term[-2:])
-            hits = self._find(pair, snapshot, current, recent).hits
+            hits = self._find(pair, snapshot, current, named_period(current, now, zone), recent).hits
             turn = TurnRecall(
                 hits, self._details(pair, current, hits, snapshot.long_index), self._quotes(pair, current, hits)
             )
@@ -71,16 +73,19 @@ class ContextBuilder:
             view,
             instructions,
             current,
-            self._clock.now(),
-            self.repo.zone(pair, ai_user),
+            now,
+            zone,
             self._settings.memory_tokens,
             self._settings.recent_memory_tokens,
             turn_budget=self._settings.turn_memory_tokens,
             guidance=guidance,
         )
 
-    def _find(self, pair: PairId, snapshot: PairSnapshot, message: str, recent: str = "") -> Found:
-        return self.retriever.find(pair, snapshot.long_index, snapshot.mids, snapshot.vectors, message, recent)
+    def _find(
+        self, pair: PairId, snapshot: PairSnapshot, message: str, period: tuple[int, int] | None, recent: str = ""
+    ) -> Found:
+        """The units ranked for the message, those made in the `period` it names favoured."""
+        return self.retriever.find(pair, snapshot.long_index, snapshot.mids, snapshot.vectors, message, recent, period)
 
     def _details(self, pair: PairId, query: str, hits: list[Hit], entries: list[LongTermIndex]) -> list[LongTermDetail]:
         """Detail documents of the memories the message names outright (at most two)."""
