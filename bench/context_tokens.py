@@ -38,6 +38,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 # E402 (the noqa below): these imports need the repo root on sys.path, which the lines above put there
+from bench.embedding_cache import cached  # noqa: E402
 from bench.locomo import (  # noqa: E402
     DEFAULT_DATA,
     ENGLISH_STOP,
@@ -52,7 +53,6 @@ from bench.locomo import (  # noqa: E402
     sentences,
     share,
 )
-from bench.embedding_cache import cached  # noqa: E402
 from dreamchat.adapters.embeddings import build_embedder  # noqa: E402
 from dreamchat.adapters.runtime import ManualClock, SeededRandom  # noqa: E402
 from dreamchat.config import Settings  # noqa: E402
@@ -602,7 +602,9 @@ def main(argv: list[str] | None = None, out=None) -> int:
     )
     args = parser.parse_args(argv)
     args.embedding = args.embedding or Settings(storage="local").embedding_provider
-    embedder = cached(build_embedder(Settings(storage="local", embedding_provider=args.embedding)), args.embedding_cache)
+    embedder = cached(
+        build_embedder(Settings(storage="local", embedding_provider=args.embedding)), args.embedding_cache
+    )
     options = Options(args.memory_tokens, args.embedding, args.memories, embedder)
     dialogues = select(load(args.data, limit=args.limit, sessions=args.sessions), args.only)
     budget = args.memory_tokens or Settings(storage="local").memory_tokens

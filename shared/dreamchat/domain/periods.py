@@ -84,7 +84,10 @@ _RELATIVE: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bthe day before yesterday\b|大前天", re.IGNORECASE), "day-2"),
     (re.compile(r"前天"), "day-2"),
     (re.compile(r"\byesterday\b|\blast night\b|昨天|昨晚|昨日|昨儿", re.IGNORECASE), "day-1"),
-    (re.compile(r"\btoday\b|\btonight\b|\bthis (?:morning|afternoon|evening)\b|今天|今晚|今早|今儿", re.IGNORECASE), "day"),
+    (
+        re.compile(r"\btoday\b|\btonight\b|\bthis (?:morning|afternoon|evening)\b|今天|今晚|今早|今儿", re.IGNORECASE),
+        "day",
+    ),
     (re.compile(r"\blast weekend\b|上个?周末", re.IGNORECASE), "weekend-1"),
     (re.compile(r"\bthis weekend\b|这个?周末|本周末", re.IGNORECASE), "weekend"),
     (re.compile(r"\blast week\b|上个?(?:周|星期|礼拜)(?![一二三四五六日天末])", re.IGNORECASE), "week-1"),
