@@ -389,7 +389,7 @@ def test_quotes_come_before_units_within_their_share_and_the_budget_still_holds(
         said = section(context, "long_term_details")
         assert context.memory_tokens <= budget
         assert estimate_tokens(said) <= QUOTE_SHARE * budget
-        assert (said.count("对方：「") >= 1) == (budget >= 1000)  # one quote is about 60 tokens
+        assert (said.count("对方：「") >= 1) == (QUOTE_SHARE * budget >= 60)  # one quote is about 60 tokens
 
 
 def test_small_talk_shows_no_quotes() -> None:

@@ -126,7 +126,7 @@ SEMANTIC_WEIGHT = 1.5
 # told on the 9th) form one more list, in their fused order, weighted TIME_WEIGHT, and count as
 # relevant (the message is about what happened then).
 TIME_WEIGHT = 1.0
-PERIOD_SLACK = 2 * 86400
+PERIOD_SLACK = 7 * 86400
 _SPLIT = re.compile(r"\s*(?:[,，;；、?？!！]|\band\b|\bor\b|\bas well as\b|和|以及|还有|或者|跟)\s*", re.IGNORECASE)
 
 
