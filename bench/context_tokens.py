@@ -38,6 +38,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 # E402 (the noqa below): these imports need the repo root on sys.path, which the lines above put there
+from bench.embedding_cache import cached  # noqa: E402
 from bench.locomo import (  # noqa: E402
     DEFAULT_DATA,
     ENGLISH_STOP,
@@ -86,6 +87,7 @@ from dreamchat.llm.contracts import (  # noqa: E402
     SelfSoulReflection,
 )
 from dreamchat.llm.memory_models import FallbackMemoryModels, build_memory_models  # noqa: E402
+from dreamchat.ports import Embedder  # noqa: E402
 from dreamchat.services.container import Services, build_services  # noqa: E402
 from dreamchat.wiring import build_runtime  # noqa: E402
 
@@ -160,6 +162,7 @@ class Options:
     memory_tokens: int | None = None
     embedding: str = "auto"
     memories: str = "scripted"
+    embedder: Embedder | None = None  # shared by every replay (one model load; the on-disk cache)
 
 
 @dataclass
@@ -233,7 +236,7 @@ class Replay:
         else:
             scripted = ScriptedMemoryModels(dialogue)
             models = FallbackMemoryModels(scripted, scripted, attempts=1, sleep=lambda _: None)
-        self.services: Services = build_services(self.runtime, memory_models=models)
+        self.services: Services = build_services(self.runtime, memory_models=models, embedder=options.embedder)
         self.memory = self.services.memory
         created = int(dialogue.sessions[0].started.timestamp())
         self.ai_user = AIUser(
@@ -558,6 +561,17 @@ def recall_row(name: str, r: Recall, out) -> None:
     )
 
 
+def select(dialogues: list[Dialogue], only: str | None) -> list[Dialogue]:
+    """The conversations named in `only` (comma-separated sample ids), or all."""
+    if not only:
+        return dialogues
+    names = {name.strip() for name in only.split(",")}
+    chosen = [d for d in dialogues if d.sample_id in names]
+    if len(chosen) != len(names):
+        raise SystemExit(f"--only: unknown conversation(s) {sorted(names - {d.sample_id for d in chosen})}")
+    return chosen
+
+
 def main(argv: list[str] | None = None, out=None) -> int:
     out = out or sys.stdout
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -573,6 +587,12 @@ def main(argv: list[str] | None = None, out=None) -> int:
         default=None,
         help="DREAMCHAT_EMBEDDING_PROVIDER for the replay (default: the environment's, else auto)",
     )
+    parser.add_argument("--only", default=None, help="these conversations (sample ids, comma-separated)")
+    parser.add_argument(
+        "--embedding-cache",
+        default=None,
+        help="embeddings cache file, or 'off' (default: DREAMCHAT_BENCH_CACHE, else ~/.cache/dreamchat-bench)",
+    )
     parser.add_argument(
         "--memories",
         choices=["scripted", "offline"],
@@ -582,10 +602,12 @@ def main(argv: list[str] | None = None, out=None) -> int:
     )
     args = parser.parse_args(argv)
     args.embedding = args.embedding or Settings(storage="local").embedding_provider
-    options = Options(args.memory_tokens, args.embedding, args.memories)
-    dialogues = load(args.data, limit=args.limit, sessions=args.sessions)
+    embedder = cached(
+        build_embedder(Settings(storage="local", embedding_provider=args.embedding)), args.embedding_cache
+    )
+    options = Options(args.memory_tokens, args.embedding, args.memories, embedder)
+    dialogues = select(load(args.data, limit=args.limit, sessions=args.sessions), args.only)
     budget = args.memory_tokens or Settings(storage="local").memory_tokens
-    embedder = build_embedder(Settings(storage="local", embedding_provider=args.embedding))
     print("# Context tokens per turn (bench/context_tokens.py)", file=out)
     print(
         f"data: {args.data.name}, {len(dialogues)} conversations; memory budget of (c): {budget} tokens "

@@ -39,7 +39,7 @@ from dreamchat.domain.tokens import clip, estimate_messages_tokens, estimate_tok
 from dreamchat.services.context import ContextBuilder
 from dreamchat.services.memory_repo import PairSnapshot
 
-NEW_FIRST_LINE = "【这一轮的提示】是系统写给你的，不是对方说的话。"
+NEW_FIRST_LINE = "【这一轮的提示】是系统写的，不是对方的话。"
 
 
 def legacy_plan(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int | None = None) -> Plan:
@@ -128,7 +128,7 @@ def legacy_context(
     snapshot = snapshot or self.repo.snapshot(pair)
     short_term = [m for m in self.repo.short_term(pair) if m.id != exclude_message]
     recent = "\n".join(m.content for m in short_term[-2:])
-    found = self._find(pair, snapshot, current or "", recent)
+    found = self._find(pair, snapshot, current or "", None, recent)  # the old order named no period
     now = self._clock.now()
     old = instructions.replace(NEW_FIRST_LINE, f"现在是 {local_time(now, ai_user.timezone)}。")
     old = f"{old}\n{guidance}".strip()
@@ -139,7 +139,7 @@ def legacy_context(
         snapshot.mids,
         found.hits,
         found.units,
-        self._details(pair, current or "", found.hits, snapshot.long_index),
+        self._details(pair, current or "", found.hits, snapshot.long_index, ZoneInfo(ai_user.timezone)),
         short_term,
         self.repo.about.get(pair.account_id),
         self._quotes(pair, current or "", found.hits),

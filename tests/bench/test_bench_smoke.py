@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bench import cold_start, context_tokens, export_memory, model_cost, quality, retrieval_latency
+from bench import cold_start, context_tokens, export_memory, model_cost, quality, recall_loo, retrieval_latency
+from bench.embedding_cache import CachedEmbedder
 from bench.locomo import DEFAULT_DATA
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 
@@ -39,6 +40,44 @@ def test_context_tokens_prints_each_policy_after_every_session_and_the_evidence_
 def test_context_tokens_replays_the_offline_providers_memories() -> None:
     text = run(context_tokens.main, "--limit", "1", "--sessions", "2", "--memories", "offline")
     assert "memories: offline" in text and "## Evidence recall" in text
+
+
+@needs_data
+def test_recall_loo_chooses_each_conversations_constants_on_the_others() -> None:
+    text = run(
+        recall_loo.main,
+        *("--limit", "2", "--sessions", "3", "--embedding", "none", "--embedding-cache", "off"),
+        *(
+            "--grid",
+            "retrieval.SEMANTIC_WEIGHT=",
+            "--grid",
+            "retrieval.PERIOD_SLACK=",
+            "--grid",
+            "context.QUOTE_SHARE=",
+        ),
+        *("--grid", "context.UNSURE_SHARE=", "--grid", "context.MID_SUMMARY_TOKENS=70,100"),
+    )
+    assert "grid (6 combinations)" in text and "## Shipped constants, per conversation" in text
+    assert "## Leave one conversation out" in text and text.count("conv-26") >= 2 and "conv-30" in text
+    assert "spread    recall: min" in text and "how often each value was chosen" in text
+
+
+def test_the_embedding_cache_asks_the_model_only_for_texts_it_has_not_seen(tmp_path: Path) -> None:
+    class Counting:
+        name, kind, calls = "fake:model", "api", []
+
+        def embed(self, texts, *, query: bool):
+            self.calls.append(list(texts))
+            return [[float(len(t)), float(query)] for t in texts]
+
+    inner = Counting()
+    cache = CachedEmbedder(inner, tmp_path / "cache.sqlite")
+    first = cache.embed(["a", "bb"], query=False)
+    again = CachedEmbedder(inner, tmp_path / "cache.sqlite").embed(["bb", "a", "ccc"], query=False)
+    assert inner.calls == [["a", "bb"], ["ccc"]]
+    assert again.tolist() == [[2.0, 0.0], [1.0, 0.0], [3.0, 0.0]] and first.tolist() == [[1.0, 0.0], [2.0, 0.0]]
+    cache.embed(["a"], query=True)  # a query's vector is not a document's
+    assert inner.calls[-1] == ["a"]
 
 
 @needs_data
@@ -188,7 +227,7 @@ def test_the_readme_gives_a_command_for_every_script() -> None:
     scripts = {
         p.name
         for p in README.parent.glob("*.py")
-        if p.name not in ("__init__.py", "locomo.py", "prices.py", "legacy_prompt.py")
+        if p.name not in ("__init__.py", "locomo.py", "prices.py", "legacy_prompt.py", "embedding_cache.py")
     }
     assert {c.split("/")[-1] for c in COMMANDS} >= scripts - {"cold_start_artifact.py"}
 

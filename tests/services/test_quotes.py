@@ -6,6 +6,7 @@ from __future__ import annotations
 from dreamchat import keys
 from dreamchat.domain.context import QUOTE_SHARE
 from dreamchat.domain.models import AIUser, PairId
+from dreamchat.domain.tokens import estimate_tokens
 from dreamchat.ports import KeyRange, query_all
 from dreamchat.services.memory_edit import MemoryEditor
 from tests.fakes.fake_llm import FakeLLMServer, Reply
@@ -82,8 +83,9 @@ def test_quotes_stay_within_their_share_of_the_budget(runtime, fake_llm, clock) 
     services.extractor.extract(PAIR, ZONE)
     context = services.memory.context(PAIR, AI, "你们画了什么画？", "")
     text = next(s for s in context.sections if s.name == "long_term_details")
-    assert "好多好多的画" in text.text
-    assert text.tokens <= QUOTE_SHARE * services.runtime.settings.memory_tokens
+    said = text.text.split("\n【相关回忆详情】")[0]  # the quotes; the detail document follows them
+    assert "好多好多的画" in said
+    assert estimate_tokens(said) <= QUOTE_SHARE * services.runtime.settings.memory_tokens
 
 
 def test_editing_key_points_keeps_the_sources_of_the_unchanged_ones(runtime, fake_llm, clock) -> None:

@@ -30,3 +30,15 @@ def test_the_first_message_of_a_topic_has_no_second_recall(runtime, fake_llm, cl
     context = services.memory.context(PAIR, AI, ASKED, "【指令】")
     assert "杭州出差" in context.messages[0]["content"]  # the opening is this message: stable from now on
     assert next(s.text for s in context.sections if s.name == "turn_memory") == ""
+
+
+def test_a_message_naming_when_finds_what_was_remembered_then(runtime, fake_llm, clock) -> None:
+    services = services_with_fake_llm(runtime, fake_llm)
+    remember(services, fake_llm, clock)  # extracted now
+    clock.advance(days=3)
+    vague = services.memory.context(PAIR, AI, "聊了些什么？", "【指令】")
+    dated = services.memory.context(PAIR, AI, "三天前聊了些什么？", "【指令】")
+    assert not vague.about  # no word of a memory: small talk
+    assert dated.about and "画画" in next(s.text for s in dated.sections if s.name == "long_term")
+    long_ago = services.memory.context(PAIR, AI, "去年聊了些什么？", "【指令】")
+    assert not long_ago.about  # nothing was remembered then

@@ -6,8 +6,6 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from dreamchat.domain.context import (
-    MID_LIMIT,
-    MID_SUMMARY_TOKENS,
     QUOTE_SHARE,
     SELF_MARKER,
     TURN_HEADER,
@@ -249,24 +247,47 @@ def test_a_long_mid_term_summary_is_clipped_in_the_context() -> None:
 # --- the memory budget ---------------------------------------------------------------------
 
 
-def test_relevant_units_come_first_then_recent_summaries_then_the_newest_units() -> None:
+def test_the_latest_summaries_take_their_share_of_the_budget_before_the_relevant_units() -> None:
     old = index(1, "西湖", days=300, points=["去了西湖"])
     new = index(2, "考研", days=1, points=["在准备考研"])
-    view = view_of([old, new], ["long_1"], mids=[mid(n, days=10 - n) for n in range(1, 6)])
+    mids = [mid(n, days=10 - n) for n in range(1, 6)]
+    view = view_of([old, new], ["long_1"], mids=mids)
+    summaries = estimate_tokens(section(build(view_of([], mids=mids)), "mid_term"))
     unit = estimate_tokens(section(build(view_of([old], ["long_1"])), "long_term"))
-    tight = build(view, budget=unit + 4)
-    # the relevant unit takes the budget; the five latest summaries are beside it, on top of the budget
-    assert "去了西湖" in section(tight, "long_term") and "考研" not in section(tight, "long_term")
+    tight = build(view, budget=summaries + unit + 4)
+    # the spec's 最近 5 个摘要 are part of the budget; the relevant unit fills what is left
     assert all(f"第{n}次" in section(tight, "mid_term") for n in range(1, 6))
+    assert "去了西湖" in section(tight, "long_term") and "考研" not in section(tight, "long_term")
+    assert tight.budgeted_tokens <= summaries + unit + 4
+    alone = build(view, budget=summaries)
+    assert section(alone, "long_term") == "" and "第5次" in section(alone, "mid_term")
 
 
-def test_a_relevant_unit_goes_before_the_latest_summary_and_small_talk_gets_the_summary_first() -> None:
+def test_a_summary_the_shown_units_stand_for_is_not_spent_twice() -> None:
+    def topic(number: int, days: float) -> MidTermMemory:
+        return mid(number, days).model_copy(
+            update={"first_message_id": f"m{number}0000", "last_message_id": f"m{number}9999"}
+        )
+
+    mids = [topic(n, days=10 - n) for n in range(1, 6)]
+    # the key point of memory 1 was drawn from a message of topic 3
+    entry = index(1, "西湖", days=6, points=["去了西湖"]).model_copy(update={"sources": ["m30500"]})
+    context = build(view_of([entry], ["long_1"], mids=mids), budget=2000)
+    shown = section(context, "mid_term")
+    assert "去了西湖" in section(context, "long_term")
+    assert "第3次" not in shown and all(f"第{n}次" in shown for n in (1, 2, 4, 5))
+    # a summary not yet extracted is itself a unit: shown once, as the unit
+    pending = mids[4]
+    units = units_of([], [pending])
+    twice = build(view_of([], mids=mids, hits=[Hit(units[0], 1.0, True)], units=units), budget=2000)
+    assert "第5次" in section(twice, "long_term") and "第5次" not in section(twice, "mid_term")
+
+
+def test_small_talk_gets_the_latest_summary_first() -> None:
     old = index(1, "西湖", days=300, points=["去了西湖"])
-    need = estimate_tokens(section(build(view_of([old], ["long_1"])), "long_term")) + 4  # the estimate's margin
-    about = build(view_of([old], ["long_1"], mids=[mid(5, days=1)]), budget=need)
-    assert "去了西湖" in section(about, "long_term") and "第5次" in section(about, "mid_term")
+    need = estimate_tokens(section(build(view_of([], mids=[mid(5, days=1)])), "mid_term")) + 4
     small_talk = build(view_of([old], mids=[mid(5, days=1)]), budget=need)
-    assert "第5次" in section(small_talk, "mid_term")
+    assert "第5次" in section(small_talk, "mid_term") and section(small_talk, "long_term") == ""
 
 
 def test_with_nothing_relevant_recent_summaries_and_the_newest_units_fill_the_budget() -> None:
@@ -289,10 +310,9 @@ def test_units_are_shown_oldest_memory_first() -> None:
     assert text.index("旧事") < text.index("新事")
 
 
-def test_a_zero_budget_leaves_only_the_latest_summaries_of_a_topic_about_a_memory() -> None:
+def test_a_zero_budget_leaves_nothing_remembered() -> None:
     context = build(full_view(), budget=0)
-    assert context.about and context.budgeted_tokens == 0
-    assert context.memory_tokens == estimate_tokens(section(context, "mid_term")) > 0
+    assert context.about and context.memory_tokens == 0
     assert build(replace(full_view(), hits=[]), budget=0).memory_tokens == 0  # small talk: nothing
 
 
@@ -306,8 +326,7 @@ def test_the_memory_never_exceeds_its_budget_however_much_is_remembered() -> Non
     for budget in (100, 400, 1250, 3000):
         for relevant in ([], [f"long_{n}" for n in range(0, 3000, 7)]):
             context = build(view_of(entries, relevant, core=cores, mids=mids), budget=budget)
-            assert context.budgeted_tokens <= budget
-            assert context.memory_tokens <= budget + MID_LIMIT * (MID_SUMMARY_TOKENS + 20)
+            assert context.budgeted_tokens == context.memory_tokens <= budget
 
 
 def test_the_memory_section_stays_flat_however_long_the_relationship_lasts() -> None:
@@ -370,7 +389,7 @@ def test_quotes_come_before_units_within_their_share_and_the_budget_still_holds(
         said = section(context, "long_term_details")
         assert context.memory_tokens <= budget
         assert estimate_tokens(said) <= QUOTE_SHARE * budget
-        assert (said.count("对方：「") >= 1) == (budget >= 1000)  # one quote is about 60 tokens
+        assert (said.count("对方：「") >= 1) == (QUOTE_SHARE * budget >= 60)  # one quote is about 60 tokens
 
 
 def test_small_talk_shows_no_quotes() -> None:

@@ -93,3 +93,15 @@ def test_a_greeting_is_small_talk_even_when_a_memory_shares_its_words() -> None:
     index = build_index(units, [None] * 5)
     assert not any(hit.relevant for hit in search(index, Query("Hey! It's been a few days. What's new with you?")))
     assert any(hit.relevant for hit in search(index, Query("How is the new job?")))
+
+
+def test_a_message_naming_a_time_favours_the_units_made_then_and_counts_them_relevant() -> None:
+    day = 86400
+    made = [Unit(f"long_{n}#000", f"long_{n}", f"去了第{n}个地方玩", n * 30 * day, "day", "") for n in range(1, 13)]
+    index = build_index(made, [None] * len(made))
+    plain = search(index, Query("去哪儿玩了"))
+    assert not any(hit.relevant for hit in plain)
+    then = made[4].created_at  # the fifth unit's day, as `named_period` would give it
+    hits = search(index, Query("去哪儿玩了", period=(then, then + day)))
+    assert hits[0].unit == made[4] and hits[0].relevant
+    assert [hit.unit for hit in hits if hit.relevant] == [made[4]]  # only what was made then (with its slack)

@@ -10,10 +10,10 @@ turn. Only the current user message changes: a per-turn block (`render_turn`: th
 this message recalls beyond the stable part, the reply guidance) then the person's words; it is
 never stored, the history holds the person's text.
 
-Budgets: core, the topic's units, details and quotes share `budget` (core first, then the key
-points relevant to the topic, ...; `plan_memory`); the latest summaries come on top of it when the
-topic is about something remembered (at most MID_LIMIT × MID_SUMMARY_TOKENS), within it for small
-talk (`recent_budget`); the per-turn block's memories have their own `turn_budget` (`plan_turn`).
+Budgets: core, the latest summaries, the topic's units, details and quotes share `budget` (core
+first; a summary whose topic the chosen units already stand for is not shown twice; `plan_memory`),
+`recent_budget` for small talk; the per-turn block's memories have their own `turn_budget`
+(`plan_turn`).
 """
 
 from __future__ import annotations
@@ -37,17 +37,18 @@ from dreamchat.domain.tokens import clip, estimate_messages_tokens, estimate_tok
 
 SELF_MARKER = "【自我认知】"
 MID_LIMIT = 5
-MID_SUMMARY_TOKENS = 100  # per summary in the context: five long summaries must not crowd the rest
+MID_SUMMARY_TOKENS = 70  # per summary in the context: five long summaries must not crowd the rest
 INDEX_HEADER = "【长期记忆索引】（需要细节时可调用 recall_memory）"
 MEMORY_SECTIONS = ("core", "mid_term", "long_term", "long_term_details", "turn_memory")
 OPENING_MESSAGES = 3  # the person's first messages of a topic: what the stable memories are recalled for
 WEEKDAYS = "一二三四五六日"
 # When the message shares no rare word with any memory (small talk, or a question worded unlike
 # the memories: "instruments" for "playing the violin"), the units ranked by meaning fill this
-# share of what is left, and recency the rest.
-UNSURE_SHARE = 0.5
+# share of what is left, and recency the rest. (This, QUOTE_SHARE and MID_SUMMARY_TOKENS are
+# chosen leave-one-conversation-out on LoCoMo: bench/recall_loo.py, bench/RESULTS.md.)
+UNSURE_SHARE = 0.9
 # What was said behind the best matches (`quotes`) takes at most this share of the budget.
-QUOTE_SHARE = 0.1
+QUOTE_SHARE = 0.05
 
 
 def persona(base_soul: str, self_soul: str) -> str:
@@ -67,7 +68,7 @@ class Context:
     sections: list[Section]
     messages: list[dict[str, str]]
     units: list[Unit] = field(default_factory=list)
-    about: bool = False  # the topic is about something remembered: its latest summaries come on top of the budget
+    about: bool = False  # the topic is about something remembered (it got the larger budget)
 
     @property
     def tokens(self) -> int:
@@ -80,9 +81,8 @@ class Context:
 
     @property
     def budgeted_tokens(self) -> int:
-        """Tokens of the remembered sections the memory budget bounds (see the module's docstring)."""
-        outside = {"turn_memory", *(["mid_term"] if self.about else [])}
-        return sum(s.tokens for s in self.sections if s.name in MEMORY_SECTIONS and s.name not in outside)
+        """Tokens of the remembered sections the memory budget bounds: all but the per-turn block's."""
+        return sum(s.tokens for s in self.sections if s.name in MEMORY_SECTIONS and s.name != "turn_memory")
 
     @property
     def long_term_ids(self) -> list[str]:
@@ -129,13 +129,13 @@ class Plan:
 
 
 def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int | None = None) -> Plan:
-    """Core first; then, when the message is about something remembered, the units ranked for it,
-    best first, within `budget`, and the latest MID_LIMIT summaries on top of it; else the latest
-    summary, then the best ranked units (a match by meaning alone) for UNSURE_SHARE of what is left,
-    within `recent_budget` (small talk needs less); then the recent summaries, latest first, and the
-    newest units; then detail documents, while they fit. A message about something remembered also
-    gets the words said behind its best matches (`view.quotes`), within QUOTE_SHARE of the budget,
-    before any unit."""
+    """Core first; then the latest MID_LIMIT summaries, then the units ranked for the message, best
+    first, then the newest units, all within `budget`: a summary whose topic the chosen units already
+    stand for (`covers`) is left out and its tokens go to more units. A message about nothing
+    remembered gets `recent_budget` (small talk needs less) and its ranked units (a match by meaning
+    alone) only UNSURE_SHARE of what the summaries leave. Then detail documents, while they fit. A
+    message about something remembered also gets the words said behind its best matches
+    (`view.quotes`), within QUOTE_SHARE of the budget, before any unit."""
     about = any(hit.relevant for hit in view.hits)
     budget = budget if about or recent_budget is None else min(budget, recent_budget)
     core = clip(render_core(for_context(view.core)), budget // 3)
@@ -143,28 +143,46 @@ def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int 
     quotes = _quoted(view.quotes, int(QUOTE_SHARE * budget), tz) if about else []
     left -= estimate_tokens(render_details([], quotes, tz))
     recent = sorted(view.mids, key=lambda m: (m.created_at, m.id))[::-1][:MID_LIMIT]
-    # a message about something remembered gets its units within the budget and every recent
-    # summary beside them (the spec's 最近 5 个摘要); small talk gets the latest summary first
-    first = recent[:1] if not about else []
-    mids = first if first and estimate_tokens(render_mids(first, tz)) <= left else []
-    index = _IndexBudget(left - estimate_tokens(render_mids(mids, tz)), tz)
-    keep = 0 if about else index.left * (1 - UNSURE_SHARE)
-    for hit in view.hits:
-        if not index.add(hit.unit) or index.left <= keep:
-            break
-    for m in (m for m in recent if m not in mids and not about):
-        cost = estimate_tokens(render_mids([*mids, m], tz)) - estimate_tokens(render_mids(mids, tz))
-        if index.take(cost):
-            mids.append(m)
-    for unit in view.units:
-        if not index.add(unit):
-            break
-    units = index.chosen()
-    spent = estimate_tokens(core) + estimate_tokens(render_units(units, tz))
-    spent += 0 if about else estimate_tokens(render_mids(mids, tz))
+    mids, units = _fill(view, recent, left, 1.0 if about else UNSURE_SHARE, tz)
+    spent = estimate_tokens(core) + estimate_tokens(render_units(units, tz)) + estimate_tokens(render_mids(mids, tz))
     details = _fitting(view.details, quotes, budget - spent, tz)
-    mids = recent if about else mids
     return Plan(core, sorted(mids, key=lambda m: (m.created_at, m.id)), units, details, quotes)
+
+
+def _fill(
+    view: MemoryView, recent: list[MidTermMemory], tokens: int, share: float, tz: ZoneInfo
+) -> tuple[list[MidTermMemory], list[Unit]]:
+    """The latest summaries (as many as fit, latest first), then the ranked units for `share` of what
+    is left, then the newest units; a summary the chosen units cover is dropped and the units fill
+    again (with more room they only grow, so what covered a summary still does)."""
+    mids: list[MidTermMemory] = []
+    for m in recent:
+        if estimate_tokens(render_mids([*mids, m], tz)) <= tokens:
+            mids.append(m)
+    while True:
+        index = _IndexBudget(tokens - estimate_tokens(render_mids(mids, tz)), tz)
+        keep = index.left * (1 - share)
+        for hit in view.hits:
+            if not index.add(hit.unit) or index.left <= keep:
+                break
+        for unit in view.units:
+            if not index.add(unit):
+                break
+        units = index.chosen()
+        kept = [m for m in mids if not covers(units, m)]
+        if len(kept) == len(mids):
+            return mids, units
+        mids = kept
+
+
+def covers(units: list[Unit], mid: MidTermMemory) -> bool:
+    """Whether the units stand for the summary's topic: one of them is the summary itself (not yet
+    extracted) or was drawn from a message of its topic (ids sort by time)."""
+    first, last = mid.first_message_id, mid.last_message_id
+    return any(
+        u.parent_id == mid.id or (first is not None and last is not None and u.source and first <= u.source <= last)
+        for u in units
+    )
 
 
 def plan_turn(turn: TurnRecall | None, shown: Plan, budget: int, tz: ZoneInfo) -> Plan:

@@ -121,6 +121,12 @@ CONTEXT_WEIGHT = 0.5  # the recent turns steer the ranking, the message leads it
 # evidence than BM25 alone (issue 16: recall@10 72.8 % against 63.5 %), and words still lift the
 # units that name the message's rare words.
 SEMANTIC_WEIGHT = 1.5
+# A message naming a time ("last June", "去年夏天", "on 8 May 2023"; `periods.period_of`): the units
+# made in that period (widened by PERIOD_SLACK seconds each side: a thing done on the 8th is often
+# told on the 9th) form one more list, in their fused order, weighted TIME_WEIGHT, and count as
+# relevant (the message is about what happened then).
+TIME_WEIGHT = 1.0
+PERIOD_SLACK = 7 * 86400
 _SPLIT = re.compile(r"\s*(?:[,，;；、?？!！]|\band\b|\bor\b|\bas well as\b|和|以及|还有|或者|跟)\s*", re.IGNORECASE)
 
 
@@ -150,6 +156,7 @@ class UnitIndex:
     bm25: BM25Okapi | None
     matrix: np.ndarray | None  # unit-length rows, zero for a unit without a vector
     has_vector: np.ndarray  # per unit
+    created: np.ndarray  # per unit, epoch seconds
 
 
 @dataclass(frozen=True)
@@ -160,6 +167,7 @@ class Query:
     message: str
     recent: str = ""
     vectors: np.ndarray | None = None
+    period: tuple[int, int] | None = None  # [start, end) epoch seconds the message names, when it names one
 
     @property
     def parts(self) -> list[str]:
@@ -187,7 +195,8 @@ def build_index(units: list[Unit], vectors: list[np.ndarray | None]) -> UnitInde
     bm25 = BM25Okapi([words(u.text) or ["∅"] for u in units]) if units else None
     matrix = _matrix(vectors)
     has_vector = np.any(matrix, axis=1) if matrix is not None else np.zeros(len(units), dtype=bool)
-    return UnitIndex(units, {w: np.array(p) for w, p in postings.items()}, bm25, matrix, has_vector)
+    created = np.array([u.created_at for u in units], dtype=np.int64)
+    return UnitIndex(units, {w: np.array(p) for w, p in postings.items()}, bm25, matrix, has_vector, created)
 
 
 def _matrix(vectors: list[np.ndarray | None]) -> np.ndarray | None:
@@ -204,8 +213,9 @@ def _matrix(vectors: list[np.ndarray | None]) -> np.ndarray | None:
 
 def search(index: UnitIndex, query: Query) -> list[Hit]:
     """Units by fused rank (BM25 and cosine, reciprocal-rank fusion), best first; `relevant` marks
-    the ones the message is really about: they share a rare word with it. (Cosine ranks but does
-    not decide: on LoCoMo, greetings stand further above a pair's cosines than questions do.)"""
+    the ones the message is really about: they share a rare word with it, or were made in the period
+    it names. (Cosine ranks but does not decide: on LoCoMo, greetings stand further above a pair's
+    cosines than questions do.)"""
     if not index.units:
         return []
     scores = np.zeros(len(index.units))
@@ -214,6 +224,12 @@ def search(index: UnitIndex, query: Query) -> list[Hit]:
         top = ranked[:CANDIDATES]
         scores[top] += weight / (RRF_K + np.arange(1, len(top) + 1))
         relevant[top] |= about[top]
+    if query.period is not None and TIME_WEIGHT > 0:
+        start, end = query.period
+        inside = np.flatnonzero((index.created >= start - PERIOD_SLACK) & (index.created < end + PERIOD_SLACK))
+        top = inside[np.argsort(-scores[inside], kind="stable")][:CANDIDATES]
+        scores[top] += TIME_WEIGHT / (RRF_K + np.arange(1, len(top) + 1))
+        relevant[top] = True
     order = np.argsort(-scores, kind="stable")[:HITS]
     return [Hit(index.units[i], float(scores[i]), bool(relevant[i])) for i in order if scores[i] > 0]
 

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 from dreamchat.config import Settings
 from dreamchat.domain.context import Context, MemoryView, TurnRecall, assemble, topic_opening
 from dreamchat.domain.models import AIUser, LongTermDetail, LongTermIndex, PairId
+from dreamchat.domain.periods import named_period
 from dreamchat.domain.quotes import QUOTE_RANKS, RECALL_QUOTES, Quote, excerpt
 from dreamchat.domain.retrieval import Hit, Scored, strong_matches
 from dreamchat.domain.supersession import Now, as_past, past_of, replacements
@@ -48,15 +49,15 @@ class ContextBuilder:
         """The turn's context: the stable memories recalled for the topic's opening, the current
         message's own (beyond them) in its per-turn block with the time and `guidance`."""
         snapshot = snapshot or self.repo.snapshot(pair)
-        zone = self.repo.zone(pair, ai_user)
+        now, zone = self._clock.now(), self.repo.zone(pair, ai_user)
         tz = ZoneInfo(zone)
         short_term = [m for m in self.repo.short_term(pair) if m.id != exclude_message]
         opening = topic_opening(short_term, current)
-        found = self._find(pair, snapshot, opening)
+        found = self._find(pair, snapshot, opening, named_period(opening, now, zone))
         turn = None
         if current and current.strip() != opening.strip():
             recent = "\n".join(m.content for m in short_term[-2:])
-            hits = self._find(pair, snapshot, current, recent).hits
+            hits = self._find(pair, snapshot, current, named_period(current, now, zone), recent).hits
             turn = TurnRecall(
                 hits, self._details(pair, current, hits, snapshot.long_index, tz), self._quotes(pair, current, hits)
             )
@@ -77,7 +78,7 @@ class ContextBuilder:
             view,
             instructions,
             current,
-            self._clock.now(),
+            now,
             zone,
             self._settings.memory_tokens,
             self._settings.recent_memory_tokens,
@@ -85,8 +86,11 @@ class ContextBuilder:
             guidance=guidance,
         )
 
-    def _find(self, pair: PairId, snapshot: PairSnapshot, message: str, recent: str = "") -> Found:
-        return self.retriever.find(pair, snapshot.long_index, snapshot.mids, snapshot.vectors, message, recent)
+    def _find(
+        self, pair: PairId, snapshot: PairSnapshot, message: str, period: tuple[int, int] | None, recent: str = ""
+    ) -> Found:
+        """The units ranked for the message, those made in the `period` it names favoured."""
+        return self.retriever.find(pair, snapshot.long_index, snapshot.mids, snapshot.vectors, message, recent, period)
 
     def _details(
         self, pair: PairId, query: str, hits: list[Hit], entries: list[LongTermIndex], tz: ZoneInfo

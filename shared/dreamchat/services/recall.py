@@ -83,13 +83,14 @@ class Retriever:
         stored: dict[str, vec.StoredVectors | None],
         message: str,
         recent: str = "",
+        period: tuple[int, int] | None = None,
     ) -> Found:
         """The pair's units ranked for the message (no ranking for an empty one), and all its units
-        newest first."""
+        newest first; `period` ([start, end) epoch seconds) is the time the message names, if any."""
         prepared = self.prepare(pair, entries, mids, stored)
-        query = Query(message, recent[-RECENT_CHARS:])
+        query = Query(message, recent[-RECENT_CHARS:], period=period)
         if message.strip() and prepared.index.matrix is not None:
-            query = Query(query.message, query.recent, self.embed(query.texts, query=True))
+            query = Query(query.message, query.recent, self.embed(query.texts, query=True), period)
         return Found(search(prepared.index, query) if message.strip() else [], prepared.newest)
 
     def prepare(
