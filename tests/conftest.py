@@ -44,6 +44,9 @@ os.environ["DREAMCHAT_EMBEDDING_PROVIDER"] = "none"
 # the model) would make every chat test about it. Tests of the draw set reply_decision="draw";
 # the rest, servers started as subprocesses included, let the model decide.
 os.environ["DREAMCHAT_REPLY_DECISION"] = "model"
+# A failing background model step is retried at once: the pause between attempts (2 s, then 4 s) is a
+# setting, and tests of the pause inject their own sleep.
+os.environ["DREAMCHAT_BACKGROUND_RETRY_SECONDS"] = "0"
 
 # The fakes' fixtures (`fake_llm`), for every folder, without importing them by name into each module.
 pytest_plugins = ["tests.fakes.fixtures"]

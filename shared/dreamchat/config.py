@@ -111,6 +111,7 @@ class Settings(BaseSettings):
     recent_memory_tokens: int = Field(default=1250, ge=100)
     turn_memory_tokens: int = Field(default=400, ge=0)
     background_attempts: int = Field(default=3, ge=1)
+    background_retry_seconds: float = Field(default=2.0, ge=0)
     heartbeat_turn_seconds: float = Field(default=60.0, gt=0)
     lease_seconds: int = Field(default=900, ge=1)
     lease_attempts: int = Field(default=3, ge=1)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import pytest
+
 from dreamchat.config import Settings
 from dreamchat.domain.models import Conversation, CoreMemory, MidTermMemory, RelationshipLevel
 from dreamchat.llm.contracts import (
@@ -130,3 +132,16 @@ def test_with_an_api_key_the_real_models_answer(fake_llm: FakeLLMServer, make_se
     fake_llm.script("qwen-plus", Reply.json({"summary": "约好去舟山", "emotion_tags": TAGS}))
     result = build_memory_models(make_settings(), sleep=lambda _: None).compress(TRIP, NOW)
     assert (result.value.summary, result.degraded) == ("约好去舟山", False)
+
+
+@pytest.mark.parametrize(("pause", "expected"), [(3.0, [3.0, 6.0]), (0.0, [0.0, 0.0])])
+def test_the_pause_between_attempts_is_the_setting_times_the_attempt(
+    fake_llm: FakeLLMServer, make_settings: MakeSettings, pause: float, expected: list[float]
+) -> None:
+    fake_llm.default = lambda body: Reply.error(500)
+    sleeps: list[float] = []
+    settings = make_settings(llm_max_retries=0, background_attempts=3, background_retry_seconds=pause)
+    result = build_memory_models(
+        settings, OpenAIGateway.from_settings(settings, sleep=lambda _: None), sleep=sleeps.append
+    ).compress(TRIP, NOW)
+    assert result.degraded and sleeps == expected and len(fake_llm.requests) == 3

@@ -219,4 +219,10 @@ def build_memory_models(
     if not settings.llm_configured:
         return FallbackMemoryModels(offline, offline, attempts=1, sleep=sleep)
     primary = LLMMemoryModels(gateway or OpenAIGateway.from_settings(settings))
-    return FallbackMemoryModels(primary, offline, attempts=settings.background_attempts, sleep=sleep)
+    return FallbackMemoryModels(
+        primary,
+        offline,
+        attempts=settings.background_attempts,
+        sleep=sleep,
+        delay_seconds=settings.background_retry_seconds,
+    )
