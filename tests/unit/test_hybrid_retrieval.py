@@ -105,3 +105,22 @@ def test_a_message_naming_a_time_favours_the_units_made_then_and_counts_them_rel
     hits = search(index, Query("去哪儿玩了", period=(then, then + day)))
     assert hits[0].unit == made[4] and hits[0].relevant
     assert [hit.unit for hit in hits if hit.relevant] == [made[4]]  # only what was made then (with its slack)
+
+
+def test_the_other_units_of_the_memory_matched_best_rank_above_a_stray_match(monkeypatch) -> None:
+    from dreamchat.domain import retrieval
+
+    best = Unit("long_1#000", "long_1", "游泳比赛拿了冠军", 100, "day", "比赛")
+    sibling = Unit("long_1#001", "long_1", "教练很严格", 100, "day", "比赛")
+    stray = Unit("long_2#000", "long_2", "在银行上班", 200, "day", "工作")
+    others = [Unit(f"long_{n}#000", f"long_{n}", f"杂事{n}", n, "day", "") for n in range(3, 9)]
+    vectors = [axis(0), axis(0) * 0.6 + axis(2), axis(0) * 0.8 + axis(1)] + [axis(3 + n % 4) for n in range(6)]
+    index = build_index([best, sibling, stray, *others], [vec.normalised(v[None])[0] for v in vectors])
+    query = Query("游泳", vectors=axis(0)[None])
+
+    def order() -> list[Unit]:
+        return [hit.unit for hit in search(index, query)[:3]]
+
+    assert order() == [best, sibling, stray]
+    monkeypatch.setattr(retrieval, "PARENT_WEIGHT", 0.0)
+    assert order() == [best, stray, sibling]  # by its own score alone the stray match is ahead

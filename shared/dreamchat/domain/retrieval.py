@@ -127,6 +127,11 @@ SEMANTIC_WEIGHT = 1.5
 # relevant (the message is about what happened then).
 TIME_WEIGHT = 1.0
 PERIOD_SLACK = 7 * 86400
+# A memory whose best unit matches the message lifts its other units: each unit with a fused score
+# gains this share of the best fused score among its memory's units (the other facts of a session
+# the message is about are likelier evidence than a stray match elsewhere, and they share its dated
+# line). Chosen leave-one-conversation-out: bench/recall_loo.py, bench/RESULTS.md section 12.
+PARENT_WEIGHT = 0.1
 _SPLIT = re.compile(r"\s*(?:[,，;；、?？!！]|\band\b|\bor\b|\bas well as\b|和|以及|还有|或者|跟)\s*", re.IGNORECASE)
 
 
@@ -157,6 +162,7 @@ class UnitIndex:
     matrix: np.ndarray | None  # unit-length rows, zero for a unit without a vector
     has_vector: np.ndarray  # per unit
     created: np.ndarray  # per unit, epoch seconds
+    parents: np.ndarray  # per unit, the number of its parent memory (in order of first appearance)
 
 
 @dataclass(frozen=True)
@@ -196,7 +202,9 @@ def build_index(units: list[Unit], vectors: list[np.ndarray | None]) -> UnitInde
     matrix = _matrix(vectors)
     has_vector = np.any(matrix, axis=1) if matrix is not None else np.zeros(len(units), dtype=bool)
     created = np.array([u.created_at for u in units], dtype=np.int64)
-    return UnitIndex(units, {w: np.array(p) for w, p in postings.items()}, bm25, matrix, has_vector, created)
+    numbers: dict[str, int] = {}
+    parents = np.array([numbers.setdefault(u.parent_id, len(numbers)) for u in units], dtype=np.int64)
+    return UnitIndex(units, {w: np.array(p) for w, p in postings.items()}, bm25, matrix, has_vector, created, parents)
 
 
 def _matrix(vectors: list[np.ndarray | None]) -> np.ndarray | None:
@@ -230,8 +238,18 @@ def search(index: UnitIndex, query: Query) -> list[Hit]:
         top = inside[np.argsort(-scores[inside], kind="stable")][:CANDIDATES]
         scores[top] += TIME_WEIGHT / (RRF_K + np.arange(1, len(top) + 1))
         relevant[top] = True
+    scores = _with_parent(index, scores)
     order = np.argsort(-scores, kind="stable")[:HITS]
     return [Hit(index.units[i], float(scores[i]), bool(relevant[i])) for i in order if scores[i] > 0]
+
+
+def _with_parent(index: UnitIndex, scores: np.ndarray) -> np.ndarray:
+    """Each scored unit plus PARENT_WEIGHT times the best score among its memory's units."""
+    if PARENT_WEIGHT <= 0:
+        return scores
+    best = np.zeros(int(index.parents.max()) + 1)
+    np.maximum.at(best, index.parents, scores)
+    return np.where(scores > 0, scores + PARENT_WEIGHT * best[index.parents], 0.0)
 
 
 def _lists(index: UnitIndex, query: Query) -> list[tuple[float, np.ndarray, np.ndarray]]:
