@@ -306,3 +306,19 @@ def test_a_later_update_makes_the_chain_point_to_what_holds_now(runtime, clock) 
     assert as_current(context, steps[0]) == [] and as_current(context, steps[1]) == []
     assert f"以前：{steps[0]}；" in context and f"起：{steps[2]}" in context
     assert f"起：{steps[1]}" not in context  # Shanghai is past too: never shown as what holds now
+
+
+@on_every_store
+def test_a_persons_edit_of_the_new_entry_moves_the_marks_naming_it_in_the_same_commit(runtime, clock) -> None:
+    case = UPDATES[0]
+    pair = PairId(account_id="acc_edit", ai_user_id="ai_1")
+    services = scripted_services(runtime, ScriptedFacts({case["new"]: case["old"]}))
+    tell(services, pair, clock, case["old"])
+    clock.advance(days=90)
+    tell(services, pair, clock, case["new"])
+    old, new = sorted(services.memory.repo.long_index(pair), key=lambda e: e.created_at)
+    services.memory_editor.long_term(pair, new.id, False, {"key_points": ["周末去了外滩", case["new"]]})
+    old = next(e for e in services.memory.repo.long_index(pair) if e.id == old.id)
+    assert [s.superseded_by for s in old.superseded] == [f"{new.id}#001"]
+    services.memory_editor.long_term(pair, new.id, False, {"key_points": ["周末去了外滩"]})
+    assert next(e for e in services.memory.repo.long_index(pair) if e.id == old.id).superseded == []
