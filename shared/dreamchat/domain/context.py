@@ -2,8 +2,8 @@
 
 The stable part, in the spec's order: the system message (base_soul + 【自我认知】 + self_soul +
 关于对方 + instructions, no clock) → core (top 5 by importance) → mid-term (the latest five
-summaries) → long-term memories recalled for the topic (key points, each dated, grouped by their
-memory) → details and quotes of strong matches; then short-term (the whole topic, append-only).
+summaries; one whose topic gave a fact that later changed ends with what changed) → long-term
+memories recalled for the topic (key points, each dated, grouped by their memory) → details and quotes of strong matches; then short-term (the whole topic, append-only).
 The memories of the stable part are ranked for the topic's opening (its first OPENING_MESSAGES
 messages from the person), so from the topic's fourth message on they are byte-identical turn to
 turn. Only the current user message changes: a per-turn block (`render_turn`: the local time, what
