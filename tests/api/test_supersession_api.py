@@ -72,3 +72,25 @@ def test_an_export_and_import_keep_the_supersession_under_the_new_ids(person, ai
     assert old["id"] != document["long_term"][0]["index"]["id"]  # re-issued
     assert [s["superseded_by"] for s in old["superseded"]] == [f"{new['id']}#000"]
     assert long_term_text(person, ai) == before and f"以前：{OLD}；" in before
+
+
+def test_editing_the_new_facts_entry_moves_the_old_entrys_mark_with_the_points_text(
+    person, ai, fake_llm, clock
+) -> None:
+    tell(person, ai, fake_llm, clock, OLD, [])
+    tell(person, ai, fake_llm, clock, NEW, [{"id": "k1", "key_point": 0}])
+    old, new = sorted(person.get(f"/api/memory/{ai['id']}/files").json()["long_term"], key=lambda e: e["created_at"])
+
+    def put(points: list[str]) -> dict:
+        edited = person.put(f"/api/memory/{ai['id']}/long_term", json={"id": new["id"], "key_points": points})
+        assert edited.status_code == 200, edited.text
+        found = person.get(f"/api/memory/{ai['id']}/files").json()["long_term"]
+        return next(e for e in found if e["id"] == old["id"])
+
+    # a point added before it: Shanghai is now #001, and the mark still names Shanghai, not the Bund
+    assert [s["superseded_by"] for s in put(["周末去了外滩", NEW])["superseded"]] == [f"{new['id']}#001"]
+    text = long_term_text(person, ai)
+    assert f"以前：{OLD}；" in text and f"起：{NEW}" in text and "起：周末去了外滩" not in text
+    # Shanghai rewritten away: nothing says what replaced Beijing, which is current again
+    assert put(["周末去了外滩", "我搬到上海浦东了"])["superseded"] == []
+    assert "以前：" not in long_term_text(person, ai)

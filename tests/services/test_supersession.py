@@ -17,12 +17,14 @@ from pathlib import Path
 
 import pytest
 
+from dreamchat.domain.context import CHANGED_MARK
 from dreamchat.domain.models import AIUser, Conversation, LongTermIndex, MidTermMemory, PairId
 from dreamchat.domain.supersession import RelatedPoint, split_ref
 from dreamchat.llm.contracts import CompressOutput, ExtractedMemory, ExtractOutput, Supersedes
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.llm.offline import OfflineMemoryModels
 from dreamchat.services.container import Services, build_services
+from dreamchat.services.storage.unit_of_work import Storage
 from tests.services.conftest import on_every_store
 
 DATA = json.loads((Path(__file__).parents[1] / "data" / "fact_updates.json").read_text(encoding="utf-8"))
@@ -81,10 +83,11 @@ def tell(services: Services, pair: PairId, clock, text: str):
     return services.extractor.extract(pair, ZONE, force=True)
 
 
-def live_through(services: Services, pair: PairId, clock, case: dict) -> list:
-    """The old fact, months of other topics, the new fact; the extraction results of both facts."""
+def live_through(services: Services, pair: PairId, clock, case: dict, between: int = len(FILLERS)) -> list:
+    """The old fact, months of other topics (`between` of them), the new fact; the extraction results
+    of both facts."""
     first = tell(services, pair, clock, case["old"])
-    for filler in FILLERS:
+    for filler in FILLERS[:between]:
         clock.advance(days=15)
         tell(services, pair, clock, filler)
     clock.advance(days=10)
@@ -98,8 +101,15 @@ def point_with(entries: list[LongTermIndex], mark: str, *, newest: bool) -> tupl
 
 
 def as_current(text: str, old: str) -> list[str]:
-    """The lines of `text` that show `old` without first saying it is past."""
-    return [line for line in text.splitlines() if old in line and line.find(f"以前：{old}") != line.find(old) - 3]
+    """The lines of `text` that show `old` without saying it is past: first (`以前：…`), or, for a
+    summary dated as it was said, after it (`…（此后有变：<date>起：…）`)."""
+    return [
+        line
+        for line in text.splitlines()
+        if old in line
+        and line.find(f"以前：{old}") != line.find(old) - 3
+        and not line.find(old) < line.find(CHANGED_MARK)
+    ]
 
 
 def outcome(services: Services, pair: PairId, ai: AIUser, case: dict) -> dict:
@@ -167,6 +177,55 @@ def test_the_offline_rule_catches_the_clear_same_slot_updates_and_marks_nothing_
     assert caught == [c["id"] for c in UPDATES if c["offline"]]
 
 
+PETS = "团子打疫苗、体检、洗澡、剪指甲那几次你还记得吗？"  # about the pair's long history, not the fact
+CARE = ["打疫苗", "体检", "洗澡", "剪指甲"]
+
+
+def seed_history(services: Services, pair: PairId, before: int) -> None:
+    """Two years of memories about the pair's cat, more than the context's budget holds: a message
+    about them fills the long-term section, and the latest summaries stand on their own."""
+    with Storage(services.memory.repo.store).pair(pair) as uow:
+        for month in range(20):
+            points = [f"团子第{n}次{CARE[n % 4]}{'很乖' * (n % 3)}" for n in range(month * 10, month * 10 + 10)]
+            entry = LongTermIndex(
+                id=f"long_pet_{month:03d}",
+                title="团子",
+                key_points=points,
+                detail_file=f"pet{month}.json",
+                created_at=before - (24 - month) * 86400 * 30,
+            )
+            uow.long_terms.add(entry, None)
+        uow.commit()
+
+
+@pytest.mark.parametrize("between", [0, 1])
+def test_a_new_fact_right_after_the_old_one_leaves_no_summary_saying_the_old_one_as_current(
+    runtime, clock, between
+) -> None:
+    """Old and new among the latest summaries (0 or 1 topics between), after a long history: the old
+    topic's summary, dated as it was said, ends with what changed; nowhere in the context, for the
+    question about the current state or a message about the history, is the old fact current."""
+    models = ScriptedFacts({c["new"]: c["old"] for c in UPDATES})
+    services = scripted_services(runtime, models)
+    failed, noted = {}, 0
+    for number, case in enumerate(UPDATES):
+        pair = PairId(account_id=f"near{between}_{number}", ai_user_id="ai_1")
+        seed_history(services, pair, int(clock.now().timestamp()))
+        live_through(services, pair, clock, case, between)
+        found = outcome(services, pair, ai_of(pair), case)
+        old = point_with(services.memory.repo.long_index(pair), case["old_mark"], newest=False)
+        pets = "\n".join(m["content"] for m in services.memory.context(pair, ai_of(pair), PETS, "").messages)
+        noted += any(
+            line.find(case["old"]) < line.find(CHANGED_MARK) for line in pets.splitlines() if case["old"] in line
+        )
+        wrong = as_current(pets, old[0].key_points[old[1]])
+        if wrong or not (found["marked"] and found["new_in_context"] and found["old_as_current"] == []):
+            failed[case["id"]] = {**found, "pets": wrong}
+    print(f"\n{between} topics between: {len(UPDATES) - len(failed)}/{len(UPDATES)}, {noted} old summaries noted")
+    assert failed == {}
+    assert noted == len(UPDATES)  # the old topic's summary was shown, with its note
+
+
 @pytest.mark.parametrize("case", CONTROLS, ids=[c["id"] for c in CONTROLS])
 def test_statements_that_are_no_update_both_stay_current_offline(runtime, clock, case) -> None:
     services = scripted_services(runtime, OfflineFacts())
@@ -231,8 +290,7 @@ def test_the_old_entry_is_marked_in_the_new_entrys_transaction_on_every_store(ru
     old, new = sorted(services.memory.repo.long_index(pair), key=lambda e: e.created_at)
     assert [(s.point, s.superseded_by) for s in old.superseded] == [(0, f"{new.id}#000")]
     sections = services.memory.context(pair, ai_of(pair), case["question"], "").sections
-    # the latest summaries are dated as they were said (here the March one is still among them)
-    context = "\n".join(s.text for s in sections if s.name != "mid_term")
+    context = "\n".join(s.text for s in sections)  # the latest summaries too
     assert f"以前：{case['old']}；" in context and case["new"] in context and as_current(context, case["old"]) == []
 
 
@@ -244,7 +302,23 @@ def test_a_later_update_makes_the_chain_point_to_what_holds_now(runtime, clock) 
         tell(services, pair, clock, step)
         clock.advance(days=60)
     sections = services.memory.context(pair, ai_of(pair), "我现在住哪？", "").sections
-    context = "\n".join(s.text for s in sections if s.name != "mid_term")  # the summaries are dated as said
+    context = "\n".join(s.text for s in sections)
     assert as_current(context, steps[0]) == [] and as_current(context, steps[1]) == []
     assert f"以前：{steps[0]}；" in context and f"起：{steps[2]}" in context
     assert f"起：{steps[1]}" not in context  # Shanghai is past too: never shown as what holds now
+
+
+@on_every_store
+def test_a_persons_edit_of_the_new_entry_moves_the_marks_naming_it_in_the_same_commit(runtime, clock) -> None:
+    case = UPDATES[0]
+    pair = PairId(account_id="acc_edit", ai_user_id="ai_1")
+    services = scripted_services(runtime, ScriptedFacts({case["new"]: case["old"]}))
+    tell(services, pair, clock, case["old"])
+    clock.advance(days=90)
+    tell(services, pair, clock, case["new"])
+    old, new = sorted(services.memory.repo.long_index(pair), key=lambda e: e.created_at)
+    services.memory_editor.long_term(pair, new.id, False, {"key_points": ["周末去了外滩", case["new"]]})
+    old = next(e for e in services.memory.repo.long_index(pair) if e.id == old.id)
+    assert [s.superseded_by for s in old.superseded] == [f"{new.id}#001"]
+    services.memory_editor.long_term(pair, new.id, False, {"key_points": ["周末去了外滩"]})
+    assert next(e for e in services.memory.repo.long_index(pair) if e.id == old.id).superseded == []

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from dreamchat.domain.context import (
+    CHANGED_MARK,
     QUOTE_SHARE,
     SELF_MARKER,
     TURN_HEADER,
@@ -14,7 +16,9 @@ from dreamchat.domain.context import (
     MemoryView,
     TurnRecall,
     assemble,
+    changed_since,
     persona,
+    render_mids,
 )
 from dreamchat.domain.models import (
     CoreMemory,
@@ -23,6 +27,7 @@ from dreamchat.domain.models import (
     LongTermIndex,
     Message,
     MidTermMemory,
+    Supersession,
 )
 from dreamchat.domain.quotes import Quote
 from dreamchat.domain.retrieval import Hit, Unit
@@ -281,6 +286,71 @@ def test_a_summary_the_shown_units_stand_for_is_not_spent_twice() -> None:
     units = units_of([], [pending])
     twice = build(view_of([], mids=mids, hits=[Hit(units[0], 1.0, True)], units=units), budget=2000)
     assert "第5次" in section(twice, "long_term") and "第5次" not in section(twice, "mid_term")
+
+
+def topic_of(number: int, days: float, summary: str) -> MidTermMemory:
+    return mid(number, days).model_copy(
+        update={"summary": summary, "first_message_id": f"m{number}0000", "last_message_id": f"m{number}9999"}
+    )
+
+
+def moved() -> tuple[list[MidTermMemory], list[LongTermIndex]]:
+    """Topic 1 said 住在北京 (its key point anchored to its message), topic 2 搬到上海 (which replaced
+    it), topic 3 a hot pot: three of the latest summaries."""
+    mids = [topic_of(1, 3, "对方说自己住在北京"), topic_of(2, 2, "对方说搬到上海了"), topic_of(3, 1, "吃了火锅")]
+    since = int(datetime(2026, 6, 12, 4, tzinfo=UTC).timestamp())
+    old = index(1, "住处", days=3, points=["住在北京", "喜欢猫"]).model_copy(
+        update={
+            "sources": ["m10001", "m10002"],
+            "superseded": [Supersession(point=0, superseded_by="long_2#000", at=since)],
+        }
+    )
+    new = index(2, "搬家", days=2, points=["搬到上海了"]).model_copy(update={"sources": ["m20001"]})
+    return mids, [old, new]
+
+
+def summaries(mids: list[MidTermMemory], entries: list[LongTermIndex]) -> list[str]:
+    """The latest summaries as rendered, with what changed since each (from all the pair's units)."""
+    tz = ZoneInfo(SHANGHAI)
+    return render_mids(mids, tz, changed_since(mids, units_of(entries, []), tz)).splitlines()[1:]
+
+
+def test_a_summary_whose_fact_later_changed_says_what_changed_and_the_others_stay_as_they_were() -> None:
+    mids, entries = moved()
+    lines = summaries(mids, entries)
+    assert lines[0].endswith(f"北京（开心/闲聊/轻松）{CHANGED_MARK}2026年6月12日起：搬到上海了）")
+    assert CHANGED_MARK not in lines[1] + lines[2]
+
+
+def test_a_summary_shown_on_its_own_says_what_changed_within_the_budget() -> None:
+    mids, entries = moved()
+    # a message about something else fills the long-term section: the summaries stand on their own
+    other = index(9, "猫", days=200, points=["团子很乖" * 20])
+    need = estimate_tokens(section(build(view_of([other], ["long_9"]), budget=2000), "long_term"))
+    budget = estimate_tokens("\n".join(["【最近的经历】", *summaries(mids, entries)])) + need + 4
+    context = build(view_of([*entries, other], ["long_9"], mids=mids), budget=budget)
+    assert "北京" not in section(context, "long_term") and "团子" in section(context, "long_term")
+    assert f"北京（开心/闲聊/轻松）{CHANGED_MARK}" in section(context, "mid_term")
+    assert context.budgeted_tokens <= budget
+    for tight in range(10, budget + 40, 7):  # the notes are counted with the summaries, whatever the budget
+        shown = build(view_of([*entries, other], ["long_9"], mids=mids), budget=tight)
+        assert shown.budgeted_tokens <= tight
+
+
+def test_a_key_point_without_its_message_belongs_to_the_summary_its_memory_is_dated_at() -> None:
+    mids, (old, new) = moved()
+    unanchored = old.model_copy(update={"sources": [], "created_at": mids[0].created_at})
+    lines = summaries(mids, [unanchored, new])
+    assert CHANGED_MARK in lines[0] and CHANGED_MARK not in lines[1] + lines[2]
+    # anchored to another topic's message: that topic's summary is the one that says it changed
+    lines = summaries(mids, [old.model_copy(update={"sources": ["m30005", ""]}), new])
+    assert CHANGED_MARK in lines[2] and CHANGED_MARK not in lines[0] + lines[1]
+
+
+def test_an_undone_or_dangling_supersession_leaves_every_summary_as_it_was() -> None:
+    mids, (old, new) = moved()
+    for entries in ([old.model_copy(update={"superseded": []}), new], [old]):  # undone; the new memory deleted
+        assert CHANGED_MARK not in "".join(summaries(mids, entries))
 
 
 def test_small_talk_gets_the_latest_summary_first() -> None:

@@ -15,7 +15,10 @@ from dreamchat.domain.supersession import (
     accepted,
     as_past,
     carried,
+    points_into,
+    renumbered,
     replacements,
+    repointed,
     shown,
     since,
     superseding,
@@ -83,6 +86,34 @@ def test_an_edit_keeps_a_mark_on_its_points_text_and_drops_it_when_the_text_is_r
     a = entry("long_a", "我住在北京", "喜欢猫", marks=(mark(0, "long_b#000"),))
     assert carried(a, ["喜欢猫", "我住在北京"]) == [mark(1, "long_b#000")]
     assert carried(a, ["我住在北京朝阳区", "喜欢猫"]) == []
+
+
+def test_points_are_renumbered_by_their_text_equal_texts_in_their_order() -> None:
+    assert renumbered(["a", "b", "a", "c"], ["c", "a", "x", "a"]) == {0: 1, 2: 3, 3: 0}
+    assert renumbered(["a"], []) == {} and renumbered([], ["a"]) == {}
+    twice = entry("long_a", "x", "x", marks=(mark(0, "long_b#000"), mark(1, "long_c#000")))
+    assert carried(twice, ["x"]) == [mark(0, "long_b#000")]  # one point, one mark: never two
+
+
+def test_marks_naming_a_changed_entrys_points_follow_their_text_or_go() -> None:
+    old = entry("long_a", "我住在北京", "在腾讯工作", "喜欢猫")
+    old = old.model_copy(update={"superseded": [mark(0, "long_b#000"), mark(1, "long_b#001"), mark(2, "long_c#000")]})
+    new = entry("long_b", "我搬到上海了", "去了字节")
+    after = ["周末去了外滩", "我搬到上海了"]  # "去了字节" rewritten away, Shanghai now second
+    moved = repointed(old, "long_b", renumbered(new.key_points, after))
+    assert moved.superseded == [mark(0, "long_b#001"), mark(2, "long_c#000")]  # another entry's mark stays
+    assert points_into(old, "long_b") and not points_into(moved, "long_x")
+    # before following, the stale numbers named the wrong facts: the Bund for Beijing, Shanghai for Tencent
+    b_after = entry("long_b", *after)
+    c = entry("long_c", "我养了狗")
+    assert replacements([old, b_after, c])["long_a#000"].text == "周末去了外滩"
+    now = replacements([moved, b_after, c])
+    assert now["long_a#000"].text == "我搬到上海了" and "long_a#001" not in now
+
+
+def test_a_mark_naming_a_point_number_that_is_gone_holds_nothing() -> None:
+    old = entry("long_a", "我住在北京", marks=(mark(0, "long_b#003"),))
+    assert replacements([old, entry("long_b", "我搬到上海了")]) == {}
 
 
 def test_a_new_fact_holds_from_the_message_it_was_drawn_from() -> None:

@@ -2,8 +2,8 @@
 
 The stable part, in the spec's order: the system message (base_soul + 【自我认知】 + self_soul +
 关于对方 + instructions, no clock) → core (top 5 by importance) → mid-term (the latest five
-summaries) → long-term memories recalled for the topic (key points, each dated, grouped by their
-memory) → details and quotes of strong matches; then short-term (the whole topic, append-only).
+summaries; one whose topic gave a fact that later changed ends with what changed) → long-term
+memories recalled for the topic (key points, each dated, grouped by their memory) → details and quotes of strong matches; then short-term (the whole topic, append-only).
 The memories of the stable part are ranked for the topic's opening (its first OPENING_MESSAGES
 messages from the person), so from the topic's fourth message on they are byte-identical turn to
 turn. Only the current user message changes: a per-turn block (`render_turn`: the local time, what
@@ -126,6 +126,7 @@ class Plan:
     units: list[Unit]
     details: list[LongTermDetail]
     quotes: list[Quote] = field(default_factory=list)
+    notes: dict[str, str] = field(default_factory=dict)  # per summary shown, what changed since (`changed_since`)
 
 
 def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int | None = None) -> Plan:
@@ -143,24 +144,27 @@ def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int 
     quotes = _quoted(view.quotes, int(QUOTE_SHARE * budget), tz) if about else []
     left -= estimate_tokens(render_details([], quotes, tz))
     recent = sorted(view.mids, key=lambda m: (m.created_at, m.id))[::-1][:MID_LIMIT]
-    mids, units = _fill(view, recent, left, 1.0 if about else UNSURE_SHARE, tz)
-    spent = estimate_tokens(core) + estimate_tokens(render_units(units, tz)) + estimate_tokens(render_mids(mids, tz))
+    notes = changed_since(recent, view.units, tz)
+    mids, units = _fill(view, recent, left, 1.0 if about else UNSURE_SHARE, tz, notes)
+    spent = (
+        estimate_tokens(core) + estimate_tokens(render_units(units, tz)) + estimate_tokens(render_mids(mids, tz, notes))
+    )
     details = _fitting(view.details, quotes, budget - spent, tz)
-    return Plan(core, sorted(mids, key=lambda m: (m.created_at, m.id)), units, details, quotes)
+    return Plan(core, sorted(mids, key=lambda m: (m.created_at, m.id)), units, details, quotes, notes)
 
 
 def _fill(
-    view: MemoryView, recent: list[MidTermMemory], tokens: int, share: float, tz: ZoneInfo
+    view: MemoryView, recent: list[MidTermMemory], tokens: int, share: float, tz: ZoneInfo, notes: dict[str, str]
 ) -> tuple[list[MidTermMemory], list[Unit]]:
     """The latest summaries (as many as fit, latest first), then the ranked units for `share` of what
     is left, then the newest units; a summary the chosen units cover is dropped and the units fill
     again (with more room they only grow, so what covered a summary still does)."""
     mids: list[MidTermMemory] = []
     for m in recent:
-        if estimate_tokens(render_mids([*mids, m], tz)) <= tokens:
+        if estimate_tokens(render_mids([*mids, m], tz, notes)) <= tokens:
             mids.append(m)
     while True:
-        index = _IndexBudget(tokens - estimate_tokens(render_mids(mids, tz)), tz)
+        index = _IndexBudget(tokens - estimate_tokens(render_mids(mids, tz, notes)), tz)
         keep = index.left * (1 - share)
         for hit in view.hits:
             if not index.add(hit.unit) or index.left <= keep:
@@ -173,6 +177,37 @@ def _fill(
         if len(kept) == len(mids):
             return mids, units
         mids = kept
+
+
+def changed_since(mids: list[MidTermMemory], units: list[Unit], tz: ZoneInfo) -> dict[str, str]:
+    """Per summary, a note of the facts of its topic that later changed (`（此后有变：…）`), so a
+    summary dated as it was said never presents an old fact as current. A key point is of the topic
+    when it was drawn from one of its messages, or (not anchored to a message, or the summary stored
+    before its messages were known) when its memory is dated at the summary. Changes only when an
+    extraction or an edit marks a fact; nothing for summaries whose facts all still hold."""
+    past = [u for u in units if u.replaced_by]
+    notes: dict[str, str] = {}
+    for mid in mids if past else []:
+        now = dict.fromkeys((u.replaced_by, u.replaced_at) for u in past if _of_topic(u, mid))
+        if now:
+            said = "；".join(f"{_day(at, tz)}起：{text}" for text, at in sorted(now, key=lambda n: n[1]))
+            notes[mid.id] = f"{CHANGED_MARK}{clip(said, MID_SUMMARY_TOKENS)}）"
+    return notes
+
+
+def _of_topic(unit: Unit, mid: MidTermMemory) -> bool:
+    first, last = mid.first_message_id, mid.last_message_id
+    if first is not None and last is not None and unit.source:
+        return first <= unit.source <= last
+    return unit.created_at == mid.created_at
+
+
+CHANGED_MARK = "（此后有变："
+
+
+def _day(moment: int, tz: ZoneInfo) -> str:
+    local = datetime.fromtimestamp(moment, tz)
+    return f"{local.year}年{local.month}月{local.day}日"
 
 
 def covers(units: list[Unit], mid: MidTermMemory) -> bool:
@@ -300,7 +335,7 @@ def assemble(
             ).strip(),
         ),
         ("core", plan.core),
-        ("mid_term", render_mids(plan.mids, tz)),
+        ("mid_term", render_mids(plan.mids, tz, plan.notes)),
         ("long_term", render_units(plan.units, tz)),
         ("long_term_details", render_details(plan.details, plan.quotes, tz)),
     ]
@@ -385,15 +420,18 @@ def _core_line(memory: CoreMemory) -> str:
     return f"- {memory.content}"
 
 
-def render_mids(mids: list[MidTermMemory], tz: ZoneInfo) -> str:
+def render_mids(mids: list[MidTermMemory], tz: ZoneInfo, notes: dict[str, str] | None = None) -> str:
+    """The latest summaries, each dated as it was said; one whose facts later changed ends with what
+    changed (`notes`, from `changed_since`)."""
     if not mids:
         return ""
     lines = []
     for m in mids:
         when = datetime.fromtimestamp(m.created_at, tz).strftime("%Y-%m-%d %H时")
         tags = m.emotion_tags
+        note = (notes or {}).get(m.id, "")
         lines.append(
-            f"- {when}：{clip(m.summary, MID_SUMMARY_TOKENS)}（{tags.basic_emotion}/{tags.scene}/{tags.atmosphere}）"
+            f"- {when}：{clip(m.summary, MID_SUMMARY_TOKENS)}（{tags.basic_emotion}/{tags.scene}/{tags.atmosphere}）{note}"
         )
     return "【最近的经历】\n" + "\n".join(lines)
 

@@ -95,12 +95,43 @@ def undone(entry: LongTermIndex, points: Iterable[int]) -> LongTermIndex:
     return entry.model_copy(update={"superseded": [s for s in entry.superseded if s.point not in again]})
 
 
+def renumbered(before: Sequence[str], after: Sequence[str]) -> dict[int, int]:
+    """Where each key point went when an entry's key points changed (a person's edit, a redone
+    extraction): to the point with the same text (equal texts in their order); a point whose text
+    is gone has no place."""
+    free: dict[str, list[int]] = {}
+    for number, text in enumerate(after):
+        free.setdefault(text, []).append(number)
+    return {number: free[text].pop(0) for number, text in enumerate(before) if free.get(text)}
+
+
 def carried(before: LongTermIndex, key_points: Sequence[str]) -> list[Supersession]:
-    """After a person's edit of the key points, each supersession follows its point's text; a point
+    """After a change of the key points, each supersession follows its point's text; a point
     rewritten or removed is no longer marked (the person said what holds)."""
-    by_text = {before.key_points[s.point]: s for s in before.superseded if s.point < len(before.key_points)}
-    moved = [(n, by_text.get(text)) for n, text in enumerate(key_points)]
-    return [s.model_copy(update={"point": n}) for n, s in moved if s is not None]
+    moved = renumbered(before.key_points, key_points)
+    return sorted(
+        (s.model_copy(update={"point": moved[s.point]}) for s in before.superseded if s.point in moved),
+        key=lambda s: s.point,
+    )
+
+
+def repointed(entry: LongTermIndex, target: str, moved: dict[int, int]) -> LongTermIndex:
+    """The entry with its marks that name a key point of the entry `target`, whose key points changed
+    (`moved`: `renumbered`), following that point; a mark whose new point is gone is dropped (the old
+    fact is current again: nothing says what replaced it)."""
+    marks = []
+    for mark in entry.superseded:
+        found = split_ref(mark.superseded_by)
+        if found is None or found[0] != target:
+            marks.append(mark)
+        elif found[1] in moved:
+            marks.append(mark.model_copy(update={"superseded_by": point_ref(target, moved[found[1]])}))
+    return entry.model_copy(update={"superseded": marks})
+
+
+def points_into(entry: LongTermIndex, target: str) -> bool:
+    """Whether one of the entry's marks names a key point of the entry `target`."""
+    return any((split_ref(s.superseded_by) or ("", 0))[0] == target for s in entry.superseded)
 
 
 @dataclass(frozen=True)

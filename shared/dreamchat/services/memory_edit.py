@@ -18,7 +18,7 @@ from dreamchat.domain.models import (
     MidTermMemory,
     PairId,
 )
-from dreamchat.domain.supersession import carried, undone
+from dreamchat.domain.supersession import carried, renumbered, undone
 from dreamchat.errors import Conflict, Contended, Invalid, NotFound
 from dreamchat.ports import Clock
 from dreamchat.services.memory_repo import MemoryRepository
@@ -26,6 +26,7 @@ from dreamchat.services.recall import Retriever
 from dreamchat.services.storage.memory import Embedded
 from dreamchat.services.storage.session import Versioned
 from dreamchat.services.storage.unit_of_work import Storage
+from dreamchat.services.supersession import follow
 
 _EDIT_ATTEMPTS = 3
 
@@ -73,7 +74,9 @@ class MemoryEditor:
 
     def long_term(self, pair: PairId, entry_id: str, delete: bool, changes: dict[str, Any]) -> dict[str, Any] | None:
         """Deleted, or changed over the entry stored now: a re-embedding or the core judge writing
-        meanwhile loses to the person, whose changes are applied again on what they wrote."""
+        meanwhile loses to the person, whose changes are applied again on what they wrote. Marks
+        other entries hold naming its key points follow their text, in the same commit (a point
+        rewritten or removed: the fact it replaced is current again)."""
         with self._storage.pair(pair) as uow:
             found = _find(uow.long_terms, entry_id, "no such long-term memory")
             if delete:
@@ -95,6 +98,8 @@ class MemoryEditor:
                 latest = _find(uow.long_terms, entry_id, "no such long-term memory")
                 edited = _edited(latest.entity, changes, current_again)
                 uow.long_terms.save(edited, latest, self._vectors(latest.entity, edited))
+                if edited.key_points != latest.entity.key_points:
+                    follow(uow, entry_id, renumbered(latest.entity.key_points, edited.key_points))
                 try:
                     uow.commit()
                 except Contended:

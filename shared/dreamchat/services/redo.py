@@ -8,6 +8,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from dreamchat import keys
+from dreamchat.domain import supersession as sup
 from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import Conversation, LongTermDetail, LongTermIndex, MidTermMemory, PairId
 from dreamchat.domain.owed import Outcome, OwedWork
@@ -20,6 +21,7 @@ from dreamchat.services.compression import compression_ratio
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.storage.session import Versioned
 from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
+from dreamchat.services.supersession import Superseder
 from dreamchat.services.vectors import VectorRefresh
 
 
@@ -37,6 +39,7 @@ class Redo:
         self._models = models
         self._vectors = vectors
         self._clock = clock
+        self._superseder = Superseder(vectors.retriever)
 
     def compress(self, pair: PairId, owed: Versioned[OwedWork], zone: str) -> Outcome:
         """The topic summarised again from its messages in the log; then it is due for extraction."""
@@ -65,7 +68,9 @@ class Redo:
 
     def extract(self, pair: PairId, owed: Versioned[OwedWork], zone: str) -> Outcome:
         """The entry's sources extracted again; the answer replaces the entry (and its detail document)
-        in place, and only then are the sources flagged extracted."""
+        in place, and only then are the sources flagged extracted. The model is shown the related key
+        points as a fresh extraction is, and the ones it names are marked past in the same commit;
+        marks naming the entry's earlier key points follow their text (or go, with the point)."""
         work = owed.entity
         with self._storage.pair(pair) as uow:
             entry = next((e for e in uow.long_terms.all() if e.entity.id == work.subject), None)
@@ -77,27 +82,31 @@ class Redo:
                 # the person deleted or edited what came of them (their version stands), or they are gone
                 return _commit(uow, "cancelled")
             mids = [m.entity for m in sources]
-            output = self._models.extract(mids, self._local_now(zone))
+            shown = self._superseder.related(uow, mids, redone=entry.entity.id)
+            output = self._models.extract(mids, self._local_now(zone), shown)
             if output.degraded or not output.value.memories:
                 return "degraded"
-            title, points, detail = merged(output.value.memories, {m.id for m in mids})
+            memory = merged(output.value.memories, {m.id for m in mids})
+            points = memory.key_points
             healed = entry.entity.model_copy(
                 update={
-                    "title": title,
+                    "title": memory.title,
                     "key_points": points,
                     "degraded": False,
                     "sources": self._anchors(pair, points, mids),
+                    "superseded": sup.carried(entry.entity, points),
                 }
             )
             uow.long_terms.save(healed, entry, self._vectors.retriever.vectors(vec.embedded_texts(healed)))
+            self._superseder.mark(uow, shown, memory, healed, sup.renumbered(entry.entity.key_points, points))
             outcome = _commit(uow, "healed")
         if outcome == "healed":  # the document after its index entry, as an extraction writes it
             self._replace_detail(
                 pair,
                 healed,
                 LongTermDetail(
-                    title=title,
-                    detail_content=detail,
+                    title=memory.title,
+                    detail_content=memory.detail_content,
                     emotion_tags=mids[0].emotion_tags,
                     source_mid_ids=[m.id for m in mids],
                 ),
@@ -118,12 +127,24 @@ class Redo:
         return self._clock.now().astimezone(ZoneInfo(zone))
 
 
-def merged(memories: list[ExtractedMemory], known: set[str]) -> tuple[str, list[str], str]:
-    """One entry's title, key points and detail from what the model extracted of its sources: the
-    memories citing them (all, if none does), their key points once each."""
+def merged(memories: list[ExtractedMemory], known: set[str]) -> ExtractedMemory:
+    """One entry from what the model extracted of its sources: the memories citing them (all, if none
+    does), their key points once each, the points they replace renumbered as the merged key points."""
     cited = [m for m in memories if known & set(m.source_mid_ids)] or memories
     points = list(dict.fromkeys(point for m in cited for point in m.key_points))
-    return cited[0].title, points, "\n\n".join(m.detail_content for m in cited if m.detail_content)
+    supersedes = [
+        s.model_copy(update={"key_point": points.index(m.key_points[s.key_point])})
+        for m in cited
+        for s in m.supersedes
+        if 0 <= s.key_point < len(m.key_points)
+    ]
+    return ExtractedMemory.model_construct(
+        title=cited[0].title,
+        key_points=points,
+        detail_content="\n\n".join(m.detail_content for m in cited if m.detail_content),
+        source_mid_ids=sorted(known),
+        supersedes=supersedes,
+    )
 
 
 def _commit(uow: PairUnitOfWork, outcome: Outcome) -> Outcome:
