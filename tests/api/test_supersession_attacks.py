@@ -11,8 +11,7 @@ import json
 import pytest
 
 from tests.api.test_memory_export import forget_and_befriend, import_into
-from tests.api.test_supersession_api import NEW, OLD, TAGS, long_term_text, tell
-from tests.fakes.fake_llm import Reply
+from tests.api.test_supersession_api import NEW, OLD, long_term_text, tell
 
 
 @pytest.fixture
@@ -116,9 +115,7 @@ def test_an_import_naming_a_point_or_an_entry_it_does_not_hold_keeps_no_such_mar
     assert entries(person, ai)[0]["superseded"] == []
 
 
-def test_an_import_whose_supersessions_loop_leaves_both_facts_current_and_every_view_answers(
-    person, ai, moved
-) -> None:
+def test_an_import_whose_supersessions_loop_leaves_both_facts_current_and_every_view_answers(person, ai, moved) -> None:
     document = exported_and_forgotten(person, ai)
     old_id, new_id = (e["index"]["id"] for e in document["long_term"])
     crafted = copy.deepcopy(document)

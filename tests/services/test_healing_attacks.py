@@ -71,7 +71,9 @@ class Held:
 
 
 def services_with(runtime, model: Held) -> Services:
-    return build_services(runtime, memory_models=FallbackMemoryModels(model, OfflineFacts(), attempts=1, sleep=lambda _: None))
+    return build_services(
+        runtime, memory_models=FallbackMemoryModels(model, OfflineFacts(), attempts=1, sleep=lambda _: None)
+    )
 
 
 def tell(services: Services, pair: PairId, clock, text: str, *, extract: bool = True) -> None:
@@ -195,7 +197,9 @@ def test_two_healers_racing_one_owed_extraction_store_one_redo(runtime, clock) -
     assert [(s.point, s.superseded_by) for s in old.superseded] == [(0, f"{new.id}#000")]
     details = [k for k in runtime.blobs.list(keys.pair_blob_prefix(pair)) if "long_term_details" in k]
     assert len(details) == 2 and owed(runtime, pair) == []
-    assert services.memory.repo.mid_terms(pair) and all(m.extracted_to_long for m in services.memory.repo.mid_terms(pair))
+    assert services.memory.repo.mid_terms(pair) and all(
+        m.extracted_to_long for m in services.memory.repo.mid_terms(pair)
+    )
 
 
 def test_a_sweeps_worker_and_extract_now_racing_heal_once(runtime, clock) -> None:
@@ -226,5 +230,7 @@ def test_a_persons_edit_between_the_redos_read_and_its_commit_wins(runtime, cloc
     # the next attempt sees the person's version: the redo is cancelled, their words stand
     clock.advance(days=1)
     assert [h.outcome for h in services.healing.heal(pair, force=True)] == ["cancelled"]
-    assert next(e for e in services.memory.repo.long_index(pair) if e.id == offline.id).key_points == ["我现在在上海工作"]
+    assert next(e for e in services.memory.repo.long_index(pair) if e.id == offline.id).key_points == [
+        "我现在在上海工作"
+    ]
     assert owed(runtime, pair) == []

@@ -142,7 +142,9 @@ def check(document: MemoryDocument) -> None:
         _unique(f"long_term {entry.index.id} superseded point", (str(s.point) for s in entry.index.superseded))
     for memory in document.core:
         if memory.id == RELATIONSHIP_ID and memory.source != "relationship":
-            raise DocumentProblem(f"core {RELATIONSHIP_ID}: the current relationship entry's source must be 'relationship'")
+            raise DocumentProblem(
+                f"core {RELATIONSHIP_ID}: the current relationship entry's source must be 'relationship'"
+            )
     for memory in document.relationship.history:
         if memory.source != "relationship":
             raise DocumentProblem(f"relationship.history {memory.id}: source must be 'relationship'")
