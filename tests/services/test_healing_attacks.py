@@ -234,3 +234,15 @@ def test_a_persons_edit_between_the_redos_read_and_its_commit_wins(runtime, cloc
         "我现在在上海工作"
     ]
     assert owed(runtime, pair) == []
+
+
+def test_the_ai_users_deletion_mid_redo_lands_nothing_and_leaves_nothing_owed(runtime, clock) -> None:
+    services, model, pair = a_degraded_move(runtime, clock)
+    thread, outcome = in_flight(model, lambda: services.healing.heal(pair, force=True))
+    owner = services.ai_users.companion(pair.account_id, pair.ai_user_id)[1].owner_id
+    services.ai_users.delete(owner, pair.ai_user_id)
+    model.release.set()
+    thread.join(20)
+
+    assert len(outcome) == 1 and pair_rows(runtime.store, pair) == []
+    assert services.healing.owed() == 0 and runtime.blobs.list(keys.pair_blob_prefix(pair)) == []
