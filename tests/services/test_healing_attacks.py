@@ -246,3 +246,25 @@ def test_the_ai_users_deletion_mid_redo_lands_nothing_and_leaves_nothing_owed(ru
 
     assert len(outcome) == 1 and pair_rows(runtime.store, pair) == []
     assert services.healing.owed() == 0 and runtime.blobs.list(keys.pair_blob_prefix(pair)) == []
+
+
+def test_a_persons_edit_of_a_summary_while_its_redo_waits_on_the_model_wins(runtime, clock) -> None:
+    model = Held()
+    services = services_with(runtime, model)
+    pair, _ = friends_with_a_public_ai_user(services)
+    model.down = {"compress"}
+    tell(services, pair, clock, "周末和朋友去爬了山", extract=False)
+    [mid] = services.memory.repo.mid_terms(pair)
+    model.down = set()
+    thread, outcome = in_flight(model, lambda: services.healing.heal(pair, force=True))
+    services.memory_editor.mid_term(pair, mid.id, False, {"summary": "周末和大学同学去爬了香山"})
+    model.release.set()
+    thread.join(20)
+
+    assert [h.outcome for h in outcome[0]] == ["contended"]
+    clock.advance(days=1)
+    assert [h.outcome for h in services.healing.heal(pair, force=True)] == ["cancelled"]
+    [kept] = services.memory.repo.mid_terms(pair)
+    assert kept.summary == "周末和大学同学去爬了香山" and not kept.degraded and owed(runtime, pair) == []
+    assert services.extractor.extract(pair, ZONE, force=True).long_term  # and it is extracted as theirs
+    assert [e.key_points for e in services.memory.repo.long_index(pair)] == [["周末和大学同学去爬了香山"]]
