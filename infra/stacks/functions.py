@@ -66,8 +66,9 @@ SPECS = (
     FunctionSpec(
         key="extract-worker", folder="extract", entry="worker",
         description="Extraction queue: one pair's mid-term summaries become long-term and core memories",
-        timeout=Duration.minutes(8), memory_mb=1024, uses=("table", "documents", "idempotency"),
-        # one pair (extraction + core judgment, and a sampled quality judgment) at worst 454 s
+        timeout=Duration.minutes(12), memory_mb=1024, uses=("table", "documents", "idempotency"),
+        # one pair (extraction + core judgment, and a sampled quality judgment) at worst 454 s, after
+        # redos of owed work (182 s each at worst): a redo starts only with 641 s left, so 720 s
         environment=(("DREAMCHAT_LLM_TIMEOUT_SECONDS", "45"), ("DREAMCHAT_LLM_MAX_RETRIES", "0"),
                      ("DREAMCHAT_BACKGROUND_ATTEMPTS", "2")),
     ),

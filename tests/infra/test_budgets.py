@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from dreamchat.api.deadline import LAMBDA_RETURN_SECONDS
-from dreamchat.budget import FINISH_MARGIN_SECONDS, worst_case_seconds
+from dreamchat.budget import FINISH_MARGIN_SECONDS, structured_seconds, worst_case_seconds
 from dreamchat.config import Settings
 from infra.stacks.functions import SPECS
 from infra.stacks.triggers import HEARTBEAT_BATCH_SIZE
@@ -47,3 +47,12 @@ def test_the_defaults_of_a_laptop_would_not_fit_the_compress_function(each: Synt
 def test_a_whole_heartbeat_batch_fits_the_worker_at_worst(each: Synth) -> None:
     settings, timeout = function_settings(each, "heartbeat-worker")
     assert HEARTBEAT_BATCH_SIZE * worst_case_seconds("heartbeat-worker", settings) + FINISH_MARGIN_SECONDS <= timeout
+
+
+def test_the_extract_worker_has_time_for_a_redo_before_its_pairs_extraction(each: Synth) -> None:
+    """A redo of owed work starts only if the pair's extraction still fits after it (`Serverless._extract_pair`):
+    a worker whose timeout held only the extraction would never heal (found by an attack, issue 28)."""
+    settings, timeout = function_settings(each, "extract-worker")
+    needed = worst_case_seconds("extract-worker", settings) + structured_seconds(settings) + FINISH_MARGIN_SECONDS
+    assert needed <= timeout, f"{needed:.0f} s of {timeout:.0f} s"
+    assert timeout < settings.lease_seconds  # a run still going is never sent to a second worker

@@ -129,3 +129,23 @@ def test_an_update_the_offline_rule_missed_is_marked_by_the_redo(runtime, clock)
     old, new = entries(services)
     assert [(s.point, s.superseded_by) for s in old.superseded] == [(0, f"{new.id}#000")]
     assert as_current(context(services), old_fact) == []
+
+
+def test_a_supersession_the_person_undid_is_not_marked_again_by_the_redo(runtime, clock) -> None:
+    """Found by an attack: the person undoes the offline result's mark (Beijing is not past); the redo
+    of the same summaries, shown Beijing as current again, named it and marked it back."""
+    models = Redoing()
+    services = services_with(runtime, models)
+    tell(services, clock, OLD)
+    models.down = True
+    tell(services, clock, NEW)
+    old, offline = entries(services)
+    assert old.superseded
+    services.memory_editor.long_term(PAIR, old.id, False, {"undo_supersede": [0]})
+    models.down = False
+    models.answers[NEW] = ([NEW], {OLD: 0})
+    [healed] = services.healing.heal(PAIR, force=True)
+    assert healed.outcome == "healed"
+    old, new = entries(services)
+    assert not new.degraded and old.superseded == []  # the person's word stands
+    assert OLD in context(services) and "以前：" not in context(services)

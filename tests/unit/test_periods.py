@@ -6,6 +6,8 @@ from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dreamchat.domain.periods import as_dates, named_period, period_of
 
@@ -102,3 +104,38 @@ def test_the_period_is_read_in_the_pairs_time_zone() -> None:
     assert datetime.fromtimestamp(start, SHANGHAI) == datetime(2024, 1, 9, tzinfo=SHANGHAI)
     assert end - start == 86400
     assert named_period("hello", sent, "Asia/Shanghai") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "3000年前的人怎么生活",
+        "2100年以前",
+        "99999 years ago",
+        "30000 months ago",
+        "100000000 days ago",
+        "9" * 30 + " weeks ago",
+    ],
+)
+def test_a_past_too_far_to_be_a_memory_names_no_period(text: str) -> None:
+    """Found by an attack: "3000年前" made a year before 1 and the chat turn's context raised."""
+    assert span(text) is None
+
+
+def test_a_far_past_beside_a_time_that_is_a_memory_keeps_the_memory() -> None:
+    assert span("3000年前的事不提了，昨天呢？") == (date(2024, 1, 9), date(2024, 1, 9))
+    assert span("1000 years ago") == (date(1024, 1, 1), date(1024, 12, 31))
+
+
+TOKENS = ["3000", "99999", "0", "12", "13", "32", "2100", "2024", "年", "月", "日", "前", "以前", "天", "个月"]
+TOKENS += ["周", "上", "这", "去年", "前年", "冬", "季", "十二", "几", " ", "days ago", "weeks ago", "months ago"]
+TOKENS += ["years ago", "last", "next", "June", "May", "winter", "of", " 2023", "-", "/"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(TOKENS), max_size=8), st.datetimes(datetime(1971, 1, 1), datetime(2200, 1, 1)))
+def test_any_message_at_any_moment_names_a_period_or_none(parts: list[str], moment: datetime) -> None:
+    now = moment.replace(tzinfo=SHANGHAI)
+    for text in ("".join(parts), " ".join(parts)):
+        period = period_of(text, now)
+        assert period is None or period.start < period.end

@@ -139,6 +139,12 @@ def check(document: MemoryDocument) -> None:
     for entry in document.long_term:
         if any(s.point >= len(entry.index.key_points) for s in entry.index.superseded):
             raise DocumentProblem(f"long_term {entry.index.id}: superseded names a key point it does not have")
+        _unique(f"long_term {entry.index.id} superseded point", (str(s.point) for s in entry.index.superseded))
+    for memory in document.core:
+        if memory.id == RELATIONSHIP_ID and memory.source != "relationship":
+            raise DocumentProblem(
+                f"core {RELATIONSHIP_ID}: the current relationship entry's source must be 'relationship'"
+            )
     for memory in document.relationship.history:
         if memory.source != "relationship":
             raise DocumentProblem(f"relationship.history {memory.id}: source must be 'relationship'")
@@ -163,6 +169,7 @@ def reissue(document: MemoryDocument, random: Callable[[], float]) -> MemoryDocu
     mids = {m.id: f"mid_{topics[m.topic_id].removeprefix('topic_')}" for m in document.mid_term}
     by_long = {e.index.id: e.index.created_at for e in document.long_term}
     longs = _ordered(sorted(by_long), lambda i: f"long_{by_long[i]:010d}_", random)
+    points = {e.index.id: len(e.index.key_points) for e in document.long_term}
     # the current relationship entry keeps its id: the one id every pair has (its own)
     all_core = {c.id: c for c in [*document.core, *document.relationship.history] if c.id != RELATIONSHIP_ID}
     cores = _ordered(sorted(all_core), lambda i: _core_stem(all_core[i]), random) | {RELATIONSHIP_ID: RELATIONSHIP_ID}
@@ -185,7 +192,7 @@ def reissue(document: MemoryDocument, random: Callable[[], float]) -> MemoryDocu
             update={
                 "id": longs[e.index.id],
                 "sources": [messages.get(s, "") for s in e.index.sources],
-                "superseded": _superseded(e.index.superseded, longs),
+                "superseded": _superseded(e.index.superseded, longs, points),
             }
         )
         detail = e.detail and e.detail.model_copy(
@@ -212,13 +219,14 @@ def reissue(document: MemoryDocument, random: Callable[[], float]) -> MemoryDocu
     )
 
 
-def _superseded(marks: list[Supersession], longs: dict[str, str]) -> list[Supersession]:
-    """Supersessions under the new ids; one naming a memory the document does not hold is left out."""
+def _superseded(marks: list[Supersession], longs: dict[str, str], points: dict[str, int]) -> list[Supersession]:
+    """Supersessions under the new ids; one naming a memory (or a key point of it) the document does
+    not hold is left out."""
     moved = [(s, split_ref(s.superseded_by)) for s in marks]
     return [
         s.model_copy(update={"superseded_by": point_ref(longs[ref[0]], ref[1])})
         for s, ref in moved
-        if ref is not None and ref[0] in longs
+        if ref is not None and ref[0] in longs and ref[1] < points[ref[0]]
     ]
 
 

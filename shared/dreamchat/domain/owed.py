@@ -26,6 +26,9 @@ class OwedWork(Entity):
     kind: OwedKind
     subject: str = ""  # the mid-term memory (compress) or long-term entry (extract); "" for the pair's own
     sources: list[str] = Field(default_factory=list)  # an extraction's mid-term memories
+    # an extraction's: the old key points (references) its offline result marked superseded; one no
+    # longer marked when the redo comes was undone by the person, and the redo does not mark it again
+    made_past: list[str] = Field(default_factory=list)
     since: int  # when the offline result was stored (epoch seconds)
     attempts: int = Field(default=0, ge=0)  # redo attempts so far
     due_at: int  # the next attempt, by the back-off
@@ -42,9 +45,23 @@ class Backoff:
         """Seconds to wait after `attempts` attempts (0: just recorded)."""
         return min(self.max_seconds, self.base_seconds * (1 << min(attempts, 32)))
 
-    def first(self, kind: OwedKind, now: int, subject: str = "", sources: tuple[str, ...] = ()) -> OwedWork:
+    def first(
+        self,
+        kind: OwedKind,
+        now: int,
+        subject: str = "",
+        sources: tuple[str, ...] = (),
+        made_past: tuple[str, ...] = (),
+    ) -> OwedWork:
         """The record of a degraded result stored at `now`."""
-        return OwedWork(kind=kind, subject=subject, sources=list(sources), since=now, due_at=now + self.delay(0))
+        return OwedWork(
+            kind=kind,
+            subject=subject,
+            sources=list(sources),
+            made_past=list(made_past),
+            since=now,
+            due_at=now + self.delay(0),
+        )
 
     def attempted(self, work: OwedWork, now: int) -> OwedWork:
         """The record once one more attempt starts at `now`: counted, and the next one backed off."""

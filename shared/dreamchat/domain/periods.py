@@ -180,10 +180,10 @@ def _relative(text: str, now: datetime) -> list[Period]:
     found: list[Period] = []
     for match in _AGO.finditer(text):
         count = int(match.group(1)) if match.group(1).isdigit() else NUMBERS[match.group(1).lower().split()[-1]]
-        found.append(_ago(today, count, match.group(2).lower()))
+        found += filter(None, [_ago(today, count, match.group(2).lower())])
     for match in _AGO_ZH.finditer(text):
         unit = {"天": "day", "周": "week", "年": "year", "个月": "month"}.get(match.group(2), "week")
-        found.append(_ago(today, _cn_number(match.group(1)), unit))
+        found += filter(None, [_ago(today, _cn_number(match.group(1)), unit)])
     for match in _LAST_WEEKDAY.finditer(text):
         found.append(_weekday_before(today, WEEKDAYS_EN.index(match.group(1).lower())))
     for match in _LAST_WEEKDAY_ZH.finditer(text):
@@ -319,7 +319,13 @@ def _season_relative(now: datetime, month: int, word: str) -> Period:
     return current
 
 
-def _ago(today: datetime, count: int, unit: str) -> Period:
+_DAYS_IN = {"day": 1, "week": 7, "month": 31, "year": 366}
+FARTHEST_AGO_DAYS = 1000 * 366  # "3000年前", "100000000 days ago": history, not a memory (nor a date)
+
+
+def _ago(today: datetime, count: int, unit: str) -> Period | None:
+    if count * _DAYS_IN[unit] > FARTHEST_AGO_DAYS:
+        return None
     if unit == "day":
         return _days(today - timedelta(days=count), 1)
     if unit == "week":

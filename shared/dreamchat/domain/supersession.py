@@ -129,6 +129,16 @@ def repointed(entry: LongTermIndex, target: str, moved: dict[int, int]) -> LongT
     return entry.model_copy(update={"superseded": marks})
 
 
+def marked_by(entries: Iterable[LongTermIndex], target: str) -> set[str]:
+    """The key points (references) the entries hold marked superseded by a key point of `target`."""
+    return {
+        point_ref(e.id, s.point)
+        for e in entries
+        for s in e.superseded
+        if (split_ref(s.superseded_by) or ("",))[0] == target
+    }
+
+
 def points_into(entry: LongTermIndex, target: str) -> bool:
     """Whether one of the entry's marks names a key point of the entry `target`."""
     return any((split_ref(s.superseded_by) or ("", 0))[0] == target for s in entry.superseded)

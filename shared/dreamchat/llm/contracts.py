@@ -79,6 +79,26 @@ class Supersedes(Contract):
     key_point: int = 0
 
 
+UNREADABLE = {"id": "", "key_point": -1}  # a proposal of the wrong shape: names nothing, dropped and counted
+
+
+def _proposals(value: Any) -> Any:
+    """The model's `supersedes` as proposals: anything not a list of `{id, key_point}` objects (a string,
+    an object, a null) stands as an unreadable one, which the service drops and counts; the memory stays."""
+    if value is None:
+        return []
+    items = value if isinstance(value, list) else [value]
+    return [item if _readable(item) else UNREADABLE for item in items[:SUPERSEDES]]
+
+
+def _readable(item: Any) -> bool:
+    try:
+        Supersedes.model_validate(item)
+    except ValueError:  # pydantic's ValidationError
+        return False
+    return True
+
+
 class ExtractedMemory(Contract):
     """One long-term memory: its index (title, key points), its detail document, and the existing key
     points it makes past (none when nothing changed)."""
@@ -87,7 +107,7 @@ class ExtractedMemory(Contract):
     key_points: Annotated[list[KeyPoint], _first(KEY_POINTS)]
     detail_content: Detail
     source_mid_ids: Annotated[list[SourceId], _first(SOURCE_IDS)]
-    supersedes: Annotated[list[Supersedes], _first(SUPERSEDES)] = Field(default_factory=list)
+    supersedes: Annotated[list[Supersedes], BeforeValidator(_proposals)] = Field(default_factory=list)
 
 
 class ExtractOutput(Contract):

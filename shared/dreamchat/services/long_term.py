@@ -146,7 +146,7 @@ class Extractor:
         )
         uow.long_terms.add(index, self._vectors.retriever.vectors(vec.embedded_texts(index)))
         made_past = self._superseder.mark(uow, shown, memory, index)
-        owed = self._owed(long_id, mids) if degraded else None
+        owed = self._owed(long_id, mids, made_past.refs) if degraded else None
         stored = self._commit_extracted(uow, sources, "long-term entry already stored or its sources changed", owed)
         result.superseded += made_past.marked if stored else 0
         result.supersessions_dropped += made_past.dropped
@@ -158,10 +158,10 @@ class Extractor:
             by_id.pop(m.id, None)
         return index if stored else None
 
-    def _owed(self, long_id: str, mids: list[MidTermMemory]) -> OwedWork:
+    def _owed(self, long_id: str, mids: list[MidTermMemory], made_past: list[str]) -> OwedWork:
         """The redo an offline entry is owed: its sources extracted again, the entry replaced in place."""
         now = int(self._clock.now().timestamp())
-        return self._settings.heal_backoff.first("extract", now, long_id, tuple(m.id for m in mids))
+        return self._settings.heal_backoff.first("extract", now, long_id, tuple(m.id for m in mids), tuple(made_past))
 
     def _anchors(self, pair: PairId, points: list[str], sources: list[MidTermMemory]) -> list[str]:
         """Per key point, the message of the source topics it was drawn from ("" when none)."""

@@ -82,7 +82,8 @@ class Redo:
                 # the person deleted or edited what came of them (their version stands), or they are gone
                 return _commit(uow, "cancelled")
             mids = [m.entity for m in sources]
-            shown = self._superseder.related(uow, mids, redone=entry.entity.id)
+            undone = set(work.made_past) - sup.marked_by([e.entity for e in uow.long_terms.all()], entry.entity.id)
+            shown = self._superseder.related(uow, mids, redone=entry.entity.id, withheld=frozenset(undone))
             output = self._models.extract(mids, self._local_now(zone), shown)
             if output.degraded or not output.value.memories:
                 return "degraded"

@@ -9,7 +9,7 @@ text unchanged since) and a key point of the new memory; anything else is droppe
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from dreamchat.domain import supersession as sup
 from dreamchat.domain.fact_slots import query_words
@@ -33,6 +33,7 @@ class Supersessions:
 
     marked: int = 0
     dropped: int = 0
+    refs: list[str] = field(default_factory=list)  # the old key points marked
 
 
 class Superseder:
@@ -40,19 +41,24 @@ class Superseder:
         self._retriever = retriever
 
     def related(
-        self, uow: PairUnitOfWork, mids: list[MidTermMemory], redone: str | None = None
+        self,
+        uow: PairUnitOfWork,
+        mids: list[MidTermMemory],
+        redone: str | None = None,
+        withheld: frozenset[str] = frozenset(),
     ) -> list[sup.RelatedPoint]:
         """The pair's current key points the mid-term memories are about, as the context would recall
         them for each summary (with the words of the slot it fills), best first; then the newest. For
         the redo of the entry `redone`: never its own points, and the points it alone made past are
-        current again (the redo says anew what it replaces)."""
+        current again (the redo says anew what it replaces), except those `withheld` (the person
+        undid the offline result's mark: their word stands)."""
         reads = uow.long_terms.all()
         entries = [read.entity for read in reads]
         if not entries or not mids:
             return []
         stored = {read.entity.id: uow.long_terms.vectors(read) for read in reads}
         prepared = self._retriever.prepare(uow.pair, entries, [], stored)
-        past = sup.replacements([e for e in entries if e.id != redone])
+        past = {*sup.replacements([e for e in entries if e.id != redone]), *withheld}
         queries = [Query(" ".join(filter(None, [m.summary, query_words(m.summary)]))) for m in mids]
         vectors = self._retriever.embed([t for q in queries for t in q.texts], query=True)
         chosen: dict[str, Unit] = {}
@@ -98,6 +104,7 @@ class Superseder:
             changed[entry_id] = sup.superseding(current, old, by, sup.since(entry, number))
             touched.add(entry_id)
             tally.marked += 1
+            tally.refs.append(point.ref)
         for entry_id, marked in changed.items():
             uow.long_terms.save(marked, reads[entry_id])
         if tally.dropped:
