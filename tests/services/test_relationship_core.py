@@ -7,7 +7,10 @@ from __future__ import annotations
 import json
 
 from dreamchat.domain.core_memory import RELATIONSHIP_ID
-from dreamchat.domain.models import CoreMemory, Relationship
+from dreamchat.domain.models import CoreMemory, LongTermIndex, Relationship
+from dreamchat.llm.memory_models import FallbackMemoryModels
+from dreamchat.llm.offline import OfflineMemoryModels
+from dreamchat.services.core_judgment import CoreJudge
 from dreamchat.services.export import MemoryExport
 from dreamchat.services.storage.unit_of_work import Storage
 from tests.services.conftest import on_every_store
@@ -157,3 +160,28 @@ def test_the_export_holds_the_current_entry_among_core_and_every_change_as_histo
     history = document["relationship"]["history"]
     assert len(history) == len(CHANGES) and all(c["id"] != RELATIONSHIP_ID for c in history)
     assert history[-1]["content"].endswith("第5次变化") and document["relationship"]["current"]["level"] == "关系较好"
+
+
+def test_the_core_judge_sees_the_current_entries_not_the_relationship_history(runtime, offline_services, clock):
+    class Recording(OfflineMemoryModels):
+        shown: list[list[str]] = []
+
+        def judge_core(self, new_items, existing, now):  # noqa: ANN001, ANN201 - as the parent
+            self.shown.append([m.content for m in existing])
+            return super().judge_core(new_items, existing, now)
+
+    services = offline_services
+    pair, ai_user = companion(services)
+    remember(services, pair, clock)
+    change_five_times(services, pair, ai_user, clock)
+    storage = Storage(services.memory.repo.store)
+    with storage.pair(pair) as uow:
+        entry = LongTermIndex(id="long_x", title="缆车", key_points=["坐缆车"], detail_file="x.json", created_at=1)
+        uow.long_terms.add(entry, None)
+        uow.commit()
+    models = Recording()
+    CoreJudge(storage, FallbackMemoryModels(models, attempts=1), clock).judge(pair, ai_user.timezone)
+
+    [shown] = models.shown
+    assert FEAR in shown and len(shown) == 1 + len(OTHERS) + 2 + 1  # five of the AI's, the person's, the current one
+    assert not [line for line in shown if line.startswith("关系等级从")]  # no history line
