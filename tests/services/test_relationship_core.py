@@ -5,11 +5,14 @@ relationship changes never push "极度恐高" out, whether the store was writte
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 from dreamchat.domain.core_memory import RELATIONSHIP_ID
 from dreamchat.domain.models import CoreMemory, LongTermIndex, Relationship
+from dreamchat.llm.contracts import CoreJudgment
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.llm.offline import OfflineMemoryModels
+from dreamchat.services.container import build_services
 from dreamchat.services.core_judgment import CoreJudge
 from dreamchat.services.export import MemoryExport
 from dreamchat.services.storage.unit_of_work import Storage
@@ -185,3 +188,43 @@ def test_the_core_judge_sees_the_current_entries_not_the_relationship_history(ru
     [shown] = models.shown
     assert FEAR in shown and len(shown) == 1 + len(OTHERS) + 2 + 1  # five of the AI's, the person's, the current one
     assert not [line for line in shown if line.startswith("关系等级从")]  # no history line
+
+
+HUANGSHAN = "我们一起去爬了黄山，他第一次没有因为恐高而退缩，还在山顶给我拍了照片"
+
+
+class JudgeSeen(OfflineMemoryModels):
+    """The offline provider, whose core judgment records what it was shown and proposes `proposal`."""
+
+    def __init__(self, proposal: str) -> None:
+        self.proposal = proposal
+        self.shown: list[list[CoreMemory]] = []
+
+    def judge_core(self, new_items: list[tuple[str, list[str]]], existing: list[CoreMemory], now: datetime):
+        self.shown.append(list(existing))
+        return CoreJudgment(create=True, content=self.proposal, importance=9, category="经历")
+
+
+def test_the_core_judge_sees_the_current_entries_and_not_thirty_changes_of_level(runtime, clock):
+    models = JudgeSeen(HUANGSHAN)
+    services = build_services(runtime, memory_models=FallbackMemoryModels(models, models, attempts=1))
+    pair, ai_user = companion(services)
+    remember(services, pair, clock)
+    for n in range(30):
+        clock.advance(days=10)
+        level = "关系较好" if n % 2 == 0 else "一般"
+        services.soul.set_relationship(pair, ai_user, level, None, HUANGSHAN if n == 2 else f"第{n + 1}次变化")
+
+    services.memory.record(pair, "user", "今天又想起爬黄山的事了")
+    services.compression.compress_now(pair)
+    clock.advance(hours=25)
+    result = services.extractor.extract(pair, ai_user.timezone, force=True)
+
+    [shown] = models.shown
+    relationship = [m for m in shown if m.source == "relationship"]
+    assert [m.id for m in relationship] == [RELATIONSHIP_ID]  # the one current entry, none of the 30 changes
+    assert {m.content for m in shown} == {FEAR, *OTHERS, NAME, MINOR, relationship[0].content}
+    # the proposal repeats a change's reason: the history is not a duplicate, so it is admitted
+    assert [m.content for m in result.core] == [HUANGSHAN]
+    history = services.views.memory_files(pair).relationship_history
+    assert len(history) == 30 and any(HUANGSHAN in m.content for m in history)  # kept apart, all of it

@@ -16,6 +16,7 @@ from dreamchat.domain.core_memory import (
     Candidate,
     admission_problem,
     for_context,
+    judged_against,
     judged_this_month,
     relationship_change,
     relationship_entry,
@@ -219,3 +220,14 @@ def test_a_person_who_rates_a_relationship_entry_ten_does_not_lift_it_into_the_f
     five = [core(f"事实{i}", MID_MARCH, importance=9) for i in range(5)]
     lifted = changes(1)[0].model_copy(update={"importance": 10})
     assert for_context([*five, lifted]) == [*five, lifted]  # the five, then the one relationship line
+
+
+def test_the_core_judgment_sees_the_current_entries_and_one_relationship_line() -> None:
+    fear = core("他极度恐高", MID_MARCH, importance=8)
+    entry = relationship_entry("一般", "关系较好", "第29次", int(MID_MARCH.timestamp()) + 30)
+    history = changes(30)
+    assert judged_against([fear, *history, entry]) == [fear, entry]
+    assert judged_against([*reversed(history), fear]) == [fear, history[-1]]  # an old store: its newest change
+    repeated = Candidate(create=True, content=history[3].content, importance=9)
+    assert admission_problem(repeated, [fear, *history, entry], MID_MARCH, SHANGHAI) == "a similar core memory exists"
+    assert admission_problem(repeated, judged_against([fear, *history, entry]), MID_MARCH, SHANGHAI) is None

@@ -5,13 +5,13 @@ stated; README and docs/architecture.md point here):
 
 | source         | written by                          | importance      | monthly cap            | duplicate check             |
 |----------------|-------------------------------------|-----------------|------------------------|-----------------------------|
-| "ai"           | the core judgment (`admission_problem`) | ≥ MIN_IMPORTANCE | MONTHLY_CAP per calendar month in the pair's zone, counting only "ai" entries | refused when similar (≥ DUPLICATE_SIMILARITY) to any stored entry of any source |
+| "ai"           | the core judgment (`admission_problem`) | ≥ MIN_IMPORTANCE | MONTHLY_CAP per calendar month in the pair's zone, counting only "ai" entries | refused when similar (≥ DUPLICATE_SIMILARITY) to any current entry of any source (`judged_against`: not the relationship history) |
 | "person"       | the person, through the API         | theirs (1-10)   | none (at most 50 added per pair, services/memory_edit.py) | none: the person decides |
 | "relationship" | a level change (services/soul.py)   | 8               | none: it records what happened, not what the AI chose | none: one current entry, written over |
 
 The relationship is ONE current entry per pair (id RELATIONSHIP_ID, written over in place on every level
 change); every change is also kept as a history entry (source "relationship", any other id: `core_rel_<time>_…`,
-the only kind a store held before). History never reaches the context; the person sees it in the memory
+the only kind a store held before). History never reaches the context nor the core judgment; the person sees it in the memory
 view and the export (`relationship.history`). A store without the current entry (written before it existed,
 or the person deleted it) lets its newest change stand for it (`split`).
 
@@ -96,6 +96,14 @@ def split(memories: list[CoreMemory]) -> CoreParts:
     current = [m for m in memories if m.source != "relationship" or m.id == RELATIONSHIP_ID]
     entry = next((m for m in current if m.id == RELATIONSHIP_ID), None)
     return CoreParts(current, entry or (history[-1] if history else None), history)
+
+
+def judged_against(memories: list[CoreMemory]) -> list[CoreMemory]:
+    """What the core judgment sees and a candidate is compared with: the current entries (the
+    relationship's current entry, or the newest change standing for it), never its history."""
+    parts = split(memories)
+    rest = [m for m in parts.current if m.source != "relationship"]
+    return rest + ([parts.relationship] if parts.relationship else [])
 
 
 def for_context(memories: list[CoreMemory]) -> list[CoreMemory]:

@@ -123,13 +123,15 @@ class ContextBuilder:
                 quotes.append(Quote(message.id, message.role, message.timestamp, text))
         return quotes
 
-    def recall(self, pair: PairId, query: str, limit: int = 3) -> list[Recalled]:
+    def recall(self, pair: PairId, query: str, limit: int = 3, *, zone: str | None = None) -> list[Recalled]:
         """The detail documents of the memories that best match the query (the recall_memory tool), the
-        same hybrid search as the context, each with what was said behind its two best key points and
-        its facts that later changed (history: the old fact and what holds now)."""
+        same hybrid search as the context (with the pair's `zone`, those made in the time the query
+        names favoured: "last June", "去年夏天"), each with what was said behind its two best key points
+        and its facts that later changed (history: the old fact and what holds now)."""
         snapshot = self.repo.snapshot(pair)
         by_id = {e.id: e for e in snapshot.long_index}
-        found = self.retriever.find(pair, snapshot.long_index, [], snapshot.vectors, query)
+        period = named_period(query, self._clock.now(), zone) if zone else None
+        found = self.retriever.find(pair, snapshot.long_index, [], snapshot.vectors, query, period=period)
         relevant = [h for h in found.hits if h.relevant and h.unit.parent_id in by_id]
         past = replacements(snapshot.long_index)
         recalled = []

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 from zoneinfo import ZoneInfo
 
-from dreamchat.domain.core_memory import Candidate, admission_problem, split
+from dreamchat.domain.core_memory import Candidate, admission_problem, judged_against
 from dreamchat.domain.models import CoreMemory, PairId
 from dreamchat.domain.owed import Backoff
 from dreamchat.errors import Contended
@@ -36,7 +36,7 @@ class CoreJudge:
                     uow.owed.paid(owed)
                     _commit_quietly(uow)
                 return []
-            existing = split(uow.core.all()).current  # the relationship's history is neither shown nor a duplicate
+            existing = judged_against(uow.core.all())  # the relationship's history neither shown nor compared
             now = self._clock.now()
             items = [(e.entity.title, e.entity.key_points) for e in unjudged]
             result = self._models.judge_core(items, existing, now.astimezone(ZoneInfo(zone)))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -122,6 +122,7 @@ class ToolBox:
     clock: Clock
     results: int = 5
     level_changed: bool = False  # the relationship level changes at most once per turn
+    _zone: str = field(default="", init=False, repr=False)  # the pair's, read once a turn when a tool needs it
 
     def run(self, name: str, arguments: dict[str, Any]) -> str:
         if name not in TOOLS:
@@ -167,7 +168,7 @@ class ToolBox:
         mids = self.memory.repo.mid_terms(self.pair)
         mood = max(mids, key=lambda m: m.created_at).emotion_tags.basic_emotion if mids else DEFAULTS["basic_emotion"]
         due = self.heartbeats.next_due(self.pair, self.ai_user, relationship)
-        zone = self.memory.repo.zone(self.pair, self.ai_user)
+        zone = self._pair_zone()
         return _answer(
             time=local_time(self.clock.now(), zone),
             timezone=zone,
@@ -192,10 +193,11 @@ class ToolBox:
         )
 
     def _recall_memory(self, args: RecallMemory) -> str:
-        found = self.memory.recall(self.pair, args.query)
+        zone = self._pair_zone()
+        found = self.memory.recall(self.pair, args.query, zone=zone)  # the time the query names, in the pair's zone
         if not found:
             return _answer(found=[], note="没有找到相关的长期记忆")
-        tz = ZoneInfo(self.memory.repo.zone(self.pair, self.ai_user))
+        tz = ZoneInfo(zone)
         return _answer(
             found=[
                 {
@@ -207,6 +209,11 @@ class ToolBox:
                 for r in found
             ]
         )
+
+    def _pair_zone(self) -> str:
+        if not self._zone:
+            self._zone = self.memory.repo.zone(self.pair, self.ai_user)
+        return self._zone
 
     def _change(self, edit: Any) -> Any:
         relationship = self.memory.repo.relationship(self.pair)
