@@ -13,7 +13,6 @@ from datetime import UTC, datetime, timedelta
 from dreamchat import keys
 from dreamchat.config import Settings
 from dreamchat.domain.owed import Healed
-from dreamchat.errors import Contended
 from dreamchat.events import ExtractionDue
 from dreamchat.ports import Clock, Item, ItemStore, WorkQueue
 from dreamchat.services.due_index import due_pages, leased
@@ -119,21 +118,13 @@ class ExtractionService:
         again = datetime.fromtimestamp(until, UTC) - threshold
         with self._storage.pair(keys.pair_from_pk(found["pk"])) as uow:
             uow.mid_terms.lease(found, keys.due_time(again))
-            try:
-                uow.commit()
-            except Contended:
-                return False
-        return True
+            return uow.committed()
 
     def _lease_owed(self, found: Item, until: int) -> bool:
         """Move owed work's due entry to when the lease ends; False if it changed meanwhile."""
         with self._storage.pair(keys.pair_from_pk(found["pk"])) as uow:
             uow.owed.lease(found, until)
-            try:
-                uow.commit()
-            except Contended:
-                return False
-        return True
+            return uow.committed()
 
     @staticmethod
     def _work(pk: str, until: int) -> ExtractionDue:

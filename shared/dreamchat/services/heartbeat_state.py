@@ -110,11 +110,7 @@ class HeartbeatStates:
         entry moves there, so later sweeps skip it. False if the state changed since it was read."""
         with self._storage.pair(keys.pair_from_pk(found["pk"])) as uow:
             uow.heartbeat.lease(found, until)
-            try:
-                uow.commit()
-            except Contended:
-                return False
-        return True
+            return uow.committed()
 
     def next_due(self, pair: PairId, ai_user: AIUser, relationship: Relationship) -> Due | None:
         state = self.get(pair)

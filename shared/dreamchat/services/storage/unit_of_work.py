@@ -54,6 +54,14 @@ class UnitOfWork:
         all or nothing; every one is tried). Contended when any lost its race."""
         self._send([])
 
+    def committed(self) -> bool:
+        """`commit`, answering whether every write landed: False when one lost its race (Contended)."""
+        try:
+            self.commit()
+        except Contended:
+            return False
+        return True
+
     def _send(self, checks: list[Check]) -> None:
         writes, self._session.writes = self._session.writes, []
         lost = 0
