@@ -8,6 +8,7 @@ nothing is lost, the turn goes on.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -26,6 +27,7 @@ log = logging.getLogger(__name__)
 
 CACHED_PAIRS = 16  # prepared indexes kept in memory (a warm Lambda or the local server reuses them)
 REFRESH_BATCH = 256  # texts re-embedded per refresh call
+CACHED_QUERIES = 1024  # query vectors kept (a topic's opening is searched on every turn of the topic)
 RECENT_CHARS = 300
 
 
@@ -68,6 +70,7 @@ class Retriever:
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
         self._cache: OrderedDict[tuple[str, str], Prepared] = OrderedDict()
+        self._queries: OrderedDict[bytes, np.ndarray] = OrderedDict()  # keyed by a digest, never the text
         self._lock = Lock()
 
     @property
@@ -136,14 +139,34 @@ class Retriever:
         return build_index([u for group in by_parent.values() for u in group], vectors)
 
     def embed(self, texts: Sequence[str], *, query: bool) -> np.ndarray | None:
-        """Vectors for the texts, or None when there is no model or it failed (words alone then)."""
+        """Vectors for the texts, or None when there is no model or it failed (words alone then).
+        A query's vectors are kept a while: only texts not seen lately reach the model."""
         if not texts or not self.embedder.name:
             return None
+        keys = [self._query_key(t) for t in texts] if query else []
+        with self._lock:
+            known = {k: self._queries[k] for k in keys if k in self._queries}
+        missing = [t for t, k in zip(texts, keys, strict=True) if k not in known] if query else list(texts)
         try:
-            return np.asarray(self.embedder.embed(list(texts), query=query), dtype=np.float32)
+            made = np.asarray(self.embedder.embed(missing, query=query), dtype=np.float32) if missing else None
         except EmbeddingUnavailable:
-            log.warning("embedding unavailable; ranking by words alone", extra={"texts": len(texts)})
+            log.warning("embedding unavailable; ranking by words alone", extra={"texts": len(missing)})
             return None
+        if not query:
+            return made
+        fresh = dict(zip([self._query_key(t) for t in missing], made if made is not None else [], strict=True))
+        with self._lock:
+            for key, row in fresh.items():
+                self._queries[key] = row
+                self._queries.move_to_end(key)
+            for key in known.keys() & self._queries.keys():
+                self._queries.move_to_end(key)
+            while len(self._queries) > CACHED_QUERIES:
+                self._queries.popitem(last=False)
+        return np.stack([known[k] if k in known else fresh[k] for k in keys])
+
+    def _query_key(self, text: str) -> bytes:
+        return hashlib.blake2b(f"{self.embedder.name}\0{text}".encode(), digest_size=16).digest()
 
     def vectors(self, texts: list[str]) -> vec.StoredVectors | None:
         """The texts' vectors as stored beside their memory (None when they could not be made)."""
