@@ -9,7 +9,6 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from dreamchat.adapters.images import PillowAvatars
 from dreamchat.adapters.scheduler import Job, LocalScheduler
 from dreamchat.api.deadline import RequestDeadline
 from dreamchat.api.errors import install_error_handlers
@@ -36,11 +35,8 @@ from dreamchat.config import Settings
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.usage import CallRecord
 from dreamchat.ports import Counter
-from dreamchat.services.cards import CardService
 from dreamchat.services.container import Services, build_services
-from dreamchat.services.export import MemoryExport
 from dreamchat.services.limits import ModelCallBudget
-from dreamchat.services.memory_import import MemoryImport
 from dreamchat.wiring import Runtime, build_runtime
 
 
@@ -77,8 +73,8 @@ def create_app(
     app.state.services = build_services(runtime, gateway=app.state.gateway, on_count=on_count)
     budget = ModelCallBudget(runtime.store, runtime.clock, settings.model_calls_per_minute)
     app.state.model_pool = ModelPool(settings.model_concurrency, budget.spend)
-    app.state.cards = CardService(app.state.services.ai_users, runtime.blobs, PillowAvatars(), settings.timezone)
-    app.state.exports, app.state.imports = _copies(app.state.services)
+    app.state.cards = app.state.services.cards
+    app.state.exports, app.state.imports = app.state.services.exports, app.state.services.imports
     install_error_handlers(app)
     for router in (
         health.router,
@@ -110,24 +106,6 @@ def create_app(
             expose_headers=[NEXT_CURSOR],  # a frontend on another origin follows the list's pages
         )
     return app
-
-
-def _copies(services: Services) -> tuple[MemoryExport, MemoryImport]:
-    """The memory export and import (built here, like the card service, not yet in `Services`)."""
-    runtime = services.runtime
-    exports = MemoryExport(
-        services.memory.repo, services.heartbeat_states, services.ai_users, services.friend_lists, runtime.clock
-    )
-    imports = MemoryImport(
-        runtime.store,
-        runtime.blobs,
-        services.ai_users,
-        services.heartbeat_states,
-        services.vectors,
-        runtime.clock,
-        runtime.random,
-    )
-    return exports, imports
 
 
 def _background(services: Services) -> list[Any]:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from dreamchat.adapters.embeddings import build_embedder
 from dreamchat.adapters.events import LocalEventBus, LocalWorkQueue, MissingQueue
+from dreamchat.adapters.images import PillowAvatars
 from dreamchat.adapters.private import signing_secret, vapid_private_key
 from dreamchat.adapters.push import VapidKey, WebPushSender, new_private_key
 from dreamchat.adapters.search import NoSearch, WebSearch, bocha, searxng, tavily
@@ -17,10 +18,12 @@ from dreamchat.llm.port import LLMGateway
 from dreamchat.ports import Counter, Embedder, Event, WorkQueue
 from dreamchat.services.ai_users import AIUserService, Caps
 from dreamchat.services.auth import AuthService
+from dreamchat.services.cards import CardService
 from dreamchat.services.chat import ChatService
 from dreamchat.services.compression import AfterCompression, Compression
 from dreamchat.services.context import ContextBuilder
 from dreamchat.services.core_judgment import CoreJudge
+from dreamchat.services.export import MemoryExport
 from dreamchat.services.extraction import ExtractionService
 from dreamchat.services.friend_lists import FriendLists
 from dreamchat.services.healing import Healing
@@ -30,6 +33,7 @@ from dreamchat.services.leases import Leases
 from dreamchat.services.long_term import Extractor
 from dreamchat.services.memory import MemoryService
 from dreamchat.services.memory_edit import MemoryEditor
+from dreamchat.services.memory_import import MemoryImport
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.presence import Presence
 from dreamchat.services.profile import Profiles
@@ -74,6 +78,9 @@ class Services:
     views: Views  # read models: what a screen shows, gathered from several reads
     profiles: Profiles
     memory_editor: MemoryEditor
+    cards: CardService  # character cards in and out
+    exports: MemoryExport  # a pair's memories out
+    imports: MemoryImport  # and back in
 
 
 def build_search(settings: Settings) -> WebSearch | NoSearch:
@@ -161,6 +168,9 @@ def build_services(
         views=Views(ai_users, friend_lists, memory, heartbeats, quality, clock),
         profiles=Profiles(repo),
         memory_editor=MemoryEditor(repo, clock, retriever, settings.max_person_core_memories),
+        cards=CardService(ai_users, runtime.blobs, PillowAvatars(), settings.timezone),
+        exports=MemoryExport(repo, heartbeats, ai_users, friend_lists, clock),
+        imports=MemoryImport(store, runtime.blobs, ai_users, heartbeats, vectors, clock, runtime.random),
     )
     subscribe = getattr(runtime.bus, "subscribe", None)
     if subscribe is not None:  # the local bus; in AWS, EventBridge invokes the compress function
