@@ -242,7 +242,7 @@ _ACCIDENT_EN = (
     r"(?<![a-z])(?:accident\w*|mistake|shav\w*|chopping|cooking|kitchen|slipped|fell|tripped|gym|workout|paper|onions?|hair|bangs|vegetables?|veggies?"
     r"|fabric|wood|grass|lawn|cake|bread|steak|meat|surgery|glass|budget|carbs?|sugar|costs?|corners|videos?|film|edit\w*|scenes?|line|ties|deal|class|nails)(?![a-z])"
 )
-_TRIP_EN = r"(?<![a-z])(?:trip|flight|flying|vacation|holiday|moving|move|job|company|office|work|shift|camp|conference|travel\w*|abroad|visit\w*|retir\w*|graduat\w*|semester|airport)(?![a-z])"
+_TRIP_EN = r"(?<![a-z])(?:day\soff|off\s(?:tomorrow|work|today)|sick|busy|out\sof\stown|away|leave|pto|dentist|doctor|appointment|trip|flight|flying|vacation|holiday|moving|move|job|company|office|work|shift|camp|conference|travel\w*|abroad|visit\w*|retir\w*|graduat\w*|semester|airport)(?![a-z])"
 
 PHRASES: tuple[Phrase, ...] = (
     # not wanting to live: 不想活了, 不想再活下去, 不愿活; not 不想活成/活在别人眼里/活得这么累/干活/活动
@@ -445,13 +445,14 @@ PHRASES: tuple[Phrase, ...] = (
     # 不会麻烦你们了, 这是我最后一次发朋友圈了; not a trip, a retirement, a year's last post)
     _zh(
         r"(?:明天|明早|以后|从今以后|过了今晚|今晚(?:过后|之后|以后)|今天(?:过后|之后))[^。!?]{0,6}(?:就)?(?:再也)?(?:见不到|看不到|找不到)我了"
-        r"|(?:再也|永远)不(?:会|用)?再?(?:麻烦|打扰|拖累|烦|连累)(?:你们|大家|你|任何人|家里|爸妈)了"
+        r"|(?:再也|永远)不(?:会|用)?再?(?:给[^。!?,]{0,4})?(?:麻烦|添麻烦|打扰|拖累|烦|连累)(?:你们|大家|你|任何人|家里|爸妈)?了(?=$|[,~…])"
+        r"|不(?:会|用)再?(?:给[^。!?,]{0,4})?(?:麻烦|添麻烦|打扰|拖累|连累)(?:你们|大家|你|任何人|家里|爸妈)?了[,\s]*(?:再见|永别|保重|谢谢|对不起)"
         r"|(?:过了今晚|今晚(?:过后|之后|以后)|今天(?:过后|之后))[^。!?]{0,4}(?:我)?(?:就)?(?:解脱|不在(?:这里|这儿|这个世界)?|结束)了",
-        not_in_sentence=_TRIP,
+        not_in_sentence=_TRIP + r"|要去|我去|去(?!世|死|另)|回来|回国|见面|假",
     ),
     _zh(
-        r"(?:这|这次)?(?:是|大概是|应该是|可能是|就是)?我?(?:人生中?|这辈子)?的?最后一次(?:发|说|道|跟|和|给|对|陪|看|听|写)",
-        not_in_sentence=_TRIP + r"|今年|本周|这周|这个月|年底|新年|跨年|熬夜|比赛|演出|上课|拉黑|删|再这样|绝交|下次|减肥|戒|喝酒|迟到|原谅",
+        r"(?:这|这次)?(?:是|大概是|应该是|可能是|就是)?我?(?:人生中?|这辈子)?的?最后一次(?:发|说|道|跟|和|给|对|陪|看|听|写)[^。!?,]{0,8}了(?=$|[,~…])",
+        not_in_sentence=_TRIP + r"|今年|本周|这周|这个月|年底|新年|跨年|熬夜|比赛|演出|上课|拉黑|删|再这样|绝交|下次|减肥|戒|喝酒|迟到|原谅|以前|上次|那次|去年|年前",
     ),
     # letters left to be read tomorrow morning, a will at twenty, a decision to go with finality
     _zh(
@@ -478,7 +479,7 @@ PHRASES: tuple[Phrase, ...] = (
     ),
     # sleep without waking, in every wording (睡下去就别再醒了, 睡过去不再醒来, 一觉不醒; not a weekend lie-in)
     _zh(
-        r"睡(?:着|过去|下去?|死过去)了?(?:以后|之后)?(?:就)?(?:别|不要|不用|不|再也不用?|永远不|再不)(?:再)?(?:醒|起来)"
+        r"睡(?:着|过去|下去?|死过去)了?(?:以后|之后)?(?:就)?(?:别|不要|不用|不想|不|再也不用?|永远不|再不)(?:再)?(?:醒|起来)"
         r"|一觉(?:睡)?(?:过去|下去)?(?:就)?(?:再也)?不(?:要|用)?(?:再)?醒|(?:希望|想|但愿)(?:明天|明早|第二天)(?:早上)?(?:不要|别|不会|再也不)(?:再)?醒",
         not_in_sentence=r"梦|赖床|闹钟|懒觉|被窝|周末|自然醒|早八|上班|上课|假期|中午|飞机",
     ),
@@ -487,13 +488,13 @@ PHRASES: tuple[Phrase, ...] = (
     _zh(
         r"(?:抠|挠|抓|掐|划|割|咬|打|撞|烫|烧|刺|扎)(?:到|得|出|了)?[^。!?,]{0,4}(?:出血|流血|见血|血肉模糊|淤青|青一块)"
         r"|(?:烟头|打火机|火机)[^。!?]{0,4}(?:烫|烧)[^。!?]{0,2}(?:手臂|胳膊|手腕|手背|手|腿|大腿|皮肤|自己)"
-        r"|(?:又|新)(?:划|割)了?(?:新的|一道|几道|一刀|几刀|一下|几下|好几道)|(?:割|划|切)(?:哪里|哪儿|哪个地方|什么地方|哪)[^。!?]{0,6}(?:流血|出血|血|死|最快)",
+        r"|(?:又|新)(?:划|割)(?:了|的)?(?:新的|一道|几道|一刀|几刀|一下|几下|好几道|口子|伤口|伤)|(?:割|划|切)(?:哪里|哪儿|哪个地方|什么地方|哪)[^。!?]{0,6}(?:流血|出血|血|死|最快)",
         not_in_sentence=r"不小心|摔|磕|碰|车祸|猫|狗|树枝|玻璃|手术|抽血|双眼皮|做饭|刮胡|剃须|纸|开刀|疫苗|被|蚊|痒|湿疹|过敏|痘|骑|车|小孩|孩子|宝宝|他|她|切|洋葱|水果|削|烤|签子|肉|菜|鱼|刺身|打针|纹身|穿孔",
     ),
     # a method weighed (用哪种方式离开比较不会给家人添麻烦, 吃什么药可以安静地走; not leaving a job)
     _zh(
         r"(?:哪种|哪个|什么|怎样的?|怎么样?的?|如何)(?:方式|方法|办法|途径|药)?[^。!?]{0,6}(?:离开|走|结束)[^。!?]{0,12}"
-        r"(?:不痛|不疼|痛苦|麻烦|添麻烦|安静|安详|体面|干净|不会被发现|最快|快一点)"
+        r"(?:不痛|不疼|痛苦|麻烦|添麻烦|拖累|伤心|难过|安静|安详|体面|干净|不会被发现|最快|快一点)"
         r"|(?:什么|哪种)[^。!?]{0,8}(?:可以|能|才能|会)[^。!?]{0,4}(?:安静|安详|没有痛苦|不痛苦?|无痛|平静)地?(?:走|离开|死去|离世)(?=$|[,~…吗呢啊])",
         not_in_sentence=r"公司|工作|单位|学校|群|城市|家乡|老家|职场|岗位|辞职|跳槽|分手|婚|恋爱|他|她|会场|饭局|聚会|派对|会议|房子|路|车|地铁|机场|考场",
     ),
@@ -507,7 +508,7 @@ PHRASES: tuple[Phrase, ...] = (
     _zh(
         r"(?:计划|打算|决定|准备)(?:好)?的?(?:离开|走)的(?:日子|那天|时间|日期)|(?:离开|走)的(?:日子|时间|那天|日期)(?:我|都|已经)*(?:定|选|挑)好了"
         r"|(?:日子|日期)(?:我|都|已经)*(?:定|选|挑)好了|(?:定|选|挑)好(?:了)?(?:离开的|走的)?(?:日子|日期)"
-        r"|等[^。!?]{0,8}(?:睡着|睡了|出门|不在家|上班去)(?:了|以后|之后)?[,\s]*(?:我)?就?(?:动手|吞药|行动)(?=$|[,~…了吧])"
+        r"|等[^。!?]{0,8}(?:睡着|睡了|出门|不在家|上班去)(?:了|以后|之后)?[,\s]*(?:我)?就?(?:动手|吞药|行动|去?(?:吃|吞)(?:掉)?(?:那些|这些|所有的?|全部的?)药)(?=$|[,~…了吧])"
         r"|(?:plan|计划|打算|决定)[^。!?]{0,6}等[^。!?]{0,8}(?:睡着|睡了|出门|不在家)(?:了|以后|之后)?[^。!?]{0,4}(?:吃药|吞药)"
         r"|药(?:我|都|已经|也)*(?:准备|备|攒|囤)(?:好|齐|够)了?[^。!?]{0,6}(?:今晚|今天|等|一会|马上|明天)就?(?:吃|吞)",
         not_in_sentence=_TRIP + r"|婚|结婚|搬|装修|手术|考试|面试|生日|聚|订|感冒|发烧|退烧|医生|按时|饭后|夜宵|打扫|做饭|收拾",
@@ -574,7 +575,7 @@ PHRASES: tuple[Phrase, ...] = (
         r"(?:bridge|building|roof|rooftop|balcony|cliff|train|car|ledge|window)"
     ),
     _en(
-        r"(?:never|not|don'?t|won'?t)\swake\sup\s(?:again|ever\sagain|tomorrow)|(?:hope|wish|pray)\s(?:that\s)?i\s(?:don'?t|won'?t|never|do\snot|will\snot)\swake\sup"
+        r"(?:never|not|don'?t|won'?t)\swake\sup\s(?:again|ever\sagain|tomorrow)|(?:hope|wish|pray)\s(?:that\s)?i\s(?:don'?t|won'?t|never|do\snot|will\snot)\swake\sup(?!\s(?:late|early|at|before|with|in\sa|to\s|on\stime|feeling|sick|hungover))"
         r"|sleep\s(?:and|&)\s(?:just\s)?never\swake\sup|go\sto\ssleep\sforever"
     ),
     _en(
@@ -655,7 +656,7 @@ PHRASES: tuple[Phrase, ...] = (
         r"won'?t\sbe\s(?:here|around|alive)\s(?:after|by|past|tomorrow|next|this\stime)|(?:by\sthe\stime|when)\syou\s(?:read|see|get)\s(?:this|my\smessage)[^.!?]{0,10}i'?(?:ll|\swill)\sbe\s(?:gone|dead)"
         r"|(?:this\sis|it'?s)\sthe\s(?:last|final)\stime\syou'?(?:ll|\swill)\s(?:hear\sfrom|see|talk\sto)\sme|(?:tonight|today)\sis\smy\s(?:last|final)\s(?:night|day)(?!\s(?:at|in|of|on|here|with))"
         r"|left\s(?:a\s|my\s)?(?:letter|note|letters|notes)\s(?:for\s\w+\s(?:\w+\s)?)?(?:to\s(?:find|read)|they'?ll\sfind)[^.!?]{0,20}(?:morning|tomorrow|after|when)",
-        not_in_sentence=_TRIP_EN + r"|(?<![a-z])(?:rent|bills?|chores|groceries|dishes|birthday|surprise|gift|thank\w*|feed|walk|laundry|keys)(?![a-z])",
+        not_in_sentence=_TRIP_EN + r"|(?<![a-z])(?:love\s(?:her|him|you|them)|anniversary|valentine|lunch|breakfast|romantic|sweet|cute|rent|bills?|chores|groceries|dishes|birthday|surprise|gift|thank\w*|feed|walk|laundry|keys)(?![a-z])",
     ),
     _en(
         r"(?:everyone|everybody|the\sworld|my\sfamily|they|you|people)\s(?:would|will|'d)\s(?:all\s)?be\s(?:so\s|much\s)?(?:better|happier|fine|okay)\s(?:off\s)?if\si\s(?:just\s|simply\s|really\s)?(?:wasn'?t|weren'?t|was\snot|didn'?t\sexist|was\sgone|were\sgone|disappeared|died)",
@@ -663,7 +664,7 @@ PHRASES: tuple[Phrase, ...] = (
     ),
     _en(
         r"(?:go\sto\ssleep|fall\sasleep|sleep|close\smy\seyes|drift\soff)\s(?:and|&)\s(?:just\s)?(?:not|never|don'?t)\s(?:ever\s)?wake\s?up"
-        r"|(?:hope|wish|pray)\s(?:that\s)?i\s(?:don'?t|won'?t|never|do\snot)\s(?:ever\s)?wake",
+        r"|(?:hope|wish|pray)\s(?:that\s)?i\s(?:don'?t|won'?t|never|do\snot)\s(?:ever\s)?wake(?:\sup)?(?=\s*(?:$|[,.;!?…]|again|ever|anymore|this\stime|tomorrow\s*(?:$|[,.;!?…])))",
         not_in_sentence=r"noon|until|till|before|o'?clock|weekend|alarm|hike|monday|work|school|class|early|nap|lazy|sunday|saturday",
     ),
     _en(
@@ -832,7 +833,7 @@ HARMS: tuple[Harm, ...] = (
     _harm(
         r"遗言|遗书|绝笔(?!之作)|(?:和|跟|向|对)(?:这个?)?世界(?:说)?(?:再见|告别|道别|拜拜|永别)|(?:告别|永别|再见了?)[,\s]*(?:这个?)?(?:世界|人间|人世)|永别了"
         r"|(?:活着|人生|生命|这辈子|这一生|在(?:这个?)?世界上?|在世上|在人间)的?最后(?:一天|一晚|一夜|时刻|几天|一刻)|我的最后一天(?=$|[,~…了吧啊])"
-        r"|最后一次(?:看|见|跟|和|给|对|陪)(?:你|大家|你们|这个世界|世界|爸妈|妈妈|爸爸)"
+        r"|最后一次(?:看|见|跟|和|给|对|陪)(?:你|大家|你们|这个世界|世界|爸妈|妈妈|爸爸)(?![^,。!?]{0,3}说[,\s]*(?:别|不要|不许|你|以后|下次))"
         r"|(?:这辈子|这一生|人生|生命|我的命)就?到(?:这儿|这里|此)(?:为止)?(?:吧|了)"
         r"|(?:如果|要是|假如|万一|哪天|有一天|等)我[^,。!?]{0,4}(?:消失|不在)了|我[^,。!?]{0,6}不在了"
         r"|(?:从|在)这个?世界上?[^,。!?]{0,6}(?:消失|抹掉|抹去|删除)|(?:消失|抹掉|抹去)(?:在|于)这个?世界|不想(?:再)?(?:面对|待在|留在|呆在|活在)(?:这个?)?世界|把自己[^,。!?]{0,6}(?:抹掉|抹去|删除|消灭)",
