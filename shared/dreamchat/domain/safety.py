@@ -17,9 +17,24 @@ ready", a noose); pills swallowed (安眠药吃了一整瓶, 吞了一把药, "a
 我不在了以后, "nobody would miss me if I was gone"); being a burden or worthless (我是大家的负担, 我不配活着,
 "I'm a burden"); farewells (再见了这个世界, 永别了, 下辈子不要做人了, 对不起大家我先走了, 最后一次跟你说话,
 遗书, 后事安排好了, "a goodbye note", "this is my last message"); "I want it all to end", "I'd rather be
-dead", "I don't see the point anymore". Each family has its everyday counterparts written beside it
-(想去天台看星星, 买了炭周末烧烤, 胳膊被猫划了, 又cut了视频, 我先走了明天见, 跳崖式降价, "end it with him",
-"rather die than wear crocs", "cutting corners").
+dead", "I don't see the point anymore". Issue 23's categories have families too: a farewell tied to a time or
+to no longer being here (今晚过后就再也不会麻烦你们了, 明天你们就见不到我了, 这是我最后一次发朋友圈了, a letter
+left to be read tomorrow morning, a will written at twenty, 我决定了周五晚上就走, "I won't be here tomorrow",
+"by the time you read this I'll be gone", "tonight is my last night"); the world and the others without me
+(这个世界没有我也一样转, 要是我走了你会记得我吗: 走 as dying when asked about being remembered, "everyone would
+be better off if I wasn't here"); sleep without waking in every wording (睡下去就别再醒了, 睡过去不再醒来, "go to
+sleep and not wake up"); self-harm in more verbs and body parts (抠出血, 撞墙撞到流血, 烟头烫手臂, 又划了新的,
+割哪里流血最快, "scratching my arms until they bleed", "burned my arm with a lighter", "the knife in my hand",
+"going to use it on myself"); a method weighed (用哪种方式离开比较不会给家人添麻烦, 吃什么药可以安静地走, "the most
+painless way to go", "how many pills it takes", "driving into oncoming traffic"); being at the water or a
+height with intent (我站在江边水很深, 一个人去河边不打算回来了, "I'm at the bridge right now"); a plan and its day
+(今天就是我计划离开的日子, 等家人睡着以后吃药, 等室友出门了我就动手, "I have a plan to end things this
+weekend"). Each family has its everyday counterparts written beside it (想去天台看星星, 买了炭周末烧烤,
+胳膊被猫划了, 又cut了视频, 我先走了明天见, 跳崖式降价, "end it with him", "rather die than wear crocs",
+"cutting corners"; 明天你们就见不到我了我去出差, 这是我今年最后一次发朋友圈了, 这是我最后一次跟你说别迟到,
+我决定了下周就走去上海工作, 切洋葱切到手, 被猫抓了还在流血, 一个人去河边钓鱼, 哪种方式离开公司比较体面,
+"I won't be here tomorrow, day off", "a note for my roommate about the rent", "the knife in my hand to carve
+the turkey", "I hope I don't wake up late").
 
 The general rule is the net under the families, so that a phrasing no family foresaw is caught by
 construction. A clause fires when
@@ -32,11 +47,12 @@ construction. A clause fires when
   mean it): degree words before 死 (累死, 笑死, 气死, 卷死, 疼死了: pain as a degree word, while 疼得想死 fires),
   想死你了, set words (死党, 死机, 死线, 死磕, 死心, 作死, 社死, 猝死, 死了都要爱), a phone, a plant or a bug that
   died, a game's deaths, a title in 《》, 跳楼价, 自杀小队 and 自杀预防; "killing it", "to die for", "dying to",
-  "dead tired", "I'm dead 😂", "bored to death", "die of embarrassment", "I'm gonna die if I don't eat", "my phone
-  died", 等我死了再说 (not in my lifetime). 杀青, 秒杀, 割肉, 划算,
+  "dead tired", "I'm dead 😂", "bored to death", "scared me (half) to death", "die of embarrassment", "I'm gonna
+  die if I don't eat", "my phone died", 等我死了再说 (not in my lifetime), 真的要死了 at a clause's start (累成狗，
+  真的要死了), a title in quotes after what it names (the album 'Goodbye Forever'). 杀青, 秒杀, 割肉, 划算,
   划船, "deadline", "cutting edge" hold no word of it at all;
 - the word is not denied right before it (我不想死, 我没有想过自杀, "I don't want to die") nor owned by someone
-  else (外公的遗言, 主角自杀了, "his death");
+  else (外公的遗言, 奶奶临终前的遗言, 主角自杀了, "his death"; 我们历史课 is a class, not the speaker);
 - and the clause speaks of the person: a first person in it (我, 老子, "I", "my"; 我妈 and "my friend" are
   someone else), else no one else named in it, and then a first person in the sentence, else no one else and
   no story in the sentence, and either a Chinese clause (it needs no subject: 怎么死比较不痛, 割腕会不会很痛),
@@ -72,9 +88,12 @@ clearest everyday uses are let through:
 Not recognised on purpose: the pinyin "xiang si" (also 相思), "kys" (aimed at someone else), 活着好累,
 撑不下去了 without 活着, "I can't do this anymore" and other weariness that states no wish to die; many pills
 taken without a measure that only an overdose reaches (已经吃了很多药: as 感冒了吃了好多药 says of a cold);
-leaving without a word of finality (周五就走，不会再回来 may be a move); 我先走了 without an apology, 想消失几天,
-尴尬得想消失, 想走了, 我走了以后 (may be leaving a room), a method named in one sentence and used in the next
-("I bought a gun. I'm going to use it on myself"). The chat model may still see what the lexicon misses and say
+leaving without a word of finality or a decision (周五就走 may be a move, while 我决定了周五晚上就走 and
+就走了，不会再回来 fire unless a trip, a job or a city is named); 我先走了 without an apology, 想消失几天,
+尴尬得想消失, 想走了 (unless after 不想再坚持了), 我走了以后 (may be leaving a room) unless asked whether
+someone will remember or miss me; a date set with no word of what for ("I've set the date", 日子定好了 fires
+unless a wedding, a move or a trip is named); a weapon bought in one sentence with no use in the next ("I
+bought a gun." alone; "I'm going to use it on myself" fires). The chat model may still see what the lexicon misses and say
 so with `CRISIS_MARKER`.
 
 The resources: `DEFAULT_RESOURCES` per locale, each number with where it was checked; `resources_for`
@@ -452,7 +471,8 @@ PHRASES: tuple[Phrase, ...] = (
     ),
     _zh(
         r"(?:这|这次)?(?:是|大概是|应该是|可能是|就是)?我?(?:人生中?|这辈子)?的?最后一次(?:发|说|道|跟|和|给|对|陪|看|听|写)[^。!?,]{0,8}了(?=$|[,~…])",
-        not_in_sentence=_TRIP + r"|今年|本周|这周|这个月|年底|新年|跨年|熬夜|比赛|演出|上课|拉黑|删|再这样|绝交|下次|减肥|戒|喝酒|迟到|原谅|以前|上次|那次|去年|年前",
+        not_in_sentence=_TRIP
+        + r"|今年|本周|这周|这个月|年底|新年|跨年|熬夜|比赛|演出|上课|拉黑|删|再这样|绝交|下次|减肥|戒|喝酒|迟到|原谅|以前|上次|那次|去年|年前",
     ),
     # letters left to be read tomorrow morning, a will at twenty, a decision to go with finality
     _zh(
@@ -511,7 +531,8 @@ PHRASES: tuple[Phrase, ...] = (
         r"|等[^。!?]{0,8}(?:睡着|睡了|出门|不在家|上班去)(?:了|以后|之后)?[,\s]*(?:我)?就?(?:动手|吞药|行动|去?(?:吃|吞)(?:掉)?(?:那些|这些|所有的?|全部的?)药)(?=$|[,~…了吧])"
         r"|(?:plan|计划|打算|决定)[^。!?]{0,6}等[^。!?]{0,8}(?:睡着|睡了|出门|不在家)(?:了|以后|之后)?[^。!?]{0,4}(?:吃药|吞药)"
         r"|药(?:我|都|已经|也)*(?:准备|备|攒|囤)(?:好|齐|够)了?[^。!?]{0,6}(?:今晚|今天|等|一会|马上|明天)就?(?:吃|吞)",
-        not_in_sentence=_TRIP + r"|婚|结婚|搬|装修|手术|考试|面试|生日|聚|订|感冒|发烧|退烧|医生|按时|饭后|夜宵|打扫|做饭|收拾",
+        not_in_sentence=_TRIP
+        + r"|婚|结婚|搬|装修|手术|考试|面试|生日|聚|订|感冒|发烧|退烧|医生|按时|饭后|夜宵|打扫|做饭|收拾",
     ),
     # English
     _en(rf"{_KILL}\s?{_MYSELF}(?!\s?laughing)", unless=rf"{_NEVER}k"),
@@ -656,7 +677,8 @@ PHRASES: tuple[Phrase, ...] = (
         r"won'?t\sbe\s(?:here|around|alive)\s(?:after|by|past|tomorrow|next|this\stime)|(?:by\sthe\stime|when)\syou\s(?:read|see|get)\s(?:this|my\smessage)[^.!?]{0,10}i'?(?:ll|\swill)\sbe\s(?:gone|dead)"
         r"|(?:this\sis|it'?s)\sthe\s(?:last|final)\stime\syou'?(?:ll|\swill)\s(?:hear\sfrom|see|talk\sto)\sme|(?:tonight|today)\sis\smy\s(?:last|final)\s(?:night|day)(?!\s(?:at|in|of|on|here|with))"
         r"|left\s(?:a\s|my\s)?(?:letter|note|letters|notes)\s(?:for\s\w+\s(?:\w+\s)?)?(?:to\s(?:find|read)|they'?ll\sfind)[^.!?]{0,20}(?:morning|tomorrow|after|when)",
-        not_in_sentence=_TRIP_EN + r"|(?<![a-z])(?:love\s(?:her|him|you|them)|anniversary|valentine|lunch|breakfast|romantic|sweet|cute|rent|bills?|chores|groceries|dishes|birthday|surprise|gift|thank\w*|feed|walk|laundry|keys)(?![a-z])",
+        not_in_sentence=_TRIP_EN
+        + r"|(?<![a-z])(?:love\s(?:her|him|you|them)|anniversary|valentine|lunch|breakfast|romantic|sweet|cute|rent|bills?|chores|groceries|dishes|birthday|surprise|gift|thank\w*|feed|walk|laundry|keys)(?![a-z])",
     ),
     _en(
         r"(?:everyone|everybody|the\sworld|my\sfamily|they|you|people)\s(?:would|will|'d)\s(?:all\s)?be\s(?:so\s|much\s)?(?:better|happier|fine|okay)\s(?:off\s)?if\si\s(?:just\s|simply\s|really\s)?(?:wasn'?t|weren'?t|was\snot|didn'?t\sexist|was\sgone|were\sgone|disappeared|died)",
@@ -672,12 +694,15 @@ PHRASES: tuple[Phrase, ...] = (
         r"(?:until|till|'til|til)\s(?:it|they|i|my\s\w+)\s(?:bleed|bleeds|bled|bruise|bruises|bruised|scar|scars)"
         r"|(?:burn|burned|burnt|burning)\s(?:my\s)?(?:arms?|wrists?|skin|legs?|thighs?|hands?|myself)\s(?:with\s(?:a\s)?(?:lighter|cigarette|match|candle|hot\s(?:knife|metal))|on\spurpose)"
         r"|cut\s[^.!?]{0,20}(?:bleed|bleeds|bleeding|blood)\s(?:the\s)?(?:most|fastest|quickest|more|faster)|(?:where|how)\s[^.!?]{0,20}(?:cut|slit)\s[^.!?]{0,20}(?:bleed|die)",
-        not_in_sentence=_ACCIDENT_EN + r"|(?<![a-z])(?:cat|dog|kitten|puppy|mosquito|itch\w*|eczema|rash|allerg\w*|bug|oven|stove|pan|tray|iron)",
+        not_in_sentence=_ACCIDENT_EN
+        + r"|(?<![a-z])(?:cat|dog|kitten|puppy|mosquito|itch\w*|eczema|rash|allerg\w*|bug|oven|stove|pan|tray|iron)",
     ),
     _en(
         r"(?:knife|blade|razor|gun|pills)\s(?:is\s)?in\smy\s(?:hands?|lap)|(?:holding|have|got)\s(?:a|the|my)\s(?:knife|blade|razor(?:\sblade)?|gun)\s(?:to|against)\smy"
         r"|(?:holding|have|got)\s(?:a|the)\s(?:razor\s)?blade|(?:razor|blade|knife|gun|pills|rope)[^.!?]{0,30}(?:using|use)\sit(?=\s*(?:$|[,.;!?…]|tonight|now|on\smyself))"
-        r"|(?:use|using)\s(?:it|this|that|them)\son\s" + _MYSELF + r"|(?:rope|gun|pills|blade|razor)[^.!?]{0,30}know\swhat\si'?m\s(?:going\sto|gonna)\sdo\swith\s(?:it|them)",
+        r"|(?:use|using)\s(?:it|this|that|them)\son\s"
+        + _MYSELF
+        + r"|(?:rope|gun|pills|blade|razor)[^.!?]{0,30}know\swhat\si'?m\s(?:going\sto|gonna)\sdo\swith\s(?:it|them)",
         not_in_sentence=r"carv\w*|turkey|chop\w*|cook\w*|slic\w*|onion|bread|cake|kitchen|dinner|steak|vegetables?|fruit|apple|butter|whittl\w*|craft|shav\w*|cream|lotion|shampoo|mask|makeup|product|oil|serum|moistur\w*|tan|brush|dye|clipper|trimmer|spray|conditioner|scrub|sunscreen|hunt\w*|range|skate|paper|box",
     ),
     _en(
@@ -932,7 +957,9 @@ _BARE_START = re.compile(
 _QUESTION = re.compile(r"\W*(?:how|what'?s|whats|what|which|where|is|does|do|will|would|can|could|should)(?![a-z])")
 _GENERIC_YOU = re.compile(r"(?<![a-z])(?:you|your|yourself|u)(?![a-z])")
 # a word someone else owns: 外公的遗言, 主角自杀了, "his death"
-_OWNED = re.compile(f"(?:{_OTHER_ZH})(?:临终前?|临走前|去世前|生前|走之前|留下)?的?$|(?<![a-z])(?:his|her|their|your|its|[a-z]+'s)\\s$")
+_OWNED = re.compile(
+    f"(?:{_OTHER_ZH})(?:临终前?|临走前|去世前|生前|走之前|留下)?的?$|(?<![a-z])(?:his|her|their|your|its|[a-z]+'s)\\s$"
+)
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 _LATIN = re.compile("[a-z]")
 
