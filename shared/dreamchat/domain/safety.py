@@ -29,7 +29,9 @@ sleep and not wake up"); self-harm in more verbs and body parts (抠出血, 撞�
 painless way to go", "how many pills it takes", "driving into oncoming traffic"); being at the water or a
 height with intent (我站在江边水很深, 一个人去河边不打算回来了, "I'm at the bridge right now"); a plan and its day
 (今天就是我计划离开的日子, 等家人睡着以后吃药, 等室友出门了我就动手, "I have a plan to end things this
-weekend"). Each family has its everyday counterparts written beside it (想去天台看星星, 买了炭周末烧烤,
+weekend", "I've decided tonight is the night"); and more of the same (少了我这个累赘, 永远别叫醒我,
+每次失眠我就拿小刀在手臂上划, 吃完这些药就能结束了, 永别 as a clause's last word, "my family won't have to deal with
+me much longer", "end everything after my exam"). Each family has its everyday counterparts written beside it (想去天台看星星, 买了炭周末烧烤,
 胳膊被猫划了, 又cut了视频, 我先走了明天见, 跳崖式降价, "end it with him", "rather die than wear crocs",
 "cutting corners"; 明天你们就见不到我了我去出差, 这是我今年最后一次发朋友圈了, 这是我最后一次跟你说别迟到,
 我决定了下周就走去上海工作, 切洋葱切到手, 被猫抓了还在流血, 一个人去河边钓鱼, 哪种方式离开公司比较体面,
@@ -437,7 +439,7 @@ PHRASES: tuple[Phrase, ...] = (
     ),
     # farewells: 再见了这个世界, 永别了, 下辈子不要做人了, 对不起大家我先走了 (not 我先走了明天见), 最后一次跟你说话
     _zh(
-        r"(?:再见|永别|别了|拜拜|告别)了?[,\s]*(?:这个?|这)?(?:世界|人间|人世)|永别了",
+        r"(?:再见|永别|别了|拜拜|告别)了?[,\s]*(?:这个?|这)?(?:世界|人间|人世)|永别(?:了)?(?=$|[,~…])",
         reported=True,
         not_in_sentence=r"武器",
     ),
@@ -534,6 +536,15 @@ PHRASES: tuple[Phrase, ...] = (
         not_in_sentence=_TRIP
         + r"|婚|结婚|搬|装修|手术|考试|面试|生日|聚|订|感冒|发烧|退烧|医生|按时|饭后|夜宵|打扫|做饭|收拾",
     ),
+    # more of the same categories: a burden's own words (少了我这个累赘), never to be woken (永远别叫醒我), cutting as a
+    # habit (每次失眠我就拿小刀在手臂上划), pills that end it (吃完这些药就能结束了)
+    _zh(
+        r"少了?我这个?(?:累赘|负担|拖油瓶|包袱|废物)|我这个(?:累赘|拖油瓶)"
+        r"|(?:别|不要)(?:再)?叫醒我了?[,\s]*永远|永远(?:都)?(?:别|不要)(?:再)?叫醒我"
+        r"|(?:拿|用)(?:刀|小刀|刀片|美工刀|剪刀|针|圆规)[^。!?,]{0,2}在(?:手臂|胳膊|手腕|大腿|腿|手背|身上|皮肤)上?(?:划|割|刻|扎)"
+        r"|(?:吃|吞)(?:完|了|下|掉)(?:这些|那些|所有的?|全部的?)药[^。!?,]{0,4}就(?:能|可以|会)?(?:结束|解脱|睡过去|走)",
+        not_in_sentence=r"不小心|切|削|做饭|感冒|发烧|病|好了",
+    ),
     # English
     _en(rf"{_KILL}\s?{_MYSELF}(?!\s?laughing)", unless=rf"{_NEVER}k"),
     _en(r"(?:end|ending)\s(?:my\s(?:own\s)?life|it\sall)|(?:take|taking)\smy\s(?:own\s)?life"),
@@ -597,7 +608,8 @@ PHRASES: tuple[Phrase, ...] = (
     ),
     _en(
         r"(?:never|not|don'?t|won'?t)\swake\sup\s(?:again|ever\sagain|tomorrow)|(?:hope|wish|pray)\s(?:that\s)?i\s(?:don'?t|won'?t|never|do\snot|will\snot)\swake\sup(?!\s(?:late|early|at|before|with|in\sa|to\s|on\stime|feeling|sick|hungover))"
-        r"|sleep\s(?:and|&)\s(?:just\s)?never\swake\sup|go\sto\ssleep\sforever"
+        r"|sleep\s(?:and|&)\s(?:just\s)?never\swake\sup|go\sto\ssleep\sforever",
+        not_in_sentence=r"(?<![a-z])(?:lol|lmao|haha\w*|exhausting|this\sweek|long\sday|noon|until|till)(?![a-z])",
     ),
     _en(
         r"(?:want|wanna|wish\si\scould)\s(?:to\s)?(?:just\s)?(?:disappear\sforever|stop\sexisting|not\sexist|cease\sto\sexist|vanish\sforever)"
@@ -716,6 +728,12 @@ PHRASES: tuple[Phrase, ...] = (
         r"|(?:have|got|made|'ve\sgot)\sa\splan\sto\s(?:end|do)\s(?:it|things|everything)",
         not_in_sentence=r"wedding|party|move|moving|trip|flight|launch|exam|surgery|interview|birthday|date\snight|meeting|vacation|holiday|release|deadline|project",
     ),
+    _en(
+        r"(?:won'?t|will\snot|don'?t)\s(?:have\sto\s)?(?:deal\swith|worry\sabout|put\sup\swith|take\scare\sof|see)\sme\s(?:much\slonger|for\slong|anymore|any\slonger|after\s(?:tonight|today|this))"
+        r"|(?:decided|know|knew)\s(?:that\s)?(?:tonight|today)\s(?:is|will\sbe)\sthe\s(?:night|day)(?=\s*(?:$|[,.;!?…]))",
+        not_in_sentence=_TRIP_EN
+        + r"|(?<![a-z])(?:finale|party|date|premiere|concert|game|match|launch|show|propos\w*|wedding)(?![a-z])",
+    ),
 )
 
 # A sentence ends at 。!?; or a line break (NFKC has turned ！？； into !?;), at a full stop before a
@@ -815,7 +833,7 @@ _SIGHTS = (
     r"|(?<![a-z])(?:view|photos?|pictures?|selfies?|sunset|sunrise|tourists?|stars|fireworks)(?![a-z])"
 )
 _ACCIDENT_ZH = r"切(?:菜|洋葱|水果|肉|西瓜|苹果|土豆|到)|洋葱|水果|西瓜|苹果|不小心|摔|磕|碰|车祸|猫|狗|树枝|玻璃|手术|抽血|双眼皮|切菜|做饭|削|刮胡|剃须|纸|开刀|船|桨|疫苗|屏幕|手机|桌|墙|漆|快递|拆|韭菜|肉|菜|鱼"
-_SLEEP_IN = r"梦|赖床|闹钟|懒觉|被窝|起床|周末|早八|上班|上课|alarm|work|school|class|monday|shift|early|weekend|lazy|dream|hangover|noon|until|till|o'?clock"
+_SLEEP_IN = r"梦|赖床|闹钟|懒觉|被窝|起床|周末|早八|上班|上课|alarm|work|school|class|monday|shift|early|weekend|lazy|dream|hangover|noon|until|till|o'?clock|lol|lmao|haha|exhausting|this\sweek|long\sday"
 HARMS: tuple[Harm, ...] = (
     # dying and ending one's life: 死 (what is left of it once the idioms are out), 自杀, 结束自己, 另一个世界
     _harm(
@@ -872,7 +890,7 @@ HARMS: tuple[Harm, ...] = (
     _harm_en(
         r"die|died|dead|death|suicide|suicidal"
         r"|end\s(?:my\s(?:own\s)?life|it\sall|myself)|take\smy\s(?:own\s)?life"
-        r"|end\s(?:it|everything|things)(?=\s*(?:$|[,;…]|now|tonight|today|soon|forever|for\sgood|already|once))"
+        r"|end\s(?:it|everything|things)(?=\s*(?:$|[,;…]|now|tonight|today|soon|forever|for\sgood|already|once))|end\severything(?!\s(?:with|on|in|for|at|about))"
         r"|(?:want|wish|hope|need|pray)\s(?:\w+\s){0,4}(?:kill|kills|shoot|murder)\sme|(?:hope|wish|pray)\s(?:\w+\s){0,5}(?:get|gets|be)\s(?:hit|killed|run\sover)",
         not_in_sentence=r"(?<![a-z])(?:squad|prevention|awareness|hotline|lifeline|bomb\w*|attack\w*)(?![a-z])",
     ),
