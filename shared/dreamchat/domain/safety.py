@@ -67,7 +67,8 @@ around it fires.
 
 It runs on every message, so a Chinese phrase is searched only in a sentence holding a Chinese character, an
 English one only where there is a Latin letter, and the general rule's words are first looked for in one search:
-about 0.6 ms for 200 characters of everyday Chinese, 0.8 ms when nearly every sentence holds a word like 死.
+about 0.8 ms for 200 characters of Chinese, everyday or with a word like 死 in nearly every sentence (0.6 ms for
+everyday Chinese before the families of issue 23's categories).
 
 The trade-off, on purpose: a false positive costs a kind check-in, a false negative may cost a life. So
 a first-person statement fires even when it may be hyperbole (想死的心都有了, "I'll kill myself if this
