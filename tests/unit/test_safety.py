@@ -38,23 +38,32 @@ FRESH2_BENIGN = [t for t in FRESH2["benign"] if t not in FRESH2["not_asserted"][
 FRESH3 = json.loads((Path(__file__).parent / "data" / "crisis_fresh3.json").read_text(encoding="utf-8"))
 FRESH3_CRISIS = [t for t in FRESH3["crisis"] if t not in FRESH3["not_asserted"]["crisis_missed"]]
 FRESH3_BENIGN = [t for t in FRESH3["benign"] if t not in FRESH3["not_asserted"]["benign_fired"]]
+# Written for issue 23's categories before changing the lexicon, then used to tune it (a development set, not a
+# measurement); its errors are kept on record, not asserted.
+FRESH4 = json.loads((Path(__file__).parent / "data" / "crisis_fresh4_dev.json").read_text(encoding="utf-8"))
+FRESH4_CRISIS = [t for t in FRESH4["crisis"] if t not in FRESH4["not_asserted"]["crisis_missed"]]
+FRESH4_BENIGN = [t for t in FRESH4["benign"] if t not in FRESH4["not_asserted"]["benign_fired"]]
 CJK_RANGES = [(0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF)]
 
 
 def test_the_labelled_set_is_large_enough_in_both_languages() -> None:
-    for data, least in ((LABELLED, 60), (HELDOUT, 80), (FRESH, 30), (FRESH2, 60), (FRESH3, 40)):
+    for data, least in ((LABELLED, 60), (HELDOUT, 80), (FRESH, 30), (FRESH2, 60), (FRESH3, 40), (FRESH4, 40)):
         for label in ("crisis", "benign"):
             texts = data[label]
             assert len(texts) >= least
             assert any(t.isascii() for t in texts) and any(not t.isascii() for t in texts)
 
 
-@pytest.mark.parametrize("text", LABELLED["crisis"] + HELDOUT["crisis"] + FRESH_CRISIS + FRESH2_CRISIS + FRESH3_CRISIS)
+@pytest.mark.parametrize(
+    "text", LABELLED["crisis"] + HELDOUT["crisis"] + FRESH_CRISIS + FRESH2_CRISIS + FRESH3_CRISIS + FRESH4_CRISIS
+)
 def test_a_crisis_statement_fires(text: str) -> None:
     assert crisis_in(text)
 
 
-@pytest.mark.parametrize("text", LABELLED["benign"] + HELDOUT["benign"] + FRESH_BENIGN + FRESH2_BENIGN + FRESH3_BENIGN)
+@pytest.mark.parametrize(
+    "text", LABELLED["benign"] + HELDOUT["benign"] + FRESH_BENIGN + FRESH2_BENIGN + FRESH3_BENIGN + FRESH4_BENIGN
+)
 def test_an_everyday_use_does_not_fire(text: str) -> None:
     assert not crisis_in(text)
 
@@ -270,7 +279,7 @@ def test_each_phrase_is_written_in_its_own_script_so_the_screen_never_changes_a_
     cjk = re.compile(f"[{safety._CJK}]")
     texts = [
         text
-        for data in (LABELLED, HELDOUT, FRESH, FRESH2, FRESH3)
+        for data in (LABELLED, HELDOUT, FRESH, FRESH2, FRESH3, FRESH4)
         for label in ("crisis", "benign")
         for text in data[label]
     ]

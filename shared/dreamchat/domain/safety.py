@@ -17,9 +17,26 @@ ready", a noose); pills swallowed (安眠药吃了一整瓶, 吞了一把药, "a
 我不在了以后, "nobody would miss me if I was gone"); being a burden or worthless (我是大家的负担, 我不配活着,
 "I'm a burden"); farewells (再见了这个世界, 永别了, 下辈子不要做人了, 对不起大家我先走了, 最后一次跟你说话,
 遗书, 后事安排好了, "a goodbye note", "this is my last message"); "I want it all to end", "I'd rather be
-dead", "I don't see the point anymore". Each family has its everyday counterparts written beside it
-(想去天台看星星, 买了炭周末烧烤, 胳膊被猫划了, 又cut了视频, 我先走了明天见, 跳崖式降价, "end it with him",
-"rather die than wear crocs", "cutting corners").
+dead", "I don't see the point anymore". Issue 23's categories have families too: a farewell tied to a time or
+to no longer being here (今晚过后就再也不会麻烦你们了, 明天你们就见不到我了, 这是我最后一次发朋友圈了, a letter
+left to be read tomorrow morning, a will written at twenty, 我决定了周五晚上就走, "I won't be here tomorrow",
+"by the time you read this I'll be gone", "tonight is my last night"); the world and the others without me
+(这个世界没有我也一样转, 要是我走了你会记得我吗: 走 as dying when asked about being remembered, "everyone would
+be better off if I wasn't here"); sleep without waking in every wording (睡下去就别再醒了, 睡过去不再醒来, "go to
+sleep and not wake up"); self-harm in more verbs and body parts (抠出血, 撞墙撞到流血, 烟头烫手臂, 又划了新的,
+割哪里流血最快, "scratching my arms until they bleed", "burned my arm with a lighter", "the knife in my hand",
+"going to use it on myself"); a method weighed (用哪种方式离开比较不会给家人添麻烦, 吃什么药可以安静地走, "the most
+painless way to go", "how many pills it takes", "driving into oncoming traffic"); being at the water or a
+height with intent (我站在江边水很深, 一个人去河边不打算回来了, "I'm at the bridge right now"); a plan and its day
+(今天就是我计划离开的日子, 等家人睡着以后吃药, 等室友出门了我就动手, "I have a plan to end things this
+weekend", "I've decided tonight is the night"); and more of the same (少了我这个累赘, 永远别叫醒我,
+每次失眠我就拿小刀在手臂上划, 吃完这些药就能结束了, 永别 as a clause's last word, "my family won't have to deal with
+me much longer", "end everything after my exam"). Each family has its everyday counterparts written beside it (想去天台看星星, 买了炭周末烧烤,
+胳膊被猫划了, 又cut了视频, 我先走了明天见, 跳崖式降价, "end it with him", "rather die than wear crocs",
+"cutting corners"; 明天你们就见不到我了我去出差, 这是我今年最后一次发朋友圈了, 这是我最后一次跟你说别迟到,
+我决定了下周就走去上海工作, 切洋葱切到手, 被猫抓了还在流血, 一个人去河边钓鱼, 哪种方式离开公司比较体面,
+"I won't be here tomorrow, day off", "a note for my roommate about the rent", "the knife in my hand to carve
+the turkey", "I hope I don't wake up late").
 
 The general rule is the net under the families, so that a phrasing no family foresaw is caught by
 construction. A clause fires when
@@ -32,11 +49,12 @@ construction. A clause fires when
   mean it): degree words before 死 (累死, 笑死, 气死, 卷死, 疼死了: pain as a degree word, while 疼得想死 fires),
   想死你了, set words (死党, 死机, 死线, 死磕, 死心, 作死, 社死, 猝死, 死了都要爱), a phone, a plant or a bug that
   died, a game's deaths, a title in 《》, 跳楼价, 自杀小队 and 自杀预防; "killing it", "to die for", "dying to",
-  "dead tired", "I'm dead 😂", "bored to death", "die of embarrassment", "I'm gonna die if I don't eat", "my phone
-  died", 等我死了再说 (not in my lifetime). 杀青, 秒杀, 割肉, 划算,
+  "dead tired", "I'm dead 😂", "bored to death", "scared me (half) to death", "die of embarrassment", "I'm gonna
+  die if I don't eat", "my phone died", 等我死了再说 (not in my lifetime), 真的要死了 at a clause's start (累成狗，
+  真的要死了), a title in quotes after what it names (the album 'Goodbye Forever'). 杀青, 秒杀, 割肉, 划算,
   划船, "deadline", "cutting edge" hold no word of it at all;
 - the word is not denied right before it (我不想死, 我没有想过自杀, "I don't want to die") nor owned by someone
-  else (外公的遗言, 主角自杀了, "his death");
+  else (外公的遗言, 奶奶临终前的遗言, 主角自杀了, "his death"; 我们历史课 is a class, not the speaker);
 - and the clause speaks of the person: a first person in it (我, 老子, "I", "my"; 我妈 and "my friend" are
   someone else), else no one else named in it, and then a first person in the sentence, else no one else and
   no story in the sentence, and either a Chinese clause (it needs no subject: 怎么死比较不痛, 割腕会不会很痛),
@@ -49,7 +67,8 @@ around it fires.
 
 It runs on every message, so a Chinese phrase is searched only in a sentence holding a Chinese character, an
 English one only where there is a Latin letter, and the general rule's words are first looked for in one search:
-about 0.6 ms for 200 characters of everyday Chinese, 0.8 ms when nearly every sentence holds a word like 死.
+about 0.8 ms for 200 characters of Chinese, everyday or with a word like 死 in nearly every sentence (0.6 ms for
+everyday Chinese before the families of issue 23's categories).
 
 The trade-off, on purpose: a false positive costs a kind check-in, a false negative may cost a life. So
 a first-person statement fires even when it may be hyperbole (想死的心都有了, "I'll kill myself if this
@@ -72,9 +91,12 @@ clearest everyday uses are let through:
 Not recognised on purpose: the pinyin "xiang si" (also 相思), "kys" (aimed at someone else), 活着好累,
 撑不下去了 without 活着, "I can't do this anymore" and other weariness that states no wish to die; many pills
 taken without a measure that only an overdose reaches (已经吃了很多药: as 感冒了吃了好多药 says of a cold);
-leaving without a word of finality (周五就走，不会再回来 may be a move); 我先走了 without an apology, 想消失几天,
-尴尬得想消失, 想走了, 我走了以后 (may be leaving a room), a method named in one sentence and used in the next
-("I bought a gun. I'm going to use it on myself"). The chat model may still see what the lexicon misses and say
+leaving without a word of finality or a decision (周五就走 may be a move, while 我决定了周五晚上就走 and
+就走了，不会再回来 fire unless a trip, a job or a city is named); 我先走了 without an apology, 想消失几天,
+尴尬得想消失, 想走了 (unless after 不想再坚持了), 我走了以后 (may be leaving a room) unless asked whether
+someone will remember or miss me; a date set with no word of what for ("I've set the date", 日子定好了 fires
+unless a wedding, a move or a trip is named); a weapon bought in one sentence with no use in the next ("I
+bought a gun." alone; "I'm going to use it on myself" fires). The chat model may still see what the lexicon misses and say
 so with `CRISIS_MARKER`.
 
 The resources: `DEFAULT_RESOURCES` per locale, each number with where it was checked; `resources_for`
@@ -225,6 +247,8 @@ _STORY = re.compile(
 )
 
 # a game, where 我死了 is a character's death
+# a title in quotes after what it names: an album 'Goodbye Forever', a song "Suicide Season"
+_TITLE_EN = r"(?<![a-z])(?:album|song|track|single|ep|record|film|movie|book|novel|show|series|episode|podcast|playlist|band|poem)s?\s(?:called\s|named\s|titled\s)?['\"“][^'\"”]{1,40}['\"”]"
 _GAME = r"游戏|队友|复活|boss|关卡|这关|副本|开局|一局|重开|读档|存档|角色|血条|技能|排位|掉线|npc"
 # "if I was gone", "when I die" (not "dead tired", "gone for a week") and who would mind
 _GONE = (
@@ -232,7 +256,15 @@ _GONE = (
     r"|gone(?!\s(?:for|on|to|away\sfor|a\s|all))|disappeared|disappear(?!\s(?:for|into|on))|killed\smyself"
     r"|wasn'?t\s(?:here|around|alive)|weren'?t\s(?:here|around|alive))"
 )
-_MISSED = r"(?:miss|notice|care|cry|sad|better|relieved|happier|funeral)"
+_MISSED = r"(?:miss|notice|care|cry|sad|better|relieved|happier|funeral|remember|mourn)"
+
+# a trip, a move, a new job: where leaving and not being seen tomorrow are everyday
+_TRIP = r"出差|旅行|旅游|出国|留学|搬家|搬|回老家|放假|请假|休假|度假|上班|开会|飞|火车|高铁|机票|车票|一周|几天|两天|三天|退休|辞职|离职|毕业|工作|上海|北京|广州|深圳|城市|出发|玩"
+_ACCIDENT_EN = (
+    r"(?<![a-z])(?:accident\w*|mistake|shav\w*|chopping|cooking|kitchen|slipped|fell|tripped|gym|workout|paper|onions?|hair|bangs|vegetables?|veggies?"
+    r"|fabric|wood|grass|lawn|cake|bread|steak|meat|surgery|glass|budget|carbs?|sugar|costs?|corners|videos?|film|edit\w*|scenes?|line|ties|deal|class|nails)(?![a-z])"
+)
+_TRIP_EN = r"(?<![a-z])(?:day\soff|off\s(?:tomorrow|work|today)|sick|busy|out\sof\stown|away|leave|pto|dentist|doctor|appointment|trip|flight|flying|vacation|holiday|moving|move|job|company|office|work|shift|camp|conference|travel\w*|abroad|visit\w*|retir\w*|graduat\w*|semester|airport)(?![a-z])"
 
 PHRASES: tuple[Phrase, ...] = (
     # not wanting to live: 不想活了, 不想再活下去, 不愿活; not 不想活成/活在别人眼里/活得这么累/干活/活动
@@ -408,7 +440,7 @@ PHRASES: tuple[Phrase, ...] = (
     ),
     # farewells: 再见了这个世界, 永别了, 下辈子不要做人了, 对不起大家我先走了 (not 我先走了明天见), 最后一次跟你说话
     _zh(
-        r"(?:再见|永别|别了|拜拜|告别)了?[,\s]*(?:这个?|这)?(?:世界|人间|人世)|永别了",
+        r"(?:再见|永别|别了|拜拜|告别)了?[,\s]*(?:这个?|这)?(?:世界|人间|人世)|永别(?:了)?(?=$|[,~…])",
         reported=True,
         not_in_sentence=r"武器",
     ),
@@ -430,6 +462,89 @@ PHRASES: tuple[Phrase, ...] = (
     _zh(
         r"(?:东西|所有|遗物|宠物|猫|狗|积蓄|存款|钱)[^。!?]{0,4}(?:都|全|全部)(?:送|给|留给)[^。!?]{0,8}了"
         r"[^。!?]{0,8}(?:以后|反正|再也)?(?:都)?(?:用不上|用不着|不需要)了"
+    ),
+    # issue 23's families. A farewell tied to a time or to no longer being here (明天你们就见不到我了, 今晚过后就再也
+    # 不会麻烦你们了, 这是我最后一次发朋友圈了; not a trip, a retirement, a year's last post)
+    _zh(
+        r"(?:明天|明早|以后|从今以后|过了今晚|今晚(?:过后|之后|以后)|今天(?:过后|之后))[^。!?]{0,6}(?:就)?(?:再也)?(?:见不到|看不到|找不到)我了"
+        r"|(?:再也|永远)不(?:会|用)?再?(?:给[^。!?,]{0,4})?(?:麻烦|添麻烦|打扰|拖累|烦|连累)(?:你们|大家|你|任何人|家里|爸妈)?了(?=$|[,~…])"
+        r"|不(?:会|用)再?(?:给[^。!?,]{0,4})?(?:麻烦|添麻烦|打扰|拖累|连累)(?:你们|大家|你|任何人|家里|爸妈)?了[,\s]*(?:再见|永别|保重|谢谢|对不起)"
+        r"|(?:过了今晚|今晚(?:过后|之后|以后)|今天(?:过后|之后))[^。!?]{0,4}(?:我)?(?:就)?(?:解脱|不在(?:这里|这儿|这个世界)?|结束)了",
+        not_in_sentence=_TRIP + r"|要去|我去|去(?!世|死|另)|回来|回国|见面|假",
+    ),
+    _zh(
+        r"(?:这|这次)?(?:是|大概是|应该是|可能是|就是)?我?(?:人生中?|这辈子)?的?最后一次(?:发|说|道|跟|和|给|对|陪|看|听|写)[^。!?,]{0,8}了(?=$|[,~…])",
+        not_in_sentence=_TRIP
+        + r"|今年|本周|这周|这个月|年底|新年|跨年|熬夜|比赛|演出|上课|拉黑|删|再这样|绝交|下次|减肥|戒|喝酒|迟到|原谅|以前|上次|那次|去年|年前",
+    ),
+    # letters left to be read tomorrow morning, a will at twenty, a decision to go with finality
+    _zh(
+        r"(?:信|纸条|字条|留言|遗嘱)[^。!?]{0,14}(?:明天|明早|早上|醒来|以后|之后)[^。!?]{0,10}(?:看到|发现|读到)"
+        r"|(?:写好|写了|立好|立了)(?:了)?(?:我的)?遗嘱|(?<![爷奶公婆姥爸妈父母他她人])(?:的)?遗嘱(?:我|都|已经)*(?:写|立)好了",
+        not_in_sentence=r"生日|祝|快乐|惊喜|礼物|房租|表白|情书|感谢|公证|律师|房产|(?:爷爷|奶奶|外公|外婆|爸爸|妈妈|父母|他|她)的遗嘱",
+    ),
+    _zh(
+        r"(?:决定了|想清楚了|想好了|定了)[^。!?]{0,10}就(?:走|离开)(?:了|吧)?(?=$|[,~…])|就(?:走|离开)了?[,\s]*(?:不会再?回(?:来|头)|再也不回来|永远不回来)",
+        not_in_sentence=_TRIP,
+    ),
+    _zh(r"不想再?(?:坚持|撑|熬)(?:下去)?了[^。!?]{0,12}(?:想|要|该)走了(?=$|[,~…])"),
+    # the world, the others without me (这个世界没有我也一样转; 要是我走了你会记得我吗: 走 as dying, asked of being remembered)
+    _zh(
+        r"(?:世界|地球|大家|所有人|你们|日子)[^。!?]{0,6}(?:没有|没了|少了)我(?:一个)?[^。!?]{0,8}(?:照样|一样|照常|照旧|没什么|没区别|无所谓)"
+        r"|(?:没有|没了|少了)我(?:一个)?[,\s]*(?:这个)?(?:世界|地球|大家|日子)[^。!?]{0,6}(?:照样|一样|照常|照旧|也会|还是)(?:转|过|继续|运转)",
+        not_in_sentence=_TRIP + r"|项目|公司|上班|团队|店里|群里|这周|今天",
+    ),
+    _zh(
+        r"(?:要是|如果|假如|万一|哪天|有一天|等)我(?:就这样|真的|突然)?(?:走了|离开了|不在了|消失了)[^。!?]{0,10}(?:会|还会)[^。!?]{0,4}(?:记得|想起|想念|难过|伤心|哭|在乎|怀念|忘了)"
+        r"|我(?:就这样|真的)?(?:走了|不在了)(?:以后|之后)[^。!?]{0,8}(?:还会|会)[^。!?]{0,3}(?:记得|想起|想念|难过|伤心|哭|怀念|忘了)"
+        r"|托付[^。!?]{0,20}我(?:走了|不在了|离开了?)(?:以后|之后)",
+        not_in_sentence=_TRIP,
+    ),
+    # sleep without waking, in every wording (睡下去就别再醒了, 睡过去不再醒来, 一觉不醒; not a weekend lie-in)
+    _zh(
+        r"睡(?:着|过去|下去?|死过去)了?(?:以后|之后)?(?:就)?(?:别|不要|不用|不想|不|再也不用?|永远不|再不)(?:再)?(?:醒|起来)"
+        r"|一觉(?:睡)?(?:过去|下去)?(?:就)?(?:再也)?不(?:要|用)?(?:再)?醒|(?:希望|想|但愿)(?:明天|明早|第二天)(?:早上)?(?:不要|别|不会|再也不)(?:再)?醒",
+        not_in_sentence=r"梦|赖床|闹钟|懒觉|被窝|周末|自然醒|早八|上班|上课|假期|中午|飞机",
+    ),
+    # self-harm in more verbs and body parts: 抠出血, 撞墙撞到流血, 烟头烫手臂, 又划了新的, 割哪里流血最快
+    # (not a cat's scratch, an itch, a fall, a kitchen cut: 切洋葱切到手)
+    _zh(
+        r"(?:抠|挠|抓|掐|划|割|咬|打|撞|烫|烧|刺|扎)(?:到|得|出|了)?[^。!?,]{0,4}(?:出血|流血|见血|血肉模糊|淤青|青一块)"
+        r"|(?:烟头|打火机|火机)[^。!?]{0,4}(?:烫|烧)[^。!?]{0,2}(?:手臂|胳膊|手腕|手背|手|腿|大腿|皮肤|自己)"
+        r"|(?:又|新)(?:划|割)(?:了|的)?(?:新的|一道|几道|一刀|几刀|一下|几下|好几道|口子|伤口|伤)|(?:割|划|切)(?:哪里|哪儿|哪个地方|什么地方|哪)[^。!?]{0,6}(?:流血|出血|血|死|最快)",
+        not_in_sentence=r"不小心|摔|磕|碰|车祸|猫|狗|树枝|玻璃|手术|抽血|双眼皮|做饭|刮胡|剃须|纸|开刀|疫苗|被|蚊|痒|湿疹|过敏|痘|骑|车|小孩|孩子|宝宝|他|她|切|洋葱|水果|削|烤|签子|肉|菜|鱼|刺身|打针|纹身|穿孔",
+    ),
+    # a method weighed (用哪种方式离开比较不会给家人添麻烦, 吃什么药可以安静地走; not leaving a job)
+    _zh(
+        r"(?:哪种|哪个|什么|怎样的?|怎么样?的?|如何)(?:方式|方法|办法|途径|药)?[^。!?]{0,6}(?:离开|走|结束)[^。!?]{0,12}"
+        r"(?:不痛|不疼|痛苦|麻烦|添麻烦|拖累|伤心|难过|安静|安详|体面|干净|不会被发现|最快|快一点)"
+        r"|(?:什么|哪种)[^。!?]{0,8}(?:可以|能|才能|会)[^。!?]{0,4}(?:安静|安详|没有痛苦|不痛苦?|无痛|平静)地?(?:走|离开|死去|离世)(?=$|[,~…吗呢啊])",
+        not_in_sentence=r"公司|工作|单位|学校|群|城市|家乡|老家|职场|岗位|辞职|跳槽|分手|婚|恋爱|他|她|会场|饭局|聚会|派对|会议|房子|路|车|地铁|机场|考场",
+    ),
+    # at the water or a height with intent (我站在江边水很深, 一个人去河边不打算回来了; not fishing, fireworks, a view)
+    _zh(
+        r"(?:站在|坐在|来到了?|到了|在|去|走到)(?:江边|河边|海边|湖边|水库边?|桥上|天桥上|大桥上|楼顶|天台|顶楼|崖边|悬崖边|江|河|海)[^。!?]{0,14}"
+        r"(?:不(?:想|打算|准备|会)再?(?:回去|回来|回家|上来|下来)|水(?:很|好|真|那么|特别)?深|好高|很高|下面(?:车|水)(?:很多|好多|好急|很急)?)",
+        not_in_sentence=r"拍照|风景|景色|夜景|烟花|旅游|旅行|玩|好美|太美|日出|日落|看星星|钓鱼|吃饭|烧烤|露营|游泳|朋友|一起|我们|散步|跑步|出差|住|酒店|民宿",
+    ),
+    # a plan and its day: 今天就是我计划离开的日子, 等家人睡着以后吃药, 等室友出门了我就动手, 药准备好了今晚就吃
+    _zh(
+        r"(?:计划|打算|决定|准备)(?:好)?的?(?:离开|走)的(?:日子|那天|时间|日期)|(?:离开|走)的(?:日子|时间|那天|日期)(?:我|都|已经)*(?:定|选|挑)好了"
+        r"|(?:日子|日期)(?:我|都|已经)*(?:定|选|挑)好了|(?:定|选|挑)好(?:了)?(?:离开的|走的)?(?:日子|日期)"
+        r"|等[^。!?]{0,8}(?:睡着|睡了|出门|不在家|上班去)(?:了|以后|之后)?[,\s]*(?:我)?就?(?:动手|吞药|行动|去?(?:吃|吞)(?:掉)?(?:那些|这些|所有的?|全部的?)药)(?=$|[,~…了吧])"
+        r"|(?:plan|计划|打算|决定)[^。!?]{0,6}等[^。!?]{0,8}(?:睡着|睡了|出门|不在家)(?:了|以后|之后)?[^。!?]{0,4}(?:吃药|吞药)"
+        r"|药(?:我|都|已经|也)*(?:准备|备|攒|囤)(?:好|齐|够)了?[^。!?]{0,6}(?:今晚|今天|等|一会|马上|明天)就?(?:吃|吞)",
+        not_in_sentence=_TRIP
+        + r"|婚|结婚|搬|装修|手术|考试|面试|生日|聚|订|感冒|发烧|退烧|医生|按时|饭后|夜宵|打扫|做饭|收拾",
+    ),
+    # more of the same categories: a burden's own words (少了我这个累赘), never to be woken (永远别叫醒我), cutting as a
+    # habit (每次失眠我就拿小刀在手臂上划), pills that end it (吃完这些药就能结束了)
+    _zh(
+        r"少了?我这个?(?:累赘|负担|拖油瓶|包袱|废物)|我这个(?:累赘|拖油瓶)"
+        r"|(?:别|不要)(?:再)?叫醒我了?[,\s]*永远|永远(?:都)?(?:别|不要)(?:再)?叫醒我"
+        r"|(?:拿|用)(?:刀|小刀|刀片|美工刀|剪刀|针|圆规)[^。!?,]{0,2}在(?:手臂|胳膊|手腕|大腿|腿|手背|身上|皮肤)上?(?:划|割|刻|扎)"
+        r"|(?:吃|吞)(?:完|了|下|掉)(?:这些|那些|所有的?|全部的?)药[^。!?,]{0,4}就(?:能|可以|会)?(?:结束|解脱|睡过去|走)",
+        not_in_sentence=r"不小心|切|削|做饭|感冒|发烧|病|好了",
     ),
     # English
     _en(rf"{_KILL}\s?{_MYSELF}(?!\s?laughing)", unless=rf"{_NEVER}k"),
@@ -493,8 +608,9 @@ PHRASES: tuple[Phrase, ...] = (
         r"(?:bridge|building|roof|rooftop|balcony|cliff|train|car|ledge|window)"
     ),
     _en(
-        r"(?:never|not|don'?t|won'?t)\swake\sup\s(?:again|ever\sagain|tomorrow)|(?:hope|wish|pray)\s(?:that\s)?i\s(?:don'?t|won'?t|never|do\snot|will\snot)\swake\sup"
-        r"|sleep\s(?:and|&)\s(?:just\s)?never\swake\sup|go\sto\ssleep\sforever"
+        r"(?:never|not|don'?t|won'?t)\swake\sup\s(?:again|ever\sagain|tomorrow)|(?:hope|wish|pray)\s(?:that\s)?i\s(?:don'?t|won'?t|never|do\snot|will\snot)\swake\sup(?!\s(?:late|early|at|before|with|in\sa|to\s|on\stime|feeling|sick|hungover))"
+        r"|sleep\s(?:and|&)\s(?:just\s)?never\swake\sup|go\sto\ssleep\sforever",
+        not_in_sentence=r"(?<![a-z])(?:lol|lmao|haha\w*|exhausting|this\sweek|long\sday|noon|until|till)(?![a-z])",
     ),
     _en(
         r"(?:want|wanna|wish\si\scould)\s(?:to\s)?(?:just\s)?(?:disappear\sforever|stop\sexisting|not\sexist|cease\sto\sexist|vanish\sforever)"
@@ -566,6 +682,58 @@ PHRASES: tuple[Phrase, ...] = (
         r"|goodbye\s(?:forever|world|cruel\sworld)|(?:my\s)?(?:final|last)\sgoodbye"
         r"|goodbye\s(?:everyone|everybody|all)(?![^.!?]{0,24}(?:see\syou|tomorrow|later|tonight|next|good\snight|for\snow|monday|soon|weekend|class))",
         reported=True,
+        not_in_sentence=_TITLE_EN,
+    ),
+    # issue 23's families: a farewell tied to a time, the world without me, sleep without waking, self-harm acts,
+    # a method weighed, a plan (not a trip, a last day at work, a lie-in, a kitchen cut)
+    _en(
+        r"won'?t\sbe\s(?:here|around|alive)\s(?:after|by|past|tomorrow|next|this\stime)|(?:by\sthe\stime|when)\syou\s(?:read|see|get)\s(?:this|my\smessage)[^.!?]{0,10}i'?(?:ll|\swill)\sbe\s(?:gone|dead)"
+        r"|(?:this\sis|it'?s)\sthe\s(?:last|final)\stime\syou'?(?:ll|\swill)\s(?:hear\sfrom|see|talk\sto)\sme|(?:tonight|today)\sis\smy\s(?:last|final)\s(?:night|day)(?!\s(?:at|in|of|on|here|with))"
+        r"|left\s(?:a\s|my\s)?(?:letter|note|letters|notes)\s(?:for\s\w+\s(?:\w+\s)?)?(?:to\s(?:find|read)|they'?ll\sfind)[^.!?]{0,20}(?:morning|tomorrow|after|when)",
+        not_in_sentence=_TRIP_EN
+        + r"|(?<![a-z])(?:love\s(?:her|him|you|them)|anniversary|valentine|lunch|breakfast|romantic|sweet|cute|rent|bills?|chores|groceries|dishes|birthday|surprise|gift|thank\w*|feed|walk|laundry|keys)(?![a-z])",
+    ),
+    _en(
+        r"(?:everyone|everybody|the\sworld|my\sfamily|they|you|people)\s(?:would|will|'d)\s(?:all\s)?be\s(?:so\s|much\s)?(?:better|happier|fine|okay)\s(?:off\s)?if\si\s(?:just\s|simply\s|really\s)?(?:wasn'?t|weren'?t|was\snot|didn'?t\sexist|was\sgone|were\sgone|disappeared|died)",
+        not_in_sentence=_TRIP_EN,
+    ),
+    _en(
+        r"(?:go\sto\ssleep|fall\sasleep|sleep|close\smy\seyes|drift\soff)\s(?:and|&)\s(?:just\s)?(?:not|never|don'?t)\s(?:ever\s)?wake\s?up"
+        r"|(?:hope|wish|pray)\s(?:that\s)?i\s(?:don'?t|won'?t|never|do\snot)\s(?:ever\s)?wake(?:\sup)?(?=\s*(?:$|[,.;!?…]|again|ever|anymore|this\stime|tomorrow\s*(?:$|[,.;!?…])))",
+        not_in_sentence=r"noon|until|till|before|o'?clock|weekend|alarm|hike|monday|work|school|class|early|nap|lazy|sunday|saturday",
+    ),
+    _en(
+        r"(?:scratch|scratching|scratched|cut|cutting|hit|hitting|punch\w*|bang\w*|burn\w*|pick\w*|claw\w*|bite|biting|bit|dig\w*|slap\w*)\s(?:[\w']+\s){0,3}"
+        r"(?:until|till|'til|til)\s(?:it|they|i|my\s\w+)\s(?:bleed|bleeds|bled|bruise|bruises|bruised|scar|scars)"
+        r"|(?:burn|burned|burnt|burning)\s(?:my\s)?(?:arms?|wrists?|skin|legs?|thighs?|hands?|myself)\s(?:with\s(?:a\s)?(?:lighter|cigarette|match|candle|hot\s(?:knife|metal))|on\spurpose)"
+        r"|cut\s[^.!?]{0,20}(?:bleed|bleeds|bleeding|blood)\s(?:the\s)?(?:most|fastest|quickest|more|faster)|(?:where|how)\s[^.!?]{0,20}(?:cut|slit)\s[^.!?]{0,20}(?:bleed|die)",
+        not_in_sentence=_ACCIDENT_EN
+        + r"|(?<![a-z])(?:cat|dog|kitten|puppy|mosquito|itch\w*|eczema|rash|allerg\w*|bug|oven|stove|pan|tray|iron)",
+    ),
+    _en(
+        r"(?:knife|blade|razor|gun|pills)\s(?:is\s)?in\smy\s(?:hands?|lap)|(?:holding|have|got)\s(?:a|the|my)\s(?:knife|blade|razor(?:\sblade)?|gun)\s(?:to|against)\smy"
+        r"|(?:holding|have|got)\s(?:a|the)\s(?:razor\s)?blade|(?:razor|blade|knife|gun|pills|rope)[^.!?]{0,30}(?:using|use)\sit(?=\s*(?:$|[,.;!?…]|tonight|now|on\smyself))"
+        r"|(?:use|using)\s(?:it|this|that|them)\son\s"
+        + _MYSELF
+        + r"|(?:rope|gun|pills|blade|razor)[^.!?]{0,30}know\swhat\si'?m\s(?:going\sto|gonna)\sdo\swith\s(?:it|them)",
+        not_in_sentence=r"carv\w*|turkey|chop\w*|cook\w*|slic\w*|onion|bread|cake|kitchen|dinner|steak|vegetables?|fruit|apple|butter|whittl\w*|craft|shav\w*|cream|lotion|shampoo|mask|makeup|product|oil|serum|moistur\w*|tan|brush|dye|clipper|trimmer|spray|conditioner|scrub|sunscreen|hunt\w*|range|skate|paper|box",
+    ),
+    _en(
+        r"(?:painless|easiest|quickest|fastest|best|peaceful|quietest|surest)\s(?:way|method)s?\s(?:to\s(?:go|die|do\sit|end\s(?:it|things)|check\sout|leave\sthis\sworld)|of\sdying)(?=\s*(?:$|[,.;!?…]|for\sgood|forever|without|tonight))"
+        r"|how\smany\s(?:\w+\s)?(?:pills|tablets)\s(?:it\s)?(?:takes|would\stake|does\sit\stake|it\swould\stake)(?=\s*(?:$|[,.;!?…]|to\s(?:die|overdose|kill|od|end)))"
+        r"|(?:i'?m|i\sam)\s(?:standing\s|sitting\s)?(?:at|on)\s(?:the|a)\s(?:bridge|edge|ledge|roof|rooftop|cliff)\s(?:right\snow|now|again)",
+        not_in_sentence=r"fix\w*|repair\w*|party|bar|view|photos?|sunset|sunrise|fireworks|band-?aid|wax\w*|tooth|shot|tourists?|meeting",
+    ),
+    _en(
+        r"(?:picked|chose|chosen|set|decided\son)\s(?:a|the|my)\s(?:date|day)\s(?:and\si'?m\sready|for\sit)|(?:the|my)\s(?:date|day)\sis\s(?:set|picked|chosen)(?=\s*(?:$|[,.;!?…]))"
+        r"|(?:have|got|made|'ve\sgot)\sa\splan\sto\s(?:end|do)\s(?:it|things|everything)",
+        not_in_sentence=r"wedding|party|move|moving|trip|flight|launch|exam|surgery|interview|birthday|date\snight|meeting|vacation|holiday|release|deadline|project",
+    ),
+    _en(
+        r"(?:won'?t|will\snot|don'?t)\s(?:have\sto\s)?(?:deal\swith|worry\sabout|put\sup\swith|take\scare\sof|see)\sme\s(?:much\slonger|for\slong|anymore|any\slonger|after\s(?:tonight|today|this))"
+        r"|(?:decided|know|knew)\s(?:that\s)?(?:tonight|today)\s(?:is|will\sbe)\sthe\s(?:night|day)(?=\s*(?:$|[,.;!?…]))",
+        not_in_sentence=_TRIP_EN
+        + r"|(?<![a-z])(?:finale|party|date|premiere|concert|game|match|launch|show|propos\w*|wedding)(?![a-z])",
     ),
 )
 
@@ -594,7 +762,7 @@ IDIOMS_ZH: tuple[str, ...] = (
     # set words
     r"死(?:党|鬼|宅|肥宅|胖子|丫头|小子|孩子|东西|样|相|鱼眼|猪|马当活马|鸭子|定了|定|机|线|磕|抠|啃|记|背|读书|脑筋|心眼|心|板|活|命|劲|撑|扛|守|战|等|盯|抱|咬|扣|拉|拽|按|攥|缠|磨|犟|倔|要面子|皮赖脸|乞白赖|气沉沉|水|海|火山|神|侍|忠|粉|对头|敌|角|胡同|结|扣|循环|锁|代码|链|局|球|穴|面|贵|沉|咸|甜|难吃|飞|刑|缓|罪|囚|者|因|讯|伤|难|了这条心|就死|了都要爱)|(?<!连)死(?:也|都)(?:不|要|没)",
     r"死亡(?:笔记|搁浅|细胞|金属|凝视|芭比|角度|颜色|之组|率|人数|证明|事故|名单|回放|重现)|致死率|生死|死里逃生|出生入死|贪生怕死|视死如归|死而无憾|死而复生|死不瞑目|死有余辜",
-    r"该死|找死|作死|装死|假死|猝死|社死|卡死|养死|(?<!连)不?怕死|差点(?:就)?死在|被[^,。!?]{0,6}害死|(?:^|(?<=[,\s]))要死(?:了|啦)?(?=$|[,~…])|不死(?:鸟|族|之身)|长生不死|死灵|往死里|打死(?:我)?(?:也|都)(?:不|没)|等我死了?(?:以后|之后)?再",
+    r"该死|找死|作死|装死|假死|猝死|社死|卡死|养死|(?<!连)不?怕死|差点(?:就)?死在|被[^,。!?]{0,6}害死|(?:^|(?<=[,\s]))(?:真的|真|简直|感觉|都)*(?:要|快)死(?:了|啦)?(?=$|[,~…])|不死(?:鸟|族|之身)|长生不死|死灵|往死里|打死(?:我)?(?:也|都)(?:不|没)|等我死了?(?:以后|之后)?再",
     r"(?:被我|把(?!自己))[^,。!?]{0,8}(?:打|拍|踩|捏|毒|药|淹|弄|掐|电|闷|压)死|差点(?:就|没)?被[^,。!?]{0,6}死|养的[^,。!?]{0,4}(?:又|都|也|已经)*死",
     r"《[^》]{0,40}》|(?:对|关于|有关|讨论|探讨)死亡|刀片(?:式|服务器|机)",
     r"(?:网|网络|信号|服务|网站|页面|花|草|植物|仙人掌|多肉|绿萝|盆栽|树|苗|鱼|金鱼|虾|仓鼠|蚕|虫|蚊子|蟑螂|苍蝇|蚂蚁|手机|电脑|电池|机子|系统|服务器|进程|程序|号|账号|电瓶|键盘|鼠标|耳机|插件|app)"
@@ -613,9 +781,10 @@ IDIOMS_EN: tuple[str, ...] = (
     r"\s(?:[\w']+\s){0,4}?(?:is\s|was\s|has\s|just\s|finally\s|already\s|went\s|totally\s|completely\s)*(?:died|dead|dying)",
     r"(?<![a-z])(?:i'?m|im|i\sam)\s(?:so\s|literally\s|actually\s|lowkey\s|legit\s|fr\s)?(?:dead|dying|deceased|ded)(?=\s*(?:$|[,.!?]|lol|lmao|lmfao|haha|rn|fr|[😂💀🤣😭😆]))",
     r"(?<![a-z])(?:i'?m|i\sam)\s(?:so\s)?dead\s(?:when|if|meat)|dead\smeat|(?:lol|lmao|lmfao|haha\w*)\s(?:i'?m\s)?(?:dead|dying|ded)|(?:dead|dying|ded)\s?[😂💀🤣😭😆]",
-    r"(?<![a-z])(?:bored|scared|worried|sick|tired|frozen|freezing|starving|laughing|tickled|annoyed|embarrassed|love\s(?:it|him|her|you|them|this))\sto\sdeath",
+    r"(?<![a-z])(?:bored|scared|worried|sick|tired|frozen|freezing|starving|laughing|tickled|annoyed|embarrassed|love\s(?:it|him|her|you|them|this))\s(?:(?:me|us|him|her|them|you|everyone)\s)?(?:half\s)?to\sdeath",
     r"(?<![a-z])(?:be\s)?the\sdeath\sof\sme|near[\s-]death|death\sby\s(?:chocolate|powerpoint|meetings?|a\sthousand)|till\sdeath|sudden\sdeath|cheat(?:ed|ing)?\sdeath",
     r"(?<![a-z])death\s(?:metal|note|star|stranding|valley|match|row|penalty|toll|rate|certificate|grip|trap|stare)",
+    _TITLE_EN,
     r"(?<![a-z])end\s(?:it|things)\swith|end\sit\s(?:here|there)\sfor\s(?:today|now|tonight)",
 )
 # In a game, 死, 杀, die and killed are a character's (the game words of the families, and more).
@@ -664,12 +833,8 @@ _SIGHTS = (
     r"拍照|风景|景色|夜景|烟花|日出|日落|旅游|旅行|打卡|看星星|好美|太美|晒被子|晾"
     r"|(?<![a-z])(?:view|photos?|pictures?|selfies?|sunset|sunrise|tourists?|stars|fireworks)(?![a-z])"
 )
-_ACCIDENT_ZH = r"不小心|摔|磕|碰|车祸|猫|狗|树枝|玻璃|手术|抽血|双眼皮|切菜|做饭|削|刮胡|剃须|纸|开刀|船|桨|疫苗|屏幕|手机|桌|墙|漆|快递|拆|韭菜|肉|菜|鱼"
-_ACCIDENT_EN = (
-    r"(?<![a-z])(?:accident\w*|mistake|shav\w*|chopping|cooking|kitchen|slipped|fell|tripped|gym|workout|paper|onions?|hair|bangs|vegetables?|veggies?"
-    r"|fabric|wood|grass|lawn|cake|bread|steak|meat|surgery|glass|budget|carbs?|sugar|costs?|corners|videos?|film|edit\w*|scenes?|line|ties|deal|class|nails)(?![a-z])"
-)
-_SLEEP_IN = r"梦|赖床|闹钟|懒觉|被窝|起床|周末|早八|上班|上课|alarm|work|school|class|monday|shift|early|weekend|lazy|dream|hangover"
+_ACCIDENT_ZH = r"切(?:菜|洋葱|水果|肉|西瓜|苹果|土豆|到)|洋葱|水果|西瓜|苹果|不小心|摔|磕|碰|车祸|猫|狗|树枝|玻璃|手术|抽血|双眼皮|切菜|做饭|削|刮胡|剃须|纸|开刀|船|桨|疫苗|屏幕|手机|桌|墙|漆|快递|拆|韭菜|肉|菜|鱼"
+_SLEEP_IN = r"梦|赖床|闹钟|懒觉|被窝|起床|周末|早八|上班|上课|alarm|work|school|class|monday|shift|early|weekend|lazy|dream|hangover|noon|until|till|o'?clock|lol|lmao|haha|exhausting|this\sweek|long\sday"
 HARMS: tuple[Harm, ...] = (
     # dying and ending one's life: 死 (what is left of it once the idioms are out), 自杀, 结束自己, 另一个世界
     _harm(
@@ -712,7 +877,7 @@ HARMS: tuple[Harm, ...] = (
     _harm(
         r"遗言|遗书|绝笔(?!之作)|(?:和|跟|向|对)(?:这个?)?世界(?:说)?(?:再见|告别|道别|拜拜|永别)|(?:告别|永别|再见了?)[,\s]*(?:这个?)?(?:世界|人间|人世)|永别了"
         r"|(?:活着|人生|生命|这辈子|这一生|在(?:这个?)?世界上?|在世上|在人间)的?最后(?:一天|一晚|一夜|时刻|几天|一刻)|我的最后一天(?=$|[,~…了吧啊])"
-        r"|最后一次(?:看|见|跟|和|给|对|陪)(?:你|大家|你们|这个世界|世界|爸妈|妈妈|爸爸)"
+        r"|最后一次(?:看|见|跟|和|给|对|陪)(?:你|大家|你们|这个世界|世界|爸妈|妈妈|爸爸)(?![^,。!?]{0,3}说[,\s]*(?:别|不要|不许|你|以后|下次))"
         r"|(?:这辈子|这一生|人生|生命|我的命)就?到(?:这儿|这里|此)(?:为止)?(?:吧|了)"
         r"|(?:如果|要是|假如|万一|哪天|有一天|等)我[^,。!?]{0,4}(?:消失|不在)了|我[^,。!?]{0,6}不在了"
         r"|(?:从|在)这个?世界上?[^,。!?]{0,6}(?:消失|抹掉|抹去|删除)|(?:消失|抹掉|抹去)(?:在|于)这个?世界|不想(?:再)?(?:面对|待在|留在|呆在|活在)(?:这个?)?世界|把自己[^,。!?]{0,6}(?:抹掉|抹去|删除|消灭)",
@@ -726,7 +891,7 @@ HARMS: tuple[Harm, ...] = (
     _harm_en(
         r"die|died|dead|death|suicide|suicidal"
         r"|end\s(?:my\s(?:own\s)?life|it\sall|myself)|take\smy\s(?:own\s)?life"
-        r"|end\s(?:it|everything|things)(?=\s*(?:$|[,;…]|now|tonight|today|soon|forever|for\sgood|already|once))"
+        r"|end\s(?:it|everything|things)(?=\s*(?:$|[,;…]|now|tonight|today|soon|forever|for\sgood|already|once))|end\severything(?!\s(?:with|on|in|for|at|about))"
         r"|(?:want|wish|hope|need|pray)\s(?:\w+\s){0,4}(?:kill|kills|shoot|murder)\sme|(?:hope|wish|pray)\s(?:\w+\s){0,5}(?:get|gets|be)\s(?:hit|killed|run\sover)",
         not_in_sentence=r"(?<![a-z])(?:squad|prevention|awareness|hotline|lifeline|bomb\w*|attack\w*)(?![a-z])",
     ),
@@ -749,7 +914,7 @@ HARMS: tuple[Harm, ...] = (
         not_in_sentence=r"(?<![a-z])(?:climb\w*|camp\w*|boat|tent|sail\w*|swing|tire|tyre|tow\w*|scouts?|hammock|laundry|clothes\w*|knots?)(?![a-z])",
     ),
     _harm_en(
-        r"(?:drive|driving|drove|crash|crashing|swerve|swerving)\s(?:my\s)?(?:car\s)?(?:into|off)\s(?:a|the)\s(?:wall|tree|truck|cliff|bridge|river|lake|pole|oncoming\straffic)",
+        r"(?:drive|driving|drove|crash|crashing|swerve|swerving)\s(?:my\s)?(?:car\s)?(?:into|off)\s(?:a\s|the\s)?(?:wall|tree|truck|cliff|bridge|river|lake|pole|oncoming\straffic)",
         not_in_sentence=r"(?<![a-z])(?:almost|nearly|accident\w*|mistake|ice|icy|snow|skid\w*|brakes?)(?![a-z])",
     ),
     _harm_en(
@@ -768,7 +933,7 @@ HARMS: tuple[Harm, ...] = (
         r"goodbye\sforever|this\sis\s(?:my\s)?goodbye(?!\sto)|(?:final|last)\sgoodbye|won'?t\sbe\s(?:here|around|alive)\s(?:anymore|any\slonger|much\slonger|for\slong|after\stonight|by\s(?:tomorrow|morning))"
         r"|(?:be|still\sbe)\salive\s(?:by|next|tomorrow|much\slonger|for\slong|after\stonight)"
         r"|(?:after|when|once)\si'?m\sgone(?!\s(?:for|on|to|away))|(?:after|when|once)\si\sdie|(?:stop|cease\sto)\sexist\w*|not\sexist(?:ing)?\sanymore|(?:disappear|vanish)\sforever"
-        r"|(?:have|got|made|'ve\sgot)\sa\splan[^.!?]{0,40}(?:do\sit|go\sthrough\swith\sit|end\sit|follow\sthrough)",
+        r"|(?:have|got|made|'ve\sgot)\sa\splan[^.!?]{0,40}(?:do\sit|go\sthrough\swith\sit|end\sit|follow\sthrough)(?![^.!?:]{0,12}:\s*\w)",
         implied=True,
     ),
     _harm_en(
@@ -788,6 +953,7 @@ _SELF = re.compile(
 # someone of mine is someone else: 我朋友, 我妈, "my friend" (their words are theirs)
 _THEIRS = re.compile(
     r"我(?:的|们的|们)?(?:朋友|同学|同事|室友|闺蜜|兄弟|哥们|妈|爸|父|母|哥|姐|弟|妹|爷|奶|外公|外婆|姥|叔|伯|姨|舅|姑|孩子|儿子|女儿|老公|老婆|男友|女友|男朋友|女朋友|对象|老板|老师|学生|邻居|家人|亲戚|猫|狗)"
+    r"|我们(?:的)?[^,。!?]{0,3}课"
     r"|(?<![a-z])my\s(?:\w+\s)?(?:friends?|bff|bestie|brother|sister|mom|mum|mother|dad|father|parents?|grandma|grandpa|grandmother|grandfather|uncle|aunt|cousin|boyfriend|girlfriend|bf|gf|husband|wife|partner|son|daughter|kids?|child|teacher|boss|coworker|colleague|roommate|neighbou?r|classmate|dog|cat)(?![a-z])"
 )
 _OTHER_ZH = (
@@ -810,7 +976,9 @@ _BARE_START = re.compile(
 _QUESTION = re.compile(r"\W*(?:how|what'?s|whats|what|which|where|is|does|do|will|would|can|could|should)(?![a-z])")
 _GENERIC_YOU = re.compile(r"(?<![a-z])(?:you|your|yourself|u)(?![a-z])")
 # a word someone else owns: 外公的遗言, 主角自杀了, "his death"
-_OWNED = re.compile(f"(?:{_OTHER_ZH})的?$|(?<![a-z])(?:his|her|their|your|its|[a-z]+'s)\\s$")
+_OWNED = re.compile(
+    f"(?:{_OTHER_ZH})(?:临终前?|临走前|去世前|生前|走之前|留下)?的?$|(?<![a-z])(?:his|her|their|your|its|[a-z]+'s)\\s$"
+)
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 _LATIN = re.compile("[a-z]")
 
@@ -900,7 +1068,7 @@ def _clause_around(sentence: str, match: re.Match[str]) -> str:
 
 
 def _told_of_others(sentence: str) -> bool:
-    return bool(_STORY.search(sentence)) and not _FIRST_PERSON.search(sentence)
+    return bool(_STORY.search(sentence)) and not _FIRST_PERSON.search(_THEIRS.sub("他", sentence))
 
 
 def read_crisis_marker(text: str) -> tuple[str, bool]:
