@@ -50,6 +50,29 @@ class Deadline:
         return Deadline(self.at - seconds, self.now)
 
 
+# of a request's time, the share the owed redos before its own work may use: that work keeps the rest
+REDO_SHARE = 0.5
+
+
+class RedoWindow:
+    """The owed redos a request runs before its own model work (`POST /api/memory/{id}/extract`):
+    they end by `deadline`, `REDO_SHARE` of the request's time, and `has_time` (called before each
+    redo) starts another only if the slowest one so far still fits; the rest stays owed."""
+
+    def __init__(self, request: Deadline, share: float = REDO_SHARE) -> None:
+        self.deadline = request.sooner(request.remaining() * (1 - share))
+        self._slowest = 0.0
+        self._started: float | None = None
+
+    def has_time(self) -> bool:
+        now = self.deadline.now()
+        if self._started is not None:  # the redo started at the last call is done
+            self._slowest = max(self._slowest, now - self._started)
+        fits = self.deadline.remaining() >= max(self._slowest, MIN_CALL_SECONDS)
+        self._started = now if fits else None
+        return fits
+
+
 # the deadline by which the request being served needs its model calls done (see models_deadline)
 _MODELS_DEADLINE: ContextVar[Deadline | None] = ContextVar("dreamchat_models_deadline", default=None)
 

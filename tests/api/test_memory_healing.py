@@ -87,3 +87,38 @@ def test_a_person_s_edit_of_a_degraded_summary_cancels_its_redo(person, fake_llm
     assert len(fake_llm.requests_for("qwen-plus")) == 1  # not redone
     [stored] = person.get(f"/api/memory/{ai_id}/files").json()["mid_term"]
     assert stored["summary"] == "我自己写：学川菜" and stored["extracted_to_long"] is True
+
+
+def test_redos_before_extract_now_keep_to_their_share_of_the_request_s_time(tmp_path, clock, rng, fake_llm) -> None:
+    """Three owed summaries and a model taking 1.5 s each, in a 6 s request (5.5 s for the models):
+    the redos may use half; the first does, the others are not started (still owed), and the
+    extraction keeps its time. Before, every redo ran and the extraction answered offline."""
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        run_scheduler=False,
+        llm_base_url=fake_llm.base_url,
+        llm_api_key="test-key",
+        llm_timeout_seconds=3,
+        llm_max_retries=0,
+        background_attempts=1,
+        chat_turn_seconds=6,
+        chat_reserve_seconds=0.5,
+    )
+    with TestClient(create_app(settings, memory_runtime(settings, clock, rng))) as client:
+        person = register(client, "alice")
+        ai_id = person.create_ai_user()["id"]
+        for n in range(3):
+            fake_llm.script("qwen-plus", Reply.error(500))
+            person.post(f"/api/ai-users/{ai_id}/save-message", json={"content": f"第{n}件事：我在学川菜"})
+            assert person.post(f"/api/memory/{ai_id}/compress").json()["mid_term"][0]["degraded"] is True
+        summary = Reply.json({"summary": "对方在学川菜", "emotion_tags": TAGS})
+        fake_llm.script("qwen-plus", *[Reply(content=summary.content, delay=1.5) for _ in range(3)])
+        memory = {"title": "学川菜", "key_points": ["在学川菜"], "detail_content": "学川菜", "source_mid_ids": []}
+        fake_llm.script("doubao-pro-32k", Reply.json({"memories": [memory]}))
+        fake_llm.script(CHAT_MODEL, Reply.json({"create": False, "content": "", "importance": 3, "category": "其他"}))
+        result = person.post(f"/api/memory/{ai_id}/extract").json()
+        mids = person.get(f"/api/memory/{ai_id}/files").json()["mid_term"]
+    assert [h["outcome"] for h in result["healed"]] == ["healed"]
+    assert sum(m["degraded"] for m in mids) == 2  # not started: still owed, and counted so
+    assert result["still_owed"] >= 2 and result["degraded"] is False
+    assert len(fake_llm.requests_for("doubao-pro-32k")) == 1  # the extraction asked the model, in time

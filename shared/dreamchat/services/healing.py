@@ -80,6 +80,11 @@ class Healing:
         """How many degraded results are owed now, every pair's (the `DegradedOwed` metric)."""
         return sum(len(page.items) for page in due_pages(self._repo.store, keys.HEAL_DUE_KIND, EVERYTHING))
 
+    def owed_by(self, pair: PairId) -> int:
+        """How many of the pair's results are owed now (a redo not started for lack of time stays owed)."""
+        with self._storage.pair(self._storage.live(pair)) as uow:
+            return len(uow.owed.all())
+
     def _attempt(self, pair: PairId, read: Versioned[OwedWork], now: int) -> Versioned[OwedWork] | None:
         """The attempt counted and the next one backed off before the work starts (None: another healer has it)."""
         with self._storage.pair(pair) as uow:

@@ -17,6 +17,7 @@ from dreamchat.api.responses import (
     MemoryEdited,
     MemoryFiles,
 )
+from dreamchat.budget import RedoWindow, models_deadline, models_deadline_set
 from dreamchat.domain.models import EmotionTags, MemoryType
 from dreamchat.domain.text import is_blank
 from dreamchat.errors import Invalid
@@ -144,7 +145,15 @@ async def extract_now(user_id: str, caller: CurrentCaller, services: ServicesDep
 
 def _extract_now(services: Services, account_id: str, user_id: str) -> Extracted:
     pair, ai_user = services.ai_users.companion(account_id, user_id)
-    healed = [HealedOut(kind=h.kind, id=h.subject, outcome=h.outcome) for h in services.healing.heal(pair, force=True)]
+    # the redos end by their share of the request's deadline: the extraction after them keeps its time
+    request = models_deadline()  # set by RequestDeadline for every request
+    if request is None:
+        redone = services.healing.heal(pair, force=True)
+    else:
+        window = RedoWindow(request)
+        with models_deadline_set(window.deadline):
+            redone = services.healing.heal(pair, force=True, has_time=window.has_time)
+    healed = [HealedOut(kind=h.kind, id=h.subject, outcome=h.outcome) for h in redone]
     result = services.extractor.extract(pair, services.memory.repo.zone(pair, ai_user), force=True)
-    still = sum(h.outcome in ("degraded", "contended") for h in healed)
+    still = services.healing.owed_by(pair)  # failed again, contended, or not started in time
     return Extracted.model_validate(result).model_copy(update={"healed": healed, "still_owed": still})
