@@ -110,3 +110,14 @@ def test_a_sincere_question_whether_the_ai_is_a_person_is_recognised(text) -> No
 )
 def test_ordinary_messages_are_not_taken_for_that_question(text) -> None:
     assert not asks_if_human(text)
+
+
+def test_no_heartbeat_prompt_asks_the_ai_to_pass_as_human() -> None:
+    from datetime import UTC, datetime
+
+    from dreamchat.llm.chat_prompts import heartbeat_prompt
+
+    now = datetime(2026, 1, 1, 12, tzinfo=UTC)
+    for kind in ("silence", "scheduled", "checkin"):
+        prompt = heartbeat_prompt(now, "Asia/Shanghai", kind, "", 30.0)
+        assert "像真人" not in prompt and "不要说自己是 AI" not in prompt, kind

@@ -56,6 +56,6 @@ def heartbeat_prompt(now: datetime, zone: str, kind: str, template: str, silent_
     return f"""【心跳：这不是对方发来的消息，而是你自己想起了对方】
 现在是 {local_time(now, zone)}。{reason}
 请结合上面的聊天记录和你们的关系，决定要不要主动联系对方：
-- 如果想说，就像真人一样自然地发 1-5 条消息（每行一条），不要提到“心跳”或“系统”。
+- 如果想说，就像平时一样自然地发 1-5 条消息（每行一条），不要提到“心跳”或“系统”。
 - 如果觉得现在不合适打扰对方（比如对方在忙、太晚了、刚聊完），只回复 {HEARTBEAT_OK}。
 - 如果想改变下次主动联系的时间，可以在末尾加上 [{NEXT_HEARTBEAT_HOURS}:小时数]。"""
