@@ -196,6 +196,11 @@ def profile(account_id: str) -> tuple[str, str]:
     return f"ACCOUNT#{account_id}", "ABOUT_ME"
 
 
+def person_locale(account_id: str) -> tuple[str, str]:
+    """The person's own locale (zh-CN, en-US, ...): whose help lines a crisis shows, when they set one."""
+    return f"ACCOUNT#{account_id}", "LOCALE"
+
+
 def person_zone(account_id: str) -> tuple[str, str]:
     """The person's own time zone (an IANA name), when they set one."""
     return f"ACCOUNT#{account_id}", "TIMEZONE"

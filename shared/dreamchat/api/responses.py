@@ -220,6 +220,12 @@ class HelpLinesOut(Out):
     resources: list[CrisisResourceOut]
 
 
+class LocaleOut(Out):
+    locale: str | None  # the person's choice; null: the server's
+    effective: str  # what a crisis uses: theirs, else DREAMCHAT_CRISIS_LOCALE
+    resources: list[CrisisResourceOut]  # the help lines a crisis would show now
+
+
 class SavedMessage(Out):
     message: MessageOut
     topic_ended: bool

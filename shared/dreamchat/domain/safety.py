@@ -1205,6 +1205,11 @@ def parse_resources(raw: Mapping[str, object]) -> dict[str, tuple[CrisisResource
     return table
 
 
+def is_locale(text: str) -> bool:
+    """Whether the text is a locale tag such as zh-CN, en_US or en (what a person may choose)."""
+    return text != "*" and _LOCALE.fullmatch(text) is not None
+
+
 def _checked_locale(locale: object) -> str:
     if not isinstance(locale, str) or not _LOCALE.fullmatch(locale):
         raise ValueError(f'crisis resources: {locale!r} is not a locale (like "zh-CN", "en" or "*")')

@@ -39,6 +39,7 @@ from dreamchat.services.chat_events import Done, Event, Failed, Notice, Reply, S
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.limits import RateLimit
 from dreamchat.services.memory import MemoryService
+from dreamchat.services.profile import Profiles
 from dreamchat.services.reply_draw import ReplyDraw
 from dreamchat.services.sessions import Sessions
 from dreamchat.services.speaker import Line, Speaker
@@ -84,7 +85,15 @@ class ChatService:
         self._draw = ReplyDraw(memory.repo.log, clock, random, settings)
         self._sessions = Sessions(memory.repo.store, clock, settings.break_reminder_minutes)
         self._count = count or (lambda name, value=1: None)
-        self.crisis_help = SafetyNotice(tuple(safety.resources_for(settings.crisis_locale, settings.crisis_table)))
+        self._profiles = Profiles(memory.repo)
+        self._help: dict[str, SafetyNotice] = {}
+
+    def crisis_help(self, account_id: str) -> SafetyNotice:
+        """The help lines of the person's locale (theirs if they chose one, else the server's)."""
+        locale = self._profiles.locale(account_id) or self._settings.crisis_locale
+        if locale not in self._help:
+            self._help[locale] = SafetyNotice(tuple(safety.resources_for(locale, self._settings.crisis_table)))
+        return self._help[locale]
 
     def accept(self, pair: PairId, ai_user: AIUser, content: str) -> Message:
         """Store the person's message durably (the first step of every turn and of save-message)."""
@@ -111,9 +120,9 @@ class ChatService:
             self._referred(ai_user, "lexicon")
         return message
 
-    def safety_of(self, message: Message) -> SafetyNotice | None:
+    def safety_of(self, pair: PairId, message: Message) -> SafetyNotice | None:
         """What the person sees beside a message marked as a crisis."""
-        return self.crisis_help if message.safety == "crisis" else None
+        return self.crisis_help(pair.account_id) if message.safety == "crisis" else None
 
     def save(self, pair: PairId, ai_user: AIUser, content: str) -> tuple[Message, bool]:
         """Store a message without a reply; a farewell still ends the topic."""
@@ -161,7 +170,7 @@ class ChatService:
         ended = (markers.ended or too_long) and self.memory.end_topic(pair, person.topic_id)
         ended = self._end_on_farewell(pair, person) or ended
         thinking = [Thinking(reasoning)] if reasoning else []
-        notices: list[Event] = [self.crisis_help] if crisis else []
+        notices: list[Event] = [self.crisis_help(pair.account_id)] if crisis else []
         if sent and not crisis and self._sessions.break_reminder_due(pair.account_id):
             notices.append(Notice("break", BREAK_NOTICE))
         pause = 0.0

@@ -1,7 +1,9 @@
-"""The person's 关于我: what every AI friend knows of them from the start."""
+"""The person's 关于我 (what every AI friend knows of them from the start) and locale (whose help lines
+a crisis shows)."""
 
 from __future__ import annotations
 
+from dreamchat import keys
 from dreamchat.services.memory_repo import MemoryRepository
 
 
@@ -17,3 +19,16 @@ class Profiles:
         about = about_me.strip()
         self._repo.about.set(account_id, about)
         return about
+
+    def locale(self, account_id: str) -> str | None:
+        """The locale the person chose (validated when set), or None: the server's."""
+        found = self._repo.store.get(*keys.person_locale(account_id))
+        return str(found["locale"]) if found and found.get("locale") else None
+
+    def set_locale(self, account_id: str, locale: str | None) -> None:
+        """Set it (a locale tag such as en-US, validated by the caller); None goes back to the server's."""
+        pk, sk = keys.person_locale(account_id)
+        if locale is None:
+            self._repo.store.delete(pk, sk)
+        else:
+            self._repo.store.put({"pk": pk, "sk": sk, "locale": locale})

@@ -315,7 +315,7 @@ def save_message(
     except BaseException:
         _abandon(services, claim)
         raise
-    help_lines = services.chat.safety_of(message)
+    help_lines = services.chat.safety_of(pair, message)
     result = SavedMessage.model_validate(
         {"message": message, "topic_ended": ended, "safety": help_lines.as_dict() if help_lines is not None else None}
     )

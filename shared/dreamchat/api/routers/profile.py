@@ -5,9 +5,10 @@ from pydantic import Field, field_validator, model_validator
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
-from dreamchat.api.responses import ProfileOut
+from dreamchat.api.responses import LocaleOut, ProfileOut
 from dreamchat.api.routers.heartbeat import reschedule_all
 from dreamchat.api.schemas import Body, check_timezone
+from dreamchat.domain import safety
 from dreamchat.services.zones import person_zone, set_person_zone
 
 router = APIRouter(prefix="/api/profile", tags=["profile"], responses=documented(401))
@@ -46,3 +47,33 @@ def put_profile(body: Profile, caller: CurrentCaller, services: ServicesDep) -> 
         set_person_zone(services.runtime.store, caller.id, body.timezone)
         reschedule_all(services, caller.id)  # scheduled times and night windows now fall elsewhere
     return get_profile(caller, services)
+
+
+class Locale(Body):
+    """`locale`: a tag such as en-US, zh-CN or en; null goes back to the server's."""
+
+    locale: str | None = Field(min_length=2, max_length=35)
+
+    @field_validator("locale")
+    @classmethod
+    def _tag(cls, value: str | None) -> str | None:
+        if value is not None and not safety.is_locale(value):
+            raise ValueError('locale must be a tag such as "zh-CN", "en-US" or "en"')
+        return value
+
+
+@router.get("/locale", response_model=LocaleOut)
+def get_locale(caller: CurrentCaller, services: ServicesDep) -> LocaleOut:
+    """The caller's locale and the help lines a crisis shows them (their locale's, else its language's,
+    then the generic line; with none chosen, the server's DREAMCHAT_CRISIS_LOCALE)."""
+    help_lines = services.chat.crisis_help(caller.id).as_dict()
+    chosen = services.profiles.locale(caller.id)
+    effective = chosen or services.runtime.settings.crisis_locale
+    return LocaleOut.model_validate({"locale": chosen, "effective": effective, "resources": help_lines["resources"]})
+
+
+@router.put("/locale", response_model=LocaleOut, responses=documented(400, 413, 422))
+def put_locale(body: Locale, caller: CurrentCaller, services: ServicesDep) -> LocaleOut:
+    """Choose whose help lines a crisis shows (e.g. en-US: the US 988 Lifeline, then the generic line)."""
+    services.profiles.set_locale(caller.id, body.locale)
+    return get_locale(caller, services)
