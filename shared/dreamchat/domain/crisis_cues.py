@@ -59,7 +59,9 @@ def _any(*words: str) -> re.Pattern[str]:
     return re.compile("|".join(words))
 
 
-_FIRST_PERSON = re.compile(r"我(?!妈|爸|哥|姐|弟|妹|朋友|同学|室友|老公|老婆|男朋友|女朋友)|(?<![a-z'])(?:i|i'm|im|i've|ive|i'll|ill|me|my|myself|mine)(?![a-z'])")
+_FIRST_PERSON = re.compile(
+    r"我(?!妈|爸|哥|姐|弟|妹|朋友|同学|室友|老公|老婆|男朋友|女朋友)|(?<![a-z'])(?:i|i'm|im|i've|ive|i'll|ill|me|my|myself|mine)(?![a-z'])"
+)
 _SOMEONE_ELSE = re.compile(
     r"他|她|它们|男主|女主|主角|角色|人物|(?<![a-z])(?:he|she|they|his|her|their|the character)(?![a-z])"
     r"|(?<![a-z])my (?:sister|brother|mom|mum|dad|friend|roommate|neighbou?r|cousin|son|daughter|wife|husband|bf|gf)"
@@ -73,7 +75,7 @@ _MEANS = _any(
 )
 _INTENT = _any(
     r"今晚|今天晚上|这次|够了|准备好了|准备好|攒好了|攒了|都攒|全部吃|全吃|一起吃了|吃掉|就这样|一直走|走进去|走下去|跳下去|决定了"
-    r"|冲过去|冲出去|不回头|不回来|不下去|封好|挂好|别找我|不会停|最后一次|等.{0,6}火车|水很深|结束",
+    r"|冲过去|冲出去|冲进|冲向|开进|跳进|撞向|不回头|不回来|不下去|封好|挂好|别找我|不会停|最后一次|等.{0,6}火车|水很深|结束",
     r"(?<![a-z])(?:tonight|for good|this time|enough|ready|made up my mind|decided|counted|loaded|tied"
     r"|you know what for|all of (?:it|them)|take (?:them )?all|the whole bottle|whole bottle|not coming (?:down|back|home)"
     r"|in my hand|(?:driving|drive|stepping|step|walking|walk|jumping|jump|throw(?:ing)? myself)"
@@ -81,11 +83,13 @@ _INTENT = _any(
 )
 _MEANS_COUNTER = _any(
     r"攀岩|登山|烧烤|露营|野营|医院|医生|开药|买药|感冒|发烧|头疼|头痛|牙疼|布洛芬|维生素|钓鱼|散步|看星星|星星|风景|花园|晾|做饭|切菜|厨房"
-    r"|游戏|剧|电影|小说|动漫|费|过马路|晚点|旅游|出差|面试|考试|演出|演唱会|烟花|跳绳|跳水|补课|上班|下班|通勤|堵车",
+    r"|游戏|剧|电影|小说|动漫|费|过马路|晚点|旅游|出差|面试|考试|演出|演唱会|烟花|跳绳|跳水|补课|上班|下班|通勤|堵车"
+    r"|牛排|炒|煮|烤|菜|肉|水果|蛋糕|晒|跑步|夜跑|晨跑|骑车|锻炼|健身|游泳|拍|夜景|照片|摄影|复查|检查|体检|住院|出院|奶奶|爷爷|外婆|外公|孩子|宝宝|宠物",
     r"(?<![a-z])(?:climb\w*|gym|camp\w*|hik\w*|headache|migraine|fever|cold|flu|prescri\w*|doctor|pharmac\w*|vitamins?"
     r"|organi[sz]er|onions?|cook\w*|kitchen|chop\w*|shav\w*|dish\w*|game|gaming|level|movie|film|show|episode|fixing|fix"
     r"|antenna|repair\w*|commute|concert|jam|killing me|late|delayed|of life|fishing|boat|view|sunset|photos?|jump rope"
-    r"|skipping|cardio|workout|ticket|station|catch(?:ing)? the train|on time|work|bungee|next (?:week|month|year)|trip)(?![a-z])",
+    r"|skipping|cardio|workout|ticket|station|catch(?:ing)? the train|on time|work|bungee|next (?:week|month|year)|trip"
+    r"|bar|pub|club|party|restaurant|friends|weekend|skat\w*|competition|match|race|tournament|practice|airsoft|paintball)(?![a-z])",
 )
 
 # --- things given away or settled, and a cue of absence --------------------------------------------
@@ -108,20 +112,28 @@ _GIVEN_COUNTER = _any(
 )
 
 # --- a farewell to the companion with thanks for its time ------------------------------------------
-_FAREWELL_START = re.compile(r"^\W*(?:goodbye|good bye|farewell|bye forever|再见了|再见|永别了|永别|别了)(?![a-z])")
-_FAREWELL_END = re.compile(r"(?:goodbye|good bye|farewell|bye forever|forever|再见了|再见|永别了|永别|别了|this is goodbye)\W*$")
+# a farewell that starts the message and is not said to something named after it (goodbye stress, 再见了我的青春)
+_FAREWELL_START = re.compile(
+    r"^\W*(?:(?:goodbye|good bye|farewell|bye forever)(?:\W*$|[\s.,!~…]+(?:thank|thanks|ty|i |i'm|谢谢|感谢|你|我(?!的)))"
+    r"|(?:再见了|再见|永别了|永别|别了)\W*(?:$|thank|thanks|谢谢|感谢|你|我(?!的)))"
+)
+_FAREWELL_END = re.compile(
+    r"(?:goodbye|good bye|farewell|bye forever|forever|再见了|再见|永别了|永别|别了|this is goodbye)\W*$"
+)
 _THANKS_OVER_TIME = _any(
     r"谢谢你?.{0,12}(?:一直|这段时间|这么久|陪我|陪着我|所有|一切|听我)|你是唯一|感谢你?.{0,12}(?:一直|陪|一切)",
     r"(?<![a-z])(?:thank you|thanks|thank u|thx|ty)(?![a-z]).{0,30}(?:always|everything|all this time|being there"
     r"|listening|being my|been there|all the|so long|these months)",
 )
 _FAREWELL_COUNTER = _any(
-    r"明天|晚安|下次|回头|待会|一会|等会|周末见|下周|改天|上课|上班|下班|开会|睡了|睡觉|吃饭|去忙",
+    r"明天|晚安|下次|回头|待会|一会|等会|周末见|下周|改天|上课|上班|下班|开会|睡了|睡觉|吃饭|去忙|年|学期|假期|20\d\d",
     r"(?<![a-z])(?:tomorrow|later|see you|see ya|cya|good ?night|gn|next time|for now|shift|class|work|meeting|talk soon"
-    r"|ttyl|brb|sleep|bed|dinner|lunch|today)(?![a-z])",
+    r"|ttyl|brb|sleep|bed|dinner|lunch|today|year|summer|winter|semester|20\d\d)(?![a-z])",
 )
 
 # --- a reason to live denied -----------------------------------------------------------------------
+# living somewhere or some way is not living at all: "no reason to live in the city", "living paycheck to paycheck"
+_PLACE_AFTER = r" (?:in|with|at|on|near|next|here|there|paycheck|off|out of|under|alone|abroad|like a)(?![a-z])"
 _NO_REASON = _any(
     r"活着(?:真的|根本|都|好像|感觉|也)?(?:没有?|毫无|没啥|没什么|有什么)(?:意义|意思|盼头|希望|价值|用)"
     r"|(?:没有|找不到|没|不知道|看不到|想不出)(?:任何|一个|什么)?(?:活下去|活着|继续活|继续活下去)的?(?:理由|意义|动力|必要|勇气|盼头)"
@@ -129,8 +141,12 @@ _NO_REASON = _any(
     r"|结束这一切|不想(?:再)?存在了|不想再活|活够了",
     r"(?<![a-z])(?:(?:no|not any|not a|don'?t see (?:a|any)|dont see (?:a|any)|can'?t (?:see|find|think of) (?:a|any)|cant (?:see|find) (?:a|any)"
     r"|don'?t have (?:a|any)|lost (?:my|all|every)|out of|zero|any) (?:reasons?|point|purpose) (?:to|for|in) (?:keep |keeping |go on |going on )?"
-    r"(?:living|live|being alive|staying alive|stay alive|existing|exist|going on|wake up|waking up)"
-    r"|nothing (?:left )?(?:to live for|worth living for)(?! (?:except|but|besides))|(?:tired|sick) of (?:existing|being alive|living|life)(?! in| with| at| on)"
+    r"(?:living|live|being alive|staying alive|stay alive|existing|exist|going on|wake up|waking up)(?!"
+    + _PLACE_AFTER
+    + r")"
+    r"|nothing (?:left )?(?:to live for|worth living for)(?! (?:except|but|besides))|(?:tired|sick) of (?:existing|being alive|living|life)(?!"
+    + _PLACE_AFTER
+    + r")"
     r"|make (?:it|everything|the pain|this) (?:all )?stop (?:for good|forever|permanently)"
     r"|(?:only|one|last) way out is (?:ending|to end|death|dying|to die|not being)"
     r"|end (?:it|this|everything) all|end my life|why (?:should |would |do )?i (?:should |would )?(?:keep |even )?(?:keep )?(?:going on )?(?:living|stay alive|exist)"
@@ -138,7 +154,8 @@ _NO_REASON = _any(
 )
 _NO_REASON_COUNTER = _any(
     r"工作|关系|剧|游戏|电影|小说",
-    r"(?<![a-z])(?:season|finale|episode|show|game|series|movie|film|with a bang|level|chat|group|job|shift|relationship)(?![a-z])",
+    r"(?<![a-z])(?:season|finale|episode|show|game|series|movie|film|with a bang|level|chat|group|job|shift|relationship"
+    r"|subscriptions?|account|membership|contract|plan|streak|project|semester|class)(?![a-z])",
 )
 
 # --- self-harm as an ongoing act -------------------------------------------------------------------
@@ -164,16 +181,17 @@ _SH = re.compile(
     r"|self[- ]?harm\w*|relaps\w* .{0,30}clean|clean streak .{0,12}(?:ruined|gone|broken|over)|relaps\w*.{0,20}(?:cut|sh)(?![a-z]))"
 )
 _SH_COUNTER = re.compile(
-    r"(?<![a-z])(?:sugar|diet|smok\w*|vap\w*|drink\w*|alcohol|porn|gaming|soda|coffee|caffeine|junk|nicotine|weed|sober|sobriety)(?![a-z])"
+    r"(?<![a-z])(?:sugar|diet|smok\w*|vap\w*|drink\w*|alcohol|porn|gaming|soda|coffee|caffeine|junk|nicotine|weed|sober|sobriety"
+    r"|cig\w*|beer|wine|gambl\w*|betting|sweets|chocolate|candy|nails?|cigarettes?)(?![a-z])"
 )
 
 # --- online slang, read before normalising ---------------------------------------------------------
 _SLANG = _any(
     r"紫砂(?![壶杯器陶泥锅茶煲罐盆])|自鲨|自鯊",
-    r"(?<![a-z])(?:ctb|unaliv(?:e|ing|ed)|sewer ?slid(?:e|ing)|yeet(?:ing)? myself (?:off|into|in front))(?![a-z])"
+    r"(?<![a-z])(?:ctb|unaliv(?:e|ing|ed)(?! (?:me|you|him|her|them|us)(?![a-z]))|sewer ?slid(?:e|ing)|yeet(?:ing)? myself (?:off|into|in front))(?![a-z])"
     r"|(?<![a-z0-9.])(?<!\d )kms(?![a-z])",
 )
-_SLANG_COUNTER = re.compile(r"(?<![a-z])(?:mean|means|meaning|stands? for|what is|what's|whats)(?![a-z])")
+_SLANG_COUNTER = re.compile(r"(?<![a-z])(?:mean|means|meaning|stands? for|what is|what's|whats|come to bed)(?![a-z])|=")
 
 _SENTENCE = re.compile(r"[。!?;\n…]+|\.(?=\s|$)|\.{2,}")
 _SHORT = 160
