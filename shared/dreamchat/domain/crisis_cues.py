@@ -70,44 +70,52 @@ _SOMEONE_ELSE = re.compile(
 
 # --- a means or a place of harm, and a cue of intent ------------------------------------------------
 _MEANS = _any(
-    r"绳|上吊|安眠药|药|刀片|刀|枪|楼顶|顶楼|天台|阳台|窗台|桥|江边|河边|湖边|海边|江里|河里|铁轨|轨道|火车|车流|马路|煤气|炭|农药",
-    r"(?<![a-z])(?:rope|noose|pills?|tablets|tylenol|paracetamol|meds|razor|blades?|knife|gun|pistol|bridge"
+    r"绳|上吊|安眠药|药|刀片|刀|枪|楼顶|顶楼|天台|阳台|窗台|窗边|窗户|窗外|桥|江边|河边|湖边|海边|江里|河里|铁轨|轨道|火车|车流|马路|煤气|炭|农药",
+    r"(?<![a-z])(?:rope|noose|pills?|tablets|tylenol|paracetamol|meds|medicine cabinet|antidepressants|painkillers|razor|blades?|knife|gun|pistol|bridge"
     r"|roof(?:top)?|ledge|cliff|river|tracks|train|traffic|overpass|balcony)(?![a-z])",
 )
-_INTENT = _any(
-    r"今晚|今天晚上|这次|够了|准备好了|准备好|攒好了|攒了|都攒|全部吃|全吃|一起吃了|吃掉|就这样|一直走|走进去|走下去|跳下去|决定了"
-    r"|冲过去|冲出去|冲进|冲向|开进|跳进|撞向|不回头|不回来|不下去|封好|挂好|别找我|不会停|最后一次|等.{0,6}火车|水很深|结束",
-    r"(?<![a-z])(?:tonight|for good|this time|enough|ready|made up my mind|decided|counted|loaded|tied"
-    r"|you know what for|all of (?:it|them)|take (?:them )?all|the whole bottle|whole bottle|not coming (?:down|back|home)"
-    r"|in my hand|(?:driving|drive|stepping|step|walking|walk|jumping|jump|throw(?:ing)? myself)"
-    r" (?:into|in front of|off|out)|goodbye|last time|end it|finally)(?![a-z])",
+# A strong cue of intent is enough with a means; a weak one (tonight, this time, ready) needs another beside it.
+_INTENT_STRONG = _any(
+    r"攒好了|攒了|都攒|全部吃|全吃|一起吃了|吃掉|一直走|走进去|走下去|跳下去|冲过去|冲出去|冲进|冲向|开进|跳进|撞向|一整板|一整瓶|一整盒"
+    r"|不回头|不回来|不下去|封好|挂好|别找我|不会停|等.{0,6}火车|存够了|囤",
+    r"(?<![a-z])(?:for good|made up my mind|tied|saved up|stockpil\w*|hoard\w*|lined up|you know what for|all of (?:it|them)|take (?:them )?all|the whole bottle"
+    r"|whole bottle|not coming (?:down|back|home)|(?:took|take|taking|swallowed) all (?:my|the|of my) \w+ at once"
+    r"|swallow\w* (?:everything|all|the whole)|how many .{0,25}(?:would|does it|it would|to) take"
+    r"|(?:driving|drive|stepping|step|walking|walk|jumping|jump|throw(?:ing)? myself) (?:into|in front of|off|out))(?![a-z])",
+)
+_INTENT_WEAK = _any(
+    r"今晚|今天晚上|这次|够了|准备好了|准备好|就这样|决定了|手里|拿着|握着|全部|一次性|最后一次|结束|水很深|很久"
+    # being at the place, checking it, finding it open, counting out
+    r"|我现在在|站在|坐在|最高|多高|多深|够高|没锁|就去|倒出来|数了",
+    r"(?<![a-z])(?:tonight|this time|enough|ready|decided|counted|loaded|in my hand|holding|at once|goodbye|last time"
+    r"|end it|finally|right now|rn|it'?s ok|its ok|i'?m on|im on|standing on|sitting on|how high|how tall|how deep)(?![a-z])",
 )
 _MEANS_COUNTER = _any(
     r"攀岩|登山|烧烤|露营|野营|医院|医生|开药|买药|感冒|发烧|头疼|头痛|牙疼|布洛芬|维生素|钓鱼|散步|看星星|星星|风景|花园|晾|做饭|切菜|厨房"
     r"|游戏|剧|电影|小说|动漫|费|过马路|晚点|旅游|出差|面试|考试|演出|演唱会|烟花|跳绳|跳水|补课|上班|下班|通勤|堵车"
-    r"|牛排|炒|煮|烤|菜|肉|水果|蛋糕|晒|跑步|夜跑|晨跑|骑车|锻炼|健身|游泳|拍|夜景|照片|摄影|复查|检查|体检|住院|出院|奶奶|爷爷|外婆|外公|孩子|宝宝|宠物",
+    r"|牛排|炒|煮|烤|菜|肉|水果|蛋糕|作业|抹布|擦|晒|跑步|夜跑|晨跑|骑车|锻炼|健身|游泳|拍|夜景|照片|摄影|复查|检查|体检|住院|出院|奶奶|爷爷|外婆|外公|孩子|宝宝|宠物",
     r"(?<![a-z])(?:climb\w*|gym|camp\w*|hik\w*|headache|migraine|fever|cold|flu|prescri\w*|doctor|pharmac\w*|vitamins?"
     r"|organi[sz]er|onions?|cook\w*|kitchen|chop\w*|shav\w*|dish\w*|game|gaming|level|movie|film|show|episode|fixing|fix"
     r"|antenna|repair\w*|commute|concert|jam|killing me|late|delayed|of life|fishing|boat|view|sunset|photos?|jump rope"
     r"|skipping|cardio|workout|ticket|station|catch(?:ing)? the train|on time|work|bungee|next (?:week|month|year)|trip"
-    r"|bar|pub|club|party|restaurant|friends|weekend|skat\w*|competition|match|race|tournament|practice|airsoft|paintball)(?![a-z])",
+    r"|bar|pub|club|party|restaurant|friends|weekend|omw|on my way|be there|heading|arriv\w*|kayak\w*|instead|spreading|by mistake|accidentally|oops|forgot|range|hunting|skat\w*|competition|match|race|tournament|practice|airsoft|paintball)(?![a-z])",
 )
 
 # --- things given away or settled, and a cue of absence --------------------------------------------
 _GIVEN = _any(
-    r"送人|送给|送走|转给|转到.{0,4}(?:账户|卡)|托付|交给|留给|过户|密码.{0,6}(?:发|给|告诉)|(?:发|给|告诉).{0,6}密码",
+    r"送人|送给|送走|转给|都烧了|都删了|都销毁|都清空|转到.{0,4}(?:账户|卡)|托付|交给|留给|过户|密码.{0,6}(?:发|给|告诉)|(?:发|给|告诉).{0,6}密码",
     r"(?<![a-z])(?:gave|give|giving|given) (?:away|my|all my|him my|her my)|sent (?:my|all my) (?:passwords?|logins?)"
     r"|passwords? (?:sent|to)|left (?:my|all my) .{0,20} to|signed over|rehom\w*",
 )
 _ABSENT = _any(
-    r"用不到|用不上|不需要了|没什么牵挂|没有牵挂|没牵挂|不用操心我|不用担心我|不用再操心|以后.{0,6}不在|我走了以后|我走以后|我不在了|过了这个周末|这个周末以后|以后就没"
+    r"用不到|用不上|不需要了|没人需要|没必要留|没什么牵挂|没有牵挂|没牵挂|不用操心我|不用担心我|不用再操心|以后.{0,6}不在|我走了以后|我走以后|我不在了|过了这个周末|这个周末以后|以后就没"
     r"|没什么需要我|再也不",
     r"(?<![a-z])(?:won'?t be (?:around|here|there)|wont be (?:around|here)|not be (?:around|here)|won'?t need|wont need"
     r"|when i'?m gone|after i'?m gone|after this weekend|much longer|no longer need|not going to need|sort things out"
     r"|take care of (?:her|him|them|it) (?:for me )?(?:after|when)|anymore)(?![a-z])",
 )
 _GIVEN_COUNTER = _any(
-    r"捐|断舍离|搬家|搬去|搬到|出差|旅游|旅行|出国|留学|理财|新的|换了|二手|闲置|室友|wifi|出门|几天|一周|一个月",
+    r"捐|断舍离|换新|新手机|搬家|搬去|搬到|出差|旅游|旅行|出国|留学|理财|新的|换了|二手|闲置|室友|wifi|出门|几天|一周|一个月",
     r"(?<![a-z])(?:moving|move|charity|donat\w*|new one|roommate|wifi|trip|travel\w*|vacation|holiday|abroad|declutter\w*"
     r"|sold|sell\w*|upgrade\w*|for the week|few days|work)(?![a-z])",
 )
@@ -125,6 +133,11 @@ _THANKS_OVER_TIME = _any(
     r"谢谢你?.{0,12}(?:一直|这段时间|这么久|陪我|陪着我|所有|一切|听我)|你是唯一|感谢你?.{0,12}(?:一直|陪|一切)",
     r"(?<![a-z])(?:thank you|thanks|thank u|thx|ty)(?![a-z]).{0,30}(?:always|everything|all this time|being there"
     r"|listening|being my|been there|all the|so long|these months)",
+)
+# or a farewell with words of finality instead of thanks
+_FAREWELL_FINAL = _any(
+    r"对不起大家|对不起(?:爸|妈)|原谅我|撑不住|撑不下去|累了|最后",
+    r"(?<![a-z])(?:sorry for everything|forgive me|done with (?:everything|it all|life|all of this)|last message|for the last time)(?![a-z])",
 )
 _FAREWELL_COUNTER = _any(
     r"明天|晚安|下次|回头|待会|一会|等会|周末见|下周|改天|上课|上班|下班|开会|睡了|睡觉|吃饭|去忙|年|学期|假期|20\d\d",
@@ -159,13 +172,47 @@ _NO_REASON_COUNTER = _any(
     r"|subscriptions?|account|membership|contract|plan|streak|project|semester|class)(?![a-z])",
 )
 
+# --- last words: letters left to be found, an apology to one's family with no strength left ----------
+_LETTERS = _any(
+    r"写好了?.{0,4}给.{0,3}(?:爸|妈|家人|大家|所有人|每个人|父母).{0,4}(?:信|遗书|纸条)|(?:信|纸条)(?:都|已经)?写好了",
+    r"(?<![a-z])(?:wrote|written|writing|left) (?:a |the |my )?(?:letters?|notes?) (?:to|for) (?:everyone|my (?:family|parents|mom|mum|dad)"
+    r"|mom|mum|dad|the people i love|all of you)(?![a-z])",
+)
+_FOUND_LATER = _any(
+    r"(?:明天|以后|醒来|回家|早上).{0,8}看到|会看到|会发现|我走了以后|我不在了",
+    r"(?<![a-z])(?:they'?ll (?:find|read|see)|(?:find|read|see) (?:it|them) (?:tomorrow|when|after|in the morning)"
+    r"|when i'?m gone|after i'?m gone|once i'?m gone)(?![a-z])",
+)
+_LETTERS_COUNTER = _any(
+    r"贺卡|生日|新年|节日|圣诞|情书|表白|毕业|纪念日|求职|简历|惊喜",
+    r"(?<![a-z])(?:birthday|christmas|xmas|cards?|valentine\w*|anniversary|wedding|cover letter|application|surprise|santa|thank[- ]you)(?![a-z])",
+)
+_APOLOGY_TO_FAMILY = _any(
+    r"(?:对不起|抱歉).{0,4}(?:妈|爸|大家|你们|家人)|(?:妈妈|爸爸|妈|爸|大家|你们).{0,3}(?:对不起|抱歉)",
+    r"(?<![a-z])(?:(?:i'?m |im )?sorry,? (?:mom|mum|dad|everyone|guys|all)|(?:mom|mum|dad|everyone),? (?:i'?m |im )?sorry)(?![a-z])",
+)
+# ... as the message's last words: a cause named after it (the piano lessons, 嗓子哑了) makes it everyday weariness
+_NO_STRENGTH = _any(
+    r"(?:撑不住|撑不下去|坚持不下去|熬不下去|活不下去)了?\W*$",
+    r"(?<![a-z])(?:can'?t|cant|cannot) (?:do this|go on|hold on|take (?:it|this)|keep going)(?: any ?more| any longer)?\W*$",
+)
+_LAST_WORDS_COUNTER = _any(
+    r"睡|困|作业|加班|考试|减肥|比赛|工作|学习|跑",
+    r"(?<![a-z])(?:sleep\w*|tired|work|homework|diet|exams?|game|match|shift|class|meeting|run\w*)(?![a-z])",
+)
+_PAINLESS = _any(
+    r"(?:不痛苦|无痛|不痛)(?:的|地)?(?:方法|方式|办法)?.{0,4}(?:离开|走掉|结束自己|去死)|再也不想看到明天|不想再有明天",
+    r"(?<![a-z])painless (?:ways?|methods?|way out) (?:to )?(?:go|die|end (?:it|things|my life)|leave)(?![a-z])",
+)
+
 # --- self-harm as an ongoing act -------------------------------------------------------------------
 _HARM_SELF = _any(
     r"伤害自己|伤害了自己|自残|自伤|(?:掐|咬|抓|撞|打|划|割|烫|扇|挠|锤|砸)(?:了|着)?(?:自己|手臂|手腕|胳膊|大腿|头)(?!一下)"
     r"|(?:拿|用)头撞|撞.{0,2}自己|用烟头|烟头烫",
     r"(?<![a-z])(?:hit|hitting|bang|banged|banging|scratch|scratched|scratching|cut|cutting|burn|burned|burnt|burning|punch|punched"
     r"|punching|hurt|hurting|bite|biting|bit|carve|carved|carving|stab|stabbed|stabbing|slap|slapping|pinch|pinching)"
-    r" (?:myself|my (?:arms?|wrists?|legs?|thighs?|head|skin|face|stomach|body|hands?))(?![a-z])",
+    r" (?:myself|my (?:arms?|wrists?|legs?|thighs?|head|skin|face|stomach|body|hands?|knuckles))(?![a-z])"
+    r"|(?<![a-z])(?:punch\w*|hit\w*|bang\w*) (?:the )?walls?(?![a-z])",
 )
 _ONGOING = _any(
     r"又|还是|忍不住|每次|每天|一直|出血|流血|见血|才停|才舒服|才好受|青|紫|疤|难受",
@@ -175,7 +222,7 @@ _ONGOING = _any(
 _HARM_COUNTER = _any(
     r"一下|做梦|不小心|蚊子|切菜|做饭|游戏|舌头",
     r"(?<![a-z])(?:mosquito|bites?|itch\w*|shav\w*|pan|oven|stove|cook\w*|baking|iron|accident\w*|accidentally|by mistake"
-    r"|gym|workout|dinner|kitchen|onions?|door|corner|table)(?![a-z])",
+    r"|gym|workout|dinner|kitchen|onions?|door|corner|table|boxing|bags?)(?![a-z])",
 )
 _SH = re.compile(
     r"(?<![a-z])(?:sh'?d|sh-ed|sh-?ing|sh'ing|sh (?:again|urges?|scars?|relapse|free|clean)|(?:did|to|want to|wanna) sh(?![a-z'])"
@@ -221,11 +268,13 @@ def _spans(text: str) -> list[str]:
 
 
 def _combined(span: str) -> bool:
-    return _means_with_intent(span) or _settled(span) or _no_reason(span) or _self_harm(span)
+    return _means_with_intent(span) or _settled(span) or _no_reason(span) or _self_harm(span) or _last_words(span)
 
 
 def _means_with_intent(span: str) -> bool:
-    if not (_MEANS.search(span) and _INTENT.search(span)) or _MEANS_COUNTER.search(span):
+    if not _MEANS.search(span) or not (_INTENT_STRONG.search(span) or len(set(_INTENT_WEAK.findall(span))) > 1):
+        return False
+    if _MEANS_COUNTER.search(span):
         return False
     return bool(_FIRST_PERSON.search(span)) or not _SOMEONE_ELSE.search(span)
 
@@ -238,6 +287,14 @@ def _no_reason(span: str) -> bool:
     return bool(_NO_REASON.search(span)) and not _NO_REASON_COUNTER.search(span)
 
 
+def _last_words(span: str) -> bool:
+    if _PAINLESS.search(span):
+        return True
+    letters = bool(_LETTERS.search(span) and _FOUND_LATER.search(span)) and not _LETTERS_COUNTER.search(span)
+    spent = bool(_APOLOGY_TO_FAMILY.search(span) and _NO_STRENGTH.search(span)) and not _LAST_WORDS_COUNTER.search(span)
+    return letters or spent
+
+
 def _self_harm(span: str) -> bool:
     if _SH.search(span) and not _SH_COUNTER.search(span):
         return True
@@ -248,4 +305,6 @@ def _farewell(text: str) -> bool:
     """Goodbye at the start or the end of the message, thanks for the companion's time, no next time."""
     if not (_FAREWELL_START.search(text) or _FAREWELL_END.search(text)):
         return False
-    return bool(_THANKS_OVER_TIME.search(text)) and not _FAREWELL_COUNTER.search(text)
+    if not (_THANKS_OVER_TIME.search(text) or _FAREWELL_FINAL.search(text)):
+        return False
+    return not _FAREWELL_COUNTER.search(text)
