@@ -8,22 +8,30 @@ phrases, this module matches classes of words and fires when two classes meet in
 short message (at most three sentences and 160 characters), and no everyday counter-cue of the class is
 in the same span:
 - a means or a place of harm (绳子, 安眠药, 药, 刀片, 枪, 楼顶, 天台, 江边, 河边, 铁轨, 车流, 煤气, 炭; rope,
-  noose, pills, tylenol, razor, blade, knife, gun, bridge, roof, river, tracks, train, traffic) with a cue of
-  intent, finality or readiness (今晚, 这次, 够了, 准备好了, 都攒好了, 全部吃掉, 就这样, 一直走进去, 决定了,
-  冲过去, 不回来了, 别找我; tonight, for good, this time, enough, ready, made up my mind, counted, loaded,
-  tied, "you know what for", "all of it", "not coming down", "in my hand", driving into, stepping out),
-  spoken by the person (a first person, or no one else named: 他, she, 男主, "my sister" are someone
+  noose, pills, tylenol, razor, blade, knife, gun, bridge, roof, river, tracks, train, traffic) with a
+  strong cue of intent (都攒好了, 全部吃掉, 一整瓶, 一直走进去, 冲过去, 不回来了, 别找我, 挂好, 封好; for good,
+  made up my mind, tied, saved up, lined up, "you know what for", "all of it", "the whole bottle", "not
+  coming down", "took all my meds at once", "how many would it take", driving into, stepping out) or two
+  weak ones (今晚, 这次, 够了, 准备好了, 就这样, 决定了, 手里, 站在, 我现在在, 最高, 没锁, 数了; tonight, this
+  time, enough, ready, decided, counted, loaded, holding, "in my hand", rn, "I'm on", "how high"), spoken by the person (a first person, or no one else named: 他, she, 男主, "my sister" are someone
   else), and not in a kitchen, a clinic, a hobby, a trip, a game or a story (攀岩, 烧烤, 露营, 医院, 头疼,
   布洛芬, 钓鱼, 散步, 看星星, 游戏, 剧; climbing, camping, headache, organiser, onions, shaving, game,
   level, fixing, commute, "killing me");
-- things given away or settled (送人, 送给, 转给, 托付, 密码发给; gave away, gave my cat, sent my passwords)
+- things given away, settled or destroyed (送人, 送给, 转给, 托付, 密码发给, 日记都烧了; gave away, gave my cat, sent my passwords)
   with a cue that the person will not be there to need them (用不到了, 没什么牵挂了, 不用操心我了, 过了这个
   周末, 我走了以后; "won't be around", "won't need", "when I'm gone", "after this weekend"), not a move,
   a trip, a donation or a tidy-up (搬, 出差, 捐, 断舍离, 理财; moving, charity, a new one, roommate);
 - a farewell to the companion itself at a message's start or end (goodbye, 再见了, 永别, "bye forever")
   with thanks for its company over time or for everything (谢谢你一直陪我, "thank you for always
   listening", "thanks for everything", "for being there"), and nothing that sets a next time or a
-  reason to leave (明天见, 晚安, 下次, 去上课, "talk tomorrow", "see you", "for now", a shift, a class);
+  reason to leave (明天见, 晚安, 下次, 去上课, "talk tomorrow", "see you", "for now", a shift, a class), nor
+  a thing or a time said goodbye to (再见了我的青春, "goodbye stress", "goodbye 2025"); words of finality
+  stand in for the thanks (原谅我, 撑不住, "sorry for everything", "done with everything", "last message");
+- last words: letters written to one's family or everyone, to be found later (写好了给爸妈的信 明天他们就会看到,
+  "wrote letters to everyone I love, they'll find them tomorrow"), not a card, a birthday, a surprise; an
+  apology to one's family or everyone whose last words are that one has no strength left (妈妈 对不起 我实在
+  撑不住了, "sorry mom, I can't go on"), not when a cause or a plan follows (直播撑不下去了 嗓子哑了, 先睡了,
+  "the piano lessons"); painless ways to go (无痛地离开, "painless ways to go"), 再也不想看到明天;
 - a reason to live denied in any wording (活着没有意义, 没有活下去的理由, 活下去的意义找不到, 为什么还要活着,
   想结束这一切, 不想存在了; "no reason to keep living", "don't see a reason to live", "nothing (left) to
   live for", "tired of existing", "make it all stop for good", "the only way out is ending it", "end it
@@ -40,10 +48,12 @@ in the same span:
 Not recognised on purpose: a means with no cue of intent (我买了一把刀, "the knife is so sharp"), a
 place with no intent ("standing on the bridge, the view is great"), a farewell without thanks for the
 companion's time ("ok thanks bye"), a thing given away with no cue of absence ("gave my cat to my
-sister"), "I won't be around" alone (a trip). These overlap too much with everyday speech to fire on
+sister"), "I won't be around" alone (a trip), a plan or a purchase named without its object ("my plan
+is set for friday night", 我已经查好了哪里买得到), going somewhere for ever (想去一个没有痛苦的地方 永远不回来:
+as of an emigration), voices heard. These overlap too much with everyday speech to fire on
 one cue; the lexicon and the chat model's `CRISIS_MARKER` stay the nets for them.
 
-About 0.1 to 0.2 ms for 200 characters (timeit: 0.16 ms of everyday Chinese, 0.11 ms of English), most of it
+About 0.1 to 0.2 ms for 200 characters (timeit: 0.20 ms of everyday Chinese, 0.13 ms of English), most of it
 `safety.normalise`: a few compiled searches per sentence, the counter-cues only read
 after a pair of classes has met.
 """
