@@ -12,7 +12,8 @@ in the same span:
   strong cue of intent (都攒好了, 全部吃掉, 一整瓶, 一直走进去, 冲过去, 不回来了, 别找我, 挂好, 封好; for good,
   made up my mind, tied, saved up, lined up, "you know what for", "all of it", "the whole bottle", "not
   coming down", "took all my meds at once", "how many would it take", driving into, stepping out) or two
-  weak ones (今晚, 这次, 够了, 准备好了, 就这样, 决定了, 手里, 站在, 我现在在, 最高, 没锁, 数了; tonight, this
+  weak ones (今晚, 这次, 够了, 准备好了, 就这样, 决定了, 手里, 站在, 躺在, 开着, 我现在在, 最高, 没锁, 数了, 是认真的;
+  tonight, this
   time, enough, ready, decided, counted, loaded, holding, "in my hand", rn, "I'm on", "how high"), spoken by the person (a first person, or no one else named: 他, she, 男主, "my sister" are someone
   else), and not in a kitchen, a clinic, a hobby, a trip, a game or a story (攀岩, 烧烤, 露营, 医院, 头疼,
   布洛芬, 钓鱼, 散步, 看星星, 游戏, 剧; climbing, camping, headache, organiser, onions, shaving, game,
@@ -40,7 +41,8 @@ in the same span:
 - self-harm as an ongoing act, in any verb: hitting, banging, scratching, cutting, burning, biting
   oneself or one's arms, head, wrists, with a cue that it goes on (again, until it bleeds, every night,
   "with a lighter"); sh'd, sh-ing, "sh urges"; relapsed with a clean streak; 伤害自己, 自残, 自伤,
-  掐/咬/抓/撞/割/划/烫 自己 or one's arm until it bleeds (出血, 流血, 才停); not mosquito bites, shaving, a
+  掐/咬/抓/撞/割/划/烫 自己 or one's arm until it bleeds (出血, 流血, 才停), a new wound on one's arm still
+  bleeding; not mosquito bites, shaving, a
   pan, 掐自己一下 to see if one dreams, 咬到舌头, a relapse on sugar or a diet;
 - online slang, read on the text before normalising: ctb, kms, unalive, sewerslide, 紫砂 and 自鲨 (not
   紫砂壶), "yeet myself off"; not "what does ctb mean", 300 kms, "yeet the ball".
@@ -88,7 +90,7 @@ _MEANS = _any(
 _INTENT_STRONG = _any(
     r"攒好了|攒了|都攒|全部吃|全吃|一起吃了|吃掉|一直走|走进去|走下去|跳下去|冲过去|冲出去|冲进|冲向|开进|跳进|撞向|一整板|一整瓶|一整盒"
     r"|不回头|不回来|不下去|封好|挂好|别找我|不会停|等.{0,6}火车|存够了|囤",
-    r"(?<![a-z])(?:for good|made up my mind|tied|saved up|stockpil\w*|hoard\w*|lined up|you know what for|all of (?:it|them)|take (?:them )?all|the whole bottle"
+    r"(?<![a-z])(?:for good|made up my mind|(?:i'?ve|ive|i have) decided(?! to| on| what| which| that| how)|tied|saved up|stockpil\w*|hoard\w*|lined up|you know what for|all of (?:it|them)|take (?:them )?all|the whole bottle"
     r"|whole bottle|not coming (?:down|back|home)|(?:took|take|taking|swallowed) all (?:my|the|of my) \w+ at once"
     r"|swallow\w* (?:everything|all|the whole)|how many .{0,25}(?:would|does it|it would|to) take"
     r"|(?:driving|drive|stepping|step|walking|walk|jumping|jump|throw(?:ing)? myself) (?:into|in front of|off|out))(?![a-z])",
@@ -96,9 +98,10 @@ _INTENT_STRONG = _any(
 _INTENT_WEAK = _any(
     r"今晚|今天晚上|这次|够了|准备好了|准备好|就这样|决定了|手里|拿着|握着|全部|一次性|最后一次|结束|水很深|很久"
     # being at the place, checking it, finding it open, counting out
-    r"|我现在在|站在|坐在|最高|多高|多深|够高|没锁|就去|倒出来|数了",
+    r"|我现在在|站在|坐在|躺在|开着|最高|多高|多深|够高|没锁|就去|倒出来|数了|认真的",
     r"(?<![a-z])(?:tonight|this time|enough|ready|decided|counted|loaded|in my hand|holding|at once|goodbye|last time"
-    r"|end it|finally|right now|rn|it'?s ok|its ok|i'?m on|im on|standing on|sitting on|how high|how tall|how deep)(?![a-z])",
+    r"|end it|finally|right now|rn|it'?s ok|its ok|i'?m on|im on|standing on|sitting on|parked on|lying on|how high|how tall"
+    r"|how deep)(?![a-z])",
 )
 _MEANS_COUNTER = _any(
     r"攀岩|登山|烧烤|露营|野营|医院|医生|开药|买药|感冒|发烧|头疼|头痛|牙疼|布洛芬|维生素|钓鱼|散步|看星星|星星|风景|花园|晾|做饭|切菜|厨房"
@@ -118,9 +121,9 @@ _GIVEN = _any(
     r"|passwords? (?:sent|to)|left (?:my|all my) .{0,20} to|signed over|rehom\w*",
 )
 _ABSENT = _any(
-    r"用不到|用不上|不需要了|没人需要|没必要留|没什么牵挂|没有牵挂|没牵挂|不用操心我|不用担心我|不用再操心|以后.{0,6}不在|我走了以后|我走以后|我不在了|过了这个周末|这个周末以后|以后就没"
+    r"用不到|用不上|不需要了|没人需要|没必要留|过了今晚|今晚以后|今晚过后|没什么牵挂|没有牵挂|没牵挂|不用操心我|不用担心我|不用再操心|以后.{0,6}不在|我走了以后|我走以后|我不在了|过了这个周末|这个周末以后|以后就没"
     r"|没什么需要我|再也不",
-    r"(?<![a-z])(?:won'?t be (?:around|here|there)|wont be (?:around|here)|not be (?:around|here)|won'?t need|wont need"
+    r"(?<![a-z])(?:won'?t be (?:around|here|there)|wont be (?:around|here)|not be (?:around|here)|won'?t need|wont need|won'?t be needing|wont be needing|after tonight"
     r"|when i'?m gone|after i'?m gone|after this weekend|much longer|no longer need|not going to need|sort things out"
     r"|take care of (?:her|him|them|it) (?:for me )?(?:after|when)|anymore)(?![a-z])",
 )
@@ -159,13 +162,14 @@ _FAREWELL_COUNTER = _any(
 # living somewhere or some way is not living at all: "no reason to live in the city", "living paycheck to paycheck"
 _PLACE_AFTER = r" (?:in|with|at|on|near|next|here|there|paycheck|off|out of|under|alone|abroad|like a)(?![a-z])"
 _NO_REASON = _any(
-    r"活着(?:真的|根本|都|好像|感觉|也)?(?:没有?|毫无|没啥|没什么|有什么)(?:意义|意思|盼头|希望|价值|用)"
+    r"活(?:着|下去)[^,。]{0,6}?(?:没有?|毫无|没啥|没什么|有什么)(?:任何)?(?:意义|意思|盼头|希望|价值|用)"
     r"|(?:没有|找不到|没|不知道|看不到|想不出)(?:任何|一个|什么)?(?:活下去|活着|继续活|继续活下去)的?(?:理由|意义|动力|必要|勇气|盼头)"
     r"|活下去的(?:意义|理由|动力).{0,10}(?:找不到|没有|不知道|是什么|在哪)|为什么(?:还要|要|还得)(?:活着|活下去|继续活)"
     r"|结束这一切|不想(?:再)?存在了|不想再活|活够了",
     r"(?<![a-z])(?:(?:no|not any|not a|don'?t see (?:a|any)|dont see (?:a|any)|can'?t (?:see|find|think of) (?:a|any)|cant (?:see|find) (?:a|any)"
-    r"|don'?t have (?:a|any)|lost (?:my|all|every)|out of|zero|any) (?:reasons?|point|purpose) (?:to|for|in) (?:keep |keeping |go on |going on )?"
-    r"(?:living|live|being alive|staying alive|stay alive|existing|exist|going on|wake up|waking up)(?!"
+    r"|don'?t have (?:a|any)|lost (?:my|all|every)|out of|zero|any) (?:reasons?|point|purpose) (?:for me )?(?:to|for|in) (?:keep |keeping |go on |going on )?"
+    r"(?:living|live|being alive|staying alive|stay alive|existing|exist|going on|wake up|waking up|(?<=keep )going)(?! to"
+    + "|"
     + _PLACE_AFTER
     + r")"
     r"|nothing (?:left )?(?:to live for|worth living for)(?! (?:except|but|besides))|(?:tired|sick) of (?:existing|being alive|living|life)(?!"
@@ -174,7 +178,7 @@ _NO_REASON = _any(
     r"|make (?:it|everything|the pain|this) (?:all )?stop (?:for good|forever|permanently)"
     r"|(?:only|one|last) way out is (?:ending|to end|death|dying|to die|not being)"
     r"|end (?:it|this|everything) all|end my life|why (?:should |would |do )?i (?:should |would )?(?:keep |even )?(?:keep )?(?:going on )?(?:living|stay alive|exist)"
-    r"|don'?t want to (?:exist|be alive|be here anymore)|dont want to (?:exist|be alive))",
+    r"|(?:don'?t|dont|do not) want to (?:exist|be alive|be here anymore)(?!" + _PLACE_AFTER + r"))",
 )
 _NO_REASON_COUNTER = _any(
     r"工作|关系|剧|游戏|电影|小说",
@@ -218,7 +222,7 @@ _PAINLESS = _any(
 # --- self-harm as an ongoing act -------------------------------------------------------------------
 _HARM_SELF = _any(
     r"伤害自己|伤害了自己|自残|自伤|(?:掐|咬|抓|撞|打|划|割|烫|扇|挠|锤|砸)(?:了|着)?(?:自己|手臂|手腕|胳膊|大腿|头)(?!一下)"
-    r"|(?:拿|用)头撞|撞.{0,2}自己|用烟头|烟头烫",
+    r"|(?:拿|用)头撞|撞.{0,2}自己|用烟头|烟头烫|(?:手臂|手腕|胳膊|大腿|腿)上的(?:新)?伤口|新伤口",
     r"(?<![a-z])(?:hit|hitting|bang|banged|banging|scratch|scratched|scratching|cut|cutting|burn|burned|burnt|burning|punch|punched"
     r"|punching|hurt|hurting|bite|biting|bit|carve|carved|carving|stab|stabbed|stabbing|slap|slapping|pinch|pinching)"
     r" (?:myself|my (?:arms?|wrists?|legs?|thighs?|head|skin|face|stomach|body|hands?|knuckles))(?![a-z])"
@@ -230,7 +234,7 @@ _ONGOING = _any(
     r"|scars?|to feel|lighter|cigarette|razor|blade|compass|when i'?m|whenever|helps?)(?![a-z])",
 )
 _HARM_COUNTER = _any(
-    r"一下|做梦|不小心|蚊子|切菜|做饭|游戏|舌头",
+    r"一下|做梦|不小心|蚊子|切菜|做饭|游戏|舌头|摔|磕|碰|手术",
     r"(?<![a-z])(?:mosquito|bites?|itch\w*|shav\w*|pan|oven|stove|cook\w*|baking|iron|accident\w*|accidentally|by mistake"
     r"|gym|workout|dinner|kitchen|onions?|door|corner|table|boxing|bags?)(?![a-z])",
 )
