@@ -13,9 +13,9 @@ in the same span:
   made up my mind, tied, saved up, lined up, "you know what for", "all of it", "the whole bottle", "not
   coming down", "took all my meds at once", "how many would it take", driving into, stepping out) or two
   weak ones (今晚, 这次, 够了, 准备好了, 就这样, 决定了, 手里, 站在, 躺在, 开着, 我现在在, 最高, 没锁, 数了, 是认真的;
-  tonight, this
-  time, enough, ready, decided, counted, loaded, holding, "in my hand", rn, "I'm on", "how high"), spoken by the person (a first person, or no one else named: 他, she, 男主, "my sister" are someone
-  else), and not in a kitchen, a clinic, a hobby, a trip, a game or a story (攀岩, 烧烤, 露营, 医院, 头疼,
+  tonight, this time, enough, ready, decided, counted, loaded, holding, "in my hand", rn, "I'm on", "how
+  high"), spoken by the person (a first person, or no one else named: 他, she, 男主, "my sister" are
+  someone else), and not in a kitchen, a clinic, a hobby, a trip, a game or a story (攀岩, 烧烤, 露营, 医院, 头疼,
   布洛芬, 钓鱼, 散步, 看星星, 游戏, 剧; climbing, camping, headache, organiser, onions, shaving, game,
   level, fixing, commute, "killing me");
 - things given away, settled or destroyed (送人, 送给, 转给, 托付, 密码发给, 日记都烧了; gave away, gave my cat, sent my passwords)
