@@ -1,0 +1,117 @@
+"""The second crisis net: cue classes combined, against its own development set and every labelled set's everyday lines."""
+
+from __future__ import annotations
+
+import json
+import timeit
+from pathlib import Path
+
+import pytest
+
+from dreamchat.domain.crisis_cues import crisis_seen, signals_crisis
+from dreamchat.domain.safety import crisis_in
+
+DATA = Path(__file__).parent / "data"
+# Written before the module, then used to build it; its remaining errors are on record, not asserted.
+DEV = json.loads((DATA / "crisis_cues_dev.json").read_text(encoding="utf-8"))
+DEV_CRISIS = [t for t in DEV["crisis"] if t not in DEV["not_asserted"]["crisis_missed"]]
+DEV_BENIGN = [t for t in DEV["benign"] if t not in DEV["not_asserted"]["benign_fired"]]
+# The lexicon's labelled sets: their everyday lines must stay quiet under this net too.
+LEXICON_SETS = [
+    "crisis_labelled.json",
+    "crisis_heldout.json",
+    "crisis_fresh.json",
+    "crisis_fresh2.json",
+    "crisis_fresh3.json",
+]
+
+
+def _benign_of(name: str) -> list[tuple[str, str]]:
+    data = json.loads((DATA / name).read_text(encoding="utf-8"))
+    on_record = set(data.get("not_asserted", {}).get("benign_fired", []))
+    return [(name, text) for text in data["benign"] if text not in on_record]
+
+
+def _all_benign_of(name: str) -> list[tuple[str, str]]:
+    return [(name, text) for text in json.loads((DATA / name).read_text(encoding="utf-8"))["benign"]]
+
+
+def test_the_dev_set_is_large_enough_and_holds_both_languages() -> None:
+    assert len(DEV["crisis"]) >= 60 and len(DEV["benign"]) >= 60
+    for lines in (DEV["crisis"], DEV["benign"]):
+        assert any(any("\u4e00" <= c <= "\u9fff" for c in t) for t in lines)
+        assert any(t.isascii() for t in lines)
+
+
+@pytest.mark.parametrize("text", DEV_CRISIS)
+def test_a_crisis_line_of_the_dev_set_is_seen(text: str) -> None:
+    assert crisis_seen(text), text
+
+
+@pytest.mark.parametrize("text", DEV_BENIGN)
+def test_an_everyday_line_of_the_dev_set_is_quiet_under_the_cues(text: str) -> None:
+    assert not signals_crisis(text), text
+
+
+def test_the_dev_sets_errors_on_record_are_still_errors() -> None:
+    # when one is fixed, take it off the record so it is asserted from then on
+    assert not any(crisis_seen(t) for t in DEV["not_asserted"]["crisis_missed"])
+    assert all(signals_crisis(t) for t in DEV["not_asserted"]["benign_fired"])
+
+
+def test_the_cues_catch_most_of_what_the_lexicon_misses_on_the_dev_set() -> None:
+    missed = [t for t in DEV["crisis"] if not crisis_in(t)]
+    assert sum(map(signals_crisis, missed)) >= 0.9 * len(missed)
+
+
+@pytest.mark.parametrize("name,text", [pair for name in LEXICON_SETS for pair in _all_benign_of(name)])
+def test_every_everyday_line_of_the_lexicon_sets_is_quiet_under_the_cues(name: str, text: str) -> None:
+    assert not signals_crisis(text), (name, text)
+
+
+@pytest.mark.parametrize("name,text", [pair for name in LEXICON_SETS for pair in _benign_of(name)])
+def test_every_everyday_line_of_the_lexicon_sets_is_quiet_under_the_combined_check(name: str, text: str) -> None:
+    assert not (crisis_in(text) or signals_crisis(text)), (name, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "药都攒好了 今晚全部吃掉",
+        "买了炭 周末去露营烧烤",
+        "我把猫托付给朋友 我出差一周",
+        "the only way out is ending it",
+        "goodbye. thank you for always listening to me",
+        "bye, talk tomorrow",
+        "honestly kms",
+        "紫砂壶真好看",
+        "每次难受我就用烟头烫手臂",
+        "",
+    ],
+)
+def test_crisis_seen_is_the_lexicon_or_the_cues(text: str) -> None:
+    assert crisis_seen(text) == (crisis_in(text) or signals_crisis(text))
+
+
+@pytest.mark.parametrize(
+    ("crisis", "everyday"),
+    [
+        ("绳子准备好了 今晚就这样吧", "绳子准备好了 明天去攀岩"),
+        ("took the whole bottle of tylenol tonight", "took two tylenol tonight for my headache"),
+        ("我现在在天台 决定了", "今晚在天台烧烤 准备好了"),
+        ("gave my cat away, i won't be around to feed her", "gave my old clothes to charity, won't need them"),
+        ("再见了 谢谢你一直陪我", "再见了 明天见"),
+        ("tired of existing", "tired of existing in this group chat"),
+        ("scratching myself until it bleeds", "scratching my mosquito bites until they bleed"),
+        ("想紫砂", "紫砂壶泡茶"),
+    ],
+)
+def test_each_cue_class_has_an_everyday_counterpart(crisis: str, everyday: str) -> None:
+    assert signals_crisis(crisis) and not signals_crisis(everyday)
+
+
+def test_two_hundred_characters_take_under_half_a_millisecond() -> None:
+    text = ("今天上班好累 老板又让我改方案 晚上回家吃了火锅 then watched a movie with friends lol " * 4)[:200]
+    runs = 200
+    seconds = min(timeit.repeat(lambda: signals_crisis(text), number=runs, repeat=5)) / runs
+    assert seconds < 0.0005
