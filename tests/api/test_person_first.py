@@ -360,3 +360,24 @@ def test_a_crisis_to_a_muted_friend_at_jue_lie_is_still_answered_with_help(serve
         clock.advance(seconds=30)
         events = chat(person, ai_id, "I want to k\u200bill my\uff53elf")
         assert events[0][0] == "safety" and events[0][1]["resources"] and events[-1][1]["replied"], events
+
+
+def test_every_cue_level_crisis_of_the_dev_set_is_met_with_help_through_the_api(offline) -> None:
+    """The cue classes under the lexicon (`dreamchat.domain.crisis_cues`) fire through the API too:
+    every development line that only they recognise is stored marked and answered with the help lines."""
+    from dreamchat.domain.crisis_cues import signals_crisis
+    from dreamchat.domain.safety import crisis_in
+
+    person, app = offline
+    ai_id = friend_at(app, person, "决裂")
+    data = json.loads((Path(__file__).parents[1] / "unit" / "data" / "crisis_cues_dev.json").read_text())
+    only_cues = [t for t in data["crisis"] if not crisis_in(t) and signals_crisis(t)]
+    assert len(only_cues) >= 40
+    for text in only_cues:
+        saved = person.post(f"/api/ai-users/{ai_id}/save-message", json={"content": text}).json()
+        assert saved["message"]["safety"] == "crisis" and saved["safety"]["resources"], text
+    for text in data["benign"]:
+        if text in data["not_asserted"]["benign_fired"] or crisis_in(text):
+            continue
+        saved = person.post(f"/api/ai-users/{ai_id}/save-message", json={"content": text}).json()
+        assert saved["safety"] is None, text

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from dreamchat.domain import safety
+from dreamchat.domain.crisis_cues import crisis_seen
 from dreamchat.domain.safety import (
     CRISIS_MARKER,
     DEFAULT_RESOURCES,
@@ -392,3 +393,30 @@ def test_a_malformed_table_is_refused_with_what_is_wrong(raw: object, message: s
     with pytest.raises(ValueError) as refused:
         parse_resources(raw)  # type: ignore[arg-type]
     assert message in str(refused.value)
+
+
+# Session 9's blind sets, judged by the whole check (`crisis_seen`: the lexicon or the cue classes). Their
+# notes say what each measured and how far it is out of sample; their errors are on record, not asserted.
+BLIND = [
+    json.loads((Path(__file__).parent / "data" / f"crisis_fresh{n}_blind.json").read_text(encoding="utf-8"))
+    for n in (4, 5)
+]
+BLIND_CRISIS = [t for d in BLIND for t in d["crisis"] if t not in d["not_asserted"]["crisis_missed"]]
+BLIND_BENIGN = [t for d in BLIND for t in d["benign"] if t not in d["not_asserted"]["benign_fired"]]
+
+
+def test_the_blind_sets_are_large_enough_in_both_languages() -> None:
+    for data in BLIND:
+        for label in ("crisis", "benign"):
+            assert len(data[label]) >= 70
+            assert any(t.isascii() for t in data[label]) and any(not t.isascii() for t in data[label])
+
+
+@pytest.mark.parametrize("text", BLIND_CRISIS)
+def test_a_blind_sets_crisis_line_is_seen(text: str) -> None:
+    assert crisis_seen(text)
+
+
+@pytest.mark.parametrize("text", BLIND_BENIGN)
+def test_a_blind_sets_everyday_line_is_not(text: str) -> None:
+    assert not crisis_seen(text)

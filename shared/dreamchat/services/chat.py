@@ -25,6 +25,7 @@ from dreamchat.budget import Deadline
 from dreamchat.config import Settings
 from dreamchat.domain import reply as replies
 from dreamchat.domain import safety
+from dreamchat.domain.crisis_cues import crisis_seen
 from dreamchat.domain.heartbeat import HeartbeatState, check_in_after, person_wrote, strip_control_markers
 from dreamchat.domain.models import MAX_MESSAGE_CHARS, MAX_REASONING_CHARS, AIUser, Message, PairId
 from dreamchat.domain.sessions import BREAK_NOTICE
@@ -104,7 +105,7 @@ class ChatService:
             60,
             "too many messages; wait a moment",
         )
-        crisis = safety.crisis_in(content)
+        crisis = crisis_seen(content)  # the lexicon, then the cue classes under it
         message = self.memory.record(pair, "user", content, safety="crisis" if crisis else None)
         now = self._clock.now()
         minutes = self._settings.crisis_checkin_minutes

@@ -28,8 +28,8 @@ from dreamchat.domain.answering import (
     retry_refusal,
     turn_over,
 )
+from dreamchat.domain.crisis_cues import crisis_seen
 from dreamchat.domain.models import AIUser, Message, PairId
-from dreamchat.domain.safety import crisis_in
 from dreamchat.errors import Conflict, NotFound
 from dreamchat.services.chat import Done, Event, Failed, Notice, SafetyNotice, Sent, Thinking
 from dreamchat.services.container import Services
@@ -206,7 +206,7 @@ def chat(
     deadline: Deadline = request.scope[SCOPE_KEY]  # set by RequestDeadline
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
     # before the message is stored: a 503 means "send it again", nothing half-done
-    slot = pool.reserve(caller.id, budgeted=not crisis_in(body.content))
+    slot = pool.reserve(caller.id, budgeted=not crisis_seen(body.content))
     claim = None
     try:
         claim = _claim(services, caller.id, idempotency_key, "chat", user_id, body.content)
