@@ -23,6 +23,7 @@ LEXICON_SETS = [
     "crisis_fresh.json",
     "crisis_fresh2.json",
     "crisis_fresh3.json",
+    "crisis_fresh4_dev.json",
 ]
 
 

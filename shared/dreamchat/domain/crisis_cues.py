@@ -111,7 +111,7 @@ _MEANS_COUNTER = _any(
     r"|organi[sz]er|onions?|cook\w*|kitchen|chop\w*|shav\w*|dish\w*|game|gaming|level|movie|film|show|episode|fixing|fix"
     r"|antenna|repair\w*|commute|concert|jam|killing me|late|delayed|of life|fishing|boat|view|sunset|photos?|jump rope"
     r"|skipping|cardio|workout|ticket|station|catch(?:ing)? the train|on time|work|bungee|next (?:week|month|year)|trip"
-    r"|bar|pub|club|party|restaurant|friends|weekend|omw|on my way|be there|heading|arriv\w*|kayak\w*|instead|spreading|by mistake|accidentally|oops|forgot|range|hunting|skat\w*|competition|match|race|tournament|practice|airsoft|paintball)(?![a-z])",
+    r"|bar|pub|club|party|restaurant|friends|weekend|omw|on my way|be there|heading|arriv\w*|kayak\w*|instead|spreading|by mistake|accidentally|oops|forgot|range|hunting|skat\w*|competition|match|race|tournament|practice|airsoft|paintball|carv\w*|turkey|roast\w*|thanksgiving|fireworks?|countdown|stars|moon|stargaz\w*)(?![a-z])",
 )
 
 # --- things given away or settled, and a cue of absence --------------------------------------------
@@ -236,7 +236,8 @@ _ONGOING = _any(
 _HARM_COUNTER = _any(
     r"一下|做梦|不小心|蚊子|切菜|做饭|游戏|舌头|摔|磕|碰|手术",
     r"(?<![a-z])(?:mosquito|bites?|itch\w*|shav\w*|pan|oven|stove|cook\w*|baking|iron|accident\w*|accidentally|by mistake"
-    r"|gym|workout|dinner|kitchen|onions?|door|corner|table|boxing|bags?)(?![a-z])",
+    r"|gym|workout|dinner|kitchen|onions?|door|corner|table|boxing|bags?|opening|cans?|paper|glass)(?![a-z])"
+    r"|(?<![a-z])(?:cats?|kitty|kitten|dogs?|puppy|parrot|hamster|rabbit) (?:scratched|scratches|bit|bites|got)(?![a-z])",
 )
 _SH = re.compile(
     r"(?<![a-z])(?:sh'?d|sh-ed|sh-?ing|sh'ing|sh (?:again|urges?|scars?|relapse|free|clean)|(?:did|to|want to|wanna) sh(?![a-z'])"
