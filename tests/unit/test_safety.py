@@ -78,12 +78,32 @@ def test_an_everyday_use_does_not_fire(text: str) -> None:
         "疼得想死",
         "考试又挂了，想死的心都有了",
         "没有奶茶我活不下去",
-        "我看的电影里主角自杀了",
+        "我看的电影里看到一半 我也想自杀",
+        "看完这部剧我也想像女主一样去死",
         "他自杀了",
+        "不想活了哈哈哈",
     ],
 )
 def test_pressure_pain_and_a_first_person_near_a_story_fire(text: str) -> None:
     assert crisis_in(text)
+
+
+# Round 2: a role's act in a story is the role's even with 我 nearby; a joke's 不活了 or 已经死了 beside a laugh or
+# after exertion is a figure of speech (a wish, 想死 or 不想活了, still fires: see above).
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我看的电影里主角自杀了",
+        "剧本杀里我演的角色最后上吊了",
+        "我在话剧里演一个自杀的人",
+        "作业没写完 我不活了哈哈哈",
+        "跑完十公里 我宣布我已经死了",
+        "my ex is dead to me",
+        "想把书都捐了 断舍离",
+    ],
+)
+def test_a_role_a_joke_and_a_tidy_up_are_quiet(text: str) -> None:
+    assert not crisis_in(text)
 
 
 @pytest.mark.parametrize(

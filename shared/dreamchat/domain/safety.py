@@ -192,7 +192,7 @@ class Phrase:
         for match in self.pattern.finditer(sentence):
             if self.unless and self.unless.search(_clause_around(sentence, match)):
                 continue
-            if self.reported and _told_of_others(sentence):
+            if self.reported and (_told_of_others(sentence) or _role_owns(sentence, match.start())):
                 continue
             return True
         return False
@@ -234,6 +234,18 @@ _ACCIDENT = (
 )
 # 想死 after a bodily degree word is hyperbole (累得想死); after pressure or pain it is not (see above).
 _BODILY = "[累热冷饿困渴撑晒痒吵挤堵馋酸]"
+# a laugh that makes the death words around it a joke (我不活了哈哈哈哈, "i'm dead after leg day 😂")
+_LAUGH = r"哈{2,}|嘿嘿|嘻嘻|h{3,}|233|xswl|😂|🤣|😆|😹|(?<![a-z])(?:lol|lmao|lmfao|haha\w*|hehe\w*)(?![a-z])"
+# exertion that makes 我已经死了 a figure of speech (跑了十公里 我宣布我已经死了)
+_EXERTION = (
+    r"跑了|跑完|跑步|夜跑|晨跑|半马|全马|马拉松|公里|爬完|爬了|爬山|徒步|暴走|练完|练腿|健身|撸铁|深蹲|瑜伽|体测|八百米|800米|军训|搬了一天|加班到"
+    r"|(?<![a-z])(?:leg\sday|workout|gym|ran|marathon|hike|hiking|spin\sclass|crossfit|cardio|\d+k|\d+\s?miles?)(?![a-z])"
+)
+# a role in a story: 我演的角色最后自杀了, 女主最后死了, 演一个自杀的诗人 (the act is the character's)
+_ROLE_BEFORE = re.compile(
+    r"(?:角色|主角|男主|女主|男二|女二|主人公|人物|反派|配角|npc)(?:最后|最终|后来|结局|在结局里?|竟然|居然|也|就|还是|已经|都|又|直接)*$"
+    r"|(?:演|扮演|饰演|扮|抽到)(?:了|的是|的)?(?:一个|个|一位|一名)?$"
+)
 # 想死 inside other words: 梦想, 思想死板, 联想死机, 死心, 死党, 死记硬背; 想死你/我了 is missing someone.
 _WANT_TO_DIE = (
     rf"(?<![不没别梦理思感回猜联构设妄幻遐冥畅料假预随你您他她它])(?<!{_BODILY}[得到])(?<!{_BODILY}[得到]我)"
@@ -242,7 +254,7 @@ _WANT_TO_DIE = (
 _DENIED_ZH = r"(?:没有?|不会|不是|从来?没有?|并没有|不想|不打算|不要|别)(?:想过?|打算|准备|要|去|会|过)?"
 _FIRST_PERSON = re.compile(r"我|俺|本人|(?<![a-z])(?:i|i'm|im|i've|i'd|me|my|myself)(?![a-z])")
 _STORY = re.compile(
-    r"电影|电视剧|剧里|剧中|影视|小说|新闻|报道|报纸|漫画|动漫|动画|游戏|角色|主角|男主|女主|历史|课本|课文|文章|歌词|纪录片|书里|书中|热搜|这剧|这部剧|剧情|反派|大结局|番剧|追剧|专辑|歌曲|单曲|播客|《[^》]+》"
+    r"电影|电视剧|剧里|剧中|影视|小说|话剧|舞台剧|音乐剧|剧本杀|剧本|台词|排练|新闻|报道|报纸|漫画|动漫|动画|游戏|角色|主角|男主|女主|历史|课本|课文|文章|歌词|纪录片|书里|书中|热搜|这剧|这部剧|剧情|反派|大结局|番剧|追剧|专辑|歌曲|单曲|播客|《[^》]+》"
     r"|(?<![a-z])(?:movies?|films?|shows?|series|episodes?|characters?|novels?|books?|news|articles?|games?|songs?|lyrics|documentar(?:y|ies)|anime|manga|albums?|podcasts?)(?![a-z])"
 )
 
@@ -268,7 +280,11 @@ _TRIP_EN = r"(?<![a-z])(?:day\soff|off\s(?:tomorrow|work|today)|sick|busy|out\so
 
 PHRASES: tuple[Phrase, ...] = (
     # not wanting to live: 不想活了, 不想再活下去, 不愿活; not 不想活成/活在别人眼里/活得这么累/干活/活动
-    _zh(r"不(?:想|要|愿|愿意)再?(?:继续)?活(?![成在得动跃泼络儿])|不活了|活不下去|不想再?活在这个?世界"),
+    # (我不活了哈哈哈哈, 我不活了😂: a joke's exclamation, not a wish; 不想活了哈哈 still fires)
+    _zh(
+        r"不(?:想|要|愿|愿意)再?(?:继续)?活(?![成在得动跃泼络儿])|不活了|活不下去|不想再?活在这个?世界",
+        unless=r"(?<![想要愿再续])不活了[^,]*(?:" + _LAUGH + ")",
+    ),
     _zh(r"活着(?:真|好|太|也|都|还|实在|真的|根本)*没(?:有)?(?:什么|啥)?(?:意思|意义|劲|盼头|希望|必要)"),
     _zh(
         r"活着(?:还)?有(?:什么|啥)(?:意思|意义|用|盼头)|活着(?:干嘛|干什么|图什么|图啥)|人生(?:真的?|好|太|根本)?没(?:有)?(?:任何)?意义"
@@ -512,7 +528,8 @@ PHRASES: tuple[Phrase, ...] = (
         r"(?:抠|挠|抓|掐|划|割|咬|打|撞|烫|烧|刺|扎)(?:到|得|出|了)?[^。!?,]{0,4}(?:出血|流血|见血|血肉模糊|淤青|青一块)"
         r"|(?:烟头|打火机|火机)[^。!?]{0,4}(?:烫|烧)[^。!?]{0,2}(?:手臂|胳膊|手腕|手背|手|腿|大腿|皮肤|自己)"
         r"|(?:又|新)(?:划|割)(?:了|的)?(?:新的|一道|几道|一刀|几刀|一下|几下|好几道|口子|伤口|伤)|(?:割|划|切)(?:哪里|哪儿|哪个地方|什么地方|哪)[^。!?]{0,6}(?:流血|出血|血|死|最快)",
-        not_in_sentence=r"不小心|摔|磕|碰|车祸|猫|狗|树枝|玻璃|手术|抽血|双眼皮|做饭|刮胡|剃须|纸|开刀|疫苗|被|蚊|痒|湿疹|过敏|痘|骑|车|小孩|孩子|宝宝|他|她|切|洋葱|水果|削|烤|签子|肉|菜|鱼|刺身|打针|纹身|穿孔",
+        not_in_sentence=r"不小心|摔|磕|碰|车祸|猫|狗|树枝|玻璃|手术|抽血|双眼皮|做饭|刮胡|剃须|纸|开刀|疫苗|被|蚊|痒|湿疹|过敏|痘|骑|车|小孩|孩子|宝宝|他|她|切|洋葱|水果|削|烤|签子|肉|菜|鱼|刺身|打针|纹身|穿孔"
+        r"|撞到(?:了)?(?:门|桌|柜|床|墙角|头了|柱子)|门框|桌角|柜门|篮球|足球|球场",
     ),
     # a method weighed (用哪种方式离开比较不会给家人添麻烦, 吃什么药可以安静地走; not leaving a job)
     _zh(
@@ -764,7 +781,7 @@ IDIOMS_ZH: tuple[str, ...] = (
     r"死亡(?:笔记|搁浅|细胞|金属|凝视|芭比|角度|颜色|之组|率|人数|证明|事故|名单|回放|重现)|致死率|生死|死里逃生|出生入死|贪生怕死|视死如归|死而无憾|死而复生|死不瞑目|死有余辜",
     r"该死|找死|作死|装死|假死|猝死|社死|卡死|养死|(?<!连)不?怕死|差点(?:就)?死在|被[^,。!?]{0,6}害死|(?:^|(?<=[,\s]))(?:真的|真|简直|感觉|都)*(?:要|快)死(?:了|啦)?(?=$|[,~…])|不死(?:鸟|族|之身)|长生不死|死灵|往死里|打死(?:我)?(?:也|都)(?:不|没)|等我死了?(?:以后|之后)?再",
     r"(?:被我|把(?!自己))[^,。!?]{0,8}(?:打|拍|踩|捏|毒|药|淹|弄|掐|电|闷|压)死|差点(?:就|没)?被[^,。!?]{0,6}死|养的[^,。!?]{0,4}(?:又|都|也|已经)*死",
-    r"《[^》]{0,40}》|(?:对|关于|有关|讨论|探讨)死亡|刀片(?:式|服务器|机)",
+    r"《[^》]{0,40}》|(?:对|关于|有关|讨论|探讨)死亡|刀片(?:式|服务器|机)|断舍离",
     r"(?:网|网络|信号|服务|网站|页面|花|草|植物|仙人掌|多肉|绿萝|盆栽|树|苗|鱼|金鱼|虾|仓鼠|蚕|虫|蚊子|蟑螂|苍蝇|蚂蚁|手机|电脑|电池|机子|系统|服务器|进程|程序|号|账号|电瓶|键盘|鼠标|耳机|插件|app)"
     r"(?:又|都|也|全|快|要|已经|居然|竟然|全都|好像|终于|给|被|被我)*(?:养|卡|晒|冻|淹|浇)?死",
     r"跳楼(?:价|机|式|大?甩卖|大?清仓)|跳水(?!自杀)|三上吊|自杀(?:预防|干预|热线|率|防治|式|小队|突击队)|(?:预防|防止|反)自杀|另一个世界(?:的|里的)?(?:游戏|小说|动漫)",
@@ -786,6 +803,8 @@ IDIOMS_EN: tuple[str, ...] = (
     r"(?<![a-z])death\s(?:metal|note|star|stranding|valley|match|row|penalty|toll|rate|certificate|grip|trap|stare)",
     _TITLE_EN,
     r"(?<![a-z])end\s(?:it|things)\swith|end\sit\s(?:here|there)\sfor\s(?:today|now|tonight)",
+    # "my ex is dead to me": someone cut off
+    r"(?<![a-z])(?:is|are|was|'s|s)\s(?:\w+\s)?dead\sto\s(?:me|us)",
 )
 # In a game, 死, 杀, die and killed are a character's (the game words of the families, and more).
 _GAME_WORDS = re.compile(
@@ -794,6 +813,14 @@ _GAME_WORDS = re.compile(
 )
 _GAME_DEATH = re.compile(r"死|杀|(?<![a-z])(?:die|died|dies|dying|dead|death|deaths|killed|kill|kills)(?![a-z])")
 _IDIOM_ZH = re.compile("|".join(f"(?:{idiom})" for idiom in IDIOMS_ZH))
+# told as done, beside a laugh or after exertion: 我宣布我已经死了, 我不活了哈哈哈哈, "i'm dead after leg day 😂"
+# (a wish, 想死 or 不想活了, is never masked: it fires as hyperbole may)
+_JOKE_DEATH = re.compile(
+    r"(?:我|俺)?(?:宣布|感觉|觉得)?(?:我|俺)?(?:已经|直接|当场|原地|彻底|真的|基本)*(?:死了|去世了?|没了|挂了)(?!算了|就好)|(?<![想要愿再续])不活了"
+    r"|(?<![a-z])(?:i'?m|im|i\sam)\s(?:so\s|literally\s|actually\s|officially\s|basically\s)*(?:dead|deceased|ded)(?![a-z])"
+)
+_LAUGH_RE = re.compile(_LAUGH)
+_EXERTION_RE = re.compile(_EXERTION)
 _IDIOM_EN = re.compile("|".join(f"(?:{idiom})" for idiom in IDIOMS_EN))
 
 
@@ -833,7 +860,7 @@ _SIGHTS = (
     r"拍照|风景|景色|夜景|烟花|日出|日落|旅游|旅行|打卡|看星星|好美|太美|晒被子|晾"
     r"|(?<![a-z])(?:view|photos?|pictures?|selfies?|sunset|sunrise|tourists?|stars|fireworks)(?![a-z])"
 )
-_ACCIDENT_ZH = r"切(?:菜|洋葱|水果|肉|西瓜|苹果|土豆|到)|洋葱|水果|西瓜|苹果|不小心|摔|磕|碰|车祸|猫|狗|树枝|玻璃|手术|抽血|双眼皮|切菜|做饭|削|刮胡|剃须|纸|开刀|船|桨|疫苗|屏幕|手机|桌|墙|漆|快递|拆|韭菜|肉|菜|鱼"
+_ACCIDENT_ZH = r"橡皮|刻章|印章|手工|模型|裁纸|铅笔|雕刻|南瓜|切(?:菜|洋葱|水果|肉|西瓜|苹果|土豆|到)|洋葱|水果|西瓜|苹果|不小心|摔|磕|碰|车祸|猫|狗|树枝|玻璃|手术|抽血|双眼皮|切菜|做饭|削|刮胡|剃须|纸|开刀|船|桨|疫苗|屏幕|手机|桌|墙|漆|快递|拆|韭菜|肉|菜|鱼"
 _SLEEP_IN = r"梦|赖床|闹钟|懒觉|被窝|起床|周末|早八|上班|上课|alarm|work|school|class|monday|shift|early|weekend|lazy|dream|hangover|noon|until|till|o'?clock|lol|lmao|haha|exhausting|this\sweek|long\sday"
 HARMS: tuple[Harm, ...] = (
     # dying and ending one's life: 死 (what is left of it once the idioms are out), 自杀, 结束自己, 另一个世界
@@ -998,6 +1025,8 @@ def _masked(sentence: str) -> str:
         masked = _IDIOM_EN.sub(lambda m: _BLANK * len(m.group()), masked)
     if _GAME_WORDS.search(masked):
         masked = _GAME_DEATH.sub(lambda m: _BLANK * len(m.group()), masked)
+    if _JOKE_DEATH.search(masked) and (_LAUGH_RE.search(sentence) or _EXERTION_RE.search(sentence)):
+        masked = _JOKE_DEATH.sub(lambda m: _BLANK * len(m.group()), masked)
     return masked
 
 
@@ -1020,6 +1049,8 @@ def speaks_of_harm(sentence: str) -> bool:
             start, end = _clause_span(sentence, match)
             before = masked[max(start, match.start() - 24) : match.start()]
             if _DENIED.search(before) or _OWNED.search(_THEIRS.sub("他", before)):
+                continue
+            if _role_owns(sentence, match.start()):
                 continue
             if _of_self(masked[start:end], masked, implied=harm.implied):
                 return True
@@ -1065,6 +1096,11 @@ def _clause_around(sentence: str, match: re.Match[str]) -> str:
     breaks = [b.end() for b in _CLAUSE_BREAK.finditer(sentence, 0, match.start())]
     after = _CLAUSE_BREAK.search(sentence, match.end())
     return sentence[breaks[-1] if breaks else 0 : after.start() if after else len(sentence)]
+
+
+def _role_owns(sentence: str, start: int) -> bool:
+    """In a story, the words right before are a role's: 我演的角色最后自杀了, 女主最后死了."""
+    return bool(_STORY.search(sentence)) and bool(_ROLE_BEFORE.search(sentence[max(0, start - 12) : start]))
 
 
 def _told_of_others(sentence: str) -> bool:
