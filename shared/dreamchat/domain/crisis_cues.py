@@ -176,7 +176,7 @@ _NO_REASON = _any(
     + _PLACE_AFTER
     + r")"
     r"|make (?:it|everything|the pain|this) (?:all )?stop (?:for good|forever|permanently)"
-    r"|(?:only|one|last) way out is (?:ending|to end|death|dying|to die|not being)"
+    r"|(?:only|one|last) way out(?: (?:i|that i) (?:can )?see| left| for me)? is (?:ending|to end|death|dying|to die|not being)"
     r"|end (?:it|this|everything) all|end my life|why (?:should |would |do )?i (?:should |would )?(?:keep |even )?(?:keep )?(?:going on )?(?:living|stay alive|exist)"
     r"|(?:don'?t|dont|do not) want to (?:exist|be alive|be here anymore)(?!" + _PLACE_AFTER + r"))",
 )

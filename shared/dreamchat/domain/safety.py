@@ -141,7 +141,14 @@ _DISGUISES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], 
     (re.compile(r"(?<![a-z])zi[1-4]?[\s\-_.]?sha[1-4]?(?![a-z])(?!\s?(?:teapot|pot|clay|ware|壶))"), "自杀"),
     (re.compile(r"自\s?sha[1-4]?(?![a-z])|(?<![a-z])zi[1-4]?\s?杀"), "自杀"),
     # 紫砂, 自鲨: slang for 自杀 after a verb of intent (想紫砂, 要紫砂了), never before 壶 or 杯 (a teapot)
-    (re.compile(r"(?<=[想要去会算备])(?:紫砂|自鲨)(?![壶杯器陶泥锅茶煲罐盆])"), "自杀"),
+    (re.compile(r"(?<=[想要去会算备])(?:紫砂|自鲨|自沙|自刹|自煞)(?![壶杯器陶泥锅茶煲罐盆])"), "自杀"),
+    # 想 s 了: s for 死 after a verb of wanting, alone (not 想 s 你了: missing someone, nor s码, 15s)
+    (re.compile(r"(?<=[想要去])\s?s\s?(?![a-z0-9'])(?=了|吧|啊|$|[,。!?\s])"), "死"),
+    (re.compile(r"割[婉惋挽]"), "割腕"),  # a typo of 割腕
+    # typos of the words the lexicon reads: wnt, wana, disapear
+    (re.compile(r"(?<![a-z])(?:wnt|wnat|wan|whant)(?=\s(?:to|2)(?![a-z]))"), "want"),
+    (re.compile(r"(?<![a-z])(?:wana|wnna|wannna)(?![a-z])"), "wanna"),
+    (re.compile(r"(?<![a-z])(?:disapear|dissapear|dissappear|disappeer|dissapper|disapper)(?=s|ed|ing|(?![a-z]))"), "disappear"),
     (re.compile(r"(?<![a-z])zi[1-4]?\s?can[1-4]?(?![a-z])"), "自残"),
     (re.compile(r"(?<![a-z])ge[1-4]?\s?wan[1-4]?(?![a-z])"), "割腕"),
     (re.compile(r"(?<![a-z])bu\s?xiang\s?huo\s?le(?![a-z])"), "不想活了"),
@@ -865,7 +872,7 @@ _SLEEP_IN = r"梦|赖床|闹钟|懒觉|被窝|起床|周末|早八|上班|上课
 HARMS: tuple[Harm, ...] = (
     # dying and ending one's life: 死 (what is left of it once the idioms are out), 自杀, 结束自己, 另一个世界
     _harm(
-        r"死|自杀|轻生|自尽|寻短见|短见|了断|了结自己|不想(?:再)?活(?![成在得动跃泼络儿])|活够了|活腻|活不下去|不活了|不想(?:再)?存在(?!感)|没死成|死不成"
+        r"死|自杀|轻生|自尽|寻短见|短见|了断|了结自己|把(?:我)?自己(?:给)?(?:了结|了断|结束|解决|处理|弄死|杀)|不想(?:再)?活(?![成在得动跃泼络儿])|活够了|活腻|活不下去|不活了|不想(?:再)?存在(?!感)|没死成|死不成"
         r"|结束(?:掉)?(?:自己|我自己|我的?(?:生命|性命|人生|一生|命)|生命|性命|这一切|一切|这条命|这辈子|这一生)"
         r"|离开(?:这个|这)?(?:世界|人世|人间)|(?:去|到)(?:另一个|另外一个|那个)世界|(?:去|到|上)天堂(?:找|陪|见)",
         not_in_sentence=r"穿越|异世界|转生",
