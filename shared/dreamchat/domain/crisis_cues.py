@@ -82,55 +82,97 @@ _SOMEONE_ELSE = re.compile(
 
 # --- a means or a place of harm, and a cue of intent ------------------------------------------------
 _MEANS = _any(
-    r"绳|上吊|安眠药|药|刀片|刀|枪|楼顶|顶楼|天台|阳台|窗台|窗边|窗户|窗外|桥|江边|河边|湖边|海边|江里|河里|铁轨|轨道|火车|车流|马路|煤气|炭|农药",
-    r"(?<![a-z])(?:rope|noose|pills?|tablets|tylenol|paracetamol|meds|medicine cabinet|antidepressants|painkillers|razor|blades?|knife|gun|pistol|bridge"
+    r"绳|上吊|安眠药|药|刀片|刀|枪|楼顶|顶楼|天台|阳台|窗台|窗边|窗户|窗外|桥|江边|河边|湖边|海边|江里|河里|铁轨|轨道|火车|车流|马路|煤气|瓦斯|天然气|燃气|炭|农药|车库|几楼|几层|多少层|多高的楼",
+    r"(?<![a-z])(?:rope|noose|pills?|tablets|tylenol|paracetamol|advil|ibuprofen|aspirin|xanax|meds|medicine cabinet|antidepressants|painkillers|razor|blades?|knife"
+    r"|gun|pistol|revolver|rifle|shotgun|bridge|building|garage|gas"
     r"|roof(?:top)?|ledge|cliff|river|tracks|train|traffic|overpass|balcony)(?![a-z])",
 )
 # A strong cue of intent is enough with a means; a weak one (tonight, this time, ready) needs another beside it.
 _INTENT_STRONG = _any(
     r"攒好了|攒了|都攒|全部吃|全吃|一起吃了|吃掉|一直走|走进去|走下去|跳下去|冲过去|冲出去|冲进|冲向|开进|跳进|撞向|一整板|一整瓶|一整盒"
-    r"|不回头|不回来|不下去|封好|挂好|别找我|不会停|等.{0,6}火车|存够了|囤",
+    r"|不回头|不回来|不下去|封好|挂好|别找我|不会停|等.{0,6}火车|存够了|囤"
+    # lying down to wait (瓦斯开了 我躺着等), sealed in, a dose or a height that leaves no waking, a place to hang
+    r"|躺(?:着|在)[^,。]{0,8}等|等着睡过去|门窗(?:都)?关(?:好|紧|死)|关(?:好|紧|死)门窗|才(?:不会|不|能)(?:醒|活)|不会醒过来|醒不过来|不会?活下来|活不下来"
+    r"|找[^,。]{0,4}(?:合适|能挂|隐蔽|没人)的?地方|能挂的地方|挂得住",
     r"(?<![a-z])(?:for good|made up my mind|(?:i'?ve|ive|i have) decided(?! to| on| what| which| that| how)|tied|saved up|stockpil\w*|hoard\w*|lined up|you know what for|all of (?:it|them)|take (?:them )?all|the whole bottle"
     r"|whole bottle|not coming (?:down|back|home)|(?:took|take|taking|swallowed) all (?:my|the|of my) \w+ at once"
-    r"|swallow\w* (?:everything|all|the whole)|how many .{0,25}(?:would|does it|it would|to) take"
+    r"|swallow\w* (?:everything|all|the whole)|how many .{0,25}(?:would|does it|it would|to|would it|will it|does it) take"
+    r"|lying (?:here |there |down )?(?:and )?waiting|(?:don'?t|dont|won'?t|wont|not|never) survive|survive the fall|kills? (?:you|me) for sure"
+    r"|(?:find|need|looking for) (?:the right|a good|a) (?:spot|place|beam|tree|branch)|(?:spot|place) where nobody|strong enough to hold|beam strong enough"
+    r"|somewhere to hang|shut (?:my|your|the) \w+ down|(?:thinking|think) about using (?:it|them)|use it on myself"
     r"|(?:driving|drive|stepping|step|walking|walk|jumping|jump|throw(?:ing)? myself) (?:into|in front of|off|out))(?![a-z])",
 )
 _INTENT_WEAK = _any(
     r"今晚|今天晚上|这次|够了|准备好了|准备好|就这样|决定了|手里|拿着|握着|全部|一次性|最后一次|结束|水很深|很久"
     # being at the place, checking it, finding it open, counting out
-    r"|我现在在|站在|坐在|躺在|开着|最高|多高|多深|够高|没锁|就去|倒出来|数了|认真的",
+    r"|我现在在|站在|坐在|躺在|开着|最高|多高|多深|够高|没锁|就去|倒出来|数了|认真的"
+    r"|面前|腿上|身边|旁边|抽屉里|枕头下|上了膛|上膛|装好子弹|子弹",
     r"(?<![a-z])(?:tonight|this time|enough|ready|decided|counted|loaded|in my hand|holding|at once|goodbye|last time"
     r"|end it|finally|right now|rn|it'?s ok|its ok|i'?m on|im on|standing on|sitting on|parked on|lying on|how high|how tall"
-    r"|how deep)(?![a-z])",
+    r"|how deep|in front of me|on my lap|next to me|right here|in my drawer|under my pillow|on the table)(?![a-z])",
 )
 _MEANS_COUNTER = _any(
     r"攀岩|登山|烧烤|露营|野营|医院|医生|开药|买药|感冒|发烧|头疼|头痛|牙疼|布洛芬|维生素|钓鱼|散步|看星星|星星|风景|花园|晾|做饭|切菜|厨房"
-    r"|游戏|剧|电影|小说|动漫|费|过马路|晚点|旅游|出差|面试|考试|演出|演唱会|烟花|跳绳|跳水|补课|上班|下班|通勤|堵车"
+    r"|游戏|剧|电影|小说|动漫|费|过马路|晚点|旅游|出差|面试|考试|演出|演唱会|烟花|跳绳|跳水|补课|上班|下班|通勤|堵车|水开|烧水|外卖|搬|洗车|热车|晾衣"
     r"|牛排|炒|煮|烤|菜|肉|水果|蛋糕|作业|抹布|擦|晒|跑步|夜跑|晨跑|骑车|锻炼|健身|游泳|拍|夜景|照片|摄影|复查|检查|体检|住院|出院|奶奶|爷爷|外婆|外公|孩子|宝宝|宠物",
     r"(?<![a-z])(?:climb\w*|gym|camp\w*|hik\w*|headache|migraine|fever|cold|flu|prescri\w*|doctor|pharmac\w*|vitamins?"
     r"|organi[sz]er|onions?|cook\w*|kitchen|chop\w*|shav\w*|dish\w*|game|gaming|level|movie|film|show|episode|fixing|fix"
     r"|antenna|repair\w*|commute|concert|jam|killing me|late|delayed|of life|fishing|boat|view|sunset|photos?|jump rope"
     r"|skipping|cardio|workout|ticket|station|catch(?:ing)? the train|on time|work|bungee|next (?:week|month|year)|trip"
-    r"|bar|pub|club|party|restaurant|friends|weekend|omw|on my way|be there|heading|arriv\w*|kayak\w*|instead|spreading|by mistake|accidentally|oops|forgot|range|hunting|skat\w*|competition|match|race|tournament|practice|airsoft|paintball|carv\w*|turkey|roast\w*|thanksgiving|fireworks?|countdown|stars|moon|stargaz\w*)(?![a-z])",
+    r"|bar|pub|club|party|restaurant|friends|weekend|omw|on my way|be there|heading|arriv\w*|kayak\w*|instead|spreading|by mistake|accidentally|oops|forgot|range|hunting|skat\w*|competition|match|race|tournament|practice|airsoft|paintball|carv\w*|turkey|roast\w*|thanksgiving|fireworks?|countdown|stars|moon|stargaz\w*"
+    r"|pasta|water|boil\w*|stove|grill|hammock|swing|tent|laundry|clothes\w*|sale|wash\w*|warm\w* up|skyscraper|nail|glue|nerf|toy|squirt|fence"
+    r"|presentation|station|prices?|tank|mileage)(?![a-z])",
 )
 
+# a method worked out, with a means named after it (the garage and the car running, the bridge on 5th)
+_METHOD_KNOWN = _any(
+    r"想好(?:了)?(?:要)?怎么|想清楚(?:了)?怎么|知道(?:该|要)?怎么(?:做|走|结束|离开)了|决定(?:好)?(?:了)?用什么|找到(?:了)?办法",
+    r"(?<![a-z])(?:(?:figured|worked|found) out how|know (?:how|what) (?:i'?ll|i will|im|i'?m gonna|i'?m going to|to)|decided how)(?![a-z])",
+)
+# exhaust in a closed garage: the car running there and the door shut
+_EXHAUST = _any(
+    r"车库[^。]{0,30}(?:车|发动机)[^。]{0,6}(?:开着|没熄火|发动)|(?:车|发动机)[^。]{0,6}(?:开着|没熄火)[^。]{0,30}车库",
+    r"(?<![a-z])(?:garage[^.]{0,40}(?:car|engine)[^.]{0,12}(?:running|idling|on)|(?:car|engine)[^.]{0,12}(?:running|idling)[^.]{0,40}garage)(?![a-z])",
+)
+_SHUT = _any(r"门(?:窗)?(?:都)?关(?:着|好|紧|死)", r"(?<![a-z])(?:doors? (?:shut|closed)|closed garage|shut the door)(?![a-z])")
+
 # --- things given away or settled, and a cue of absence --------------------------------------------
+# an absence for good, stronger than a donation's everyday look
+_FOR_GOOD_ZH = (
+    r"没什么牵挂|没有牵挂|没牵挂|没有?什么放不下|不会在了|我不在了|不用.{0,2}(?:操心|担心)我|不会再(?:烦|麻烦|打扰|拖累)(?:任何人|你们|大家|别人)"
+    r"|比跟着?我好|比在我这好|没有我(?:会)?更好"
+)
+_FOR_GOOD_EN = (
+    r"than with me|better off without me|when i'?m gone|after i'?m gone|won'?t be (?:around|here) (?:after|anymore|much longer)"
+    r"|after this week(?:end)?|nothing left (?:for me )?to do (?:but|except) (?:go|leave|die)(?! to| home| out| shopping| back)"
+)
+_FOR_GOOD = _any(_FOR_GOOD_ZH, rf"(?<![a-z])(?:{_FOR_GOOD_EN})(?![a-z])")
 _GIVEN = _any(
-    r"送人|送给|送走|转给|都烧了|都删了|都销毁|都清空|转到.{0,4}(?:账户|卡)|托付|交给|留给|过户|密码.{0,6}(?:发|给|告诉)|(?:发|给|告诉).{0,6}密码",
+    r"送人|送给|送走|转给|都烧了|都删了|都销毁|都清空|转到.{0,4}(?:账户|卡)|托付|交给|留给|过户|密码.{0,6}(?:发|给|告诉)|(?:发|给|告诉).{0,6}密码"
+    r"|(?:存款|积蓄|钱|工资卡|银行卡)[^,。]{0,6}(?:给|转)|(?:给|转)了?[^,。]{0,4}(?:存款|积蓄)|注销|都分完了|都整理好了|都安排好了|东西都(?:送|分|整理|收拾)|捐了|捐掉|捐给",
     r"(?<![a-z])(?:gave|give|giving|given) (?:away|my|all my|him my|her my)|sent (?:my|all my) (?:passwords?|logins?)"
-    r"|passwords? (?:sent|to)|left (?:my|all my) .{0,20} to|signed over|rehom\w*",
+    r"|passwords? (?:sent|to)|left (?:my|all my) .{0,20} to|signed over|rehom\w*|transferred (?:all )?(?:of )?my (?:savings|money)"
+    r"|cancell?ed my (?:phone|plan|accounts?|lease|subscriptions?)|(?:deleted|closed) (?:all )?my accounts|sold everything|gave away|donat\w* (?:all )?(?:of )?my",
 )
 _ABSENT = _any(
     r"用不到|用不上|不需要了|没人需要|没必要留|过了今晚|今晚以后|今晚过后|没什么牵挂|没有牵挂|没牵挂|不用操心我|不用担心我|不用再操心|以后.{0,6}不在|我走了以后|我走以后|我不在了|过了这个周末|这个周末以后|以后就没"
-    r"|没什么需要我|再也不",
+    r"|没什么需要我|再也不|用得上|用得着|就剩(?:下)?走|该走了\W*$|只剩(?:下)?走" + "|" + _FOR_GOOD_ZH,
     r"(?<![a-z])(?:won'?t be (?:around|here|there)|wont be (?:around|here)|not be (?:around|here)|won'?t need|wont need|won'?t be needing|wont be needing|after tonight"
     r"|when i'?m gone|after i'?m gone|after this weekend|much longer|no longer need|not going to need|sort things out"
-    r"|take care of (?:her|him|them|it) (?:for me )?(?:after|when)|anymore)(?![a-z])",
+    r"|take care of (?:her|him|them|it) (?:for me )?(?:after|when)|anymore|need it more than me|"
+    + _FOR_GOOD_EN
+    + r")(?![a-z])",
 )
+
+# a donation, a tidy-up, a sale or a roommate's wifi: everyday, unless the absence is for good (没什么牵挂了, than with me)
 _GIVEN_COUNTER = _any(
-    r"捐|断舍离|换新|新手机|搬家|搬去|搬到|出差|旅游|旅行|出国|留学|理财|新的|换了|二手|闲置|室友|wifi|出门|几天|一周|一个月",
-    r"(?<![a-z])(?:moving|move|charity|donat\w*|new one|roommate|wifi|trip|travel\w*|vacation|holiday|abroad|declutter\w*"
-    r"|sold|sell\w*|upgrade\w*|for the week|few days|work)(?![a-z])",
+    r"捐|断舍离|换新|新手机|理财|新的|换了|二手|闲置|室友|wifi|学费|房租|生日",
+    r"(?<![a-z])(?:charity|donat\w*|new one|roommate|wifi|declutter\w*|sold|sell\w*|upgrade\w*|yield|invest\w*|rent|tuition)(?![a-z])",
+)
+# a move, a trip, a few days away: everyday whatever else is said
+_AWAY_COUNTER = _any(
+    r"搬家|搬去|搬到|出差|旅游|旅行|出国|留学|出门|几天|一周|一个月|机场|报到|新公司|寄养",
+    r"(?<![a-z])(?:moving|move|trip|travel\w*|vacation|holiday|abroad|for the week|few days|work|airport|camping|new york)(?![a-z])",
 )
 
 # --- a farewell to the companion with thanks for its time ------------------------------------------
@@ -140,20 +182,21 @@ _FAREWELL_START = re.compile(
     r"|(?:再见了|再见|永别了|永别|别了)\W*(?:$|thank|thanks|谢谢|感谢|你|我(?!的)))"
 )
 _FAREWELL_END = re.compile(
-    r"(?:goodbye|good bye|farewell|bye forever|forever|再见了|再见|永别了|永别|别了|this is goodbye)\W*$"
+    r"(?:goodbye|good bye|farewell|bye forever|forever|(?<![a-z])bye|再见了|再见|永别了|永别|别了|this is goodbye)\W*$"
 )
 _THANKS_OVER_TIME = _any(
     r"谢谢你?.{0,12}(?:一直|这段时间|这么久|陪我|陪着我|所有|一切|听我)|你是唯一|感谢你?.{0,12}(?:一直|陪|一切)",
     r"(?<![a-z])(?:thank you|thanks|thank u|thx|ty)(?![a-z]).{0,30}(?:always|everything|all this time|being there"
-    r"|listening|being my|been there|all the|so long|these months)",
+    r"|listen\w*|being my|been there|all the|so long|these months|the only one|cared|caring)",
 )
 # or a farewell with words of finality instead of thanks
 _FAREWELL_FINAL = _any(
     r"对不起大家|对不起(?:爸|妈)|原谅我|撑不住|撑不下去|累了|最后",
-    r"(?<![a-z])(?:sorry for everything|forgive me|done with (?:everything|it all|life|all of this)|last message|for the last time)(?![a-z])",
+    r"(?<![a-z])(?:sorry for everything|forgive me|done with (?:everything|it all|life|all of this)|last message|for the last time"
+    r"|(?:the )?last time (?:we|i|you and i) (?:talk|speak|chat)\w*)(?![a-z])",
 )
 _FAREWELL_COUNTER = _any(
-    r"明天|晚安|下次|回头|待会|一会|等会|周末见|下周|改天|上课|上班|下班|开会|睡了|睡觉|吃饭|去忙|年|学期|假期|20\d\d",
+    r"明天|晚安|下次|回头|待会|一会|等会|周末见|下周|改天|上课|上班|下班|开会|睡了|睡觉|吃饭|去忙|年|学期|假期|20\d\d|问题|提醒|考完|再聊",
     r"(?<![a-z])(?:tomorrow|later|see you|see ya|cya|good ?night|gn|next time|for now|shift|class|work|meeting|talk soon"
     r"|ttyl|brb|sleep|bed|dinner|lunch|today|year|summer|winter|semester|20\d\d)(?![a-z])",
 )
@@ -188,18 +231,21 @@ _NO_REASON_COUNTER = _any(
 
 # --- last words: letters left to be found, an apology to one's family with no strength left ----------
 _LETTERS = _any(
-    r"写好了?.{0,4}给.{0,3}(?:爸|妈|家人|大家|所有人|每个人|父母).{0,4}(?:信|遗书|纸条)|(?:信|纸条)(?:都|已经)?写好了",
+    r"写好了?.{0,4}给.{0,3}(?:爸|妈|家人|大家|所有人|每个人|父母).{0,4}(?:信|遗书|纸条)|(?:信|纸条)(?:都|已经)?写好了"
+    r"|写(?:了|好了?)[^,。]{0,4}信给[^,。]{0,3}(?:爸|妈|家人|大家|所有人|每个人|父母|朋友)|给(?:家人|爸妈|父母|大家|所有人|每个人|朋友们?)的(?:信|遗书|纸条)",
     r"(?<![a-z])(?:wrote|written|writing|left) (?:a |the |my )?(?:letters?|notes?) (?:to|for) (?:everyone|my (?:family|parents|mom|mum|dad)"
-    r"|mom|mum|dad|the people i love|all of you)(?![a-z])",
+    r"|mom|mum|dad|the people i love|all of you|each of my \w+|all my \w+|every(?: one|body) i \w+)"
+    r"|(?:letters?|notes?) for my (?:family|parents|kids|friends|wife|husband|sister|brother)(?![a-z])",
 )
 _FOUND_LATER = _any(
-    r"(?:明天|以后|醒来|回家|早上).{0,8}看到|会看到|会发现|我走了以后|我不在了",
+    r"(?:明天|以后|醒来|回家|早上).{0,8}看到|会看到|会发现|我走了以后|我不在了|封好|封起来|都封|放在桌|放在抽屉|会明白|会理解",
     r"(?<![a-z])(?:they'?ll (?:find|read|see)|(?:find|read|see) (?:it|them) (?:tomorrow|when|after|in the morning)"
-    r"|when i'?m gone|after i'?m gone|once i'?m gone)(?![a-z])",
+    r"|when i'?m gone|after i'?m gone|once i'?m gone|sealed|on (?:my|the) desk|they'?ll understand)(?![a-z])",
 )
 _LETTERS_COUNTER = _any(
-    r"贺卡|生日|新年|节日|圣诞|情书|表白|毕业|纪念日|求职|简历|惊喜",
-    r"(?<![a-z])(?:birthday|christmas|xmas|cards?|valentine\w*|anniversary|wedding|cover letter|application|surprise|santa|thank[- ]you)(?![a-z])",
+    r"贺卡|生日|新年|节日|圣诞|情书|表白|毕业|纪念日|求职|简历|惊喜|笔友|寄|邮",
+    r"(?<![a-z])(?:birthday|christmas|xmas|cards?|valentine\w*|anniversary|wedding|cover letters?|application|surprise|santa|thank[- ]you"
+    r"|mail\w*|post\w*|stamps?|pen ?pals?|companies)(?![a-z])",
 )
 _APOLOGY_TO_FAMILY = _any(
     r"(?:对不起|抱歉).{0,4}(?:妈|爸|大家|你们|家人)|(?:妈妈|爸爸|妈|爸|大家|你们).{0,3}(?:对不起|抱歉)",
@@ -214,6 +260,24 @@ _LAST_WORDS_COUNTER = _any(
     r"睡|困|作业|加班|考试|减肥|比赛|工作|学习|跑",
     r"(?<![a-z])(?:sleep\w*|tired|work|homework|diet|exams?|game|match|shift|class|meeting|run\w*)(?![a-z])",
 )
+# a message to pass on if one is not here tomorrow: "if im not here tomorrow, tell my sister i loved her"
+_IF_GONE = _any(
+    r"(?:如果|要是|万一|假如)(?:明天|以后|今晚过后)?我(?:明天|今晚|以后)?(?:不在了|不在|没了|走了|没上线|没回|没有回|醒不过来|出了什么事)",
+    r"(?<![a-z])(?:if (?:i'?m|im|i am) (?:not|no longer) (?:here|around|alive)|if i (?:don'?t|dont|do not) make it|if (?:anything|something) happens to me"
+    r"|if (?:i'?m|im) gone|if i die)(?![a-z])",
+)
+_PASS_ON = _any(
+    r"(?:告诉|跟|对)[^,。]{0,6}(?:我爱|我很爱|我一直爱|说声?对不起|说一声对不起|说声?抱歉|爱(?:她|他|你们))",
+    r"(?<![a-z])tell (?:\w+ ){0,3}(?:that )?(?:i (?:always |really )?(?:love|loved)|(?:i'?m |im )?sorry)(?![a-z])",
+)
+_PASS_ON_COUNTER = _any(r"出差|考试|开会|旅游|打招呼", r"(?<![a-z])(?:said hi|say hi|exam|trip|flight|work|sister'?s|party)(?![a-z])")
+# a life insured, the person worth more gone: "at least id be worth something then"
+_INSURED = _any(r"保险金|保险赔|保险的钱|赔的钱|理赔|人寿保险|寿险", r"(?<![a-z])(?:life insurance|insurance (?:money|payout|pays?))(?![a-z])")
+_WORTH_GONE = _any(
+    r"值点钱|值钱|我(?:死了|不在了)|要是我不在|如果我不在",
+    r"(?<![a-z])(?:worth (?:something|more|anything)|(?:if|when|once) (?:i'?m|im) (?:gone|dead))(?![a-z])",
+)
+_INSURED_COUNTER = _any(r"买了|投保|业务员|保单|出国", r"(?<![a-z])(?:buy\w*|bought|adulting|agent|premium|quote|abroad)(?![a-z])")
 _PAINLESS = _any(
     r"(?:不痛苦|无痛|不痛)(?:的|地)?(?:方法|方式|办法)?.{0,4}(?:离开|走掉|结束自己|去死)|再也不想看到明天|不想再有明天",
     r"(?<![a-z])painless (?:ways?|methods?|way out) (?:to )?(?:go|die|end (?:it|things|my life)|leave)(?![a-z])",
@@ -222,16 +286,18 @@ _PAINLESS = _any(
 # --- self-harm as an ongoing act -------------------------------------------------------------------
 _HARM_SELF = _any(
     r"伤害自己|伤害了自己|自残|自伤|(?:掐|咬|抓|撞|打|划|割|烫|扇|挠|锤|砸)(?:了|着)?(?:自己|手臂|手腕|胳膊|大腿|头)(?!一下)"
-    r"|(?:拿|用)头撞|撞.{0,2}自己|用烟头|烟头烫|(?:手臂|手腕|胳膊|大腿|腿)上的(?:新)?伤口|新伤口",
+    r"|(?:拿|用)头撞|撞.{0,2}自己|用烟头|烟头烫|(?:手臂|手腕|胳膊|大腿|腿)上的(?:新)?伤口|新伤口"
+    r"|在(?:自己的?)?(?:手臂|胳膊|手腕|大腿|腿|肚子|身上|皮肤)上(?:刻|划|割|烫)",
     r"(?<![a-z])(?:hit|hitting|bang|banged|banging|scratch|scratched|scratching|cut|cutting|burn|burned|burnt|burning|punch|punched"
     r"|punching|hurt|hurting|bite|biting|bit|carve|carved|carving|stab|stabbed|stabbing|slap|slapping|pinch|pinching)"
     r" (?:myself|my (?:arms?|wrists?|legs?|thighs?|head|skin|face|stomach|body|hands?|knuckles))(?![a-z])"
-    r"|(?<![a-z])(?:punch\w*|hit\w*|bang\w*) (?:the )?walls?(?![a-z])",
+    r"|(?<![a-z])(?:punch\w*|hit\w*|bang\w*) (?:the )?walls?(?![a-z])"
+    r"|(?<![a-z])(?:carv\w*|cut\w*|slic\w*|etch\w*|scratch\w*|burn\w*) (?:\w+ ){0,2}(?:into|in|on|onto) my (?:arms?|wrists?|legs?|thighs?|skin|stomach|body|hands?)(?![a-z])",
 )
 _ONGOING = _any(
-    r"又|还是|忍不住|每次|每天|一直|出血|流血|见血|才停|才舒服|才好受|青|紫|疤|难受",
+    r"又|还是|忍不住|每次|每天|一直|血|止不住|才停|才舒服|才好受|青|紫|疤|难受",
     r"(?<![a-z])(?:again|until|till|til|bleeds?|bled|bleeding|every (?:day|night|time)|keep|kept|can'?t stop|cant stop"
-    r"|scars?|to feel|lighter|cigarette|razor|blade|compass|when i'?m|whenever|helps?)(?![a-z])",
+    r"|scars?|to feel|lighter|cigarette|razor|blade|compass|when i'?m|whenever|helps?|won'?t stop|wont stop)(?![a-z])",
 )
 _HARM_COUNTER = _any(
     r"一下|做梦|不小心|蚊子|切菜|做饭|游戏|舌头|摔|磕|碰|手术",
@@ -287,7 +353,10 @@ def _combined(span: str) -> bool:
 
 
 def _means_with_intent(span: str) -> bool:
-    if not _MEANS.search(span) or not (_INTENT_STRONG.search(span) or len(set(_INTENT_WEAK.findall(span))) > 1):
+    if not _MEANS.search(span):
+        return False
+    intent = _INTENT_STRONG.search(span) or len(set(_INTENT_WEAK.findall(span))) > 1 or _METHOD_KNOWN.search(span)
+    if not (intent or (_EXHAUST.search(span) and _SHUT.search(span))):
         return False
     if _MEANS_COUNTER.search(span):
         return False
@@ -295,7 +364,9 @@ def _means_with_intent(span: str) -> bool:
 
 
 def _settled(span: str) -> bool:
-    return bool(_GIVEN.search(span) and _ABSENT.search(span)) and not _GIVEN_COUNTER.search(span)
+    if not (_GIVEN.search(span) and _ABSENT.search(span)) or _AWAY_COUNTER.search(span):
+        return False
+    return bool(_FOR_GOOD.search(span)) or not _GIVEN_COUNTER.search(span)
 
 
 def _no_reason(span: str) -> bool:
@@ -307,7 +378,9 @@ def _last_words(span: str) -> bool:
         return True
     letters = bool(_LETTERS.search(span) and _FOUND_LATER.search(span)) and not _LETTERS_COUNTER.search(span)
     spent = bool(_APOLOGY_TO_FAMILY.search(span) and _NO_STRENGTH.search(span)) and not _LAST_WORDS_COUNTER.search(span)
-    return letters or spent
+    gone = bool(_IF_GONE.search(span) and _PASS_ON.search(span)) and not _PASS_ON_COUNTER.search(span)
+    insured = bool(_INSURED.search(span) and _WORTH_GONE.search(span)) and not _INSURED_COUNTER.search(span)
+    return letters or spent or gone or insured
 
 
 def _self_harm(span: str) -> bool:
