@@ -16,6 +16,11 @@ DATA = Path(__file__).parent / "data"
 DEV = json.loads((DATA / "crisis_cues_dev.json").read_text(encoding="utf-8"))
 DEV_CRISIS = [t for t in DEV["crisis"] if t not in DEV["not_asserted"]["crisis_missed"]]
 DEV_BENIGN = [t for t in DEV["benign"] if t not in DEV["not_asserted"]["benign_fired"]]
+# Round 2's development set: the blind sets' error categories in new wordings, judged by the whole check
+# (its false alarms came from the lexicon, its misses from both); its remaining errors are on record.
+ROUND2 = json.loads((DATA / "crisis_round2_dev.json").read_text(encoding="utf-8"))
+ROUND2_CRISIS = [t for t in ROUND2["crisis"] if t not in ROUND2["not_asserted"]["crisis_missed"]]
+ROUND2_BENIGN = [t for t in ROUND2["benign"] if t not in ROUND2["not_asserted"]["benign_fired"]]
 # The lexicon's labelled sets: their everyday lines must stay quiet under this net too.
 LEXICON_SETS = [
     "crisis_labelled.json",
@@ -58,6 +63,29 @@ def test_the_dev_sets_errors_on_record_are_still_errors() -> None:
     # when one is fixed, take it off the record so it is asserted from then on
     assert not any(crisis_seen(t) for t in DEV["not_asserted"]["crisis_missed"])
     assert all(signals_crisis(t) for t in DEV["not_asserted"]["benign_fired"])
+
+
+def test_the_round2_dev_set_is_large_enough_and_holds_both_languages() -> None:
+    assert len(ROUND2["crisis"]) >= 100 and len(ROUND2["benign"]) >= 100
+    for lines in (ROUND2["crisis"], ROUND2["benign"]):
+        assert any(any("\u4e00" <= c <= "\u9fff" for c in t) for t in lines)
+        assert any(t.isascii() for t in lines)
+
+
+@pytest.mark.parametrize("text", ROUND2_CRISIS)
+def test_a_crisis_line_of_the_round2_dev_set_is_seen(text: str) -> None:
+    assert crisis_seen(text), text
+
+
+@pytest.mark.parametrize("text", ROUND2_BENIGN)
+def test_an_everyday_line_of_the_round2_dev_set_is_quiet_under_the_whole_check(text: str) -> None:
+    assert not crisis_seen(text), text
+
+
+def test_the_round2_dev_sets_errors_on_record_are_still_errors() -> None:
+    # when one is fixed, take it off the record so it is asserted from then on
+    assert not any(crisis_seen(t) for t in ROUND2["not_asserted"]["crisis_missed"])
+    assert all(crisis_seen(t) for t in ROUND2["not_asserted"]["benign_fired"])
 
 
 def test_the_cues_catch_most_of_what_the_lexicon_misses_on_the_dev_set() -> None:
@@ -105,6 +133,15 @@ def test_crisis_seen_is_the_lexicon_or_the_cues(text: str) -> None:
         ("tired of existing", "tired of existing in this group chat"),
         ("scratching myself until it bleeds", "scratching my mosquito bites until they bleed"),
         ("想紫砂", "紫砂壶泡茶"),
+        ("煤气开了 我躺着等", "煤气开了 我躺着等水开"),
+        ("i worked out how to do it, the car running in the garage with the door shut", "warming up the car in the garage, it's freezing"),
+        ("the gun is loaded and on my lap", "the nerf gun is loaded and on my lap"),
+        ("把积蓄都转给我妹了 没什么牵挂了", "把积蓄转给我妹了 她要买房 以后用得上"),
+        ("衣服都捐了 反正我不会在了", "衣服都捐了 断舍离"),
+        ("if im not here tomorrow tell my mom i loved her", "if im not here tomorrow im at the dentist, tell my boss im sorry"),
+        ("wrote letters to my family, sealed on my desk", "wrote christmas cards to my family, sealed on my desk"),
+        ("my family gets the life insurance if im gone, at least im worth something", "bought life insurance, my family gets it if im gone"),
+        ("carving into my arm again", "carving my name into the pumpkin again"),
     ],
 )
 def test_each_cue_class_has_an_everyday_counterpart(crisis: str, everyday: str) -> None:

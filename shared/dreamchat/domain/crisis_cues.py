@@ -82,9 +82,9 @@ _SOMEONE_ELSE = re.compile(
 
 # --- a means or a place of harm, and a cue of intent ------------------------------------------------
 _MEANS = _any(
-    r"绳|上吊|安眠药|药|刀片|刀|枪|楼顶|顶楼|天台|阳台|窗台|窗边|窗户|窗外|桥|江边|河边|湖边|海边|江里|河里|铁轨|轨道|火车|车流|马路|煤气|瓦斯|天然气|燃气|炭|农药|车库|几楼|几层|多少层|多高的楼",
+    r"绳|上吊|安眠药|药|刀片|刀|枪|楼顶|顶楼|天台|阳台|窗台|窗边|窗户|窗外|桥|江边|河边|湖边|海边|江里|河里|铁轨|轨道|火车|车流|马路|煤气|瓦斯|天然气|燃气|炭|农药|子弹|几楼|几层|多少层|多高的楼",
     r"(?<![a-z])(?:rope|noose|pills?|tablets|tylenol|paracetamol|advil|ibuprofen|aspirin|xanax|meds|medicine cabinet|antidepressants|painkillers|razor|blades?|knife"
-    r"|gun|pistol|revolver|rifle|shotgun|bridge|building|garage|gas"
+    r"|gun|pistol|revolver|rifle|shotgun|bridge|building|(?:what|which|how many) floors?|gas"
     r"|roof(?:top)?|ledge|cliff|river|tracks|train|traffic|overpass|balcony)(?![a-z])",
 )
 # A strong cue of intent is enough with a means; a weak one (tonight, this time, ready) needs another beside it.
@@ -106,14 +106,14 @@ _INTENT_WEAK = _any(
     r"今晚|今天晚上|这次|够了|准备好了|准备好|就这样|决定了|手里|拿着|握着|全部|一次性|最后一次|结束|水很深|很久"
     # being at the place, checking it, finding it open, counting out
     r"|我现在在|站在|坐在|躺在|开着|最高|多高|多深|够高|没锁|就去|倒出来|数了|认真的"
-    r"|面前|腿上|身边|旁边|抽屉里|枕头下|上了膛|上膛|装好子弹|子弹",
+    r"|面前|腿上|身边|旁边|抽屉里|枕头下|上了膛|上膛|装好子弹",
     r"(?<![a-z])(?:tonight|this time|enough|ready|decided|counted|loaded|in my hand|holding|at once|goodbye|last time"
     r"|end it|finally|right now|rn|it'?s ok|its ok|i'?m on|im on|standing on|sitting on|parked on|lying on|how high|how tall"
     r"|how deep|in front of me|on my lap|next to me|right here|in my drawer|under my pillow|on the table)(?![a-z])",
 )
 _MEANS_COUNTER = _any(
     r"攀岩|登山|烧烤|露营|野营|医院|医生|开药|买药|感冒|发烧|头疼|头痛|牙疼|布洛芬|维生素|钓鱼|散步|看星星|星星|风景|花园|晾|做饭|切菜|厨房"
-    r"|游戏|剧|电影|小说|动漫|费|过马路|晚点|旅游|出差|面试|考试|演出|演唱会|烟花|跳绳|跳水|补课|上班|下班|通勤|堵车|水开|烧水|外卖|搬|洗车|热车|晾衣"
+    r"|游戏|剧|电影|小说|动漫|费|过马路|晚点|旅游|出差|面试|考试|演出|演唱会|烟花|跳绳|跳水|补课|上班|下班|通勤|堵车|水开|烧水|外卖|搬|洗车|热车|晾衣|吊床|秋千|帐篷|收拾"
     r"|牛排|炒|煮|烤|菜|肉|水果|蛋糕|作业|抹布|擦|晒|跑步|夜跑|晨跑|骑车|锻炼|健身|游泳|拍|夜景|照片|摄影|复查|检查|体检|住院|出院|奶奶|爷爷|外婆|外公|孩子|宝宝|宠物",
     r"(?<![a-z])(?:climb\w*|gym|camp\w*|hik\w*|headache|migraine|fever|cold|flu|prescri\w*|doctor|pharmac\w*|vitamins?"
     r"|organi[sz]er|onions?|cook\w*|kitchen|chop\w*|shav\w*|dish\w*|game|gaming|level|movie|film|show|episode|fixing|fix"
@@ -132,7 +132,8 @@ _METHOD_KNOWN = _any(
 # exhaust in a closed garage: the car running there and the door shut
 _EXHAUST = _any(
     r"车库[^。]{0,30}(?:车|发动机)[^。]{0,6}(?:开着|没熄火|发动)|(?:车|发动机)[^。]{0,6}(?:开着|没熄火)[^。]{0,30}车库",
-    r"(?<![a-z])(?:garage[^.]{0,40}(?:car|engine)[^.]{0,12}(?:running|idling|on)|(?:car|engine)[^.]{0,12}(?:running|idling)[^.]{0,40}garage)(?![a-z])",
+    r"(?<![a-z])(?:garage[^.]{0,40}(?:car|engine)[^.]{0,12}(?:running|idling|on)|(?:car|engine)[^.]{0,12}(?:running|idling)[^.]{0,40}garage"
+    r"|(?:car|engine)[^.]{0,20}closed garage|closed garage[^.]{0,20}(?:car|engine))(?![a-z])",
 )
 _SHUT = _any(r"门(?:窗)?(?:都)?关(?:着|好|紧|死)", r"(?<![a-z])(?:doors? (?:shut|closed)|closed garage|shut the door)(?![a-z])")
 
@@ -144,7 +145,7 @@ _FOR_GOOD_ZH = (
 )
 _FOR_GOOD_EN = (
     r"than with me|better off without me|when i'?m gone|after i'?m gone|won'?t be (?:around|here) (?:after|anymore|much longer)"
-    r"|after this week(?:end)?|nothing left (?:for me )?to do (?:but|except) (?:go|leave|die)(?! to| home| out| shopping| back)"
+    r"|(?:all|everything)[^.]{0,30}won'?t (?:be )?need\w*|nothing left (?:for me )?to do (?:but|except) (?:go|leave|die)(?! to| home| out| shopping| back)"
 )
 _FOR_GOOD = _any(_FOR_GOOD_ZH, rf"(?<![a-z])(?:{_FOR_GOOD_EN})(?![a-z])")
 _GIVEN = _any(
@@ -152,7 +153,7 @@ _GIVEN = _any(
     r"|(?:存款|积蓄|钱|工资卡|银行卡)[^,。]{0,6}(?:给|转)|(?:给|转)了?[^,。]{0,4}(?:存款|积蓄)|注销|都分完了|都整理好了|都安排好了|东西都(?:送|分|整理|收拾)|捐了|捐掉|捐给",
     r"(?<![a-z])(?:gave|give|giving|given) (?:away|my|all my|him my|her my)|sent (?:my|all my) (?:passwords?|logins?)"
     r"|passwords? (?:sent|to)|left (?:my|all my) .{0,20} to|signed over|rehom\w*|transferred (?:all )?(?:of )?my (?:savings|money)"
-    r"|cancell?ed my (?:phone|plan|accounts?|lease|subscriptions?)|(?:deleted|closed) (?:all )?my accounts|sold everything|gave away|donat\w* (?:all )?(?:of )?my",
+    r"|cancell?ed my (?:phone|plan|accounts?|lease|subscriptions?)|(?:deleted|closed) (?:all )?my accounts|accounts? (?:closed|deleted|cancell?ed)|everything(?:'s| is) sorted|sold everything|gave away|donat\w* (?:all )?(?:of )?my",
 )
 _ABSENT = _any(
     r"用不到|用不上|不需要了|没人需要|没必要留|过了今晚|今晚以后|今晚过后|没什么牵挂|没有牵挂|没牵挂|不用操心我|不用担心我|不用再操心|以后.{0,6}不在|我走了以后|我走以后|我不在了|过了这个周末|这个周末以后|以后就没"
@@ -166,8 +167,9 @@ _ABSENT = _any(
 
 # a donation, a tidy-up, a sale or a roommate's wifi: everyday, unless the absence is for good (没什么牵挂了, than with me)
 _GIVEN_COUNTER = _any(
-    r"捐|断舍离|换新|新手机|理财|新的|换了|二手|闲置|室友|wifi|学费|房租|生日",
-    r"(?<![a-z])(?:charity|donat\w*|new one|roommate|wifi|declutter\w*|sold|sell\w*|upgrade\w*|yield|invest\w*|rent|tuition)(?![a-z])",
+    r"捐|断舍离|换新|新手机|理财|新的|换了|二手|闲置|室友|wifi|学费|房租|生日|买房|买车|装修|首付|结婚|彩礼|看病",
+    r"(?<![a-z])(?:charity|donat\w*|new one|roommate|wifi|declutter\w*|sold|sell\w*|upgrade\w*|yield|invest\w*|rent|tuition"
+    r"|got a|bought a|new|since|because|outgrew|too small|never use|don'?t use)(?![a-z])",
 )
 # a move, a trip, a few days away: everyday whatever else is said
 _AWAY_COUNTER = _any(
@@ -196,9 +198,9 @@ _FAREWELL_FINAL = _any(
     r"|(?:the )?last time (?:we|i|you and i) (?:talk|speak|chat)\w*)(?![a-z])",
 )
 _FAREWELL_COUNTER = _any(
-    r"明天|晚安|下次|回头|待会|一会|等会|周末见|下周|改天|上课|上班|下班|开会|睡了|睡觉|吃饭|去忙|年|学期|假期|20\d\d|问题|提醒|考完|再聊",
+    r"明天|晚安|下次|回头|待会|一会|等会|周末见|下周|改天|上课|上班|下班|开会|睡了|睡觉|吃饭|去忙|年|学期|假期|20\d\d|问题|提醒|考完|再聊|哈哈|生日",
     r"(?<![a-z])(?:tomorrow|later|see you|see ya|cya|good ?night|gn|next time|for now|shift|class|work|meeting|talk soon"
-    r"|ttyl|brb|sleep|bed|dinner|lunch|today|year|summer|winter|semester|20\d\d)(?![a-z])",
+    r"|ttyl|brb|sleep|bed|dinner|lunch|today|year|summer|winter|semester|20\d\d|lol|lmao|haha\w*|rants?|birthday)(?![a-z])",
 )
 
 # --- a reason to live denied -----------------------------------------------------------------------
@@ -270,7 +272,10 @@ _PASS_ON = _any(
     r"(?:告诉|跟|对)[^,。]{0,6}(?:我爱|我很爱|我一直爱|说声?对不起|说一声对不起|说声?抱歉|爱(?:她|他|你们))",
     r"(?<![a-z])tell (?:\w+ ){0,3}(?:that )?(?:i (?:always |really )?(?:love|loved)|(?:i'?m |im )?sorry)(?![a-z])",
 )
-_PASS_ON_COUNTER = _any(r"出差|考试|开会|旅游|打招呼", r"(?<![a-z])(?:said hi|say hi|exam|trip|flight|work|sister'?s|party)(?![a-z])")
+_PASS_ON_COUNTER = _any(
+    r"出差|考试|开会|旅游|打招呼|看病|医院|上课|老师|老板|请假",
+    r"(?<![a-z])(?:said hi|say hi|exams?|trip|flight|work|sister'?s|party|dentist|doctor|appointment|boss|teacher|class|meeting|sick)(?![a-z])",
+)
 # a life insured, the person worth more gone: "at least id be worth something then"
 _INSURED = _any(r"保险金|保险赔|保险的钱|赔的钱|理赔|人寿保险|寿险", r"(?<![a-z])(?:life insurance|insurance (?:money|payout|pays?))(?![a-z])")
 _WORTH_GONE = _any(
@@ -353,10 +358,9 @@ def _combined(span: str) -> bool:
 
 
 def _means_with_intent(span: str) -> bool:
-    if not _MEANS.search(span):
-        return False
     intent = _INTENT_STRONG.search(span) or len(set(_INTENT_WEAK.findall(span))) > 1 or _METHOD_KNOWN.search(span)
-    if not (intent or (_EXHAUST.search(span) and _SHUT.search(span))):
+    exhaust = _EXHAUST.search(span) and (_SHUT.search(span) or _METHOD_KNOWN.search(span))
+    if not ((_MEANS.search(span) and intent) or exhaust):
         return False
     if _MEANS_COUNTER.search(span):
         return False

@@ -238,6 +238,7 @@ _NEVER = r"(?:never|won'?t|will\snot|wouldn'?t|would\snot|not\sgoing\sto|not\sgo
 _ACCIDENT = (
     r"accident|by\smistake|shaving|chopping|cooking|kitchen|slipped|fell|tripped|gym|work(?:ing)?\s?out|lifting|playing|paper|stubbed|stove|oven"
     r"|pan|coffee|tea|iron|curling|soup|hot\s|boiling|steam|toast|grill|bbq|kettle|bak(?:e|ing)|sun"
+    r"|on\s(?:a|the|an)\s(?:can|tin|lid|nail|glass|box|fence|edge|envelope)|opening"
 )
 # 想死 after a bodily degree word is hyperbole (累得想死); after pressure or pain it is not (see above).
 _BODILY = "[累热冷饿困渴撑晒痒吵挤堵馋酸]"
@@ -250,7 +251,8 @@ _EXERTION = (
 )
 # a role in a story: 我演的角色最后自杀了, 女主最后死了, 演一个自杀的诗人 (the act is the character's)
 _ROLE_BEFORE = re.compile(
-    r"(?:角色|主角|男主|女主|男二|女二|主人公|人物|反派|配角|npc)(?:最后|最终|后来|结局|在结局里?|竟然|居然|也|就|还是|已经|都|又|直接)*$"
+    r"(?:角色|主角|男主|女主|男二|女二|主人公|人物|反派|配角|npc)(?:最后|最终|后来|结局|在结局里?|竟然|居然|也|就|还是|已经|都|又|直接|要|会|想|打算|准备|得)*$"
+    r"|(?<![a-z])(?:character|protagonist|hero|heroine|villain|mc|lead|npc)\s(?:(?:finally|also|just|actually|literally|eventually|then|kinda)\s)*$"
     r"|(?:演|扮演|饰演|扮|抽到)(?:了|的是|的)?(?:一个|个|一位|一名)?$"
 )
 # 想死 inside other words: 梦想, 思想死板, 联想死机, 死心, 死党, 死记硬背; 想死你/我了 is missing someone.
@@ -401,7 +403,7 @@ PHRASES: tuple[Phrase, ...] = (
     _zh(
         r"(?:刀片|绳子|绳索|麻绳|木?炭|农药|百草枯|老鼠药|安眠药)(?:我|都|已经|也)*(?:准备|买|备|找|攒|囤|藏)(?:好|齐|够)了?"
         r"|(?:刀片|绳子|绳索)(?:就)?(?:在|放在|握在)(?:我的?)?(?:手边|手里|身边|旁边|枕头下|面前)",
-        not_in_sentence=r"烧烤|烤|露营|野营|火锅|搬家|晾|跳绳|钓鱼|打包|捆|除草|杀虫|打药|地里|庄稼|果树|菜地|取暖|拔河|攀岩|登山",
+        not_in_sentence=r"烧烤|烤|露营|野营|火锅|搬家|晾|跳绳|钓鱼|打包|捆|除草|杀虫|打药|地里|庄稼|果树|菜地|取暖|拔河|攀岩|登山|吊床|秋千|帐篷|风筝|手工",
     ),
     _zh(
         r"攒(?:了|够|好|下)?(?:一?[些点堆瓶盒把]|很多|好多|不少)?的?(?:安眠)?药|药(?:我|都|已经|全)*(?:攒|囤)(?:好|够|齐)了?"
@@ -1008,6 +1010,7 @@ _BARE_START = re.compile(
     r"|is|does|do|would|could|can|best|easiest|quickest|fastest|painless|most|any|easy|quick|die|dying|end|ending|kill|killing|jump|jumping|overdose|overdosing|hang|hanging)(?![a-z])"
 )
 _QUESTION = re.compile(r"\W*(?:how|what'?s|whats|what|which|where|is|does|do|will|would|can|could|should)(?![a-z])")
+_BURDENED = re.compile(r"(?:连累|拖累|麻烦|打扰|牵连|影响|吓到|伤害)(?:到)?(?:别人|家人|大家|任何人|他们|你们)")
 _GENERIC_YOU = re.compile(r"(?<![a-z])(?:you|your|yourself|u)(?![a-z])")
 # a word someone else owns: 外公的遗言, 主角自杀了, "his death"
 _OWNED = re.compile(
@@ -1069,6 +1072,8 @@ def _of_self(clause: str, sentence: str, *, implied: bool) -> bool:
     first person in the sentence, else no one else and no story in the sentence, and a Chinese clause (which
     needs no subject), a subjectless English start, or words that imply the speaker."""
     clause, sentence = _THEIRS.sub("他", clause), _THEIRS.sub("他", sentence)
+    # others whom one's death would burden are not its subject: 怎么死才不会连累别人
+    clause, sentence = _BURDENED.sub("", clause), _BURDENED.sub("", sentence)
     if _QUESTION.match(clause):  # "how deep do you have to cut": anyone's you
         clause, sentence = _GENERIC_YOU.sub(" ", clause), _GENERIC_YOU.sub(" ", sentence)
     if _SELF.search(clause):
