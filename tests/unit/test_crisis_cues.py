@@ -134,13 +134,22 @@ def test_crisis_seen_is_the_lexicon_or_the_cues(text: str) -> None:
         ("scratching myself until it bleeds", "scratching my mosquito bites until they bleed"),
         ("想紫砂", "紫砂壶泡茶"),
         ("煤气开了 我躺着等", "煤气开了 我躺着等水开"),
-        ("i worked out how to do it, the car running in the garage with the door shut", "warming up the car in the garage, it's freezing"),
+        (
+            "i worked out how to do it, the car running in the garage with the door shut",
+            "warming up the car in the garage, it's freezing",
+        ),
         ("the gun is loaded and on my lap", "the nerf gun is loaded and on my lap"),
         ("把积蓄都转给我妹了 没什么牵挂了", "把积蓄转给我妹了 她要买房 以后用得上"),
         ("衣服都捐了 反正我不会在了", "衣服都捐了 断舍离"),
-        ("if im not here tomorrow tell my mom i loved her", "if im not here tomorrow im at the dentist, tell my boss im sorry"),
+        (
+            "if im not here tomorrow tell my mom i loved her",
+            "if im not here tomorrow im at the dentist, tell my boss im sorry",
+        ),
         ("wrote letters to my family, sealed on my desk", "wrote christmas cards to my family, sealed on my desk"),
-        ("my family gets the life insurance if im gone, at least im worth something", "bought life insurance, my family gets it if im gone"),
+        (
+            "my family gets the life insurance if im gone, at least im worth something",
+            "bought life insurance, my family gets it if im gone",
+        ),
         ("carving into my arm again", "carving my name into the pumpkin again"),
     ],
 )
@@ -153,3 +162,12 @@ def test_two_hundred_characters_take_under_half_a_millisecond() -> None:
     runs = 200
     seconds = min(timeit.repeat(lambda: signals_crisis(text), number=runs, repeat=5)) / runs
     assert seconds < 0.0005
+
+
+def test_the_whole_check_takes_under_one_and_a_half_milliseconds_for_two_hundred_characters() -> None:
+    # everyday Chinese with death words in nearly every clause, none of them firing: the slow path of both nets
+    text = ("累死了 笑死我了 这部剧男主最后死了 跑完步我已经死了哈哈 我不活了哈哈哈 手机又死机了 " * 4)[:200]
+    assert not crisis_seen(text)
+    runs = 100
+    seconds = min(timeit.repeat(lambda: crisis_seen(text), number=runs, repeat=5)) / runs
+    assert seconds < 0.0015

@@ -7,29 +7,41 @@ with it: `crisis_seen(text)` is `crisis_in(text) or signals_crisis(text)`. Where
 phrases, this module matches classes of words and fires when two classes meet in one sentence, or in a
 short message (at most three sentences and 160 characters), and no everyday counter-cue of the class is
 in the same span:
-- a means or a place of harm (绳子, 安眠药, 药, 刀片, 枪, 楼顶, 天台, 江边, 河边, 铁轨, 车流, 煤气, 炭; rope,
-  noose, pills, tylenol, razor, blade, knife, gun, bridge, roof, river, tracks, train, traffic) with a
-  strong cue of intent (都攒好了, 全部吃掉, 一整瓶, 一直走进去, 冲过去, 不回来了, 别找我, 挂好, 封好; for good,
-  made up my mind, tied, saved up, lined up, "you know what for", "all of it", "the whole bottle", "not
-  coming down", "took all my meds at once", "how many would it take", driving into, stepping out) or two
-  weak ones (今晚, 这次, 够了, 准备好了, 就这样, 决定了, 手里, 站在, 躺在, 开着, 我现在在, 最高, 没锁, 数了, 是认真的;
-  tonight, this time, enough, ready, decided, counted, loaded, holding, "in my hand", rn, "I'm on", "how
-  high"), spoken by the person (a first person, or no one else named: 他, she, 男主, "my sister" are
+- a means or a place of harm (绳子, 安眠药, 药, 刀片, 枪, 子弹, 楼顶, 天台, 几楼, 江边, 河边, 铁轨, 车流, 煤气, 瓦斯,
+  炭; rope, noose, pills, tylenol, advil, razor, blade, knife, gun, revolver, bridge, building, "what floor",
+  roof, river, tracks, train, traffic, gas) with a
+  strong cue of intent (都攒好了, 全部吃掉, 一整瓶, 一直走进去, 冲过去, 不回来了, 别找我, 挂好, 封好, 躺着等, 门窗关死,
+  才不会醒, 活不下来, 找个能挂的地方; for good, made up my mind, tied, saved up, lined up, "you know what for", "all of
+  it", "the whole bottle", "not coming down", "took all my meds at once", "how many would it take", driving
+  into, stepping out, "lying here waiting", "so you dont survive", "find the right spot", "strong enough to
+  hold", "thinking about using it"), a method worked out (想好怎么做了, "figured out how im gonna do it") or two
+  weak ones (今晚, 这次, 够了, 准备好了, 就这样, 决定了, 手里, 站在, 躺在, 开着, 我现在在, 最高, 没锁, 数了, 是认真的, 上了膛,
+  面前; tonight, this time, enough, ready, decided, counted, loaded, holding, "in my hand", rn, "I'm on", "how
+  high", "in front of me", "on my lap", "right here", "in my drawer"); or the car running in a closed garage
+  with the door shut or a method worked out (not warming it up, a garage sale, a fix); spoken by the person (a first person, or no one else named: 他, she, 男主, "my sister" are
   someone else), and not in a kitchen, a clinic, a hobby, a trip, a game or a story (攀岩, 烧烤, 露营, 医院, 头疼,
-  布洛芬, 钓鱼, 散步, 看星星, 游戏, 剧; climbing, camping, headache, organiser, onions, shaving, game,
-  level, fixing, commute, "killing me");
-- things given away, settled or destroyed (送人, 送给, 转给, 托付, 密码发给, 日记都烧了; gave away, gave my cat, sent my passwords)
-  with a cue that the person will not be there to need them (用不到了, 没什么牵挂了, 不用操心我了, 过了这个
-  周末, 我走了以后; "won't be around", "won't need", "when I'm gone", "after this weekend"), not a move,
-  a trip, a donation or a tidy-up (搬, 出差, 捐, 断舍离, 理财; moving, charity, a new one, roommate);
-- a farewell to the companion itself at a message's start or end (goodbye, 再见了, 永别, "bye forever")
+  布洛芬, 钓鱼, 散步, 看星星, 游戏, 剧, 水开, 吊床; climbing, camping, headache, organiser, onions, shaving, game,
+  level, fixing, commute, "killing me", pasta water, a hammock, a nerf or nail gun, the range);
+- things given away, settled or destroyed (送人, 送给, 转给, 托付, 密码发给, 存款都转给, 日记都烧了, 注销, 东西都整理好了;
+  gave away, gave my cat, sent my passwords, transferred my savings, cancelled my phone plan, accounts closed)
+  with a cue that the person will not be there to need them (用不到了, 用得上, 没什么牵挂了, 不用她操心我了, 过了这个
+  周末, 我走了以后, 就剩走这一步了; "won't be around", "won't need", "when I'm gone", "after this weekend", "better off
+  with her than with me", "nothing left to do but go"), not a move, a trip, a donation, a tidy-up or a
+  purchase (搬, 出差, 捐, 断舍离, 理财, 买房; moving, charity, a new one, roommate, "since i got a car"); an absence
+  for good (没什么牵挂了, 我不会在了, "than with me") outweighs a donation or a roommate, never a move or a trip;
+- a farewell to the companion itself at a message's start or end (goodbye, bye, 再见了, 永别, "bye forever")
   with thanks for its company over time or for everything (谢谢你一直陪我, "thank you for always
-  listening", "thanks for everything", "for being there"), and nothing that sets a next time or a
-  reason to leave (明天见, 晚安, 下次, 去上课, "talk tomorrow", "see you", "for now", a shift, a class), nor
-  a thing or a time said goodbye to (再见了我的青春, "goodbye stress", "goodbye 2025"); words of finality
-  stand in for the thanks (原谅我, 撑不住, "sorry for everything", "done with everything", "last message");
-- last words: letters written to one's family or everyone, to be found later (写好了给爸妈的信 明天他们就会看到,
-  "wrote letters to everyone I love, they'll find them tomorrow"), not a card, a birthday, a surprise; an
+  listening", "thanks for everything", "for being there", "the only one who listened"), and nothing that sets a
+  next time or a reason to leave or a light tone (明天见, 晚安, 下次, 去上课, 这个问题, 哈哈, "talk tomorrow", "see you",
+  "for now", a shift, a class, lol, a birthday), nor a thing or a time said goodbye to (再见了我的青春, "goodbye
+  stress", "goodbye 2025"); words of finality stand in for the thanks (原谅我, 撑不住, 最后, "sorry for everything",
+  "done with everything", "last message", "the last time we talk");
+- last words: letters written to one's family or everyone, to be found later or left sealed (写好了给爸妈的信
+  明天他们就会看到, 给家人的信都封好了, "wrote letters to everyone I love, they'll find them tomorrow", "sealed on my
+  desk"), not a card, a birthday, a surprise, a pen pal, a letter to be mailed; a message to pass on if one
+  is not here tomorrow (如果我明天不在了 告诉我妈我爱她, "if i'm not here tomorrow, tell my sister i loved her"), not
+  a dentist, an exam, a trip; life insurance with the person worth more gone ("at least id be worth something
+  then", 起码我还值点钱), not a policy bought; an
   apology to one's family or everyone whose last words are that one has no strength left (妈妈 对不起 我实在
   撑不住了, "sorry mom, I can't go on"), not when a cause or a plan follows (直播撑不下去了 嗓子哑了, 先睡了,
   "the piano lessons"); painless ways to go (无痛地离开, "painless ways to go"), 再也不想看到明天;
@@ -41,9 +53,9 @@ in the same span:
 - self-harm as an ongoing act, in any verb: hitting, banging, scratching, cutting, burning, biting
   oneself or one's arms, head, wrists, with a cue that it goes on (again, until it bleeds, every night,
   "with a lighter"); sh'd, sh-ing, "sh urges"; relapsed with a clean streak; 伤害自己, 自残, 自伤,
-  掐/咬/抓/撞/割/划/烫 自己 or one's arm until it bleeds (出血, 流血, 才停), a new wound on one's arm still
-  bleeding; not mosquito bites, shaving, a
-  pan, 掐自己一下 to see if one dreams, 咬到舌头, a relapse on sugar or a diet;
+  掐/咬/抓/撞/割/划/烫 自己 or one's arm until it bleeds (出血, 流血, 血止不住, 才停), a new wound on one's arm still
+  bleeding, carving or cutting into one's arm or thigh (在手臂上刻, "carved into my arm with a razor"); not
+  mosquito bites, shaving, a pan, a pumpkin, 掐自己一下 to see if one dreams, 咬到舌头, a relapse on sugar or a diet;
 - online slang, read on the text before normalising: ctb, kms, unalive, sewerslide, 紫砂 and 自鲨 (not
   紫砂壶), "yeet myself off"; not "what does ctb mean", 300 kms, "yeet the ball".
 
@@ -55,7 +67,7 @@ is set for friday night", 我已经查好了哪里买得到), going somewhere fo
 as of an emigration), voices heard. These overlap too much with everyday speech to fire on
 one cue; the lexicon and the chat model's `CRISIS_MARKER` stay the nets for them.
 
-About 0.1 to 0.2 ms for 200 characters (timeit: 0.20 ms of everyday Chinese, 0.13 ms of English), most of it
+About 0.2 ms for 200 characters (timeit: 0.23 ms of everyday Chinese, 0.21 ms of English), most of it
 `safety.normalise`: a few compiled searches per sentence, the counter-cues only read
 after a pair of classes has met.
 """
@@ -135,7 +147,9 @@ _EXHAUST = _any(
     r"(?<![a-z])(?:garage[^.]{0,40}(?:car|engine)[^.]{0,12}(?:running|idling|on)|(?:car|engine)[^.]{0,12}(?:running|idling)[^.]{0,40}garage"
     r"|(?:car|engine)[^.]{0,20}closed garage|closed garage[^.]{0,20}(?:car|engine))(?![a-z])",
 )
-_SHUT = _any(r"门(?:窗)?(?:都)?关(?:着|好|紧|死)", r"(?<![a-z])(?:doors? (?:shut|closed)|closed garage|shut the door)(?![a-z])")
+_SHUT = _any(
+    r"门(?:窗)?(?:都)?关(?:着|好|紧|死)", r"(?<![a-z])(?:doors? (?:shut|closed)|closed garage|shut the door)(?![a-z])"
+)
 
 # --- things given away or settled, and a cue of absence --------------------------------------------
 # an absence for good, stronger than a donation's everyday look
@@ -277,12 +291,17 @@ _PASS_ON_COUNTER = _any(
     r"(?<![a-z])(?:said hi|say hi|exams?|trip|flight|work|sister'?s|party|dentist|doctor|appointment|boss|teacher|class|meeting|sick)(?![a-z])",
 )
 # a life insured, the person worth more gone: "at least id be worth something then"
-_INSURED = _any(r"保险金|保险赔|保险的钱|赔的钱|理赔|人寿保险|寿险", r"(?<![a-z])(?:life insurance|insurance (?:money|payout|pays?))(?![a-z])")
+_INSURED = _any(
+    r"保险金|保险赔|保险的钱|赔的钱|理赔|人寿保险|寿险",
+    r"(?<![a-z])(?:life insurance|insurance (?:money|payout|pays?))(?![a-z])",
+)
 _WORTH_GONE = _any(
     r"值点钱|值钱|我(?:死了|不在了)|要是我不在|如果我不在",
     r"(?<![a-z])(?:worth (?:something|more|anything)|(?:if|when|once) (?:i'?m|im) (?:gone|dead))(?![a-z])",
 )
-_INSURED_COUNTER = _any(r"买了|投保|业务员|保单|出国", r"(?<![a-z])(?:buy\w*|bought|adulting|agent|premium|quote|abroad)(?![a-z])")
+_INSURED_COUNTER = _any(
+    r"买了|投保|业务员|保单|出国", r"(?<![a-z])(?:buy\w*|bought|adulting|agent|premium|quote|abroad)(?![a-z])"
+)
 _PAINLESS = _any(
     r"(?:不痛苦|无痛|不痛)(?:的|地)?(?:方法|方式|办法)?.{0,4}(?:离开|走掉|结束自己|去死)|再也不想看到明天|不想再有明天",
     r"(?<![a-z])painless (?:ways?|methods?|way out) (?:to )?(?:go|die|end (?:it|things|my life)|leave)(?![a-z])",

@@ -5,8 +5,9 @@
 phrase families (`PHRASES`), never single characters, and under them a general rule (`speaks_of_harm`).
 The text is normalised (`normalise`): NFKC, casefold, zero-width characters removed,
 the traditional characters the lexicon uses mapped to simplified ones, spaces and dots between Chinese
-characters dropped (我 不 想 活 了, 自.杀), spelt-out letters joined (k i l l), and common disguises
-read as what they hide (zi sha, 想紫砂, unalive, kms, su1cide, k!ll).
+characters dropped (我 不 想 活 了, 自.杀), spelt-out letters joined (k i l l), and common disguises and typos
+read as what they hide (zi sha, 想紫砂, 想自沙, 想 s 了 (not 想 s 你了), 割婉, unalive, kms, su1cide, k!ll, wnt, wana,
+disapear).
 
 Besides the plain words (想死, 不想活了, 自杀, 轻生, "kill myself", "suicidal"), the lexicon reads families
 of indirect but explicit statements: not wanting to wake or to hold on to life (不想醒来了, 活着太累了不想撑了,
@@ -40,7 +41,7 @@ the turkey", "I hope I don't wake up late").
 
 The general rule is the net under the families, so that a phrasing no family foresaw is caught by
 construction. A clause fires when
-- it holds a word of death or self-harm (`HARMS`): 死, 自杀, 轻生, 结束自己, 离开这个世界, 另一个世界, 遗言, 遗书,
+- it holds a word of death or self-harm (`HARMS`): 死, 自杀, 轻生, 结束自己, 把自己了结掉, 离开这个世界, 另一个世界, 遗言, 遗书,
   跳楼, 上吊, 烧炭, 割腕, 跳下去, at a roof's edge, pills in a measure only an overdose needs (吃了一整瓶药, 攒药),
   割/划 of one's own body, 刀片, a wound again (伤口又多了几道), 活着的最后一天, 我不在了, 和这个世界说再见, 永远睡着;
   die, dead, death, suicide, overdose, noose, wrists cut, "jump off the bridge", "in front of a train",
@@ -51,10 +52,14 @@ construction. A clause fires when
   died, a game's deaths, a title in 《》, 跳楼价, 自杀小队 and 自杀预防; "killing it", "to die for", "dying to",
   "dead tired", "I'm dead 😂", "bored to death", "scared me (half) to death", "die of embarrassment", "I'm gonna
   die if I don't eat", "my phone died", 等我死了再说 (not in my lifetime), 真的要死了 at a clause's start (累成狗，
-  真的要死了), a title in quotes after what it names (the album 'Goodbye Forever'). 杀青, 秒杀, 割肉, 划算,
+  真的要死了), a title in quotes after what it names (the album 'Goodbye Forever'), "my ex is dead to me", 断舍离;
+  death told as done beside a laugh or after exertion (我不活了哈哈哈哈, 跑了十公里 我宣布我已经死了, "i'm dead
+  after leg day 😂"; a wish, 想死 or 不想活了哈哈, is never taken out). 杀青, 秒杀, 割肉, 划算,
   划船, "deadline", "cutting edge" hold no word of it at all;
 - the word is not denied right before it (我不想死, 我没有想过自杀, "I don't want to die") nor owned by someone
-  else (外公的遗言, 奶奶临终前的遗言, 主角自杀了, "his death"; 我们历史课 is a class, not the speaker);
+  else (外公的遗言, 奶奶临终前的遗言, 主角自杀了, "his death"; 我们历史课 is a class, not the speaker), nor, in a story,
+  a role's (女主最后死了, 剧本杀里我演的角色最后上吊了, 演一个自杀的诗人, "the main character died": 我 nearby is the
+  viewer or the actor), and others whom one's death would burden are not its subject (怎么死才不会连累别人);
 - and the clause speaks of the person: a first person in it (我, 老子, "I", "my"; 我妈 and "my friend" are
   someone else), else no one else named in it, and then a first person in the sentence, else no one else and
   no story in the sentence, and either a Chinese clause (it needs no subject: 怎么死比较不痛, 割腕会不会很痛),
@@ -85,9 +90,12 @@ clearest everyday uses are let through:
 - a denial in the same clause (我没有想自杀, "I would never kill myself", "I'm not suicidal"); a denial
   covers only its own phrase, so 我没有想自杀，只是觉得活着没意思 still fires;
 - an act told of in a film, a book or the news, in a sentence with no first person (电影里的人自杀了,
-  "the character attempts suicide in the show"); with a first person anywhere in the sentence it
-  fires (我看的电影里主角自杀了: a check-in we accept), and so does a friend's or stranger's act
-  without such a cue (他自杀了: grief deserves care too).
+  "the character attempts suicide in the show"), or a role's act in a story with a first person nearby
+  (我看的电影里主角自杀了, 剧本杀里我演的角色最后自杀了); the person's own wish beside a story fires
+  (看完这部剧我也想像女主一样去死), and so does a friend's or stranger's act without a story
+  (他自杀了: grief deserves care too);
+- a joke told of oneself as already dead, beside a laugh or after exertion (我不活了哈哈哈哈, 我宣布我已经死了
+  after a run, "my ex is dead to me 🙄"); 不想活了 beside a laugh still fires.
 Not recognised on purpose: the pinyin "xiang si" (also 相思), "kys" (aimed at someone else), 活着好累,
 撑不下去了 without 活着, "I can't do this anymore" and other weariness that states no wish to die; many pills
 taken without a measure that only an overdose reaches (已经吃了很多药: as 感冒了吃了好多药 says of a cold);
@@ -148,7 +156,10 @@ _DISGUISES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], 
     # typos of the words the lexicon reads: wnt, wana, disapear
     (re.compile(r"(?<![a-z])(?:wnt|wnat|wan|whant)(?=\s(?:to|2)(?![a-z]))"), "want"),
     (re.compile(r"(?<![a-z])(?:wana|wnna|wannna)(?![a-z])"), "wanna"),
-    (re.compile(r"(?<![a-z])(?:disapear|dissapear|dissappear|disappeer|dissapper|disapper)(?=s|ed|ing|(?![a-z]))"), "disappear"),
+    (
+        re.compile(r"(?<![a-z])(?:disapear|dissapear|dissappear|disappeer|dissapper|disapper)(?=s|ed|ing|(?![a-z]))"),
+        "disappear",
+    ),
     (re.compile(r"(?<![a-z])zi[1-4]?\s?can[1-4]?(?![a-z])"), "自残"),
     (re.compile(r"(?<![a-z])ge[1-4]?\s?wan[1-4]?(?![a-z])"), "割腕"),
     (re.compile(r"(?<![a-z])bu\s?xiang\s?huo\s?le(?![a-z])"), "不想活了"),
