@@ -8,7 +8,7 @@ phrases, this module matches classes of words and fires when two classes meet in
 short message (at most three sentences and 160 characters), and no everyday counter-cue of the class is
 in the same span:
 - a means or a place of harm (绳子, 安眠药, 药, 刀片, 枪, 子弹, 楼顶, 天台, 几楼, 江边, 河边, 铁轨, 车流, 煤气, 瓦斯,
-  炭; rope, noose, pills, tylenol, advil, razor, blade, knife, gun, revolver, bridge, building, "what floor",
+  炭; rope, noose, pills, tylenol, advil, razor, blade, knife, gun, revolver, bridge, building, "what floor", "30 floors",
   roof, river, tracks, train, traffic, gas) with a
   strong cue of intent (都攒好了, 全部吃掉, 一整瓶, 一直走进去, 冲过去, 不回来了, 别找我, 挂好, 封好, 躺着等, 门窗关死,
   才不会醒, 活不下来, 找个能挂的地方; for good, made up my mind, tied, saved up, lined up, "you know what for", "all of
@@ -17,7 +17,7 @@ in the same span:
   hold", "thinking about using it"), a method worked out (想好怎么做了, "figured out how im gonna do it") or two
   weak ones (今晚, 这次, 够了, 准备好了, 就这样, 决定了, 手里, 站在, 躺在, 开着, 我现在在, 最高, 没锁, 数了, 是认真的, 上了膛,
   面前; tonight, this time, enough, ready, decided, counted, loaded, holding, "in my hand", rn, "I'm on", "how
-  high", "in front of me", "on my lap", "right here", "in my drawer"); or the car running in a closed garage
+  high", "in front of me", "on my lap", "right here", "in my drawer", "on my nightstand", "40 of them"); or the car running in a closed garage
   with the door shut or a method worked out (not warming it up, a garage sale, a fix); spoken by the person (a first person, or no one else named: 他, she, 男主, "my sister" are
   someone else), and not in a kitchen, a clinic, a hobby, a trip, a game or a story (攀岩, 烧烤, 露营, 医院, 头疼,
   布洛芬, 钓鱼, 散步, 看星星, 游戏, 剧, 水开, 吊床; climbing, camping, headache, organiser, onions, shaving, game,
@@ -96,7 +96,7 @@ _SOMEONE_ELSE = re.compile(
 _MEANS = _any(
     r"绳|上吊|安眠药|药|刀片|刀|枪|楼顶|顶楼|天台|阳台|窗台|窗边|窗户|窗外|桥|江边|河边|湖边|海边|江里|河里|铁轨|轨道|火车|车流|马路|煤气|瓦斯|天然气|燃气|炭|农药|子弹|几楼|几层|多少层|多高的楼",
     r"(?<![a-z])(?:rope|noose|pills?|tablets|tylenol|paracetamol|advil|ibuprofen|aspirin|xanax|meds|medicine cabinet|antidepressants|painkillers|razor|blades?|knife"
-    r"|gun|pistol|revolver|rifle|shotgun|bridge|building|(?:what|which|how many) floors?|gas"
+    r"|gun|pistol|revolver|rifle|shotgun|bridge|building|(?:what|which|how many|\d+) (?:floors?|stories|storeys)|gas"
     r"|roof(?:top)?|ledge|cliff|river|tracks|train|traffic|overpass|balcony)(?![a-z])",
 )
 # A strong cue of intent is enough with a means; a weak one (tonight, this time, ready) needs another beside it.
@@ -121,7 +121,7 @@ _INTENT_WEAK = _any(
     r"|面前|腿上|身边|旁边|抽屉里|枕头下|上了膛|上膛|装好子弹",
     r"(?<![a-z])(?:tonight|this time|enough|ready|decided|counted|loaded|in my hand|holding|at once|goodbye|last time"
     r"|end it|finally|right now|rn|it'?s ok|its ok|i'?m on|im on|standing on|sitting on|parked on|lying on|how high|how tall"
-    r"|how deep|in front of me|on my lap|next to me|right here|in my drawer|under my pillow|on the table)(?![a-z])",
+    r"|how deep|in front of me|on my lap|next to me|right here|in my drawer|under my pillow|on the table|on my nightstand|(?:\d{2,}|thirty|forty|fifty) of them)(?![a-z])",
 )
 _MEANS_COUNTER = _any(
     r"攀岩|登山|烧烤|露营|野营|医院|医生|开药|买药|感冒|发烧|头疼|头痛|牙疼|布洛芬|维生素|钓鱼|散步|看星星|星星|风景|花园|晾|做饭|切菜|厨房"
@@ -148,14 +148,15 @@ _EXHAUST = _any(
     r"|(?:car|engine)[^.]{0,20}closed garage|closed garage[^.]{0,20}(?:car|engine))(?![a-z])",
 )
 _SHUT = _any(
-    r"门(?:窗)?(?:都)?关(?:着|好|紧|死)", r"(?<![a-z])(?:doors? (?:shut|closed)|closed garage|shut the door)(?![a-z])"
+    r"门(?:窗)?(?:都)?关(?:着|好|紧|死)",
+    r"(?<![a-z])(?:doors? (?:is |are )?(?:shut|closed)|closed garage|shut the door)(?![a-z])",
 )
 
 # --- things given away or settled, and a cue of absence --------------------------------------------
 # an absence for good, stronger than a donation's everyday look
 _FOR_GOOD_ZH = (
     r"没什么牵挂|没有牵挂|没牵挂|没有?什么放不下|不会在了|我不在了|不用.{0,2}(?:操心|担心)我|不会再(?:烦|麻烦|打扰|拖累)(?:任何人|你们|大家|别人)"
-    r"|比跟着?我好|比在我这好|没有我(?:会)?更好"
+    r"|比跟着?我好|比在我这好|没有我(?:会)?更好|比我(?:照顾得|对它|对她|对他|养得)?(?:更)?好"
 )
 _FOR_GOOD_EN = (
     r"than with me|better off without me|when i'?m gone|after i'?m gone|won'?t be (?:around|here) (?:after|anymore|much longer)"
@@ -326,7 +327,8 @@ _ONGOING = _any(
 _HARM_COUNTER = _any(
     r"一下|做梦|不小心|蚊子|切菜|做饭|游戏|舌头|摔|磕|碰|手术",
     r"(?<![a-z])(?:mosquito|bites?|itch\w*|shav\w*|pan|oven|stove|cook\w*|baking|iron|accident\w*|accidentally|by mistake"
-    r"|gym|workout|dinner|kitchen|onions?|door|corner|table|boxing|bags?|opening|cans?|paper|glass)(?![a-z])"
+    r"|gym|workout|dinner|kitchen|onions?|door|corner|table|boxing|bags?|opening|cans?|paper|glass"
+    r"|shelf|cabinet|cupboard|ceiling|doorframe|bunk|a little)(?![a-z])"
     r"|(?<![a-z])(?:cats?|kitty|kitten|dogs?|puppy|parrot|hamster|rabbit) (?:scratched|scratches|bit|bites|got)(?![a-z])",
 )
 _SH = re.compile(
