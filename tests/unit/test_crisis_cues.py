@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import timeit
 from pathlib import Path
 
 import pytest
@@ -157,17 +156,7 @@ def test_each_cue_class_has_an_everyday_counterpart(crisis: str, everyday: str) 
     assert signals_crisis(crisis) and not signals_crisis(everyday)
 
 
-def test_two_hundred_characters_take_under_half_a_millisecond() -> None:
-    text = ("今天上班好累 老板又让我改方案 晚上回家吃了火锅 then watched a movie with friends lol " * 4)[:200]
-    runs = 200
-    seconds = min(timeit.repeat(lambda: signals_crisis(text), number=runs, repeat=5)) / runs
-    assert seconds < 0.0005
-
-
-def test_the_whole_check_takes_under_one_and_a_half_milliseconds_for_two_hundred_characters() -> None:
-    # everyday Chinese with death words in nearly every clause, none of them firing: the slow path of both nets
+def test_the_slow_path_of_both_nets_stays_quiet_on_everyday_death_words() -> None:
+    # everyday Chinese with death words in nearly every clause (timed by bench/crisis_check.py)
     text = ("累死了 笑死我了 这部剧男主最后死了 跑完步我已经死了哈哈 我不活了哈哈哈 手机又死机了 " * 4)[:200]
     assert not crisis_seen(text)
-    runs = 100
-    seconds = min(timeit.repeat(lambda: crisis_seen(text), number=runs, repeat=5)) / runs
-    assert seconds < 0.0015
