@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from dreamchat.domain.models import MAX_MESSAGE_CHARS, BasicEmotion, RelationshipLevel
 from dreamchat.domain.relationship import DEFAULT_LEVEL, reply_rate
+from dreamchat.domain.text import is_blank
 
 MAX_MESSAGES = 5
 READ_PAUSE_MIN, READ_PAUSE_MAX = 2.0, 8.0
@@ -129,7 +130,7 @@ def is_late_night(local_hour: int, night_owl: bool = False) -> bool:
 def split_messages(text: str, max_chars: int = MAX_MESSAGE_CHARS) -> list[str]:
     """One message per non-empty line; lines beyond the fifth are merged into the fifth; each
     message is cut to `max_chars` at a sentence end, so no answer can flood the history."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    lines = [line.strip() for line in text.splitlines() if not is_blank(line)]  # zero-width lines say nothing
     if len(lines) > MAX_MESSAGES:
         lines = [*lines[: MAX_MESSAGES - 1], " ".join(lines[MAX_MESSAGES - 1 :])]
     return [shorten(line, max_chars) for line in lines]

@@ -96,15 +96,13 @@ class ChatService:
             self._help[locale] = SafetyNotice(tuple(safety.resources_for(locale, self._settings.crisis_table)))
         return self._help[locale]
 
-    def accept(self, pair: PairId, ai_user: AIUser, content: str) -> Message:
-        """Store the person's message durably (the first step of every turn and of save-message)."""
+    def accept(self, pair: PairId, ai_user: AIUser, content: str, *, limited: bool = True) -> Message:
+        """Store the person's message durably (the first step of every turn and of save-message);
+        not `limited` by the message rate (a crisis, which is never refused)."""
         check_content(content)
-        self._limit.hit(
-            keys.message_limit_scope(pair.account_id),
-            self._settings.messages_per_minute,
-            60,
-            "too many messages; wait a moment",
-        )
+        if limited:
+            scope, per_minute = keys.message_limit_scope(pair.account_id), self._settings.messages_per_minute
+            self._limit.hit(scope, per_minute, 60, "too many messages; wait a moment")
         crisis = crisis_seen(content)  # the lexicon, then the cue classes under it
         message = self.memory.record(pair, "user", content, safety="crisis" if crisis else None)
         now = self._clock.now()
@@ -127,18 +125,25 @@ class ChatService:
 
     def save(self, pair: PairId, ai_user: AIUser, content: str) -> tuple[Message, bool]:
         """Store a message without a reply; a farewell still ends the topic."""
-        message = self.accept(pair, ai_user, content)
+        message = self.accept(pair, ai_user, content, limited=not crisis_seen(content))
         ended = says_farewell(content, self._settings.farewell_keywords)
         if ended:
             self.memory.end_topic(pair, message.topic_id)
         return message, ended
 
-    def respond(self, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline | None = None) -> list[Event]:
-        """The AI's side of the turn, all of it done: the events to send, ending with Done or Failed."""
+    def respond(
+        self, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline | None = None, *, model: bool = True
+    ) -> list[Event]:
+        """The AI's side of the turn, all of it done: the events to send, ending with Done or Failed;
+        without the `model` (a crisis it has no room for), words of care and the help lines."""
         deadline = deadline or Deadline.after(self._settings.chat_turn_seconds)
         crisis = person.safety == "crisis" or self._topic_in_crisis(pair, person)
         try:
-            reply = self._generate(pair, ai_user, person, deadline.sooner(self._settings.chat_reserve_seconds), crisis)
+            reply = (
+                self._generate(pair, ai_user, person, deadline.sooner(self._settings.chat_reserve_seconds), crisis)
+                if model or not crisis
+                else Reply(crisis_reply(offline=False), typed=False)
+            )
         except LLMError as error:
             log.warning("chat model failed", extra={"ai_user_id": ai_user.id, "error": type(error).__name__})
             if not crisis:

@@ -223,7 +223,8 @@ class HeartbeatService:
         silent = (now.timestamp() - (state.last_person_at or now.timestamp())) / 3600
         template = due.scheduled.message_template if due and due.scheduled else ""
         relationship, zone = self._memory.repo.relationship(pair), self._states.zone(pair, ai_user)
-        instructions = chat_instructions(ai_user.name, relationship.level)
+        # a check-in after a crisis never plays the level's attitude (决裂: 拒绝沟通)
+        instructions = chat_instructions(ai_user.name, relationship.level, crisis=kind == "checkin")
         context = self._memory.context(pair, ai_user, None, instructions)
         trigger = heartbeat_prompt(now, zone, kind, template, silent)
         messages = [*context.messages, {"role": "system", "content": trigger}]

@@ -30,7 +30,7 @@ from dreamchat.domain.answering import (
 )
 from dreamchat.domain.crisis_cues import crisis_seen
 from dreamchat.domain.models import AIUser, Message, PairId
-from dreamchat.errors import Conflict, NotFound
+from dreamchat.errors import Conflict, NotFound, TooManyRequests, Unavailable
 from dreamchat.services.chat import Done, Event, Failed, Notice, SafetyNotice, Sent, Thinking
 from dreamchat.services.container import Services
 from dreamchat.services.idempotency import Idempotency, IdempotencyClaim, fingerprint
@@ -134,9 +134,10 @@ def _turn(
     person: Message,
     deadline: Deadline,
     claim: IdempotencyClaim | None,
+    model: bool = True,
 ) -> list[dict[str, str]]:
     """The whole AI side of a turn as SSE events, kept for the Idempotency-Key's retries."""
-    turn = _respond(services, pair, ai_user, person, deadline)
+    turn = _respond(services, pair, ai_user, person, deadline, model)
     if isinstance(turn[-1], Failed):  # the person may ask for the answer again at once
         _unless_erased(_answering(services).free, *keys.answering(pair, person.id))
     events = list(_events(turn))
@@ -162,23 +163,59 @@ def _answering(services: Services) -> Leases:
 
 
 def _retried(
-    services: Services, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline, lease: LeaseClaim
+    services: Services,
+    pair: PairId,
+    ai_user: AIUser,
+    person: Message,
+    deadline: Deadline,
+    lease: LeaseClaim,
+    model: bool = True,
 ) -> list[dict[str, str]]:
     """A retry's turn under its lease: a failure leaves the message free to retry, an answer ends it."""
-    turn = _respond(services, pair, ai_user, person, deadline)
+    turn = _respond(services, pair, ai_user, person, deadline, model)
     answering = _answering(services)
     _unless_erased(answering.release if isinstance(turn[-1], Failed) else answering.finish, lease)
     return list(_events(turn))
 
 
-def _respond(services: Services, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline) -> list[Event]:
+def _respond(
+    services: Services, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline, model: bool = True
+) -> list[Event]:
     try:
-        return list(services.chat.respond(pair, ai_user, person, deadline))
+        return list(services.chat.respond(pair, ai_user, person, deadline, model=model))
     except Gone:  # the account or the pair was deleted while the AI was answering
         return [Failed("gone", "this conversation was deleted")]
     except Exception as error:  # noqa: BLE001 - logged; the stream must still end with an event
         log.error("chat turn failed", extra={"ai_user_id": ai_user.id, "error": type(error).__name__})
-        return [Failed("internal_error", "这次没能回复，你的消息已经保存。")]
+        failed = Failed("internal_error", "这次没能回复，你的消息已经保存。")
+        return [*_help_lines(services, pair, person), failed]
+
+
+def _help_lines(services: Services, pair: PairId, person: Message) -> list[Event]:
+    """The help lines a turn on a crisis message shows even when it fails."""
+    with contextlib.suppress(Exception):  # the turn's own failure may be the store's
+        return [services.chat.crisis_help(pair.account_id)] if person.safety == "crisis" else []
+    return []
+
+
+def _slot(pool: ModelPool, account_id: str, crisis: bool) -> Slot | None:
+    """A model pool slot for the turn; for a crisis, when none is free, None: it is answered
+    without the model (words of care and the help lines), never with a 503 (a crisis spends no budget)."""
+    try:
+        return pool.reserve(account_id, budgeted=not crisis)
+    except (Unavailable, TooManyRequests):
+        if not crisis:
+            raise
+        return None
+
+
+def _now_or_streamed(
+    pool: ModelPool, slot: Slot | None, turn: Callable[..., list[dict[str, str]]], *args: Any
+) -> EventSourceResponse:
+    """The turn on its slot, or, a crisis without one, at once without the model."""
+    if slot is None:
+        return EventSourceResponse(iter(turn(*args, False)))
+    return _streamed(pool, slot, turn, *args)
 
 
 @router.post(
@@ -205,21 +242,35 @@ def chat(
     """Send a message; the AI's messages come back as server-sent events."""
     deadline: Deadline = request.scope[SCOPE_KEY]  # set by RequestDeadline
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
-    # before the message is stored: a 503 means "send it again", nothing half-done
-    slot = pool.reserve(caller.id, budgeted=not crisis_seen(body.content))
+    # before the message is stored: a 503 means "send it again", nothing half-done (never for a crisis)
+    crisis = crisis_seen(body.content)
+    slot = _slot(pool, caller.id, crisis)
     claim = None
     try:
         claim = _claim(services, caller.id, idempotency_key, "chat", user_id, body.content)
         if claim is not None and claim.replay is not None:
-            slot.release()
+            _release(slot)
             return EventSourceResponse(iter(claim.replay))
-        person = services.chat.accept(pair, ai_user, body.content)
+        try:
+            person = services.chat.accept(pair, ai_user, body.content)
+        except TooManyRequests:
+            if not crisis:
+                raise
+            # past the message limit a crisis is still stored and answered, without the model
+            person = services.chat.accept(pair, ai_user, body.content, limited=False)
+            _release(slot)
+            slot = None
     except BaseException:
-        slot.release()
+        _release(slot)
         _abandon(services, claim)
         raise
 
-    return _streamed(pool, slot, _turn, services, pair, ai_user, person, deadline, claim)
+    return _now_or_streamed(pool, slot, _turn, services, pair, ai_user, person, deadline, claim)
+
+
+def _release(slot: Slot | None) -> None:
+    if slot is not None:
+        slot.release()
 
 
 @router.post(
@@ -255,15 +306,15 @@ def retry(
     refusal = retry_refusal(last, message_id, freed=freed, over=last is not None and _turn_over(services, last))
     if refusal is not None or last is None:
         raise Conflict(refusal or NOT_THE_LATEST)
-    slot = pool.reserve(caller.id)
+    slot = _slot(pool, caller.id, last.safety == "crisis")
     try:
         lease = answering.claim(pk, sk)
         if lease.status != "won":
             raise Conflict("this message is already being answered")
     except BaseException:
-        slot.release()
+        _release(slot)
         raise
-    return _streamed(pool, slot, _retried, services, pair, ai_user, last, deadline, lease)
+    return _now_or_streamed(pool, slot, _retried, services, pair, ai_user, last, deadline, lease)
 
 
 @router.delete("/{user_id}/messages/{message_id}", response_model=MessageDeleted, responses=documented(401, 404, 422))
