@@ -11,6 +11,7 @@ the best of five repeats.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import timeit
@@ -33,7 +34,8 @@ TEXTS = {
 }
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args(argv)
     print(f"{'set':<24} {'lexicon: crisis':>16} {'quiet':>9}   {'whole check: crisis':>20} {'quiet':>9}")
     for path in sorted(DATA.glob("crisis_*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
