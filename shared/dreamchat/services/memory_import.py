@@ -125,7 +125,7 @@ class MemoryImport:
     def _write(self, pair: PairId, ai_user: AIUser, document: MemoryDocument) -> int:
         for entry in document.long_term:  # the documents first: an index never points at nothing
             if entry.detail is not None:
-                self._repo.put_detail(pair, keys.detail_file_blob(pair, entry.index.detail_file), entry.detail)
+                self._repo.put_detail(pair, self._repo.detail_key(pair, entry.index), entry.detail)
         self._commit(pair, _writes(document, self._due_now()))
         if document.messages:
             self._repo.log.claim_greeting(pair)  # the chat goes on: no second opening message

@@ -4,6 +4,7 @@ log, short-term, detail documents, the person's 关于我); writes go through a 
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterator
 
 from dreamchat import keys
@@ -85,13 +86,31 @@ class MemoryRepository:
         items = query_all(self.store, keys.pair_pk(pair), KeyRange(prefix=keys.LONG_PREFIX))
         return [to_model(LongTermIndex, i) for i in items]
 
-    def detail(self, pair: PairId, detail_file: str) -> LongTermDetail | None:
-        key = keys.detail_file_blob(pair, detail_file)
-        raw = self.blobs.get(key)
+    def detail(self, pair: PairId, entry: LongTermIndex) -> LongTermDetail | None:
+        raw = self.blobs.get(self.detail_key(pair, entry))
         return LongTermDetail.model_validate_json(raw) if raw else None
+
+    def detail_key(self, pair: PairId, entry: LongTermIndex) -> str:
+        return keys.detail_file_blob(pair, entry.detail_file, entry.detail_revision)
 
     def put_detail(self, pair: PairId, key: str, detail: LongTermDetail) -> None:
         self.blobs.put(key, json.dumps(detail.model_dump(), ensure_ascii=False, indent=2).encode())
+
+    def new_detail(self, pair: PairId, entry: LongTermIndex, detail: LongTermDetail) -> LongTermIndex:
+        """`detail` stored under a new revision, before the commit of the entry returned (which names
+        it): whichever commit wins, its document is the current one; then `settle_detail`."""
+        named = entry.model_copy(update={"detail_revision": uuid.uuid4().hex[:12]})
+        self.put_detail(pair, self.detail_key(pair, named), detail)
+        return named
+
+    def settle_detail(self, pair: PairId, written: LongTermIndex, replaced: LongTermIndex | None, won: bool) -> None:
+        """After the commit of `written` (from `new_detail`): lost, its document goes; won, the one of
+        the entry it replaced goes (and its own, when the entry was erased or deleted meanwhile)."""
+        key = self.detail_key(pair, written)
+        if won and replaced is not None and self.detail_key(pair, replaced) != key:
+            self.blobs.delete(self.detail_key(pair, replaced))
+        if not won or all(e.id != written.id for e in self.long_index(pair)):
+            self.blobs.delete(key)
 
     # core, souls, relationship
 
