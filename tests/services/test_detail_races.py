@@ -10,8 +10,9 @@ from dreamchat import keys
 from dreamchat.domain.models import PairId
 from dreamchat.ports import Operation, Put
 from dreamchat.services.container import Services
+from dreamchat.services.storage.unit_of_work import Storage
 from tests.services.conftest import on_every_store
-from tests.services.test_healing_attacks import Held, a_degraded_move, services_with, tell
+from tests.services.test_healing_attacks import Held, a_degraded_move, in_flight, services_with, tell
 from tests.services.test_pair_generations import friends_with_a_public_ai_user
 from tests.services.test_supersession import ZONE
 
@@ -82,3 +83,36 @@ def test_an_edit_racing_an_edit_leaves_one_document(runtime, clock) -> None:
     services.memory_editor.long_term(pair, entry.id, False, {"detail_content": "先写的"})
     services.memory_editor.long_term(pair, entry.id, False, {"detail_content": THEIRS})
     assert_theirs(services, runtime, pair, entry.id)
+
+
+def test_a_redo_that_loses_to_an_edit_deletes_its_own_document(runtime, clock) -> None:
+    services, model, pair = a_degraded_move(runtime, clock)
+    offline = max(services.memory.repo.long_index(pair), key=lambda e: e.created_at)
+    thread, outcome = in_flight(model, lambda: services.healing.heal(pair, force=True))
+    services.memory_editor.long_term(pair, offline.id, False, {"detail_content": THEIRS})
+    model.release.set()
+    thread.join(20)
+
+    assert [h.outcome for h in outcome[0]] == ["contended"]
+    assert_theirs(services, runtime, pair, offline.id)
+
+
+def test_an_entry_from_before_revisions_is_read_and_its_document_replaced(runtime, clock) -> None:
+    services, _, pair = a_degraded_move(runtime, clock)
+    entry = max(services.memory.repo.long_index(pair), key=lambda e: e.created_at)
+    old = entry.model_copy(update={"detail_revision": ""})  # as an entry stored before revisions names it
+    runtime.blobs.put(
+        services.memory.repo.detail_key(pair, old), runtime.blobs.get(services.memory.repo.detail_key(pair, entry))
+    )
+    runtime.blobs.delete(services.memory.repo.detail_key(pair, entry))
+    with Storage(runtime.store).pair(pair) as uow:
+        [read] = [r for r in uow.long_terms.all() if r.entity.id == entry.id]
+        uow.long_terms.save(old, read, None)
+        uow.commit()
+    assert services.memory.repo.detail(pair, old) is not None
+    assert services.views.detail(pair, old.detail_file).title == entry.title
+
+    services.memory_editor.long_term(pair, entry.id, False, {"detail_content": THEIRS})
+
+    assert_theirs(services, runtime, pair, entry.id)
+    assert runtime.blobs.get(keys.detail_file_blob(pair, old.detail_file)) is None
