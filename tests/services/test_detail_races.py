@@ -10,6 +10,7 @@ from dreamchat import keys
 from dreamchat.domain.models import PairId
 from dreamchat.ports import Operation, Put
 from dreamchat.services.container import Services
+from dreamchat.services.memory_repo import detail_key
 from dreamchat.services.storage.unit_of_work import Storage
 from tests.services.conftest import on_every_store
 from tests.services.test_healing_attacks import Held, a_degraded_move, in_flight, services_with, tell
@@ -101,10 +102,8 @@ def test_an_entry_from_before_revisions_is_read_and_its_document_replaced(runtim
     services, _, pair = a_degraded_move(runtime, clock)
     entry = max(services.memory.repo.long_index(pair), key=lambda e: e.created_at)
     old = entry.model_copy(update={"detail_revision": ""})  # as an entry stored before revisions names it
-    runtime.blobs.put(
-        services.memory.repo.detail_key(pair, old), runtime.blobs.get(services.memory.repo.detail_key(pair, entry))
-    )
-    runtime.blobs.delete(services.memory.repo.detail_key(pair, entry))
+    runtime.blobs.put(detail_key(pair, old), runtime.blobs.get(detail_key(pair, entry)))
+    runtime.blobs.delete(detail_key(pair, entry))
     with Storage(runtime.store).pair(pair) as uow:
         [read] = [r for r in uow.long_terms.all() if r.entity.id == entry.id]
         uow.long_terms.save(old, read, None)

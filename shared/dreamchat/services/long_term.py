@@ -23,7 +23,7 @@ from dreamchat.llm.contracts import ExtractedMemory
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.ports import MAX_TRANSACTION_ITEMS, Clock
 from dreamchat.services.core_judgment import CoreJudge
-from dreamchat.services.memory_repo import MemoryRepository
+from dreamchat.services.memory_repo import MemoryRepository, new_detail, settle_detail
 from dreamchat.services.quality import QualityService
 from dreamchat.services.storage.session import Versioned
 from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
@@ -144,7 +144,7 @@ class Extractor:
             sources=self._anchors(pair, memory.key_points, mids),
         )
         vectors = self._vectors.retriever.vectors(vec.embedded_texts(index))
-        index = self.repo.new_detail(pair, index, detail)  # before the commit: an edit after it keeps theirs
+        index = new_detail(self.repo, pair, index, detail)  # before the commit: an edit after it keeps theirs
         stored = False
         try:
             uow.long_terms.add(index, vectors)
@@ -152,7 +152,7 @@ class Extractor:
             owed = self._owed(long_id, mids, made_past.refs) if degraded else None
             stored = self._commit_extracted(uow, sources, "long-term entry already stored or its sources changed", owed)
         finally:  # lost (or erased meanwhile): the document goes too
-            self.repo.settle_detail(pair, index, None, stored)
+            settle_detail(self.repo, pair, index, None, stored)
         result.superseded += made_past.marked if stored else 0
         result.supersessions_dropped += made_past.dropped
         for m in mids:  # stored, or left for the next sweep: either way not a leftover

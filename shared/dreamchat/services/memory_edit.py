@@ -20,7 +20,7 @@ from dreamchat.domain.models import (
 from dreamchat.domain.supersession import carried, renumbered, undone
 from dreamchat.errors import Conflict, Contended, Invalid, NotFound
 from dreamchat.ports import Clock
-from dreamchat.services.memory_repo import MemoryRepository
+from dreamchat.services.memory_repo import MemoryRepository, detail_key, new_detail, settle_detail
 from dreamchat.services.recall import Retriever
 from dreamchat.services.storage.memory import Embedded
 from dreamchat.services.storage.session import Versioned
@@ -81,7 +81,7 @@ class MemoryEditor:
             if delete:
                 uow.long_terms.remove(found)
                 uow.commit()
-                self._repo.blobs.delete(self._repo.detail_key(pair, found.entity))
+                self._repo.blobs.delete(detail_key(pair, found.entity))
                 return None
         detail_content = changes.pop("detail_content", None)
         current_again = changes.pop("undo_supersede", [])
@@ -98,7 +98,7 @@ class MemoryEditor:
             committed = self._commit_long_term(pair, entry_id, changes, current_again)
         finally:  # lost (or deleted meanwhile): their new document goes; won: the one it replaced
             if written is not None:
-                self._repo.settle_detail(pair, written, committed[1] if committed else None, committed is not None)
+                settle_detail(self._repo, pair, written, committed[1] if committed else None, committed is not None)
         if committed is None:
             raise Contended("the memory kept changing; try again")
         return entry.model_dump()
@@ -167,8 +167,8 @@ class MemoryEditor:
         detail = self._repo.detail(pair, entry)
         if detail is None:
             raise NotFound("the detail document is missing")
-        return self._repo.new_detail(
-            pair, entry, detail.model_copy(update={"title": entry.title, "detail_content": content})
+        return new_detail(
+            self._repo, pair, entry, detail.model_copy(update={"title": entry.title, "detail_content": content})
         )
 
 

@@ -17,7 +17,7 @@ from dreamchat.llm.contracts import ExtractedMemory
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.ports import Clock
 from dreamchat.services.compression import compression_ratio
-from dreamchat.services.memory_repo import MemoryRepository
+from dreamchat.services.memory_repo import MemoryRepository, new_detail, settle_detail
 from dreamchat.services.storage.session import Versioned
 from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
 from dreamchat.services.supersession import Superseder
@@ -105,14 +105,14 @@ class Redo:
                 emotion_tags=mids[0].emotion_tags,
                 source_mid_ids=[m.id for m in mids],
             )
-            healed = self._repo.new_detail(pair, healed, detail)  # before the commit: the winner's is current
+            healed = new_detail(self._repo, pair, healed, detail)  # before the commit: the winner's is current
             outcome: Outcome = "contended"
             try:
                 uow.long_terms.save(healed, entry, vectors)
                 self._superseder.mark(uow, shown, memory, healed, sup.renumbered(entry.entity.key_points, points))
                 outcome = _commit(uow, "healed")
             finally:  # lost (or erased meanwhile): its document goes; won: the one it replaced
-                self._repo.settle_detail(pair, healed, entry.entity, outcome == "healed")
+                settle_detail(self._repo, pair, healed, entry.entity, outcome == "healed")
         return outcome
 
     def _anchors(self, pair: PairId, points: list[str], sources: list[MidTermMemory]) -> list[str]:
