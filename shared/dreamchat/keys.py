@@ -138,13 +138,11 @@ def short_term_sk(topic_id: str, message_id: str) -> str:
     return f"{topic_id}#{message_id}"
 
 
-def detail_blob(pair: PairId, date: str, safe_title: str) -> str:
-    return detail_file_blob(pair, f"{date}_{safe_title}.json")
-
-
-def detail_file_blob(pair: PairId, detail_file: str) -> str:
-    """A long-term detail document by its file name (a long-term index item's `detail_file`)."""
-    return f"{pair_blob_prefix(pair)}long_term_details/{detail_file}"
+def detail_file_blob(pair: PairId, detail_file: str, revision: str = "") -> str:
+    """A long-term detail document by its file name (a long-term index item's `detail_file`) and
+    revision (its `detail_revision`, "" for a document written before revisions: the name alone)."""
+    name = f"{detail_file.removesuffix('.json')}.{revision}.json" if revision else detail_file
+    return f"{pair_blob_prefix(pair)}long_term_details/{name}"
 
 
 def ai_user_blob_prefix(ai_user_id: str) -> str:

@@ -217,11 +217,12 @@ def test_extraction_writes_detail_then_index_and_flags(services, runtime, fake_l
     assert [e.title for e in result.long_term] == ["周末出游计划", "工作压力"]
     entry = result.long_term[0]
     assert entry.detail_file == "2026-03-15_周末出游计划.json" and entry.time_precision == "day"
-    detail = services.memory.repo.detail(PAIR, entry.detail_file)
+    detail = services.memory.repo.detail(PAIR, entry)
     assert detail.source_mid_ids == [mids[0].id] and detail.emotion_tags.basic_emotion == "开心"
+    # each document under its revision (the index entry names it): `<detail_file stem>.<revision>.json`
     assert runtime.blobs.list(keys.pair_blob_prefix(PAIR)) == [
-        "pairs/acc1/ai_1/long_term_details/2026-03-15_周末出游计划.json",
-        "pairs/acc1/ai_1/long_term_details/2026-03-15_工作压力.json",
+        f"pairs/acc1/ai_1/long_term_details/2026-03-15_周末出游计划.{entry.detail_revision}.json",
+        f"pairs/acc1/ai_1/long_term_details/2026-03-15_工作压力.{result.long_term[1].detail_revision}.json",
     ]
     assert all(m.extracted_to_long for m in services.memory.repo.mid_terms(PAIR))
     assert services.extractor.extract(PAIR, ZONE).long_term == []

@@ -277,11 +277,11 @@ def assert_nothing_lost_or_doubled(world: World) -> None:
         assert sorted(m.summary for m in mids) == sorted(expected.values())
         entries = repo.long_index(pair)
         assert not any(e.degraded for e in entries)
-        sources = [s for e in entries for s in repo.detail(pair, e.detail_file).source_mid_ids]
+        sources = [s for e in entries for s in repo.detail(pair, e).source_mid_ids]
         assert sorted(sources) == sorted(m.id for m in mids)  # each summary in exactly one entry
         for entry in entries:
             assert len(entry.key_points) == len(set(entry.key_points))
-            detail = repo.detail(pair, entry.detail_file)
+            detail = repo.detail(pair, entry)
             [mid] = [m for m in mids if m.id in detail.source_mid_ids]
             if i == 1 and entry.key_points == ["我自己改的要点"]:
                 continue  # the person's edit stands

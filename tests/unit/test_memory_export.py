@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from dreamchat.adapters.runtime import SeededRandom
 from dreamchat.domain.core_memory import RELATIONSHIP_ID, relationship_entry
@@ -175,6 +176,17 @@ def test_ids_of_one_moment_keep_their_order_whatever_the_random_numbers() -> Non
 def test_a_document_that_does_not_hold_together_says_where(change, says) -> None:
     with pytest.raises(DocumentProblem, match=says):
         check(change(document()))
+
+
+def test_a_detail_revision_is_hex_never_a_path() -> None:
+    dumped = document().model_dump()
+    dumped["long_term"][0]["index"]["detail_revision"] = "../../x"
+    with pytest.raises(ValidationError, match="detail_revision"):
+        MemoryDocument.model_validate(dumped)
+    dumped["long_term"][0]["index"]["detail_revision"] = "0a1b2c3d4e5f"
+    assert MemoryDocument.model_validate(dumped).long_term[0].index.detail_revision == "0a1b2c3d4e5f"
+    del dumped["long_term"][0]["index"]["detail_revision"]  # a document written before revisions
+    assert MemoryDocument.model_validate(dumped).long_term[0].index.detail_revision == ""
 
 
 def test_the_format_and_version_are_read_before_the_fields() -> None:

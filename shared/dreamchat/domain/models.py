@@ -162,6 +162,9 @@ class LongTermIndex(Entity):
     title: str
     key_points: list[str]
     detail_file: str
+    # which write of the detail document is current: each is stored under its own revision before the
+    # commit naming it, so the index entry that wins also wins the document ("" before revisions)
+    detail_revision: str = Field(default="", pattern=r"^[0-9a-f]{0,32}$")  # part of a blob key: never a path
     created_at: int
     time_precision: Literal["day", "month"] = "day"
     degraded: bool = False

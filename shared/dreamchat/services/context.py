@@ -106,7 +106,7 @@ class ContextBuilder:
         return [
             _changed(d, changed, tz)
             for entry, changed in matches
-            if len(changed) < len(entry.key_points) and (d := self.repo.detail(pair, entry.detail_file))
+            if len(changed) < len(entry.key_points) and (d := self.repo.detail(pair, entry))
         ]
 
     def _quotes(self, pair: PairId, query: str, hits: list[Hit]) -> list[Quote]:
@@ -136,7 +136,7 @@ class ContextBuilder:
         past = replacements(snapshot.long_index)
         recalled = []
         for parent in list(dict.fromkeys(h.unit.parent_id for h in relevant))[:limit]:
-            detail = self.repo.detail(pair, by_id[parent].detail_file)
+            detail = self.repo.detail(pair, by_id[parent])
             if detail is not None:
                 own = [h for h in relevant if h.unit.parent_id == parent][:RECALL_QUOTES]
                 recalled.append(Recalled(detail, self._quotes(pair, query, own), past_of(by_id[parent], past)))

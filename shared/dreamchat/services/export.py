@@ -107,7 +107,7 @@ class MemoryExport:
             "short_term": [m.model_dump() for m in repo.short_term(pair)],
             "mid_term": [m.model_dump() for m in repo.mid_terms(pair)],
             "long_term": [
-                ExportedLongTerm(index=entry, detail=repo.detail(pair, entry.detail_file)).model_dump()
+                ExportedLongTerm(index=entry, detail=repo.detail(pair, entry)).model_dump()
                 for entry in repo.long_index(pair)
             ],
             "core": [c.model_dump() for c in core.current],

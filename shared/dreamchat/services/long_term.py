@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from dreamchat import keys
 from dreamchat.config import Settings
 from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import CoreMemory, LongTermDetail, LongTermIndex, MidTermMemory, PairId
@@ -24,7 +23,7 @@ from dreamchat.llm.contracts import ExtractedMemory
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.ports import MAX_TRANSACTION_ITEMS, Clock
 from dreamchat.services.core_judgment import CoreJudge
-from dreamchat.services.memory_repo import MemoryRepository
+from dreamchat.services.memory_repo import MemoryRepository, new_detail, settle_detail
 from dreamchat.services.quality import QualityService
 from dreamchat.services.storage.session import Versioned
 from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
@@ -127,7 +126,7 @@ class Extractor:
         long_id = f"long_{first:010d}_{digest}"
         tz = ZoneInfo(zone)
         date = datetime.fromtimestamp(first, tz).strftime("%Y-%m-%d")
-        blob_key = self._detail_key(pair, date, memory.title, digest, [m.id for m in mids])
+        detail_file = self._detail_file(pair, date, memory.title, digest, long_id)
         detail = LongTermDetail(
             title=memory.title,
             detail_content=memory.detail_content,
@@ -138,22 +137,24 @@ class Extractor:
             id=long_id,
             title=memory.title,
             key_points=memory.key_points,
-            detail_file=blob_key.rsplit("/", 1)[-1],
+            detail_file=detail_file,
             created_at=first,
             time_precision="month" if last - first > 31 * 86400 else "day",
             degraded=degraded,
             sources=self._anchors(pair, memory.key_points, mids),
         )
-        uow.long_terms.add(index, self._vectors.retriever.vectors(vec.embedded_texts(index)))
-        made_past = self._superseder.mark(uow, shown, memory, index)
-        owed = self._owed(long_id, mids, made_past.refs) if degraded else None
-        stored = self._commit_extracted(uow, sources, "long-term entry already stored or its sources changed", owed)
+        vectors = self._vectors.retriever.vectors(vec.embedded_texts(index))
+        index = new_detail(self.repo, pair, index, detail)  # before the commit: an edit after it keeps theirs
+        stored = False
+        try:
+            uow.long_terms.add(index, vectors)
+            made_past = self._superseder.mark(uow, shown, memory, index)
+            owed = self._owed(long_id, mids, made_past.refs) if degraded else None
+            stored = self._commit_extracted(uow, sources, "long-term entry already stored or its sources changed", owed)
+        finally:  # lost (or erased meanwhile): the document goes too
+            settle_detail(self.repo, pair, index, None, stored)
         result.superseded += made_past.marked if stored else 0
         result.supersessions_dropped += made_past.dropped
-        if stored:  # the document after its index entry: an extraction that lost (or was erased) leaves none
-            self.repo.put_detail(pair, blob_key, detail)
-            if all(e.id != long_id for e in self.repo.long_index(pair)):  # erased meanwhile: no orphan either
-                self.repo.blobs.delete(blob_key)
         for m in mids:  # stored, or left for the next sweep: either way not a leftover
             by_id.pop(m.id, None)
         return index if stored else None
@@ -168,13 +169,12 @@ class Extractor:
         messages = [m for s in sources for m in self.repo.log.topic_messages(pair, s)]
         return anchor(points, [(m.id, m.content) for m in messages]) if messages else []
 
-    def _detail_key(self, pair: PairId, date: str, title: str, digest: str, sources: list[str]) -> str:
+    def _detail_file(self, pair: PairId, date: str, title: str, digest: str, long_id: str) -> str:
         """`<date>_<title>.json`; another memory with the same date and title gets the digest appended."""
-        key = keys.detail_blob(pair, date, safe_title(title))
-        taken = self.repo.blobs.get(key)
-        if taken is not None and LongTermDetail.model_validate_json(taken).source_mid_ids != sources:
-            return keys.detail_blob(pair, date, f"{safe_title(title)}_{digest}")
-        return key
+        name = f"{date}_{safe_title(title)}.json"
+        if any(e.detail_file == name and e.id != long_id for e in self.repo.long_index(pair)):
+            return f"{date}_{safe_title(title)}_{digest}.json"
+        return name
 
     def _commit_extracted(
         self, uow: PairUnitOfWork, sources: list[Versioned[MidTermMemory]], lost: str, owed: OwedWork | None = None

@@ -8,7 +8,6 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from dreamchat import keys
 from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import (
     CoreMemory,
@@ -21,7 +20,7 @@ from dreamchat.domain.models import (
 from dreamchat.domain.supersession import carried, renumbered, undone
 from dreamchat.errors import Conflict, Contended, Invalid, NotFound
 from dreamchat.ports import Clock
-from dreamchat.services.memory_repo import MemoryRepository
+from dreamchat.services.memory_repo import MemoryRepository, detail_key, new_detail, settle_detail
 from dreamchat.services.recall import Retriever
 from dreamchat.services.storage.memory import Embedded
 from dreamchat.services.storage.session import Versioned
@@ -82,7 +81,7 @@ class MemoryEditor:
             if delete:
                 uow.long_terms.remove(found)
                 uow.commit()
-                self._repo.blobs.delete(keys.detail_file_blob(pair, found.entity.detail_file))
+                self._repo.blobs.delete(detail_key(pair, found.entity))
                 return None
         detail_content = changes.pop("detail_content", None)
         current_again = changes.pop("undo_supersede", [])
@@ -91,8 +90,24 @@ class MemoryEditor:
             was = dict(zip(found.entity.key_points, found.entity.sources, strict=False))
             changes["sources"] = [was.get(point, "") for point in changes["key_points"]]
         entry = _edited(found.entity, changes, current_again)  # invalid: before any write
-        if detail_content is not None:
-            self._rewrite_detail(pair, entry, detail_content)
+        written = None if detail_content is None else self._new_detail(pair, entry, detail_content)
+        if written is not None:  # stored before the commit naming it: the commit that wins, wins the document
+            changes["detail_revision"], entry = written.detail_revision, written
+        committed = None
+        try:
+            committed = self._commit_long_term(pair, entry_id, changes, current_again)
+        finally:  # lost (or deleted meanwhile): their new document goes; won: the one it replaced
+            if written is not None:
+                settle_detail(self._repo, pair, written, committed[1] if committed else None, committed is not None)
+        if committed is None:
+            raise Contended("the memory kept changing; try again")
+        return entry.model_dump()
+
+    def _commit_long_term(
+        self, pair: PairId, entry_id: str, changes: dict[str, Any], current_again: list[int]
+    ) -> tuple[LongTermIndex, LongTermIndex] | None:
+        """The changes committed over the entry stored now (tried again when it changed meanwhile):
+        the entry written and the one it replaced; None when it kept changing."""
         for _ in range(_EDIT_ATTEMPTS):
             with self._storage.pair(pair) as uow:
                 latest = _find(uow.long_terms, entry_id, "no such long-term memory")
@@ -100,12 +115,9 @@ class MemoryEditor:
                 uow.long_terms.save(edited, latest, self._vectors(latest.entity, edited))
                 if edited.key_points != latest.entity.key_points:
                     follow(uow, entry_id, renumbered(latest.entity.key_points, edited.key_points))
-                try:
-                    uow.commit()
-                except Contended:
-                    continue
-            return entry.model_dump()
-        raise Contended("the memory kept changing; try again")
+                if uow.committed():
+                    return edited, latest.entity
+        return None
 
     def core(self, pair: PairId, entry_id: str | None, delete: bool, changes: dict[str, Any]) -> dict[str, Any] | None:
         if entry_id is None:
@@ -151,12 +163,13 @@ class MemoryEditor:
             return None
         return self._retriever.vectors(texts)
 
-    def _rewrite_detail(self, pair: PairId, entry: LongTermIndex, content: str) -> None:
-        detail = self._repo.detail(pair, entry.detail_file)
+    def _new_detail(self, pair: PairId, entry: LongTermIndex, content: str) -> LongTermIndex:
+        detail = self._repo.detail(pair, entry)
         if detail is None:
             raise NotFound("the detail document is missing")
-        key = keys.detail_file_blob(pair, entry.detail_file)
-        self._repo.put_detail(pair, key, detail.model_copy(update={"title": entry.title, "detail_content": content}))
+        return new_detail(
+            self._repo, pair, entry, detail.model_copy(update={"title": entry.title, "detail_content": content})
+        )
 
 
 def _edited(entry: LongTermIndex, changes: dict[str, Any], current_again: list[int]) -> LongTermIndex:

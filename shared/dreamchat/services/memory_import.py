@@ -38,7 +38,7 @@ from dreamchat.errors import Conflict, Invalid
 from dreamchat.ports import MAX_TRANSACTION_ITEMS, BlobStore, Clock, ItemStore, RandomSource
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.heartbeat_state import HeartbeatStates
-from dreamchat.services.memory_repo import MemoryRepository
+from dreamchat.services.memory_repo import MemoryRepository, detail_key
 from dreamchat.services.pairs import erase_pair
 from dreamchat.services.storage.session import Versioned
 from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
@@ -125,7 +125,7 @@ class MemoryImport:
     def _write(self, pair: PairId, ai_user: AIUser, document: MemoryDocument) -> int:
         for entry in document.long_term:  # the documents first: an index never points at nothing
             if entry.detail is not None:
-                self._repo.put_detail(pair, keys.detail_file_blob(pair, entry.index.detail_file), entry.detail)
+                self._repo.put_detail(pair, detail_key(pair, entry.index), entry.detail)
         self._commit(pair, _writes(document, self._due_now()))
         if document.messages:
             self._repo.log.claim_greeting(pair)  # the chat goes on: no second opening message

@@ -4,6 +4,7 @@ log, short-term, detail documents, the person's 关于我); writes go through a 
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterator
 
 from dreamchat import keys
@@ -85,9 +86,8 @@ class MemoryRepository:
         items = query_all(self.store, keys.pair_pk(pair), KeyRange(prefix=keys.LONG_PREFIX))
         return [to_model(LongTermIndex, i) for i in items]
 
-    def detail(self, pair: PairId, detail_file: str) -> LongTermDetail | None:
-        key = keys.detail_file_blob(pair, detail_file)
-        raw = self.blobs.get(key)
+    def detail(self, pair: PairId, entry: LongTermIndex) -> LongTermDetail | None:
+        raw = self.blobs.get(detail_key(pair, entry))
         return LongTermDetail.model_validate_json(raw) if raw else None
 
     def put_detail(self, pair: PairId, key: str, detail: LongTermDetail) -> None:
@@ -207,3 +207,28 @@ class AboutPerson:
     def set(self, account_id: str, about_me: str) -> None:
         pk, sk = keys.profile(account_id)
         self.store.put({"pk": pk, "sk": sk, "about_me": about_me})
+
+
+def detail_key(pair: PairId, entry: LongTermIndex) -> str:
+    """The blob of the detail document `entry` names (its file name and revision)."""
+    return keys.detail_file_blob(pair, entry.detail_file, entry.detail_revision)
+
+
+def new_detail(repo: MemoryRepository, pair: PairId, entry: LongTermIndex, detail: LongTermDetail) -> LongTermIndex:
+    """`detail` stored under a new revision, before the commit of the entry returned (which names
+    it): whichever commit wins, its document is the current one; then `settle_detail`."""
+    named = entry.model_copy(update={"detail_revision": uuid.uuid4().hex[:12]})
+    repo.put_detail(pair, detail_key(pair, named), detail)
+    return named
+
+
+def settle_detail(
+    repo: MemoryRepository, pair: PairId, written: LongTermIndex, replaced: LongTermIndex | None, won: bool
+) -> None:
+    """After the commit of `written` (from `new_detail`): lost, its document goes; won, the one of
+    the entry it replaced goes (and its own, when the entry was erased or deleted meanwhile)."""
+    key = detail_key(pair, written)
+    if won and replaced is not None and detail_key(pair, replaced) != key:
+        repo.blobs.delete(detail_key(pair, replaced))
+    if not won or all(e.id != written.id for e in repo.long_index(pair)):
+        repo.blobs.delete(key)

@@ -77,7 +77,7 @@ class QualityService:
         return self._score(completeness_prompt(conversations, mid.summary, self._clock.now()))
 
     def _accuracy(self, pair: PairId, memories: list[LongTermIndex]) -> float | None:
-        details = [d for m in memories if (d := self._repo.detail(pair, m.detail_file))]
+        details = [d for m in memories if (d := self._repo.detail(pair, m))]
         sources = {s for d in details for s in d.source_mid_ids}
         summaries = [m.summary for m in self._repo.mid_terms(pair) if m.id in sources]
         return self._score(accuracy_prompt(summaries, [(m.title, m.key_points) for m in memories]))

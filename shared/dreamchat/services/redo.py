@@ -7,10 +7,9 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from dreamchat import keys
 from dreamchat.domain import supersession as sup
 from dreamchat.domain import vectors as vec
-from dreamchat.domain.models import Conversation, LongTermDetail, LongTermIndex, MidTermMemory, PairId
+from dreamchat.domain.models import Conversation, LongTermDetail, MidTermMemory, PairId
 from dreamchat.domain.owed import Outcome, OwedWork
 from dreamchat.domain.quotes import anchor
 from dreamchat.errors import Contended
@@ -18,7 +17,7 @@ from dreamchat.llm.contracts import ExtractedMemory
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.ports import Clock
 from dreamchat.services.compression import compression_ratio
-from dreamchat.services.memory_repo import MemoryRepository
+from dreamchat.services.memory_repo import MemoryRepository, new_detail, settle_detail
 from dreamchat.services.storage.session import Versioned
 from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
 from dreamchat.services.supersession import Superseder
@@ -68,7 +67,8 @@ class Redo:
 
     def extract(self, pair: PairId, owed: Versioned[OwedWork], zone: str) -> Outcome:
         """The entry's sources extracted again; the answer replaces the entry (and its detail document)
-        in place, and only then are the sources flagged extracted. The model is shown the related key
+        in place (its document stored first, under a new revision: an edit committed after the redo's
+        commit keeps theirs), and only then are the sources flagged extracted. The model is shown the related key
         points as a fresh extraction is, and the ones it names are marked past in the same commit;
         marks naming the entry's earlier key points follow their text (or go, with the point)."""
         work = owed.entity
@@ -98,27 +98,22 @@ class Redo:
                     "superseded": sup.carried(entry.entity, points),
                 }
             )
-            uow.long_terms.save(healed, entry, self._vectors.retriever.vectors(vec.embedded_texts(healed)))
-            self._superseder.mark(uow, shown, memory, healed, sup.renumbered(entry.entity.key_points, points))
-            outcome = _commit(uow, "healed")
-        if outcome == "healed":  # the document after its index entry, as an extraction writes it
-            self._replace_detail(
-                pair,
-                healed,
-                LongTermDetail(
-                    title=memory.title,
-                    detail_content=memory.detail_content,
-                    emotion_tags=mids[0].emotion_tags,
-                    source_mid_ids=[m.id for m in mids],
-                ),
+            vectors = self._vectors.retriever.vectors(vec.embedded_texts(healed))
+            detail = LongTermDetail(
+                title=memory.title,
+                detail_content=memory.detail_content,
+                emotion_tags=mids[0].emotion_tags,
+                source_mid_ids=[m.id for m in mids],
             )
+            healed = new_detail(self._repo, pair, healed, detail)  # before the commit: the winner's is current
+            outcome: Outcome = "contended"
+            try:
+                uow.long_terms.save(healed, entry, vectors)
+                self._superseder.mark(uow, shown, memory, healed, sup.renumbered(entry.entity.key_points, points))
+                outcome = _commit(uow, "healed")
+            finally:  # lost (or erased meanwhile): its document goes; won: the one it replaced
+                settle_detail(self._repo, pair, healed, entry.entity, outcome == "healed")
         return outcome
-
-    def _replace_detail(self, pair: PairId, entry: LongTermIndex, detail: LongTermDetail) -> None:
-        key = keys.detail_file_blob(pair, entry.detail_file)
-        self._repo.put_detail(pair, key, detail)
-        if all(e.id != entry.id for e in self._repo.long_index(pair)):  # deleted meanwhile: no orphan
-            self._repo.blobs.delete(key)
 
     def _anchors(self, pair: PairId, points: list[str], sources: list[MidTermMemory]) -> list[str]:
         messages = [m for s in sources for m in self._repo.log.topic_messages(pair, s)]

@@ -159,8 +159,8 @@ class Views:
 
     def detail(self, pair: PairId, detail_file: str) -> LongTermDetail:
         """A long-term detail document an index entry of the pair names; NotFound otherwise."""
-        known = {e.detail_file for e in self._repo.long_index(pair)}
-        detail = self._repo.detail(pair, detail_file) if detail_file in known else None
+        entry = next((e for e in self._repo.long_index(pair) if e.detail_file == detail_file), None)
+        detail = self._repo.detail(pair, entry) if entry is not None else None
         if detail is None:
             raise NotFound("no such detail document")
         return detail
