@@ -54,12 +54,17 @@ construction. A clause fires when
   die if I don't eat", "my phone died", 等我死了再说 (not in my lifetime), 真的要死了 at a clause's start (累成狗，
   真的要死了), a title in quotes after what it names (the album 'Goodbye Forever'), "my ex is dead to me", 断舍离;
   death told as done beside a laugh or after exertion (我不活了哈哈哈哈, 跑了十公里 我宣布我已经死了, "i'm dead
-  after leg day 😂"; a wish, 想死 or 不想活了哈哈, is never taken out). 杀青, 秒杀, 割肉, 划算,
+  after leg day 😂"; a wish, 想死 or 不想活了哈哈, is never taken out); since round 3, a task or a person killing
+  me (我要被作业杀死了, 要被期末报告逼死了, 被老板折磨死了; 被逼得想死 still fires), 笑到die, "my phone is about to
+  die", "so bored I could die", "I'd rather die than" an object (not "than keep living") and 让我穿那条裙子 我宁愿去死
+  (wearing, eating, a chore asked of me; 与其这样活着我宁愿去死 fires), 宁愿去死 or "gonna die if I fail this test"
+  beside a laugh, a sims game's deaths. 杀青, 秒杀, 割肉, 划算,
   划船, "deadline", "cutting edge" hold no word of it at all;
 - the word is not denied right before it (我不想死, 我没有想过自杀, "I don't want to die") nor owned by someone
   else (外公的遗言, 奶奶临终前的遗言, 主角自杀了, "his death"; 我们历史课 is a class, not the speaker), nor, in a story,
   a role's (女主最后死了, 剧本杀里我演的角色最后上吊了, 演一个自杀的诗人, "the main character died": 我 nearby is the
-  viewer or the actor), and others whom one's death would burden are not its subject (怎么死才不会连累别人);
+  viewer or the actor; a classic work or a passage of one is a story too, and a name right before the word is a
+  role: 看三国 诸葛亮死的时候我哭了, 关羽死的那段, while 我也想像林黛玉一样死 fires), and others whom one's death would burden are not its subject (怎么死才不会连累别人);
 - and the clause speaks of the person: a first person in it (我, 老子, "I", "my"; 我妈 and "my friend" are
   someone else), else no one else named in it, and then a first person in the sentence, else no one else and
   no story in the sentence, and either a Chinese clause (it needs no subject: 怎么死比较不痛, 割腕会不会很痛),
@@ -95,7 +100,11 @@ clearest everyday uses are let through:
   (看完这部剧我也想像女主一样去死), and so does a friend's or stranger's act without a story
   (他自杀了: grief deserves care too);
 - a joke told of oneself as already dead, beside a laugh or after exertion (我不活了哈哈哈哈, 我宣布我已经死了
-  after a run, "my ex is dead to me 🙄"); 不想活了 beside a laugh still fires.
+  after a run, "my ex is dead to me 🙄"), and a preference or a fear said beside a laugh (让我穿那条裙子 我宁愿去死
+  哈哈哈, "gonna die if i fail this test lol"); 不想活了 beside a laugh still fires, and so do 我宁愿去死 and
+  期末考试我真的会死 with no laugh and no object;
+- passive hyperbole: a task or a person that kills me (我要被作业杀死了, 被期末报告逼死了, 被这道题难死了), while
+  the wish it drives to still fires (被逼得想死, 作业多到我想死: pressure, as above).
 Not recognised on purpose: the pinyin "xiang si" (also 相思), "kys" (aimed at someone else), 活着好累,
 撑不下去了 without 活着, "I can't do this anymore" and other weariness that states no wish to die; many pills
 taken without a measure that only an overdose reaches (已经吃了很多药: as 感冒了吃了好多药 says of a cold);
