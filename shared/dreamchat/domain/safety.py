@@ -986,7 +986,7 @@ HARMS: tuple[Harm, ...] = (
     ),
     _harm_en(
         r"(?:drive|driving|drove|crash|crashing|swerve|swerving)\s(?:my\s)?(?:car\s)?(?:into|off)\s(?:a\s|the\s)?(?:wall|tree|truck|cliff|bridge|river|lake|pole|oncoming\straffic)",
-        not_in_sentence=r"(?<![a-z])(?:almost|nearly|accident\w*|mistake|ice|icy|snow|skid\w*|brakes?)(?![a-z])",
+        not_in_sentence=r"(?<![a-z])(?:almost|nearly|accident\w*|mistake|ice|icy|snow|skid\w*|brakes?|gta|games?|gaming|simulator|forza|mario\skart|racing)(?![a-z])",
     ),
     _harm_en(
         r"(?:jump|jumping|jumped|step|stepping|stepped|leap|leaping|throw(?:ing)?\smyself)\s(?:off|from|into)\s(?:\w+\s){0,3}"
@@ -1001,10 +1001,17 @@ HARMS: tuple[Harm, ...] = (
     ),
     # farewells, one's end, sleep without waking
     _harm_en(
-        r"goodbye\sforever|this\sis\s(?:my\s)?goodbye(?!\sto)|(?:final|last)\sgoodbye|won'?t\sbe\s(?:here|around|alive)\s(?:anymore|any\slonger|much\slonger|for\slong|after\stonight|by\s(?:tomorrow|morning))"
+        r"goodbye\sforever|this\sis\s(?:my\s)?goodbye(?!\sto)|(?:final|last)\sgoodbye"
         r"|(?:be|still\sbe)\salive\s(?:by|next|tomorrow|much\slonger|for\slong|after\stonight)"
         r"|(?:after|when|once)\si'?m\sgone(?!\s(?:for|on|to|away))|(?:after|when|once)\si\sdie|(?:stop|cease\sto)\sexist\w*|not\sexist(?:ing)?\sanymore|(?:disappear|vanish)\sforever"
         r"|(?:have|got|made|'ve\sgot)\sa\splan[^.!?]{0,40}(?:do\sit|go\sthrough\swith\sit|end\sit|follow\sthrough)(?![^.!?:]{0,12}:\s*\w)",
+        implied=True,
+    ),
+    # not being here much longer (not tonight at work, not a contract or a move): "i'm not going to be around much longer"
+    _harm_en(
+        r"(?:won'?t|wont|will\snot|not\sgoing\sto|not\sgonna|n'?t\sgonna)\sbe\s(?:here|around|alive)\s(?:anymore|any\slonger|(?:for\s)?much\slonger|for\slong|after\stonight|by\s(?:tomorrow|morning))"
+        r"(?!\s(?:tonight|today|this\s(?:evening|afternoon|morning)|at\swork))",
+        not_in_sentence=_TRIP_EN + r"|(?<![a-z])(?:contract|lease|visa|internship|town|city|country|school|team|project)(?![a-z])",
         implied=True,
     ),
     _harm_en(
