@@ -45,6 +45,15 @@ in the same span:
   apology to one's family or everyone whose last words are that one has no strength left (妈妈 对不起 我实在
   撑不住了, "sorry mom, I can't go on"), not when a cause or a plan follows (直播撑不下去了 嗓子哑了, 先睡了,
   "the piano lessons"); painless ways to go (无痛地离开, "painless ways to go"), 再也不想看到明天;
+- a plan and its time (round 3): a plan worked out (想好怎么做了, 计划好了, "planned it out") with its time set or a
+  time when no one is there (时间就定在周五晚上, 那天家里没人, "saturday when my roommates are away", "when
+  everyone's asleep"), not a surprise, a party, a trip, a date or an exam; steering into a truck, a barrier or the
+  traffic with an end to it (冲向那辆卡车就好了 一了百了, "swerving into the median and ending it"), not a game, a
+  near miss or a deer; not being around much longer and at peace with it (待不了多久了 我已经想开了, "i've made
+  peace with it"), not a contract, a visa, a move or tonight; a pet handed on with thanks for the companion's
+  time (把猫托付给室友了 谢谢你陪了我这么久), or looked after "better than i ever could"; knowing where one will do
+  it with a means named (绳子买好了 我知道在哪里做, "i already know where i'm going to do it"); "if i'm not here
+  tomorrow, it wasn't your fault" (不是你的错) as a message to pass on, not when the network or a dentist is why;
 - a reason to live denied in any wording (活着没有意义, 没有活下去的理由, 活下去的意义找不到, 为什么还要活着,
   想结束这一切, 不想存在了; "no reason to keep living", "don't see a reason to live", "nothing (left) to
   live for", "tired of existing", "make it all stop for good", "the only way out is ending it", "end it

@@ -32,7 +32,8 @@ height with intent (我站在江边水很深, 一个人去河边不打算回来�
 (今天就是我计划离开的日子, 等家人睡着以后吃药, 等室友出门了我就动手, "I have a plan to end things this
 weekend", "I've decided tonight is the night"); and more of the same (少了我这个累赘, 永远别叫醒我,
 每次失眠我就拿小刀在手臂上划, 吃完这些药就能结束了, 永别 as a clause's last word, "my family won't have to deal with
-me much longer", "end everything after my exam"). Each family has its everyday counterparts written beside it (想去天台看星星, 买了炭周末烧烤,
+me much longer", "end everything after my exam"; round 3: "I'm not going to be around much longer", not beside a
+contract, a move or tonight). Each family has its everyday counterparts written beside it (想去天台看星星, 买了炭周末烧烤,
 胳膊被猫划了, 又cut了视频, 我先走了明天见, 跳崖式降价, "end it with him", "rather die than wear crocs",
 "cutting corners"; 明天你们就见不到我了我去出差, 这是我今年最后一次发朋友圈了, 这是我最后一次跟你说别迟到,
 我决定了下周就走去上海工作, 切洋葱切到手, 被猫抓了还在流血, 一个人去河边钓鱼, 哪种方式离开公司比较体面,
@@ -58,7 +59,7 @@ construction. A clause fires when
   me (我要被作业杀死了, 要被期末报告逼死了, 被老板折磨死了; 被逼得想死 still fires), 笑到die, "my phone is about to
   die", "so bored I could die", "I'd rather die than" an object (not "than keep living") and 让我穿那条裙子 我宁愿去死
   (wearing, eating, a chore asked of me; 与其这样活着我宁愿去死 fires), 宁愿去死 or "gonna die if I fail this test"
-  beside a laugh, a sims game's deaths. 杀青, 秒杀, 割肉, 划算,
+  beside a laugh, a sims game's deaths and a game's drive into traffic. 杀青, 秒杀, 割肉, 划算,
   划船, "deadline", "cutting edge" hold no word of it at all;
 - the word is not denied right before it (我不想死, 我没有想过自杀, "I don't want to die") nor owned by someone
   else (外公的遗言, 奶奶临终前的遗言, 主角自杀了, "his death"; 我们历史课 is a class, not the speaker), nor, in a story,
@@ -1011,7 +1012,8 @@ HARMS: tuple[Harm, ...] = (
     _harm_en(
         r"(?:won'?t|wont|will\snot|not\sgoing\sto|not\sgonna|n'?t\sgonna)\sbe\s(?:here|around|alive)\s(?:anymore|any\slonger|(?:for\s)?much\slonger|for\slong|after\stonight|by\s(?:tomorrow|morning))"
         r"(?!\s(?:tonight|today|this\s(?:evening|afternoon|morning)|at\swork))",
-        not_in_sentence=_TRIP_EN + r"|(?<![a-z])(?:contract|lease|visa|internship|town|city|country|school|team|project)(?![a-z])",
+        not_in_sentence=_TRIP_EN
+        + r"|(?<![a-z])(?:contract|lease|visa|internship|town|city|country|school|team|project)(?![a-z])",
         implied=True,
     ),
     _harm_en(
