@@ -275,8 +275,11 @@ _ROLE_BEFORE = re.compile(
     r"(?:角色|主角|男主|女主|男二|女二|主人公|人物|反派|配角|npc)(?:最后|最终|后来|结局|在结局里?|竟然|居然|也|就|还是|已经|都|又|直接|要|会|想|打算|准备|得)*$"
     r"|(?<![a-z])(?:character|protagonist|hero|heroine|villain|mc|lead|npc)\s(?:(?:finally|also|just|actually|literally|eventually|then|kinda)\s)*$"
     r"|(?:演|扮演|饰演|扮|抽到)(?:了|的是|的)?(?:一个|个|一位|一名)?$"
-    # a named role right before it in a story (看三国 诸葛亮死的时候我哭了); never one's own words (我也想像她一样死)
-    r"|(?<![我俺想要])[^我俺自己想要去样般愿会得到也就都再宁可能该必须敢你他她如算脆不还了吧呢啊,\s\x00a-z0-9]{2,4}$"
+)
+# a named role right before 死 in a story (看三国 诸葛亮死的时候我哭了), with no 我 among the six characters before;
+# never one's own words (我也想像她一样死, 我一个人偷偷割腕)
+_NAMED_ROLE = re.compile(
+    r"(?<![想要])[^想要去样般愿会得到也就都再宁可能该必须敢你他她如算脆不还了吧呢啊,\s\x00a-z0-9]{2,4}$"
 )
 # 想死 inside other words: 梦想, 思想死板, 联想死机, 死心, 死党, 死记硬背; 想死你/我了 is missing someone.
 _WANT_TO_DIE = (
@@ -1156,7 +1159,12 @@ def _clause_around(sentence: str, match: re.Match[str]) -> str:
 
 def _role_owns(sentence: str, start: int) -> bool:
     """In a story, the words right before are a role's: 我演的角色最后自杀了, 女主最后死了."""
-    return bool(_STORY.search(sentence)) and bool(_ROLE_BEFORE.search(sentence[max(0, start - 12) : start]))
+    if not _STORY.search(sentence):
+        return False
+    if _ROLE_BEFORE.search(sentence[max(0, start - 12) : start]):
+        return True
+    near = sentence[max(0, start - 6) : start]
+    return sentence.startswith("死", start) and not _FIRST_PERSON.search(near) and bool(_NAMED_ROLE.search(near))
 
 
 def _told_of_others(sentence: str) -> bool:
