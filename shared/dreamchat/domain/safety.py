@@ -272,7 +272,7 @@ _EXERTION = (
 )
 # a role in a story: 我演的角色最后自杀了, 女主最后死了, 演一个自杀的诗人 (the act is the character's)
 _ROLE_BEFORE = re.compile(
-    r"(?:角色|主角|男主|女主|男二|女二|主人公|人物|反派|配角|npc)(?:最后|最终|后来|结局|在结局里?|竟然|居然|也|就|还是|已经|都|又|直接|要|会|想|打算|准备|得)*$"
+    r"(?:角色|主角|男主|女主|男二|女二|主人公|人物|反派|配角|npc)(?:最后|最终|后来|结局|在结局里?|在第[一二三四五六七八九十百\d]+(?:章|集|幕|回|季)(?:里|中)?|竟然|居然|也|就|还是|已经|都|又|直接|要|会|想|打算|准备|得)*$"
     r"|(?<![a-z])(?:character|protagonist|hero|heroine|villain|mc|lead|npc)\s(?:(?:finally|also|just|actually|literally|eventually|then|kinda)\s)*$"
     r"|(?:演|扮演|饰演|扮|抽到)(?:了|的是|的)?(?:一个|个|一位|一名)?$"
 )
