@@ -64,8 +64,9 @@ construction. A clause fires when
 - the word is not denied right before it (我不想死, 我没有想过自杀, "I don't want to die") nor owned by someone
   else (外公的遗言, 奶奶临终前的遗言, 主角自杀了, "his death"; 我们历史课 is a class, not the speaker), nor, in a story,
   a role's (女主最后死了, 剧本杀里我演的角色最后上吊了, 演一个自杀的诗人, "the main character died": 我 nearby is the
-  viewer or the actor; a classic work or a passage of one is a story too, and a name right before the word is a
-  role: 看三国 诸葛亮死的时候我哭了, 关羽死的那段, while 我也想像林黛玉一样死 fires), and others whom one's death would burden are not its subject (怎么死才不会连累别人);
+  viewer or the actor; a classic work or a passage of one is a story too, and a name right before 死, with no 我
+  just before, is a role: 看三国 诸葛亮死的时候我哭了, 关羽死的那段, while 我也想像林黛玉一样死 and 在看电影 我一个人
+  偷偷割腕 fire), and others whom one's death would burden are not its subject (怎么死才不会连累别人);
 - and the clause speaks of the person: a first person in it (我, 老子, "I", "my"; 我妈 and "my friend" are
   someone else), else no one else named in it, and then a first person in the sentence, else no one else and
   no story in the sentence, and either a Chinese clause (it needs no subject: 怎么死比较不痛, 割腕会不会很痛),
