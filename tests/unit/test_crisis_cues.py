@@ -20,6 +20,11 @@ DEV_BENIGN = [t for t in DEV["benign"] if t not in DEV["not_asserted"]["benign_f
 ROUND2 = json.loads((DATA / "crisis_round2_dev.json").read_text(encoding="utf-8"))
 ROUND2_CRISIS = [t for t in ROUND2["crisis"] if t not in ROUND2["not_asserted"]["crisis_missed"]]
 ROUND2_BENIGN = [t for t in ROUND2["benign"] if t not in ROUND2["not_asserted"]["benign_fired"]]
+# Round 3's development set: fresh6_blind's false-alarm categories in new wordings (passive hyperbole, a
+# joke's 宁愿去死, a phone about to die, a game's or a novel's deaths) and the wishes beside them that must fire.
+ROUND3 = json.loads((DATA / "crisis_round3_dev.json").read_text(encoding="utf-8"))
+ROUND3_CRISIS = [t for t in ROUND3["crisis"] if t not in ROUND3["not_asserted"]["crisis_missed"]]
+ROUND3_BENIGN = [t for t in ROUND3["benign"] if t not in ROUND3["not_asserted"]["benign_fired"]]
 # The lexicon's labelled sets: their everyday lines must stay quiet under this net too.
 LEXICON_SETS = [
     "crisis_labelled.json",
@@ -85,6 +90,29 @@ def test_the_round2_dev_sets_errors_on_record_are_still_errors() -> None:
     # when one is fixed, take it off the record so it is asserted from then on
     assert not any(crisis_seen(t) for t in ROUND2["not_asserted"]["crisis_missed"])
     assert all(crisis_seen(t) for t in ROUND2["not_asserted"]["benign_fired"])
+
+
+def test_the_round3_dev_set_has_both_sides_in_both_languages() -> None:
+    assert len(ROUND3["crisis"]) >= 20 and len(ROUND3["benign"]) >= 40
+    for lines in (ROUND3["crisis"], ROUND3["benign"]):
+        assert any(any("\u4e00" <= c <= "\u9fff" for c in t) for t in lines)
+        assert any(t.isascii() for t in lines)
+
+
+@pytest.mark.parametrize("text", ROUND3_CRISIS)
+def test_a_crisis_line_of_the_round3_dev_set_is_seen(text: str) -> None:
+    assert crisis_seen(text), text
+
+
+@pytest.mark.parametrize("text", ROUND3_BENIGN)
+def test_an_everyday_line_of_the_round3_dev_set_is_quiet_under_the_whole_check(text: str) -> None:
+    assert not crisis_seen(text), text
+
+
+def test_the_round3_dev_sets_errors_on_record_are_still_errors() -> None:
+    # when one is fixed, take it off the record so it is asserted from then on
+    assert not any(crisis_seen(t) for t in ROUND3["not_asserted"]["crisis_missed"])
+    assert all(crisis_seen(t) for t in ROUND3["not_asserted"]["benign_fired"])
 
 
 def test_the_cues_catch_most_of_what_the_lexicon_misses_on_the_dev_set() -> None:

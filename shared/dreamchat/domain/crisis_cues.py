@@ -45,6 +45,15 @@ in the same span:
   apology to one's family or everyone whose last words are that one has no strength left (妈妈 对不起 我实在
   撑不住了, "sorry mom, I can't go on"), not when a cause or a plan follows (直播撑不下去了 嗓子哑了, 先睡了,
   "the piano lessons"); painless ways to go (无痛地离开, "painless ways to go"), 再也不想看到明天;
+- a plan and its time (round 3): a plan worked out (想好怎么做了, 计划好了, "planned it out") with its time set or a
+  time when no one is there (时间就定在周五晚上, 那天家里没人, "saturday when my roommates are away", "when
+  everyone's asleep"), not a surprise, a party, a trip, a date or an exam; steering into a truck, a barrier or the
+  traffic with an end to it (冲向那辆卡车就好了 一了百了, "swerving into the median and ending it"), not a game, a
+  near miss or a deer; not being around much longer and at peace with it (待不了多久了 我已经想开了, "i've made
+  peace with it"), not a contract, a visa, a move or tonight; a pet handed on with thanks for the companion's
+  time (把猫托付给室友了 谢谢你陪了我这么久), or looked after "better than i ever could"; knowing where one will do
+  it with a means named (绳子买好了 我知道在哪里做, "i already know where i'm going to do it"); "if i'm not here
+  tomorrow, it wasn't your fault" (不是你的错) as a message to pass on, not when the network or a dentist is why;
 - a reason to live denied in any wording (活着没有意义, 没有活下去的理由, 活下去的意义找不到, 为什么还要活着,
   想结束这一切, 不想存在了; "no reason to keep living", "don't see a reason to live", "nothing (left) to
   live for", "tired of existing", "make it all stop for good", "the only way out is ending it", "end it
@@ -138,8 +147,48 @@ _MEANS_COUNTER = _any(
 
 # a method worked out, with a means named after it (the garage and the car running, the bridge on 5th)
 _METHOD_KNOWN = _any(
-    r"想好(?:了)?(?:要)?怎么|想清楚(?:了)?怎么|知道(?:该|要)?怎么(?:做|走|结束|离开)了|决定(?:好)?(?:了)?用什么|找到(?:了)?办法",
-    r"(?<![a-z])(?:(?:figured|worked|found) out how|know (?:how|what) (?:i'?ll|i will|im|i'?m gonna|i'?m going to|to)|decided how)(?![a-z])",
+    r"想好(?:了)?(?:要)?怎么|想清楚(?:了)?怎么|知道(?:要|该)?在哪(?:里|儿)?(?:做|动手|结束)|知道(?:该|要)?怎么(?:做|走|结束|离开)了|决定(?:好)?(?:了)?用什么|找到(?:了)?办法",
+    r"(?<![a-z])(?:(?:figured|worked|found) out how|know (?:how|what|where|when) (?:i'?ll|i will|im|i'?m gonna|i'?m going to|to)|decided how)(?![a-z])",
+)
+# a plan worked out with its time set or a time when no one is there: 想好怎么做了 时间就定在周五晚上
+_PLANNED = _any(
+    r"想好(?:了)?(?:要)?怎么(?:做|办|弄|走)|计划好了|都计划好了|已经计划好",
+    r"(?<![a-z])(?:planned it (?:all )?out|have it (?:all )?planned(?: out)?|got it (?:all )?planned|it'?s (?:all )?planned)(?![a-z])",
+)
+_TIME_ALONE = _any(
+    r"时间(?:就)?定(?:在|好)|就定在|(?:家里|宿舍|屋里)没人|(?:都)?(?:不在家|出门|睡着)(?:了)?(?:的时候|以后|之后)",
+    r"(?<![a-z])(?:when (?:my \w+ (?:are|is) (?:away|out|gone|asleep)|no ?one(?:'s| is) (?:home|around|here)|everyone(?:'s| is) (?:asleep|gone|away|out)"
+    r"|i'?m alone|nobody(?:'s| is) (?:home|around)))(?![a-z])",
+)
+_PLANNED_COUNTER = _any(
+    r"惊喜|生日|派对|聚会|求婚|表白|约会|爬山|旅游|旅行|出去玩|吃饭|搬家|考试|复习|装修|面试",
+    r"(?<![a-z])(?:surprise|party|birthday|proposal|propose|date|trip|dinner|movie|game|study\w*|exam|prank|cleaning|clean|cook\w*|bake|gift)(?![a-z])",
+)
+# steering into a truck or the traffic and ending it: 要是我直接冲向那辆卡车就好了 一了百了
+_CRASH_INTO = _any(
+    r"(?:冲向|冲到|撞向|撞上|冲进|开进|开向|冲出)[^,。]{0,6}(?:卡车|货车|大车|车流|汽车|对面的车|护栏|隔离带|桥墩|火车)",
+    r"(?<![a-z])(?:swerv\w*|driv\w*|crash\w*|steer\w*|veer\w*) (?:into|in front of) (?:the |a |an |that )?(?:oncoming |next )?(?:median|truck|traffic|wall|tree|barrier|guardrail|bus|train|lane)(?![a-z])",
+)
+_ENDING = _any(
+    r"一了百了|就好了|就结束了|结束这一切|算了",
+    r"(?<![a-z])(?:(?:and )?(?:just )?end(?:ing)? (?:it|everything|things)|be over|wouldn'?t have to)(?![a-z])",
+)
+_CRASH_COUNTER = _any(
+    r"游戏|差点|吓死|梦|剧|电影",
+    r"(?<![a-z])(?:gta|games?|gaming|almost|nearly|deer|dream\w*|movie|show|simulator|ice|icy)(?![a-z])",
+)
+# not being here much longer, at peace with it: 我在这个世界上待不了多久了 我已经想开了
+_NOT_LONG = _any(
+    r"(?:在这个世界上|在这世上|在世上)?(?:待|呆|活)不了(?:多久|太久|几天)了?|(?:陪|在)不了你们?(?:多久|太久)了",
+    r"(?<![a-z])(?:not (?:going to|gonna) be (?:around|here) (?:for )?much longer|won'?t be (?:around|here) (?:for )?much longer)(?![a-z])",
+)
+_AT_PEACE = _any(
+    r"想开了|接受了|释怀|不怕了|很平静|没关系的",
+    r"(?<![a-z])(?:made (?:my )?peace|at peace|accepted it|it'?s (?:fine|okay|ok)|i'?m ready)(?![a-z])",
+)
+_NOT_LONG_COUNTER = _any(
+    r"公司|合同|签证|离职|辞职|搬|出国|城市|实习|学校|毕业|宿舍|群",
+    r"(?<![a-z])(?:contract|lease|visa|job|company|moving|move|school|semester|internship|tonight|town|city|team)(?![a-z])",
 )
 # exhaust in a closed garage: the car running there and the door shut
 _EXHAUST = _any(
@@ -159,7 +208,7 @@ _FOR_GOOD_ZH = (
     r"|比跟着?我好|比在我这好|没有我(?:会)?更好|比我(?:照顾得|对它|对她|对他|养得)?(?:更)?好"
 )
 _FOR_GOOD_EN = (
-    r"than with me|better off without me|when i'?m gone|after i'?m gone|won'?t be (?:around|here) (?:after|anymore|much longer)"
+    r"than with me|(?:care of|look after|looks after) (?:him|her|it|them) (?:better|way better|much better) than i (?:ever )?(?:could|can|did)|better off without me|when i'?m gone|after i'?m gone|won'?t be (?:around|here) (?:after|anymore|much longer)"
     r"|(?:all|everything)[^.]{0,30}won'?t (?:be )?need\w*|nothing left (?:for me )?to do (?:but|except) (?:go|leave|die)(?! to| home| out| shopping| back)"
 )
 _FOR_GOOD = _any(_FOR_GOOD_ZH, rf"(?<![a-z])(?:{_FOR_GOOD_EN})(?![a-z])")
@@ -180,6 +229,11 @@ _ABSENT = _any(
     + r")(?![a-z])",
 )
 
+# a pet handed on (with thanks for the companion's time: a farewell)
+_PET_GIVEN = _any(
+    r"(?:猫|狗|仓鼠|兔子|鹦鹉|鱼|宠物|猫咪|狗狗)[^,。]{0,6}(?:送给|送人|托付|交给|留给)|(?:送给|托付给|交给|留给)[^,。]{0,8}(?:猫|狗|仓鼠|兔子|鹦鹉|宠物)",
+    r"(?<![a-z])(?:gave|given|giving|left|rehomed) (?:away )?(?:my )?(?:cat|dog|kitten|puppy|hamster|rabbit|bunny|parrot|bird|fish|pets?)(?![a-z])",
+)
 # a donation, a tidy-up, a sale or a roommate's wifi: everyday, unless the absence is for good (没什么牵挂了, than with me)
 _GIVEN_COUNTER = _any(
     r"捐|断舍离|换新|新手机|理财|新的|换了|二手|闲置|室友|wifi|学费|房租|生日|买房|买车|装修|首付|结婚|彩礼|看病",
@@ -285,10 +339,11 @@ _IF_GONE = _any(
 )
 _PASS_ON = _any(
     r"(?:告诉|跟|对)[^,。]{0,6}(?:我爱|我很爱|我一直爱|说声?对不起|说一声对不起|说声?抱歉|爱(?:她|他|你们))",
-    r"(?<![a-z])tell (?:\w+ ){0,3}(?:that )?(?:i (?:always |really )?(?:love|loved)|(?:i'?m |im )?sorry)(?![a-z])",
+    r"不是你的错|不怪你|别怪自己|不要自责|跟你没(?:有)?关系",
+    r"(?<![a-z])(?:tell (?:\w+ ){0,3}(?:that )?(?:i (?:always |really )?(?:love|loved)|(?:i'?m |im )?sorry)|(?:it )?(?:wasn'?t|wasnt|isn'?t|isnt|is not|was not|'s not|s not) your fault|don'?t blame yourself)(?![a-z])",
 )
 _PASS_ON_COUNTER = _any(
-    r"出差|考试|开会|旅游|打招呼|看病|医院|上课|老师|老板|请假",
+    r"出差|考试|开会|旅游|打招呼|看病|医院|上课|老师|老板|请假|网|信号|没电",
     r"(?<![a-z])(?:said hi|say hi|exams?|trip|flight|work|sister'?s|party|dentist|doctor|appointment|boss|teacher|class|meeting|sick)(?![a-z])",
 )
 # a life insured, the person worth more gone: "at least id be worth something then"
@@ -375,7 +430,14 @@ def _spans(text: str) -> list[str]:
 
 
 def _combined(span: str) -> bool:
-    return _means_with_intent(span) or _settled(span) or _no_reason(span) or _self_harm(span) or _last_words(span)
+    return (
+        _means_with_intent(span)
+        or _settled(span)
+        or _planned(span)
+        or _no_reason(span)
+        or _self_harm(span)
+        or _last_words(span)
+    )
 
 
 def _means_with_intent(span: str) -> bool:
@@ -389,9 +451,21 @@ def _means_with_intent(span: str) -> bool:
 
 
 def _settled(span: str) -> bool:
-    if not (_GIVEN.search(span) and _ABSENT.search(span)) or _AWAY_COUNTER.search(span):
+    if not _GIVEN.search(span) or _AWAY_COUNTER.search(span):
+        return False
+    # a pet or a thing handed on with thanks for the companion's time is a farewell, as an absence for good is
+    if _PET_GIVEN.search(span) and _THANKS_OVER_TIME.search(span):
+        return True
+    if not _ABSENT.search(span):
         return False
     return bool(_FOR_GOOD.search(span)) or not _GIVEN_COUNTER.search(span)
+
+
+def _planned(span: str) -> bool:
+    plan = _PLANNED.search(span) and _TIME_ALONE.search(span) and not _PLANNED_COUNTER.search(span)
+    crash = _CRASH_INTO.search(span) and _ENDING.search(span) and not _CRASH_COUNTER.search(span)
+    at_peace = _NOT_LONG.search(span) and _AT_PEACE.search(span) and not _NOT_LONG_COUNTER.search(span)
+    return bool(plan or crash or at_peace)
 
 
 def _no_reason(span: str) -> bool:

@@ -32,7 +32,8 @@ height with intent (我站在江边水很深, 一个人去河边不打算回来�
 (今天就是我计划离开的日子, 等家人睡着以后吃药, 等室友出门了我就动手, "I have a plan to end things this
 weekend", "I've decided tonight is the night"); and more of the same (少了我这个累赘, 永远别叫醒我,
 每次失眠我就拿小刀在手臂上划, 吃完这些药就能结束了, 永别 as a clause's last word, "my family won't have to deal with
-me much longer", "end everything after my exam"). Each family has its everyday counterparts written beside it (想去天台看星星, 买了炭周末烧烤,
+me much longer", "end everything after my exam"; round 3: "I'm not going to be around much longer", not beside a
+contract, a move or tonight). Each family has its everyday counterparts written beside it (想去天台看星星, 买了炭周末烧烤,
 胳膊被猫划了, 又cut了视频, 我先走了明天见, 跳崖式降价, "end it with him", "rather die than wear crocs",
 "cutting corners"; 明天你们就见不到我了我去出差, 这是我今年最后一次发朋友圈了, 这是我最后一次跟你说别迟到,
 我决定了下周就走去上海工作, 切洋葱切到手, 被猫抓了还在流血, 一个人去河边钓鱼, 哪种方式离开公司比较体面,
@@ -54,12 +55,18 @@ construction. A clause fires when
   die if I don't eat", "my phone died", 等我死了再说 (not in my lifetime), 真的要死了 at a clause's start (累成狗，
   真的要死了), a title in quotes after what it names (the album 'Goodbye Forever'), "my ex is dead to me", 断舍离;
   death told as done beside a laugh or after exertion (我不活了哈哈哈哈, 跑了十公里 我宣布我已经死了, "i'm dead
-  after leg day 😂"; a wish, 想死 or 不想活了哈哈, is never taken out). 杀青, 秒杀, 割肉, 划算,
+  after leg day 😂"; a wish, 想死 or 不想活了哈哈, is never taken out); since round 3, a task or a person killing
+  me (我要被作业杀死了, 要被期末报告逼死了, 被老板折磨死了; 被逼得想死 still fires), 笑到die, "my phone is about to
+  die", "so bored I could die", "I'd rather die than" an object (not "than keep living") and 让我穿那条裙子 我宁愿去死
+  (wearing, eating, a chore asked of me; 与其这样活着我宁愿去死 fires), 宁愿去死 or "gonna die if I fail this test"
+  beside a laugh, a sims game's deaths and a game's drive into traffic. 杀青, 秒杀, 割肉, 划算,
   划船, "deadline", "cutting edge" hold no word of it at all;
 - the word is not denied right before it (我不想死, 我没有想过自杀, "I don't want to die") nor owned by someone
   else (外公的遗言, 奶奶临终前的遗言, 主角自杀了, "his death"; 我们历史课 is a class, not the speaker), nor, in a story,
   a role's (女主最后死了, 剧本杀里我演的角色最后上吊了, 演一个自杀的诗人, "the main character died": 我 nearby is the
-  viewer or the actor), and others whom one's death would burden are not its subject (怎么死才不会连累别人);
+  viewer or the actor; a classic work or a passage of one is a story too, and a name right before 死, with no 我
+  just before, is a role: 看三国 诸葛亮死的时候我哭了, 关羽死的那段, while 我也想像林黛玉一样死 and 在看电影 我一个人
+  偷偷割腕 fire), and others whom one's death would burden are not its subject (怎么死才不会连累别人);
 - and the clause speaks of the person: a first person in it (我, 老子, "I", "my"; 我妈 and "my friend" are
   someone else), else no one else named in it, and then a first person in the sentence, else no one else and
   no story in the sentence, and either a Chinese clause (it needs no subject: 怎么死比较不痛, 割腕会不会很痛),
@@ -95,7 +102,11 @@ clearest everyday uses are let through:
   (看完这部剧我也想像女主一样去死), and so does a friend's or stranger's act without a story
   (他自杀了: grief deserves care too);
 - a joke told of oneself as already dead, beside a laugh or after exertion (我不活了哈哈哈哈, 我宣布我已经死了
-  after a run, "my ex is dead to me 🙄"); 不想活了 beside a laugh still fires.
+  after a run, "my ex is dead to me 🙄"), and a preference or a fear said beside a laugh (让我穿那条裙子 我宁愿去死
+  哈哈哈, "gonna die if i fail this test lol"); 不想活了 beside a laugh still fires, and so do 我宁愿去死 and
+  期末考试我真的会死 with no laugh and no object;
+- passive hyperbole: a task or a person that kills me (我要被作业杀死了, 被期末报告逼死了, 被这道题难死了), while
+  the wish it drives to still fires (被逼得想死, 作业多到我想死: pressure, as above).
 Not recognised on purpose: the pinyin "xiang si" (also 相思), "kys" (aimed at someone else), 活着好累,
 撑不下去了 without 活着, "I can't do this anymore" and other weariness that states no wish to die; many pills
 taken without a measure that only an overdose reaches (已经吃了很多药: as 感冒了吃了好多药 says of a cold);
@@ -262,9 +273,14 @@ _EXERTION = (
 )
 # a role in a story: 我演的角色最后自杀了, 女主最后死了, 演一个自杀的诗人 (the act is the character's)
 _ROLE_BEFORE = re.compile(
-    r"(?:角色|主角|男主|女主|男二|女二|主人公|人物|反派|配角|npc)(?:最后|最终|后来|结局|在结局里?|竟然|居然|也|就|还是|已经|都|又|直接|要|会|想|打算|准备|得)*$"
+    r"(?:角色|主角|男主|女主|男二|女二|主人公|人物|反派|配角|npc)(?:最后|最终|后来|结局|在结局里?|在第[一二三四五六七八九十百\d]+(?:章|集|幕|回|季)(?:里|中)?|竟然|居然|也|就|还是|已经|都|又|直接|要|会|想|打算|准备|得)*$"
     r"|(?<![a-z])(?:character|protagonist|hero|heroine|villain|mc|lead|npc)\s(?:(?:finally|also|just|actually|literally|eventually|then|kinda)\s)*$"
     r"|(?:演|扮演|饰演|扮|抽到)(?:了|的是|的)?(?:一个|个|一位|一名)?$"
+)
+# a named role right before 死 in a story (看三国 诸葛亮死的时候我哭了), with no 我 among the six characters before;
+# never one's own words (我也想像她一样死, 我一个人偷偷割腕)
+_NAMED_ROLE = re.compile(
+    r"(?<![想要])[^想要去样般愿会得到也就都再宁可能该必须敢你他她如算脆不还了吧呢啊,\s\x00a-z0-9]{2,4}$"
 )
 # 想死 inside other words: 梦想, 思想死板, 联想死机, 死心, 死党, 死记硬背; 想死你/我了 is missing someone.
 _WANT_TO_DIE = (
@@ -275,6 +291,8 @@ _DENIED_ZH = r"(?:没有?|不会|不是|从来?没有?|并没有|不想|不打�
 _FIRST_PERSON = re.compile(r"我|俺|本人|(?<![a-z])(?:i|i'm|im|i've|i'd|me|my|myself)(?![a-z])")
 _STORY = re.compile(
     r"电影|电视剧|剧里|剧中|影视|小说|话剧|舞台剧|音乐剧|剧本杀|剧本|台词|排练|新闻|报道|报纸|漫画|动漫|动画|游戏|角色|主角|男主|女主|历史|课本|课文|文章|歌词|纪录片|书里|书中|热搜|这剧|这部剧|剧情|反派|大结局|番剧|追剧|专辑|歌曲|单曲|播客|《[^》]+》"
+    # a classic work and a passage of one: 在看三国演义 关羽死的那段, 读到第十章
+    r"|名著|原著|三国|红楼|水浒|西游记|金庸|射雕|神雕|天龙八部|笑傲江湖|倚天|鹿鼎记|哈利波特|那段|那一段|那章|那一章|那一回|那集|那一集|第[一二三四五六七八九十百\d]+(?:章|回|集|卷|季)"
     r"|(?<![a-z])(?:movies?|films?|shows?|series|episodes?|characters?|novels?|books?|news|articles?|games?|songs?|lyrics|documentar(?:y|ies)|anime|manga|albums?|podcasts?)(?![a-z])"
 )
 
@@ -666,7 +684,7 @@ PHRASES: tuple[Phrase, ...] = (
     ),
     _en(
         r"(?:i'?d|i\swould|i)\s(?:just\s|really\s|honestly\s)?rather\s(?:be\sdead|die|not\sexist|not\sbe\salive|not\slive)"
-        r"(?![,\s]*(?:than|then|instead|before|lol))|i\s(?:should|might\sas\swell|may\sas\swell)\s(?:just\s)?(?:die|be\sdead|end\sit)"
+        r"(?![,\s]*(?:than|then|instead|before|lol))|(?:i'?d|i\swould)\s(?:just\s|really\s|honestly\s)?rather\s(?:be\sdead|die)\s(?:than|then)\s(?:keep\s|go\son\s|continue\s)?(?:living|being\salive|(?:to\s)?live|wak(?:e|ing)\sup)|i\s(?:should|might\sas\swell|may\sas\swell)\s(?:just\s)?(?:die|be\sdead|end\sit)"
         r"(?![,\s]*(?:trying|laughing|lol))"
     ),
     _en(
@@ -801,6 +819,12 @@ IDIOMS_ZH: tuple[str, ...] = (
     r"死亡(?:笔记|搁浅|细胞|金属|凝视|芭比|角度|颜色|之组|率|人数|证明|事故|名单|回放|重现)|致死率|生死|死里逃生|出生入死|贪生怕死|视死如归|死而无憾|死而复生|死不瞑目|死有余辜",
     r"该死|找死|作死|装死|假死|猝死|社死|卡死|养死|(?<!连)不?怕死|差点(?:就)?死在|被[^,。!?]{0,6}害死|(?:^|(?<=[,\s]))(?:真的|真|简直|感觉|都)*(?:要|快)死(?:了|啦)?(?=$|[,~…])|不死(?:鸟|族|之身)|长生不死|死灵|往死里|打死(?:我)?(?:也|都)(?:不|没)|等我死了?(?:以后|之后)?再",
     r"(?:被我|把(?!自己))[^,。!?]{0,8}(?:打|拍|踩|捏|毒|药|淹|弄|掐|电|闷|压)死|差点(?:就|没)?被[^,。!?]{0,6}死|养的[^,。!?]{0,4}(?:又|都|也|已经)*死",
+    # a task or a person killing me is hyperbole: 我要被作业杀死了, 被期末报告逼死了, 被老板折磨死了 (not 想死, 逼得想死)
+    r"被[^,。!?想要去]{1,10}?(?:给)?(?:杀|逼|累|烦|折磨|难|气|吓|虐|卷|坑|整|折腾|搞|压|磨|吵|熏|困|热|晒|冻|饿|笑|催|熬|拖|耗|挤|闷|忙)死(?:了|啦|掉了?)?",
+    # degree words before an English die: 笑到die, 笑到要die了
+    rf"(?:{_DEGREE})(?:得|到)(?:要|快)?(?:die|dead|died)",
+    # 'I'd rather die than do X' about clothes, food, a chore: 让我穿那条裙子 我宁愿去死 (not 与其这样活着我宁愿去死)
+    r"(?:让|叫|要|逼|喊)我(?:去|再)?(?:穿|吃|喝|戴|唱|跳舞|相亲|化妆|剪|染|洗碗|早起|跑步|出门|坐|听|用|玩|拍|演|跳)[^。!?]{0,16}?(?:宁愿|宁可|还不如)(?:去|直接)?死(?:掉|了)?",
     r"《[^》]{0,40}》|(?:对|关于|有关|讨论|探讨)死亡|刀片(?:式|服务器|机)|断舍离",
     r"(?:网|网络|信号|服务|网站|页面|花|草|植物|仙人掌|多肉|绿萝|盆栽|树|苗|鱼|金鱼|虾|仓鼠|蚕|虫|蚊子|蟑螂|苍蝇|蚂蚁|手机|电脑|电池|机子|系统|服务器|进程|程序|号|账号|电瓶|键盘|鼠标|耳机|插件|app)"
     r"(?:又|都|也|全|快|要|已经|居然|竟然|全都|好像|终于|给|被|被我)*(?:养|卡|晒|冻|淹|浇)?死",
@@ -809,7 +833,7 @@ IDIOMS_ZH: tuple[str, ...] = (
 IDIOMS_EN: tuple[str, ...] = (
     r"(?<![a-z])(?:die|dying|died)\s(?:of|from)\s(?:laughter|laughing|embarrassment|boredom|cringe|shame|cuteness|happiness|excitement|heat|hunger|thirst|jealousy|envy|joy)",
     r"(?<![a-z])(?:to|would|could|i'?d|i\swould)\s(?:\w+\s)?die\sfor|dying\sto|to\sdie\sfor|die[\s-]hard|die\slaughing|died\slaughing|died\sa\slittle|do\sor\sdie|never\ssay\sdie|roll\s(?:a|the)\sdie",
-    r"(?<![a-z])rather\s(?:\w+\s)?(?:die|be\sdead)\s(?:than|then)|(?:sugar|caffeine|coffee|carb|cuteness|chocolate|dopamine|information|content)\soverdos\w*",
+    r"(?<![a-z])rather\s(?:\w+\s)?(?:die|be\sdead)\s(?:than|then)(?!\s(?:keep\s|go\son\s|continue\s)?(?:living|being\salive|(?:to\s)?live|wak(?:e|ing)\sup))|(?:sugar|caffeine|coffee|carb|cuteness|chocolate|dopamine|information|content)\soverdos\w*",
     r"(?<![a-z])die\sif\s(?:i|we)\s(?:don'?t|do\snot|can'?t|have\sto|see|hear|eat)",
     r"(?<![a-z])(?:almost|nearly)\sdied\s(?:of|from|laughing|when)|died\sinside|die\shappy",
     r"(?<![a-z])dead\s(?:tired|serious|wrong|set|last|end|on|weight(?!\sto)|zone|ringer|heat|cent(?:er|re)|air|skin|leaves|battery|phone|body\slol|inside\slol|of\snight|silent|quiet|simple|easy|ass)",
@@ -823,20 +847,25 @@ IDIOMS_EN: tuple[str, ...] = (
     r"(?<![a-z])death\s(?:metal|note|star|stranding|valley|match|row|penalty|toll|rate|certificate|grip|trap|stare)",
     _TITLE_EN,
     r"(?<![a-z])end\s(?:it|things)\swith|end\sit\s(?:here|there)\sfor\s(?:today|now|tonight)",
+    # a device or a battery about to die: "my phone is about to die", "laptop's gonna die"
+    r"(?<![a-z])(?:battery|phone|laptop|computer|pc|charger|tablet|ipad|iphone|headphones|airpods|controller|car|watch|mic)(?:'s|s)?\s(?:is\s|'s\s|s\s)?(?:about\sto|going\sto|gonna|will|might|could|'ll)\s(?:\w+\s)?die",
+    # dying of a bodily or dull state: "so bored i could die", "this lecture is so boring i might die"
+    r"(?<![a-z])(?:bored|boring|hungry|starving|sleepy|full|hot|cold|freezing|embarrassed|embarrassing|awkward|cringey?)\s(?:that\s)?(?:i|we)\s(?:could|might|would|will|'d|'ll|am\sgonna|'m\sgonna|gonna|'m\sgoing\sto)\s(?:literally\s|actually\s|just\s)?die",
     # "my ex is dead to me": someone cut off
     r"(?<![a-z])(?:is|are|was|'s|s)\s(?:\w+\s)?dead\sto\s(?:me|us)",
 )
 # In a game, 死, 杀, die and killed are a character's (the game words of the families, and more).
 _GAME_WORDS = re.compile(
     _GAME
-    + r"|狼人杀|王者|吃鸡|刷本|开黑|打野|(?<![a-z])(?:game|gaming|level|boss|respawn|raid|minecraft|fortnite|elden\sring|dark\ssouls|souls|lives|hp|spawn|ranked|teammates?|pvp|pve|speedrun|valorant|league|overwatch|zelda|mario)(?![a-z])"
+    + r"|狼人杀|王者|吃鸡|刷本|开黑|打野|模拟人生|我的世界|原神|(?<![a-z])(?:sims|roblox|pokemon|stardew|terraria|skyrim|animal\scrossing|game|gaming|level|boss|respawn|raid|minecraft|fortnite|elden\sring|dark\ssouls|souls|lives|hp|spawn|ranked|teammates?|pvp|pve|speedrun|valorant|league|overwatch|zelda|mario)(?![a-z])"
 )
 _GAME_DEATH = re.compile(r"死|杀|(?<![a-z])(?:die|died|dies|dying|dead|death|deaths|killed|kill|kills)(?![a-z])")
 _IDIOM_ZH = re.compile("|".join(f"(?:{idiom})" for idiom in IDIOMS_ZH))
 # told as done, beside a laugh or after exertion: 我宣布我已经死了, 我不活了哈哈哈哈, "i'm dead after leg day 😂"
 # (a wish, 想死 or 不想活了, is never masked: it fires as hyperbole may)
 _JOKE_DEATH = re.compile(
-    r"(?:我|俺)?(?:宣布|感觉|觉得)?(?:我|俺)?(?:已经|直接|当场|原地|彻底|真的|基本)*(?:死了|去世了?|没了|挂了)(?!算了|就好)|(?<![想要愿再续])不活了"
+    r"(?:我|俺)?(?:宣布|感觉|觉得)?(?:我|俺)?(?:已经|直接|当场|原地|彻底|真的|基本)*(?:死了|去世了?|没了|挂了)(?!算了|就好)|(?<![想要愿再续])不活了|(?:宁愿|宁可)(?:去|直接)?死(?:掉|了)?"
+    r"|(?<![a-z])(?:gonna|going\sto|will|'ll|might|would)\s(?:literally\s|actually\s|legit\s)?die\sif\s(?:i|we)\s"
     r"|(?<![a-z])(?:i'?m|im|i\sam)\s(?:so\s|literally\s|actually\s|officially\s|basically\s)*(?:dead|deceased|ded)(?![a-z])"
 )
 _LAUGH_RE = re.compile(_LAUGH)
@@ -962,7 +991,7 @@ HARMS: tuple[Harm, ...] = (
     ),
     _harm_en(
         r"(?:drive|driving|drove|crash|crashing|swerve|swerving)\s(?:my\s)?(?:car\s)?(?:into|off)\s(?:a\s|the\s)?(?:wall|tree|truck|cliff|bridge|river|lake|pole|oncoming\straffic)",
-        not_in_sentence=r"(?<![a-z])(?:almost|nearly|accident\w*|mistake|ice|icy|snow|skid\w*|brakes?)(?![a-z])",
+        not_in_sentence=r"(?<![a-z])(?:almost|nearly|accident\w*|mistake|ice|icy|snow|skid\w*|brakes?|gta|games?|gaming|simulator|forza|mario\skart|racing)(?![a-z])",
     ),
     _harm_en(
         r"(?:jump|jumping|jumped|step|stepping|stepped|leap|leaping|throw(?:ing)?\smyself)\s(?:off|from|into)\s(?:\w+\s){0,3}"
@@ -977,10 +1006,18 @@ HARMS: tuple[Harm, ...] = (
     ),
     # farewells, one's end, sleep without waking
     _harm_en(
-        r"goodbye\sforever|this\sis\s(?:my\s)?goodbye(?!\sto)|(?:final|last)\sgoodbye|won'?t\sbe\s(?:here|around|alive)\s(?:anymore|any\slonger|much\slonger|for\slong|after\stonight|by\s(?:tomorrow|morning))"
+        r"goodbye\sforever|this\sis\s(?:my\s)?goodbye(?!\sto)|(?:final|last)\sgoodbye"
         r"|(?:be|still\sbe)\salive\s(?:by|next|tomorrow|much\slonger|for\slong|after\stonight)"
         r"|(?:after|when|once)\si'?m\sgone(?!\s(?:for|on|to|away))|(?:after|when|once)\si\sdie|(?:stop|cease\sto)\sexist\w*|not\sexist(?:ing)?\sanymore|(?:disappear|vanish)\sforever"
         r"|(?:have|got|made|'ve\sgot)\sa\splan[^.!?]{0,40}(?:do\sit|go\sthrough\swith\sit|end\sit|follow\sthrough)(?![^.!?:]{0,12}:\s*\w)",
+        implied=True,
+    ),
+    # not being here much longer (not tonight at work, not a contract or a move): "i'm not going to be around much longer"
+    _harm_en(
+        r"(?:won'?t|wont|will\snot|not\sgoing\sto|not\sgonna|n'?t\sgonna)\sbe\s(?:here|around|alive)\s(?:anymore|any\slonger|(?:for\s)?much\slonger|for\slong|after\stonight|by\s(?:tomorrow|morning))"
+        r"(?!\s(?:tonight|today|this\s(?:evening|afternoon|morning)|at\swork))",
+        not_in_sentence=_TRIP_EN
+        + r"|(?<![a-z])(?:contract|lease|visa|internship|town|city|country|school|team|project)(?![a-z])",
         implied=True,
     ),
     _harm_en(
@@ -1123,7 +1160,12 @@ def _clause_around(sentence: str, match: re.Match[str]) -> str:
 
 def _role_owns(sentence: str, start: int) -> bool:
     """In a story, the words right before are a role's: 我演的角色最后自杀了, 女主最后死了."""
-    return bool(_STORY.search(sentence)) and bool(_ROLE_BEFORE.search(sentence[max(0, start - 12) : start]))
+    if not _STORY.search(sentence):
+        return False
+    if _ROLE_BEFORE.search(sentence[max(0, start - 12) : start]):
+        return True
+    near = sentence[max(0, start - 6) : start]
+    return sentence.startswith("死", start) and not _FIRST_PERSON.search(near) and bool(_NAMED_ROLE.search(near))
 
 
 def _told_of_others(sentence: str) -> bool:
