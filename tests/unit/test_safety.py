@@ -419,7 +419,7 @@ def test_a_malformed_table_is_refused_with_what_is_wrong(raw: object, message: s
 # notes say what each measured and how far it is out of sample; their errors are on record, not asserted.
 BLIND = [
     json.loads((Path(__file__).parent / "data" / f"crisis_fresh{n}_blind.json").read_text(encoding="utf-8"))
-    for n in (4, 5, 6)
+    for n in (4, 5, 6, 7)
 ]
 BLIND_CRISIS = [t for d in BLIND for t in d["crisis"] if t not in d["not_asserted"]["crisis_missed"]]
 BLIND_BENIGN = [t for d in BLIND for t in d["benign"] if t not in d["not_asserted"]["benign_fired"]]
