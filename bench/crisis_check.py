@@ -1,12 +1,14 @@
-"""The crisis check on every labelled set, and its time per message.
+"""The crisis check on every labelled set, layer by layer, and its time per message.
 
     .venv/bin/python bench/crisis_check.py
 
-For each set in tests/unit/data/crisis_*.json: how many crisis lines fire and how many everyday lines
-stay quiet, for the lexicon alone (`safety.crisis_in`) and the whole check (`crisis_cues.crisis_seen`);
-each set's note says whether it is development data or was written blind (out of sample). Then the time
-of one check over 200 characters (everyday text, and text with a death word in nearly every clause),
-the best of five repeats.
+For each set in tests/unit/data/crisis_*.json and over all of them: the share of crisis lines each layer
+recognises and of everyday lines it fires on, for the lexicon alone, the classifier alone, "help lines"
+(either layer says crisis: what shows the help card) and "never silent" (the distress verdict: the turn is
+answered at every level). The gate (`crisis_gate_blind.json`, written blind and never trained or tuned on)
+comes first; the others are training data of the classifier, so its figures there are in sample. The chat
+model's `[CRISIS]` judgment, the third layer, needs a model and is not measured here. Then the time of each
+layer per message over every labelled line, p50 and p95 (one core, the weights loaded).
 """
 
 from __future__ import annotations
@@ -14,48 +16,77 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import timeit
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "shared"))
 
-from dreamchat.domain.crisis_cues import crisis_seen, signals_crisis  # noqa: E402
-from dreamchat.domain.safety import crisis_in  # noqa: E402
+from dreamchat.crisis_data import crisis_check  # noqa: E402
 
 DATA = ROOT / "tests" / "unit" / "data"
-TEXTS = {
-    "everyday, mixed": ("今天上班好累 老板又让我改方案 晚上回家吃了火锅 then watched a movie with friends lol " * 4)[
-        :200
-    ],
-    "death words, zh": ("累死了 笑死我了 这部剧男主最后死了 跑完步我已经死了哈哈 我不活了哈哈哈 手机又死机了 " * 4)[
-        :200
-    ],
-}
+GATE = "crisis_gate_blind.json"
+
+
+def _share(hits: int, total: int) -> str:
+    return f"{hits}/{total} ({100 * hits / total:.0f}%)" if total else "-"
 
 
 def main(argv: list[str] | None = None) -> int:
     argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args(argv)
-    print(f"{'set':<24} {'lexicon: crisis':>16} {'quiet':>9}   {'whole check: crisis':>20} {'quiet':>9}")
-    for path in sorted(DATA.glob("crisis_*.json")):
+    check = crisis_check()
+    lexicon, classifier = check.lexicon, check.classifier
+    crisis_bar = classifier.heads["crisis"].threshold
+
+    layers = {
+        "lexicon": lambda t: lexicon.family_of(t) is not None,
+        "classifier": lambda t: classifier.scores(lexicon.normalise(t))["crisis"] >= crisis_bar,
+        "help lines": lambda t: check.judge(t).crisis,
+        "never silent": lambda t: check.judge(t).distress,
+    }
+    paths = sorted(DATA.glob("crisis_*.json"), key=lambda p: (p.name != GATE, p.name))
+    totals = {name: [0, 0, 0, 0] for name in layers}
+    print(f"{'set':<28} {'layer':<13} {'crisis lines seen':>18} {'everyday lines fired':>22}")
+    for path in paths:
         data = json.loads(path.read_text(encoding="utf-8"))
-        crisis, benign = data["crisis"], data["benign"]
-        cells = []
-        for check in (crisis_in, crisis_seen):
-            fired = sum(map(check, crisis))
-            quiet = sum(not check(t) for t in benign)
-            cells.append((f"{fired}/{len(crisis)}", f"{quiet}/{len(benign)}"))
-        print(f"{path.stem:<24} {cells[0][0]:>16} {cells[0][1]:>9}   {cells[1][0]:>20} {cells[1][1]:>9}")
-    print()
-    print(f"{'200 characters':<18} {'crisis_in':>10} {'signals_crisis':>15} {'crisis_seen':>12}  (ms)")
-    for name, text in TEXTS.items():
-        times = [
-            min(timeit.repeat(lambda c=c, t=text: c(t), number=200, repeat=5)) / 200 * 1000
-            for c in (crisis_in, signals_crisis, crisis_seen)
-        ]
-        print(f"{name:<18} {times[0]:>10.2f} {times[1]:>15.2f} {times[2]:>12.2f}")
+        crisis, everyday = data.get("crisis", []), data.get("benign", [])
+        for name, fires in layers.items():
+            seen, fired = sum(map(fires, crisis)), sum(map(fires, everyday))
+            print(f"{path.stem:<28} {name:<13} {_share(seen, len(crisis)):>18} {_share(fired, len(everyday)):>22}")
+            if path.name != GATE:
+                totals[name] = [
+                    totals[name][0] + seen,
+                    totals[name][1] + len(crisis),
+                    totals[name][2] + fired,
+                    totals[name][3] + len(everyday),
+                ]
+        if "distress" in data:
+            sad = data["distress"]
+            print(
+                f"{'':<28} {'(sad lines)':<13} {'help lines':>18} {_share(sum(map(layers['help lines'], sad)), len(sad)):>22}"
+            )
+    for name, (seen, n, fired, m) in totals.items():
+        print(f"{'all but the gate':<28} {name:<13} {_share(seen, n):>18} {_share(fired, m):>22}")
+
+    texts = [
+        t for p in paths for k in ("crisis", "benign") for t in json.loads(p.read_text(encoding="utf-8")).get(k, [])
+    ]
+    timed = {
+        "lexicon": lambda t: lexicon.family_of(t),
+        "classifier": lambda t: classifier.scores(lexicon.normalise(t)),
+        "whole check": check.judge,
+    }
+    print(f"\ntime per message over {len(texts)} labelled lines (ms)")
+    for name, run in timed.items():
+        times = []
+        for text in texts:
+            start = time.perf_counter()
+            run(text)
+            times.append((time.perf_counter() - start) * 1000)
+        times.sort()
+        print(f"  {name:<12} p50 {times[len(times) // 2]:.3f}  p95 {times[int(len(times) * 0.95)]:.3f}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

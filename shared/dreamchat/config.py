@@ -9,9 +9,10 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from dreamchat.crisis_data import default_help_lines
+from dreamchat.domain.help_lines import CrisisResource, parse_resources
 from dreamchat.domain.owed import Backoff
 from dreamchat.domain.push import DEFAULT_ALLOWED_ENDPOINTS, EndpointRule, parse_rules
-from dreamchat.domain.safety import DEFAULT_RESOURCES, CrisisResource, parse_resources
 
 MODEL_KEYS = (
     "deepseek_chat",
@@ -193,7 +194,7 @@ class Settings(BaseSettings):
     def crisis_table(self) -> dict[str, tuple[CrisisResource, ...]]:
         """The help lines shown to a person in crisis, per locale (the defaults, or the operator's table)."""
         if self.crisis_resources is None:
-            return dict(DEFAULT_RESOURCES)
+            return dict(default_help_lines())
         return parse_resources(self.crisis_resources)
 
     def model_override(self, key: str, field: str) -> str | None:

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
+from dreamchat.domain.crisis import CRISIS_MARKER
 from dreamchat.domain.models import MAX_MESSAGE_CHARS
-from dreamchat.domain.safety import CRISIS_MARKER
 from dreamchat.llm.chat_prompts import chat_instructions, heartbeat_prompt
 from dreamchat.llm.offline import crisis_reply, offline_heartbeats
 from tests.api.sse import parse_sse
@@ -115,7 +115,11 @@ def test_a_crisis_over_the_message_limit_is_stored_marked_and_answered_with_the_
         assert saved.status_code == 201, saved.text
         assert saved.json()["safety"]["resources"] == expected_resources(settings)
         assert marked(person, ai_id)[-2:] == [(CRISIS, "crisis"), ("我真的不想活了", "crisis")]
-        ordinary = person.post(f"/api/ai-users/{ai_id}/save-message", json={"content": "今天累死了"})
+        # the crisis owns its topic: a later message of it is never refused either (issue 35)
+        later = person.post(f"/api/ai-users/{ai_id}/save-message", json={"content": "今天累死了"})
+        assert later.status_code == 201, later.text
+        other = friend_at(app, person, "特别关心")
+        ordinary = person.post(f"/api/ai-users/{other}/save-message", json={"content": "今天累死了"})
         assert ordinary.status_code == 429  # the limit still holds for everything else
 
 
@@ -218,6 +222,7 @@ def test_a_retried_crisis_turn_carries_the_help_lines_even_past_the_model_budget
         failed = chat(person, ai_id, CRISIS)
         assert [name for name, _ in failed] == ["safety", "error"]  # the help lines even in a failed turn
         assert failed[0][1]["resources"] == expected_resources(settings)
+        assert "你并不孤单" in failed[1][1]["message"]  # and words of care, not only an error (issue 35)
         monkeypatch.undo()
         mine = history(person, ai_id)[-1]
         assert (mine["content"], mine["safety"]) == (CRISIS, "crisis")
@@ -229,17 +234,26 @@ def test_a_retried_crisis_turn_carries_the_help_lines_even_past_the_model_budget
 # 6. edge-case messages
 
 
-def test_a_crisis_at_the_longest_allowed_length_gets_the_protocol_and_one_more_character_a_413(served) -> None:
+def test_a_crisis_over_the_length_limit_is_stored_cut_and_marked_and_answered_but_an_everyday_one_is_a_413(
+    served,
+) -> None:
     person, app = served
     ai_id = friend_at(app, person, "决裂")
     longest = CRISIS + "。" * (MAX_MESSAGE_CHARS - len(CRISIS))
     assert len(longest) == MAX_MESSAGE_CHARS
     events = chat(person, ai_id, longest)
     assert events[0][0] == "safety" and events[-1][1]["replied"]
-    too_long = person.post(f"/api/ai-users/{ai_id}/chat", json={"content": longest + "。"})
-    assert too_long.status_code == 413
-    assert person.post(f"/api/ai-users/{ai_id}/save-message", json={"content": longest + "。"}).status_code == 413
-    assert marked(person, ai_id) == [(longest, "crisis")]
+    letter = "今天又是很长的一天。" * 300 + CRISIS  # the statement at the end of a 3,000-character letter
+    events = chat(person, ai_id, letter)
+    assert events[0][0] == "safety" and events[-1][1]["replied"]
+    saved = person.post(f"/api/ai-users/{ai_id}/save-message", json={"content": letter})
+    assert saved.status_code == 201 and saved.json()["safety"]["resources"]
+    stored = marked(person, ai_id)
+    assert stored[0] == (longest, "crisis")
+    assert all(len(text) == MAX_MESSAGE_CHARS and mark == "crisis" for text, mark in stored[1:]), stored
+    everyday = person.post(f"/api/ai-users/{ai_id}/chat", json={"content": "今天吃了火锅。" * 400})
+    assert everyday.status_code == 413
+    assert len(marked(person, ai_id)) == 3
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from dreamchat.config import Settings
-from dreamchat.domain.safety import resources_for
+from dreamchat.domain.help_lines import resources_for
 from tests.api.conftest import register
 from tests.api.test_person_first import chat, friend_at, serve, settings_for
 

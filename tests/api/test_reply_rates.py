@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from dreamchat.adapters.runtime import SeededRandom
 from dreamchat.api.app import create_app
 from dreamchat.config import Settings
+from dreamchat.crisis_data import crisis_check
 from dreamchat.domain.relationship import LEVELS
 from dreamchat.llm.port import Completion, TokenUsage
 from dreamchat.services.container import build_services
@@ -24,7 +25,7 @@ PER_AI_USER = 10  # a fresh AI user every few turns keeps each context short (an
 # ordinary messages: no question, nothing urgent, nothing boring
 ORDINARY = [
     "今天去超市买了点水果",
-    "下午把房间收拾了一遍",
+    "下午打了会儿羽毛球",  # not 下午把房间收拾了一遍: tidying up reads as distress to the check (answered)
     "路上看到一只很胖的橘猫",
     "晚饭做了番茄炒蛋",
     "公司楼下新开了一家面包店",
@@ -32,6 +33,12 @@ ORDINARY = [
     "周末打算去爬山",
     "刚下班，地铁上人好多",
 ]
+CHECK = crisis_check()
+
+
+def test_the_ordinary_messages_are_ordinary_to_the_crisis_check() -> None:
+    """Distress is always answered (README, "The person comes first"): the rates are the draw's on the rest."""
+    assert not [text for text in ORDINARY if CHECK.judge(text).distress]
 
 
 def within_sampling_error(share: float, rate: float) -> bool:

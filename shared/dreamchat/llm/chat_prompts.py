@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 
 from dreamchat.domain.context import local_time
+from dreamchat.domain.crisis import CRISIS_MARKER
 from dreamchat.domain.heartbeat import HEARTBEAT_OK, NEXT_HEARTBEAT_HOURS
 from dreamchat.domain.models import RelationshipLevel
 from dreamchat.domain.relationship import LEVELS
-from dreamchat.domain.safety import CRISIS_MARKER
 from dreamchat.domain.topics import TOPIC_ENDED_MARKER, TOPIC_SWITCH_MARKER
 
 __all__ = ["local_time"]
@@ -36,6 +36,12 @@ CRISIS_GUIDANCE = (
     "认真、温柔地回应，让对方知道你在，关心对方现在是否安全；"
     "鼓励对方联系身边信任的人，以及专业的心理援助热线（界面上已经为对方显示了求助资源）；"
     "不要说教，不要冷淡、敷衍、生气或不回复，也不要假装自己是真人。"
+)
+
+DISTRESS_GUIDANCE = (
+    "【重要】对方这会儿可能情绪低落或很难受。这一轮请一定回复，放下关系和情绪设定："
+    "认真、温柔地回应对方的感受，陪着对方，不要说教，不要冷淡、敷衍或不回复。"
+    f"如果对方流露出伤害自己或轻生的念头，回复开头加 {CRISIS_MARKER}。"
 )
 
 HUMAN_QUESTION_GUIDANCE = "对方在问你是不是真人：请坦诚地告诉对方你是 AI，可以用你的角色口吻说，但不要声称自己是真人。"

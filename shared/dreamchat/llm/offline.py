@@ -120,6 +120,20 @@ def crisis_reply(*, offline: bool) -> str:
     )
 
 
+def distress_reply(*, offline: bool) -> str:
+    """What the AI says to a person who sounds low when no model can answer: never silence."""
+    reason = "我现在处于离线模式，没法好好回复你，" if offline else "我这会儿没法好好回复你，"
+    return (
+        f"{reason}但我看到你的消息了，也很在意你现在的感受。"
+        "想说的话都可以慢慢说给我听；如果你觉得撑不住了，请联系身边信任的人或心理援助热线。"
+    )
+
+
+def caring_reply(crisis: bool, *, offline: bool) -> str:
+    """Words of care from code, when no model can answer: for a crisis, or for distress."""
+    return crisis_reply(offline=offline) if crisis else distress_reply(offline=offline)
+
+
 class OfflineMemoryModels:
     """`MemoryModels` without a model: extractive, deterministic, never inventing anything."""
 

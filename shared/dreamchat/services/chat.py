@@ -5,14 +5,13 @@ topic-end detection → TopicEnded.
 The person's message is stored before anything else can fail; a model failure ends the
 turn with an error, never with a lost message.
 
-The person comes first: a message that shows a crisis (`dreamchat.domain.safety`, or the model's
-own crisis marker) is always answered, whatever the relationship or the draw, with short typing
-delays, care in the prompt and a `Safety` event with help lines before the messages; the rest of
-its topic stays under the same protocol, and the next heartbeat is a check-in. A sincere question
-whether the AI is a person is always answered, honestly. After long continuous use, a reply is
-preceded by a break reminder (`Notice`). The turn has a deadline (the Lambda's remaining
-time, or DREAMCHAT_CHAT_TURN_SECONDS) and is finished (stored, topic ended, events) before its
-first event is sent, so a client that hangs up changes nothing.
+The person comes first (`dreamchat.services.crisis_protocol`): a message that shows distress or a crisis, or
+whose topic did, is always answered, whatever the relationship or the draw, with short typing delays and care
+in the prompt; a crisis statement (the check's, or the model's own marker) adds a `Safety` event with help
+lines before the messages and a check-in heartbeat. A sincere question whether the AI is a person is always
+answered, honestly. After long continuous use, a reply is preceded by a break reminder (`Notice`). The turn has
+a deadline (the Lambda's remaining time, or DREAMCHAT_CHAT_TURN_SECONDS) and is finished (stored, topic ended,
+events) before its first event is sent, so a client that hangs up changes nothing.
 """
 
 from __future__ import annotations
@@ -24,23 +23,24 @@ from dreamchat import keys
 from dreamchat.budget import Deadline
 from dreamchat.config import Settings
 from dreamchat.domain import reply as replies
-from dreamchat.domain import safety
-from dreamchat.domain.crisis_cues import crisis_seen
+from dreamchat.domain.crisis import read_crisis_marker
 from dreamchat.domain.heartbeat import HeartbeatState, check_in_after, person_wrote, strip_control_markers
-from dreamchat.domain.models import MAX_MESSAGE_CHARS, MAX_REASONING_CHARS, AIUser, Message, PairId
+from dreamchat.domain.honesty import asks_if_human
+from dreamchat.domain.models import MAX_MESSAGE_CHARS, MAX_REASONING_CHARS, AIUser, Message, PairId, Safety
+from dreamchat.domain.protocol import marked, topic_state
 from dreamchat.domain.sessions import BREAK_NOTICE
 from dreamchat.domain.text import is_blank
 from dreamchat.domain.topics import read_markers, says_farewell
 from dreamchat.errors import Invalid, TooLarge
-from dreamchat.llm.chat_prompts import CRISIS_GUIDANCE, HUMAN_QUESTION_GUIDANCE, chat_instructions
+from dreamchat.llm.chat_prompts import CRISIS_GUIDANCE, DISTRESS_GUIDANCE, HUMAN_QUESTION_GUIDANCE, chat_instructions
 from dreamchat.llm.errors import LLMError
-from dreamchat.llm.offline import crisis_reply, offline_reply
-from dreamchat.ports import Clock, Counter, RandomSource
+from dreamchat.llm.offline import caring_reply, offline_reply
+from dreamchat.ports import Clock, RandomSource
 from dreamchat.services.chat_events import Done, Event, Failed, Notice, Reply, SafetyNotice, Sent, Thinking
+from dreamchat.services.crisis_protocol import CrisisProtocol
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.limits import RateLimit
 from dreamchat.services.memory import MemoryService
-from dreamchat.services.profile import Profiles
 from dreamchat.services.reply_draw import ReplyDraw
 from dreamchat.services.sessions import Sessions
 from dreamchat.services.speaker import Line, Speaker
@@ -50,8 +50,7 @@ __all__ = ["ChatService", "Done", "Event", "Failed", "Notice", "SafetyNotice", "
 log = logging.getLogger(__name__)
 
 
-CRISIS_REFERRALS = "CrisisReferrals"
-CRISIS_MAX_DELAY_SECONDS = 3.0  # a person in crisis never waits on a simulated typist
+CRISIS_MAX_DELAY_SECONDS = 3.0  # a person in crisis (or distress) never waits on a simulated typist
 
 
 def check_content(content: str) -> str:
@@ -71,10 +70,11 @@ class ChatService:
         clock: Clock,
         random: RandomSource,
         settings: Settings,
-        count: Counter | None = None,
         *,
         on_reply: Callable[[PairId, AIUser, list[Message], Deadline], object] | None = None,
+        protocol: CrisisProtocol | None = None,
     ) -> None:
+        self.protocol = protocol or CrisisProtocol(memory, heartbeats, clock, settings)
         self._on_reply = on_reply or (lambda pair, ai_user, messages, deadline: None)  # the push, once stored
         self.memory = memory
         self._speaker = speaker
@@ -85,38 +85,39 @@ class ChatService:
         self._limit = RateLimit(memory.repo.store, clock)
         self._draw = ReplyDraw(memory.repo.log, clock, random, settings)
         self._sessions = Sessions(memory.repo.store, clock, settings.break_reminder_minutes)
-        self._count = count or (lambda name, value=1: None)
-        self._profiles = Profiles(memory.repo)
-        self._help: dict[str, SafetyNotice] = {}
 
     def crisis_help(self, account_id: str) -> SafetyNotice:
-        """The help lines of the person's locale (theirs if they chose one, else the server's)."""
-        locale = self._profiles.locale(account_id) or self._settings.crisis_locale
-        if locale not in self._help:
-            self._help[locale] = SafetyNotice(tuple(safety.resources_for(locale, self._settings.crisis_table)))
-        return self._help[locale]
+        return self.protocol.help(account_id)
+
+    def protected(self, pair: PairId, content: str) -> bool:
+        return self.protocol.protected(pair, content)
 
     def accept(self, pair: PairId, ai_user: AIUser, content: str, *, limited: bool = True) -> Message:
         """Store the person's message durably (the first step of every turn and of save-message);
-        not `limited` by the message rate (a crisis, which is never refused)."""
+        not `limited` by the message rate (distress or a crisis, which is never refused). The check
+        reads the message, and the topic's latest messages with it (a crisis split over two)."""
+        content, whole = self.protocol.fitted(content)
         check_content(content)
         if limited:
             scope, per_minute = keys.message_limit_scope(pair.account_id), self._settings.messages_per_minute
             self._limit.hit(scope, per_minute, 60, "too many messages; wait a moment")
-        crisis = crisis_seen(content)  # the lexicon, then the cue classes under it
-        message = self.memory.record(pair, "user", content, safety="crisis" if crisis else None)
+        topic = self.protocol.open_topic(pair)
+        verdict = self.protocol.judge(topic, content, whole)
+        message = self.memory.record(pair, "user", content, safety=marked(verdict))
         now = self._clock.now()
         minutes = self._settings.crisis_checkin_minutes
+        # in a crisis topic the check-in stays owed until the person has been answered after it
+        owed = verdict.crisis or (topic_state(topic) == "crisis" and message.topic_id == topic[-1].topic_id)
 
         def wrote(state: HeartbeatState) -> HeartbeatState:
             answered = person_wrote(state, now)
-            return check_in_after(answered, now, minutes) if crisis else answered
+            return check_in_after(answered, now, minutes) if owed else answered
 
         relationship = self.memory.repo.relationship(pair)
         self._heartbeats.change(pair, ai_user, relationship, wrote)
         self._sessions.continue_with_message(pair.account_id)
-        if crisis:
-            self._referred(ai_user, "lexicon")
+        if verdict.crisis:
+            self.protocol.referred(ai_user, verdict.by or "lexicon")
         return message
 
     def safety_of(self, pair: PairId, message: Message) -> SafetyNotice | None:
@@ -125,8 +126,8 @@ class ChatService:
 
     def save(self, pair: PairId, ai_user: AIUser, content: str) -> tuple[Message, bool]:
         """Store a message without a reply; a farewell still ends the topic."""
-        message = self.accept(pair, ai_user, content, limited=not crisis_seen(content))
-        ended = says_farewell(content, self._settings.farewell_keywords)
+        message = self.accept(pair, ai_user, content, limited=not self.protected(pair, content))
+        ended = message.safety is None and says_farewell(content, self._settings.farewell_keywords)
         if ended:
             self.memory.end_topic(pair, message.topic_id)
         return message, ended
@@ -137,33 +138,36 @@ class ChatService:
         """The AI's side of the turn, all of it done: the events to send, ending with Done or Failed;
         without the `model` (a crisis it has no room for), words of care and the help lines."""
         deadline = deadline or Deadline.after(self._settings.chat_turn_seconds)
-        crisis = person.safety == "crisis" or self._topic_in_crisis(pair, person)
+        state = topic_state(self.memory.repo.short_term(pair, person.topic_id)) or person.safety
+        crisis = state == "crisis"  # the protocol holds for the rest of the topic
+        distress = state is not None  # answered, never silence
         try:
             reply = (
-                self._generate(pair, ai_user, person, deadline.sooner(self._settings.chat_reserve_seconds), crisis)
-                if model or not crisis
-                else Reply(crisis_reply(offline=False), typed=False)
+                self._generate(pair, ai_user, person, deadline.sooner(self._settings.chat_reserve_seconds), state)
+                if model or not distress
+                else Reply(caring_reply(crisis, offline=False), typed=False)
             )
         except LLMError as error:
             log.warning("chat model failed", extra={"ai_user_id": ai_user.id, "error": type(error).__name__})
-            if not crisis:
+            if not distress:
                 self._end_on_farewell(pair, person)
                 return [Failed("model_unavailable", "对方暂时无法回复，你的消息已经保存。")]
-            reply = Reply(crisis_reply(offline=False), typed=False)  # never silence
+            reply = Reply(caring_reply(crisis, offline=False), typed=False)  # never silence
         markers = read_markers(reply.text)
-        text, flagged = safety.read_crisis_marker(strip_control_markers(markers.text))
-        if flagged and not crisis:  # the model saw what the lexicon missed
-            crisis = True
+        text, flagged = read_crisis_marker(strip_control_markers(markers.text))
+        shown = person.safety == "crisis"  # the help card: once per crisis statement, not every message after
+        if flagged and person.safety != "crisis" and not crisis:  # the model saw what the check missed
+            crisis = distress = shown = True
             person = self._mark_crisis(pair, ai_user, person)
         elif crisis and person.safety != "crisis":  # later in a crisis topic: the check-in waits for this message
-            self._check_in_later(pair, ai_user)
+            self.protocol.check_in_later(pair, ai_user)
         if markers.switched:
             person = self.memory.switch_topic(pair, person)
         reasoning = reply.reasoning[:MAX_REASONING_CHARS]
         lines = replies.split_messages(text)
-        if crisis and not lines:
-            lines = [crisis_reply(offline=False)]
-        cap = CRISIS_MAX_DELAY_SECONDS if crisis else None
+        if distress and not lines:
+            lines = [caring_reply(crisis, offline=False)]
+        cap = CRISIS_MAX_DELAY_SECONDS if distress else None
         how = Line(typed=reply.typed, reasoning=reasoning, cap=cap)
         sent = [Sent(m, m.delay_ms, i) for i, m in enumerate(self._speaker.send(pair, lines, how, after=person.id))]
         if not sent:  # 已读不回: the history shows it, not only the live turn
@@ -174,10 +178,10 @@ class ChatService:
         # A topic that grows past the limit ends too, so short-term memory stays bounded.
         too_long = len(self.memory.repo.short_term(pair, person.topic_id)) >= self._settings.topic_max_messages
         ended = (markers.ended or too_long) and self.memory.end_topic(pair, person.topic_id)
-        ended = self._end_on_farewell(pair, person) or ended
+        ended = (not crisis and self._end_on_farewell(pair, person)) or ended  # a farewell never ends a crisis
         thinking = [Thinking(reasoning)] if reasoning else []
-        notices: list[Event] = [self.crisis_help(pair.account_id)] if crisis else []
-        if sent and not crisis and self._sessions.break_reminder_due(pair.account_id):
+        notices: list[Event] = [self.crisis_help(pair.account_id)] if shown else []
+        if sent and not distress and self._sessions.break_reminder_due(pair.account_id):
             notices.append(Notice("break", BREAK_NOTICE))
         pause = 0.0
         if not sent:
@@ -190,45 +194,35 @@ class ChatService:
             self._on_reply(pair, ai_user, [s.message for s in sent], deadline)
         return [*notices, *thinking, *sent, Done(bool(sent), ended, len(sent), int(pause * 1000))]
 
-    def _topic_in_crisis(self, pair: PairId, person: Message) -> bool:
-        """The safety protocol, once on, holds for the rest of the topic."""
-        return any(m.safety == "crisis" for m in self.memory.repo.short_term(pair, person.topic_id))
-
     def _mark_crisis(self, pair: PairId, ai_user: AIUser, person: Message) -> Message:
         marked = person.model_copy(update={"safety": "crisis"})
         self.memory.update_message(pair, person, marked)
-        self._check_in_later(pair, ai_user)
-        self._referred(ai_user, "model")
+        self.protocol.check_in_later(pair, ai_user)
+        self.protocol.referred(ai_user, "model")
         return marked
 
-    def _check_in_later(self, pair: PairId, ai_user: AIUser) -> None:
-        now, minutes = self._clock.now(), self._settings.crisis_checkin_minutes
-        relationship = self.memory.repo.relationship(pair)
-        self._heartbeats.change(pair, ai_user, relationship, lambda state: check_in_after(state, now, minutes))
-
-    def _referred(self, ai_user: AIUser, by: str) -> None:
-        """Counted, never described: ids and counts only."""
-        log.info("crisis protocol", extra={"ai_user_id": ai_user.id, "detected_by": by})
-        self._count(CRISIS_REFERRALS, 1)
-
-    def _generate(self, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline, crisis: bool) -> Reply:
+    def _generate(
+        self, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline, state: Safety | None
+    ) -> Reply:
         """The AI's reply (the offline notice comes at once, untyped). When the draw says no, the
-        model is not asked: the turn is 已读不回 — never for a crisis, nor for a sincere question
-        whether the AI is a person."""
+        model is not asked: the turn is 已读不回 — never in distress or a crisis (the topic's state),
+        nor for a sincere question whether the AI is a person."""
         if not self._speaker.can_speak(ai_user):
-            text = crisis_reply(offline=True) if crisis else offline_reply(ai_user.name)
+            text = caring_reply(state == "crisis", offline=True) if state else offline_reply(ai_user.name)
             return Reply(text, typed=False)
         snapshot = self.memory.repo.snapshot(pair)
-        if crisis:
-            guidance = CRISIS_GUIDANCE
+        asked = asks_if_human(person.content)  # answered, always and honestly
+        if state:
+            guidance = CRISIS_GUIDANCE if state == "crisis" else DISTRESS_GUIDANCE
         else:
-            asked = safety.asks_if_human(person.content)  # answered, always and honestly
             zone = self.memory.repo.zone(pair, ai_user)
             decision = self._draw.decide(pair, snapshot, ai_user, person, zone, must_answer=asked)
             if not decision.inclined and self._settings.reply_decision == "draw":
                 return self._draw.read_without_replying(ai_user, decision)
-            guidance = decision.guidance + (HUMAN_QUESTION_GUIDANCE if asked else "")
-        instructions = chat_instructions(ai_user.name, snapshot.relationship.level, crisis=crisis)
+            guidance = decision.guidance
+        guidance += HUMAN_QUESTION_GUIDANCE if asked else ""
+        # distress keeps the stable instructions (and the prompt cache); its turn block asks for care
+        instructions = chat_instructions(ai_user.name, snapshot.relationship.level, crisis=state == "crisis")
         context = self.memory.context(
             pair, ai_user, person.content, instructions, exclude_message=person.id, snapshot=snapshot, guidance=guidance
         )

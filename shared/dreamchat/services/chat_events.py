@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dreamchat.domain import safety
+from dreamchat.domain.help_lines import CrisisResource
 from dreamchat.domain.models import Message
 
 
@@ -13,7 +13,7 @@ from dreamchat.domain.models import Message
 class SafetyNotice:
     """Help lines for a person in crisis (sent before the messages, shown as a card)."""
 
-    resources: tuple[safety.CrisisResource, ...]
+    resources: tuple[CrisisResource, ...]
     kind: str = "crisis"
 
     def as_dict(self) -> dict[str, object]:

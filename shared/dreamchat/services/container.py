@@ -23,6 +23,7 @@ from dreamchat.services.chat import ChatService
 from dreamchat.services.compression import AfterCompression, Compression
 from dreamchat.services.context import ContextBuilder
 from dreamchat.services.core_judgment import CoreJudge
+from dreamchat.services.crisis_protocol import CrisisProtocol
 from dreamchat.services.export import MemoryExport
 from dreamchat.services.extraction import ExtractionService
 from dreamchat.services.friend_lists import FriendLists
@@ -117,7 +118,10 @@ def build_services(
     presence = Presence(store, clock, settings.presence_seconds)
     push = PushService(store, presence, push_sender or build_push(settings), clock, settings)
     speaker = Speaker(memory, soul, heartbeats, gateway, search, clock, runtime.random, settings)
-    chat = ChatService(memory, speaker, heartbeats, clock, runtime.random, settings, on_count, on_reply=push.after_turn)
+    protocol = CrisisProtocol(memory, heartbeats, clock, settings, on_count)
+    chat = ChatService(
+        memory, speaker, heartbeats, clock, runtime.random, settings, on_reply=push.after_turn, protocol=protocol
+    )
     ai_users = AIUserService(store, runtime.blobs, clock, Caps(settings.max_ai_users, settings.max_friends))
     friend_lists = FriendLists(storage)
     leases = Leases(store, clock, settings.lease_seconds, settings.lease_attempts)

@@ -18,7 +18,7 @@ from dreamchat.budget import Deadline
 from dreamchat.config import Settings
 from dreamchat.domain import heartbeat as hb
 from dreamchat.domain import reply as replies
-from dreamchat.domain import safety
+from dreamchat.domain.crisis import read_crisis_marker
 from dreamchat.domain.models import AIUser, Message, PairId, Relationship
 from dreamchat.domain.relationship import heartbeat_interval
 from dreamchat.domain.topics import read_markers
@@ -182,7 +182,7 @@ class HeartbeatService:
         except LLMError as error:
             return Outcome("failed", f"the chat model failed ({type(error).__name__})")
         markers = read_markers(text)
-        wanted, moved = hb.read_heartbeat_reply(safety.read_crisis_marker(markers.text)[0])
+        wanted, moved = hb.read_heartbeat_reply(read_crisis_marker(markers.text)[0])
         lines = [line for line in replies.split_messages(wanted) if not hb.sent_recently(state, line, now)]
         if lines:
             sent = self._send(pair, lines)
@@ -214,7 +214,7 @@ class HeartbeatService:
                 log.warning(
                     "check-in model failed", extra={"ai_user_id": pair.ai_user_id, "error": type(error).__name__}
                 )
-        wanted, _ = hb.read_heartbeat_reply(safety.read_crisis_marker(read_markers(text).text)[0])
+        wanted, _ = hb.read_heartbeat_reply(read_crisis_marker(read_markers(text).text)[0])
         return Outcome("sent", "", self._send(pair, replies.split_messages(wanted) or [CHECK_IN_LINE]))
 
     def _generate(

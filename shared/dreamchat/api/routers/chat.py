@@ -28,9 +28,9 @@ from dreamchat.domain.answering import (
     retry_refusal,
     turn_over,
 )
-from dreamchat.domain.crisis_cues import crisis_seen
 from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.errors import Conflict, NotFound, TooManyRequests, Unavailable
+from dreamchat.llm.offline import caring_reply
 from dreamchat.services.chat import Done, Event, Failed, Notice, SafetyNotice, Sent, Thinking
 from dreamchat.services.container import Services
 from dreamchat.services.idempotency import Idempotency, IdempotencyClaim, fingerprint
@@ -187,7 +187,13 @@ def _respond(
         return [Failed("gone", "this conversation was deleted")]
     except Exception as error:  # noqa: BLE001 - logged; the stream must still end with an event
         log.error("chat turn failed", extra={"ai_user_id": ai_user.id, "error": type(error).__name__})
-        failed = Failed("internal_error", "这次没能回复，你的消息已经保存。")
+        # a crisis or distress turn that fails all the same still leaves words of care (and the help lines)
+        words = (
+            caring_reply(person.safety == "crisis", offline=False)
+            if person.safety
+            else "这次没能回复，你的消息已经保存。"
+        )
+        failed = Failed("internal_error", words)
         return [*_help_lines(services, pair, person), failed]
 
 
@@ -243,7 +249,7 @@ def chat(
     deadline: Deadline = request.scope[SCOPE_KEY]  # set by RequestDeadline
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
     # before the message is stored: a 503 means "send it again", nothing half-done (never for a crisis)
-    crisis = crisis_seen(body.content)
+    crisis = services.chat.protected(pair, body.content)  # distress or a crisis, or its topic's: never refused
     slot = _slot(pool, caller.id, crisis)
     claim = None
     try:
@@ -306,7 +312,7 @@ def retry(
     refusal = retry_refusal(last, message_id, freed=freed, over=last is not None and _turn_over(services, last))
     if refusal is not None or last is None:
         raise Conflict(refusal or NOT_THE_LATEST)
-    slot = _slot(pool, caller.id, last.safety == "crisis")
+    slot = _slot(pool, caller.id, last.safety is not None)
     try:
         lease = answering.claim(pk, sk)
         if lease.status != "won":

@@ -8,7 +8,7 @@ from dreamchat.api.errors import documented
 from dreamchat.api.responses import LocaleOut, ProfileOut
 from dreamchat.api.routers.heartbeat import reschedule_all
 from dreamchat.api.schemas import Body, check_timezone
-from dreamchat.domain import safety
+from dreamchat.domain.help_lines import is_locale
 from dreamchat.services.zones import person_zone, set_person_zone
 
 router = APIRouter(prefix="/api/profile", tags=["profile"], responses=documented(401))
@@ -57,7 +57,7 @@ class Locale(Body):
     @field_validator("locale")
     @classmethod
     def _tag(cls, value: str | None) -> str | None:
-        if value is not None and not safety.is_locale(value):
+        if value is not None and not is_locale(value):
             raise ValueError('locale must be a tag such as "zh-CN", "en-US" or "en"')
         return value
 

@@ -5,7 +5,7 @@
 const PREFIX = "dreamchat.help.";
 
 // Only until this device has received the server's own lines (a card in history, seen on a new device): the
-// mainland lines of the server's default table (shared/dreamchat/domain/safety.py, where their sources are).
+// mainland lines of the server's default table (shared/dreamchat/data/help_lines.json, where their sources are).
 export const FALLBACK_LINES = [
   { name: "全国统一心理援助热线（中国大陆）", phone: "12356", url: "", hours: "每条热线每天不少于18小时，多地24小时" },
   { name: "110 报警（有人有生命危险时）", phone: "110", url: "", hours: "24小时" },

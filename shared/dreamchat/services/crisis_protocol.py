@@ -1,0 +1,88 @@
+"""The person comes first: what the chat turn asks of the crisis check, and what the protocol does.
+
+`CrisisProtocol.judge` reads a new message with the topic's latest ones (`dreamchat.domain.crisis.CrisisCheck`:
+the lexicon and the classifier); `protected` says whether a message may ever be refused; `help` gives the
+help lines of the person's locale; `check_in_later` owes the pair a check-in heartbeat; `referred` counts a
+referral (ids and counts only, never the words).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from dreamchat.config import Settings
+from dreamchat.crisis_data import crisis_check
+from dreamchat.domain import help_lines
+from dreamchat.domain.crisis import CrisisCheck, Verdict
+from dreamchat.domain.heartbeat import check_in_after
+from dreamchat.domain.models import MAX_MESSAGE_CHARS, AIUser, Message, PairId
+from dreamchat.domain.protocol import CUT_MARK, recent_words, topic_state
+from dreamchat.ports import Clock, Counter
+from dreamchat.services.chat_events import SafetyNotice
+from dreamchat.services.heartbeat_state import HeartbeatStates
+from dreamchat.services.memory import MemoryService
+from dreamchat.services.profile import Profiles
+
+log = logging.getLogger(__name__)
+
+CRISIS_REFERRALS = "CrisisReferrals"
+
+
+class CrisisProtocol:
+    def __init__(
+        self,
+        memory: MemoryService,
+        heartbeats: HeartbeatStates,
+        clock: Clock,
+        settings: Settings,
+        count: Counter | None = None,
+        check: CrisisCheck | None = None,
+    ) -> None:
+        self._memory = memory
+        self._heartbeats = heartbeats
+        self._clock = clock
+        self._settings = settings
+        self._count = count or (lambda name, value=1: None)
+        self.check = check or crisis_check()
+        self._profiles = Profiles(memory.repo)
+        self._help: dict[str, SafetyNotice] = {}
+
+    def help(self, account_id: str) -> SafetyNotice:
+        """The help lines of the person's locale (theirs if they chose one, else the server's)."""
+        locale = self._profiles.locale(account_id) or self._settings.crisis_locale
+        if locale not in self._help:
+            self._help[locale] = SafetyNotice(tuple(help_lines.resources_for(locale, self._settings.crisis_table)))
+        return self._help[locale]
+
+    def open_topic(self, pair: PairId) -> list[Message]:
+        """The messages of the conversation's latest topic still in short-term memory."""
+        last = self._memory.repo.log.last_message(pair)
+        return self._memory.repo.short_term(pair, last.topic_id) if last else []
+
+    def protected(self, pair: PairId, content: str) -> bool:
+        """Whether a message is never refused (no 429, no 503): it shows distress or a crisis, or its topic
+        already did. Past a limit it is still stored and answered, without the model."""
+        return self.check.judge(content).distress or topic_state(self.open_topic(pair)) is not None
+
+    def fitted(self, content: str) -> tuple[str, Verdict | None]:
+        """A message over the length limit that shows distress is kept, cut at the limit and marked (a
+        crisis letter is answered, never refused); its verdict over the whole text comes with it."""
+        if len(content) <= MAX_MESSAGE_CHARS:
+            return content, None
+        whole = self.check.judge(content)
+        return (content[: MAX_MESSAGE_CHARS - len(CUT_MARK)] + CUT_MARK if whole.distress else content), whole
+
+    def judge(self, topic: list[Message], content: str, whole: Verdict | None) -> Verdict:
+        """The new message read with the topic's latest words (a crisis split over two messages is one)."""
+        verdict = self.check.recent([*recent_words(topic), content])
+        return whole if whole is not None and whole.crisis else verdict
+
+    def check_in_later(self, pair: PairId, ai_user: AIUser) -> None:
+        now, minutes = self._clock.now(), self._settings.crisis_checkin_minutes
+        relationship = self._memory.repo.relationship(pair)
+        self._heartbeats.change(pair, ai_user, relationship, lambda state: check_in_after(state, now, minutes))
+
+    def referred(self, ai_user: AIUser, by: str) -> None:
+        """Counted, never described: ids and counts only."""
+        log.info("crisis protocol", extra={"ai_user_id": ai_user.id, "detected_by": by})
+        self._count(CRISIS_REFERRALS, 1)
