@@ -25,8 +25,8 @@ PER_AI_USER = 10  # a fresh AI user every few turns keeps each context short (an
 # ordinary messages: no question, nothing urgent, nothing boring
 ORDINARY = [
     "今天去超市买了点水果",
-    "下午打了会儿羽毛球",  # not 下午把房间收拾了一遍: tidying up reads as distress to the check (answered)
-    "路上看到一只很胖的橘猫",
+    "下午把房间收拾了一遍",
+    "楼下的桂花开了，很香",  # not 路上看到一只很胖的橘猫: the check reads it as distress (always answered)
     "晚饭做了番茄炒蛋",
     "公司楼下新开了一家面包店",
     "最近在追一部老电视剧",

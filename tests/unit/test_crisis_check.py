@@ -27,10 +27,17 @@ def test_in_sample_every_set_gets_help_lines_and_answers(path: Path) -> None:
     data = load(path)
     crisis, everyday = data.get("crisis", []), data.get("benign", [])
     if crisis:
-        assert sum(CHECK.judge(t).crisis for t in crisis) >= 0.9 * len(crisis)
+        assert sum(CHECK.judge(t).crisis for t in crisis) >= 0.85 * len(crisis)
         assert all(CHECK.judge(t).distress for t in crisis), [t for t in crisis if not CHECK.judge(t).distress]
     if everyday:
-        assert sum(CHECK.judge(t).crisis for t in everyday) <= 0.05 * len(everyday)
+        assert sum(CHECK.judge(t).crisis for t in everyday) <= 0.06 * len(everyday)
+
+
+def test_in_sample_over_every_set_together() -> None:
+    crisis = [t for p in TRAINING for t in load(p).get("crisis", [])]
+    everyday = [t for p in TRAINING for t in load(p).get("benign", [])]
+    assert sum(CHECK.judge(t).crisis for t in crisis) >= 0.95 * len(crisis)
+    assert sum(CHECK.judge(t).crisis for t in everyday) <= 0.01 * len(everyday)
 
 
 def test_the_gate_is_never_training_data() -> None:

@@ -12,8 +12,7 @@ disguises such as 紫砂, unalive, kms or su1cide read as what they hide):
 - the chat model's own judgment: its reply starts with `CRISIS_MARKER` (`read_crisis_marker`).
 
 `CrisisCheck.judge` combines the first two: crisis when the lexicon fires or the crisis head reaches its
-threshold; distress when there is a crisis, or the distress head reaches its threshold, or the crisis head
-a lower bar of its own. Recall
+threshold; distress when there is a crisis or the distress head reaches its threshold. Recall
 comes first for distress: answering a sad message costs nothing, silence to a crisis may cost a life.
 """
 
@@ -194,15 +193,13 @@ class Head:
 
 class Classifier:
     """The learned layer: `heads["crisis"]` and `heads["distress"]` over `features`, hashed into `size`
-    slots (weights from `dreamchat/data/crisis_classifier.json`). `answer_at`: the crisis head's own, lower
-    bar for "never silent" (distress is either head at its bar)."""
+    slots (weights from `dreamchat/data/crisis_classifier.json`)."""
 
-    def __init__(self, size: int, heads: Mapping[str, Head], answer_at: float) -> None:
+    def __init__(self, size: int, heads: Mapping[str, Head]) -> None:
         if set(heads) != {"crisis", "distress"}:
             raise ValueError(f"the classifier needs a crisis and a distress head, not {sorted(heads)}")
         self.size = size
         self.heads = dict(heads)
-        self.answer_at = answer_at
 
     @classmethod
     def from_weights(cls, data: Mapping[str, Any]) -> Classifier:
@@ -217,7 +214,7 @@ class Classifier:
             )
             for name, head in data["heads"].items()
         }
-        return cls(int(data["size"]), heads, float(data["answer_at"]))
+        return cls(int(data["size"]), heads)
 
     def scores(self, normalised: str) -> dict[str, float]:
         """Each head's log-odds for the normalised text."""
@@ -254,7 +251,7 @@ class CrisisCheck:
         heads = self.classifier.heads
         if scores["crisis"] >= heads["crisis"].threshold:
             return Verdict(crisis=True, distress=True, by="classifier")
-        if scores["crisis"] >= self.classifier.answer_at or scores["distress"] >= heads["distress"].threshold:
+        if scores["distress"] >= heads["distress"].threshold:
             return Verdict(crisis=False, distress=True, by="classifier")
         return QUIET
 
