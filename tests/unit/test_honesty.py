@@ -60,4 +60,3 @@ def test_everyday_greetings_are_not_claims(text: str) -> None:
 
 def test_every_rule_holds_examples_both_ways() -> None:
     assert all(rule.claims and rule.not_claims for rule in HUMAN_CLAIMS)
-
