@@ -93,4 +93,3 @@ def test_forgetting_a_friend_or_deleting_the_ai_user_erases_when_its_chat_was_la
     assert alice.delete(f"/api/friends/{forgotten['id']}", params={"forget": "true"}).status_code == 200
     assert alice.delete(f"/api/ai-users/{deleted['id']}").status_code == 200
     assert [item["sk"] for item in presence_items(alice)] == [f"{keys.PRESENCE_PREFIX}phone"]
-
