@@ -6,10 +6,20 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.test_person_first import chat, counts, friend_at, history, offline, served  # noqa: F401
+from tests.api.test_person_first import chat, friend_at, history, serve, settings_for
 from tests.fakes.fake_llm import Reply
 
 TURNS = 12
+
+
+@pytest.fixture
+def served(tmp_path, clock, fake_llm):
+    yield from serve(settings_for(tmp_path, fake_llm), clock)
+
+
+@pytest.fixture
+def offline(tmp_path, clock):
+    yield from serve(settings_for(tmp_path), clock)
 
 
 @pytest.fixture
