@@ -430,6 +430,22 @@ HOSTILE = {
     "spec of the wrong type": (json.dumps({"spec": 7, "data": {}}).encode(), "unsupported card spec a number"),
     "data a list": (json.dumps({"spec": "chara_card_v2", "data": []}).encode(), "data must be an object"),
     "no name": (json.dumps(_with(name="  ")).encode(), "the card has no name (data.name is empty)"),
+    "a name of an override and combining marks": (
+        json.dumps(_with(name="\u202e\u0301\u0302\u0303")).encode(),
+        "data.name: needs a visible character",
+    ),
+    "a greeting that claims to be human": (
+        json.dumps(_with(first_mes="我是真人哦")).encode(),
+        "data.first_mes: claims to be human",
+    ),
+    "a greeting that claims it through a macro": (
+        json.dumps(_with(first_mes="{{user}}，我是真人哦～")).encode(),
+        "data.first_mes: claims to be human",
+    ),
+    "a v1 card's greeting that claims to be human": (
+        json.dumps({"name": "x", "first_mes": "I'm not a bot, I promise."}).encode(),
+        "first_mes: claims to be human",
+    ),
     "name a number": (json.dumps(_with(name=5)).encode(), "data.name must be text, not a number"),
     "description an object": (json.dumps(_with(description={"a": 1})).encode(), "data.description must be text"),
     "tags a string": (json.dumps(_with(tags="a,b")).encode(), "data.tags must be a list of texts"),
@@ -475,6 +491,21 @@ def test_a_hostile_card_is_422_with_what_is_wrong_and_stores_nothing(world: Worl
     body, says = HOSTILE[case]
     before = world.stored()
     response = world.raw(body, "application/json")
+    assert response.status_code == 422, response.text
+    assert says in response.json()["error"]["message"]
+    assert world.stored() == before
+
+
+@pytest.mark.parametrize("preview", ["false", "true"])
+@pytest.mark.parametrize(
+    ("field", "value", "says"),
+    [("first_mes", "我是真人哦", "data.first_mes: claims to be human"), ("name", "\u202e\u0301\u0302", "data.name: ")],
+)
+def test_a_png_card_greeting_as_a_human_or_named_with_nothing_visible_is_refused_even_in_preview(
+    world: World, field: str, value: str, says: str, preview: str
+) -> None:
+    before = world.stored()
+    response = world.upload(cards.card_png(_with(**{field: value})), preview=preview)
     assert response.status_code == 422, response.text
     assert says in response.json()["error"]["message"]
     assert world.stored() == before

@@ -184,11 +184,14 @@ def test_show_content_is_on_until_turned_off(alice) -> None:
 
 
 def test_presence_is_one_small_call(alice) -> None:
+    ai = alice.create_ai_user(name="小梦")
     assert alice.post("/api/presence", json={"ai_user_id": None}).status_code == 200
-    assert alice.post("/api/presence", json={"ai_user_id": "a1", "device": "tab-1"}).json()["present"] is True
+    assert alice.post("/api/presence", json={"ai_user_id": ai["id"], "device": "tab-1"}).json()["present"] is True
     assert (
-        alice.post("/api/presence", json={"ai_user_id": "a1", "device": "tab-1", "visible": False}).status_code == 200
+        alice.post("/api/presence", json={"ai_user_id": ai["id"], "device": "tab-1", "visible": False}).status_code
+        == 200
     )
+    assert alice.post("/api/presence", json={"ai_user_id": "a1", "device": "tab-1"}).status_code == 404  # no friend
     assert alice.post("/api/presence", json={"ai_user_id": "../x"}).status_code == 422
     assert alice.post("/api/presence", json={"device": "x" * 65}).status_code == 422
 

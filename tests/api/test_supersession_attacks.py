@@ -29,7 +29,7 @@ def entries(person, ai) -> tuple[dict, dict]:
 
 @pytest.mark.parametrize(
     "bad",
-    [[], [-1], [20], [10**9], ["0"], [None], [[0]], [0.0], [True], {"0": 0}, "0", 0, [0] * 10_000, [1], [0, 1]],
+    [[], [-1], [20], [10**9], ["0"], [None], [[0]], [0.0], [True], {"0": 0}, "0", 0, [1], [0, 1], [0] * 9_999 + [1]],
     ids=lambda b: repr(b)[:20],
 )
 def test_a_bad_undo_is_refused_with_its_reason_and_changes_nothing(person, ai, moved, bad) -> None:
@@ -41,10 +41,37 @@ def test_a_bad_undo_is_refused_with_its_reason_and_changes_nothing(person, ai, m
     assert person.get(f"/api/memory/{ai['id']}/files").json() == before
 
 
-def test_an_undo_naming_a_point_twice_undoes_it_once(person, ai, moved) -> None:
+@pytest.mark.parametrize("repeated", [[0, 0], [0] * 10_000], ids=["twice", "10000 times"])
+def test_an_undo_naming_a_point_again_undoes_it_once(person, ai, moved, repeated) -> None:
     old, _ = moved
-    answer = person.put(f"/api/memory/{ai['id']}/long_term", json={"id": old["id"], "undo_supersede": [0, 0]})
+    answer = person.put(f"/api/memory/{ai['id']}/long_term", json={"id": old["id"], "undo_supersede": repeated})
     assert answer.status_code == 200 and answer.json()["memory"]["superseded"] == []
+
+
+def with_many_points(document: dict, points: int, marked: list[int]) -> dict:
+    """The old entry holding `points` key points (as an import may: more than an extraction writes),
+    the `marked` ones superseded by the new entry's key point."""
+    crafted = copy.deepcopy(document)
+    index, new_id = crafted["long_term"][0]["index"], crafted["long_term"][1]["index"]["id"]
+    index["key_points"] = [f"第{n}件事" for n in range(points)]
+    index["sources"] = [""] * points
+    index["superseded"] = [{"point": n, "superseded_by": f"{new_id}#000", "at": 1_770_000_000} for n in marked]
+    return crafted
+
+
+def test_an_undo_reaches_every_key_point_an_entry_has_past_the_twentieth(person, ai, moved) -> None:
+    document = with_many_points(exported_and_forgotten(person, ai), 30, [3, 20, 22, 29])
+    assert import_into(person, ai["id"], document).status_code == 200, "the import"
+    old, _ = entries(person, ai)
+    assert [s["point"] for s in old["superseded"]] == [3, 20, 22, 29]
+    one = person.put(f"/api/memory/{ai['id']}/long_term", json={"id": old["id"], "undo_supersede": [22]})
+    assert one.status_code == 200, one.text
+    assert [s["point"] for s in one.json()["memory"]["superseded"]] == [3, 20, 29]
+    every = person.put(f"/api/memory/{ai['id']}/long_term", json={"id": old["id"], "undo_supersede": list(range(30))})
+    assert every.status_code == 200, every.text
+    assert entries(person, ai)[0]["superseded"] == []
+    past = person.put(f"/api/memory/{ai['id']}/long_term", json={"id": old["id"], "undo_supersede": [30]})
+    assert past.status_code == 422 and "no key point 30 (it has 30)" in past.json()["error"]["message"]
 
 
 @pytest.mark.parametrize("tier", ["mid_term", "core", "short_term"])

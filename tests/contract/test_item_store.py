@@ -8,7 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from dreamchat.adapters.cursor import BadCursor
-from dreamchat.ports import Check, ConditionFailed, Delete, ItemStore, KeyRange, Put
+from dreamchat.ports import TTL_ATTRIBUTE, Check, ConditionFailed, Delete, ItemStore, KeyRange, Put
+from tests.conftest import make_dynamo
 
 
 def test_put_then_get_returns_the_same_dict(store: ItemStore) -> None:
@@ -339,3 +340,14 @@ def test_a_conditional_delete_removes_only_the_version_it_names(store, alone: bo
     assert store.get("p", "1") is None
     store.transact([Delete("member", "M", expected_version=8), *others])
     assert store.get("member", "M") is None
+
+
+def test_the_dynamodb_table_deletes_an_expired_item_by_the_attribute_the_stores_read(aws, clock) -> None:
+    """As the CDK table does: an item with `expires_at` (epoch seconds, a number) is deleted by DynamoDB
+    some time after it, so what expires (presence, leases) does not stay in the table for good."""
+    store = make_dynamo(clock)
+    described = store._client.describe_time_to_live(TableName="dreamchat")["TimeToLiveDescription"]
+    assert (described["TimeToLiveStatus"], described["AttributeName"]) == ("ENABLED", TTL_ATTRIBUTE)
+    store.put({"pk": "ACCOUNT#a", "sk": "PRESENCE#phone", TTL_ATTRIBUTE: int(clock.now().timestamp()) + 75})
+    raw = store._client.get_item(TableName="dreamchat", Key={"pk": {"S": "ACCOUNT#a"}, "sk": {"S": "PRESENCE#phone"}})
+    assert set(raw["Item"][TTL_ATTRIBUTE]) == {"N"}  # TTL reads numbers only

@@ -22,6 +22,7 @@ from dreamchat.domain.supersession import (
     shown,
     since,
     superseding,
+    undo_problem,
     undone,
 )
 from dreamchat.services.storage.session import to_model
@@ -80,6 +81,15 @@ def test_marking_again_replaces_the_points_mark_and_undoing_clears_it() -> None:
     a = superseding(superseding(entry("long_a", "x", "y"), 1, "long_b#000", 5), 1, "long_c#000", 6)
     assert a.superseded == [mark(1, "long_c#000", 6)]
     assert undone(a, [1]).superseded == [] and undone(a, [0]).superseded == a.superseded
+
+
+def test_an_undo_may_name_any_key_point_the_entry_has_however_many_it_has() -> None:
+    many = entry("l1", *(f"p{n}" for n in range(40)))
+    assert undo_problem(many, [0, 20, 39, 39]) is None
+    assert undo_problem(many, range(40)) is None
+    assert undo_problem(many, [40]) == "the memory has no key point 40 (it has 40)"
+    assert undo_problem(many, [-1, 3]) == "the memory has no key point -1 (it has 40)"
+    assert undo_problem(entry("l2", "a"), [1]) == "the memory has no key point 1 (it has 1)"
 
 
 def test_an_edit_keeps_a_mark_on_its_points_text_and_drops_it_when_the_text_is_rewritten() -> None:

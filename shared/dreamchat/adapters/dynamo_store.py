@@ -60,6 +60,10 @@ def create_table(client: Any, name: str) -> None:
         ],
     )
     client.get_waiter("table_exists").wait(TableName=name)
+    # DynamoDB deletes an item some time after its `expires_at` (reads here skip it at once)
+    client.update_time_to_live(
+        TableName=name, TimeToLiveSpecification={"Enabled": True, "AttributeName": TTL_ATTRIBUTE}
+    )
 
 
 class DynamoItemStore:

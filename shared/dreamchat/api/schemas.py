@@ -9,16 +9,18 @@ from zoneinfo import available_timezones
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from dreamchat.domain.models import ChatModel, Visibility
-from dreamchat.domain.text import is_blank
+from dreamchat.domain.text import name_problem
 
 
 def _visible(name: str) -> str:
-    if is_blank(name):
-        raise ValueError("a name needs a visible character")
+    problem = name_problem(name)
+    if problem is not None:
+        raise ValueError(problem)
     return name
 
 
-# A name is what a chat list shows: surrounding spaces are dropped, and one that shows nothing is refused.
+# A name is what a chat list shows: surrounding spaces are dropped, and one that shows nothing
+# (`name_problem`, the rule every way a name comes in keeps) is refused.
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40), AfterValidator(_visible)]
 
 

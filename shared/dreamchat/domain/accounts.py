@@ -14,6 +14,8 @@ from functools import cache
 
 from confusable_homoglyphs import confusables
 
+from dreamchat.domain.text import name_problem
+
 USERNAME_PATTERN = re.compile(r"^[\w.\-]{3,32}$")
 MIN_PASSWORD = 8
 MAX_PASSWORD = 128
@@ -22,7 +24,8 @@ MAX_PASSWORD = 128
 def username_problem(name: str) -> str | None:
     if not USERNAME_PATTERN.fullmatch(name):
         return "username must be 3-32 letters, digits, '_', '.' or '-'"
-    return None
+    shows = name_problem(name)  # a letter can be blank: Hangul fillers are letters to `\w`
+    return f"username: {shows}" if shows else None
 
 
 def password_problem(password: str) -> str | None:

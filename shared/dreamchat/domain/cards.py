@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from dreamchat.domain.models import MAX_TAG_CHARS, MAX_TAGS
+from dreamchat.domain.personas import first_problem
 from dreamchat.domain.text import is_blank
 
 Spec = Literal["chara_card_v1", "chara_card_v2", "chara_card_v3"]
@@ -66,6 +67,8 @@ _USER = re.compile(r"\{\{\s*user\s*\}\}|<\s*user\s*>", re.IGNORECASE)
 _COMMENT = re.compile(r"\{\{\s*(?://|comment\s*:)[^{}]*\}\}", re.IGNORECASE)
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _BREAKS = "\n。！？!?.…"
+# the card's field each field of an AI user is taken from, as a problem with it names it
+_TAKEN_FROM = {"name": "name", "greeting": "first_mes"}
 # {{user}} is whoever befriends the AI: the persona speaks of them as our prompts do, the greeting to them
 _USER_WORDS = {True: ("对方", "你"), False: ("the user", "you")}
 
@@ -89,6 +92,10 @@ class Card:
     def texts(self, name: str) -> list[str]:
         value = self.data.get(name)
         return list(value) if isinstance(value, list) else []
+
+    def path(self, name: str) -> str:
+        """Where the field `name` sits in the document: under `data` (V1: at the top)."""
+        return name if self.spec == "chara_card_v1" else f"data.{name}"
 
     def ours(self) -> dict[str, Any]:
         extensions = self.data.get("extensions")
@@ -172,7 +179,8 @@ def parse_card(document: object) -> Card:
 
 
 def import_card(card: Card) -> Imported:
-    """What the AI user takes from `card`: resolved, laid out and cut to the AI user's limits."""
+    """What the AI user takes from `card`: resolved, laid out and cut to the AI user's limits; CardProblem
+    (naming the card's field) for a name that shows nothing or a greeting that claims to be human."""
     chinese = bool(_CJK.search(" ".join(card.text(f) for f in USED[:5])))
     about_user, to_user = _USER_WORDS[chinese]
     name_text = " ".join(card.text("name").split())
@@ -188,6 +196,9 @@ def import_card(card: Card) -> Imported:
     greeting = cut(greeting_text, MAX_GREETING_CHARS)
     if greeting != greeting_text:
         soul_cuts.append(Cut("first_mes", len(greeting_text), len(greeting)))
+    found = first_problem({"name": name, "greeting": greeting})
+    if found is not None:
+        raise CardProblem(f"{card.path(_TAKEN_FROM[found[0]])}: {found[1]}")
     tags, tag_cut = _tags(card.texts("tags"))
     return Imported(
         name=name,

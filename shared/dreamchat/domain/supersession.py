@@ -89,6 +89,16 @@ def superseding(entry: LongTermIndex, point: int, by: str, at: int) -> LongTermI
     return entry.model_copy(update={"superseded": marked})
 
 
+def undo_problem(entry: LongTermIndex, points: Iterable[int]) -> str | None:
+    """What is wrong with the person's undo of these key points (None: nothing): each must be a key
+    point the entry has, whichever (an imported entry may hold more than an extraction writes);
+    a point named twice is undone once."""
+    missing = sorted(n for n in set(points) if not 0 <= n < len(entry.key_points))
+    if missing:
+        return f"the memory has no key point {missing[0]} (it has {len(entry.key_points)})"
+    return None
+
+
 def undone(entry: LongTermIndex, points: Iterable[int]) -> LongTermIndex:
     """The entry with the supersession of these key points undone (they are current again)."""
     again = set(points)

@@ -14,7 +14,8 @@ from typing import Any
 
 from dreamchat import keys
 from dreamchat.domain.models import AIUser, Friendship, PairId
-from dreamchat.errors import Conflict, Contended, Forbidden, NotFound
+from dreamchat.domain.personas import first_problem
+from dreamchat.errors import Conflict, Contended, Forbidden, Invalid, NotFound
 from dreamchat.ports import BlobStore, Clock, ItemStore
 from dreamchat.services.friend_lists import visible_to
 from dreamchat.services.pairs import NOTHING, Erased, erase_ai_user_blobs, erase_pair
@@ -46,6 +47,7 @@ class AIUserService:
 
     def create(self, owner_id: str, fields: dict[str, Any], *, ai_user_id: str | None = None) -> AIUser:
         """`ai_user_id`: one made by `new_ai_user_id` beforehand (a card import stores its blobs first)."""
+        _refuse_unfit(fields)
         now = self._epoch()
         ai_user = AIUser(id=ai_user_id or new_ai_user_id(), owner_id=owner_id, created_at=now, updated_at=now, **fields)
         with self._storage.pair(PairId(account_id=owner_id, ai_user_id=ai_user.id)) as uow:
@@ -72,6 +74,7 @@ class AIUserService:
 
     def update(self, account_id: str, ai_user_id: str, changes: dict[str, Any]) -> AIUser:
         current = self.owned(account_id, ai_user_id)
+        _refuse_unfit(changes)
         updated = AIUser.model_validate({**current.model_dump(), **changes, "updated_at": self._epoch()})
         with self._storage.begin() as uow:
             uow.ai_users.save(updated)
@@ -233,6 +236,13 @@ class AIUserService:
 
     def _epoch(self) -> int:
         return int(self._clock.now().timestamp())
+
+
+def _refuse_unfit(fields: dict[str, Any]) -> None:
+    """Invalid (naming the field) when a name shows nothing or the greeting claims to be human."""
+    found = first_problem(fields)
+    if found is not None:
+        raise Invalid(f"{found[0]}: {found[1]}")
 
 
 def new_ai_user_id() -> str:

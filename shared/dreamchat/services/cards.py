@@ -74,7 +74,10 @@ class CardService:
     def preview(self, upload: bytes) -> Preview:
         """Everything an import checks and makes, stored nowhere; Invalid says what is wrong with the card."""
         card, picture = _read(upload)
-        imported = import_card(card)
+        try:
+            imported = import_card(card)
+        except CardProblem as problem:
+            raise Invalid(str(problem)) from problem
         fields = self._fields(imported)
         png = None
         if picture is not None and "avatar" not in imported.settings:  # our export of an emoji avatar: keep the emoji

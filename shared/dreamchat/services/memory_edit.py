@@ -17,7 +17,7 @@ from dreamchat.domain.models import (
     MidTermMemory,
     PairId,
 )
-from dreamchat.domain.supersession import carried, renumbered, undone
+from dreamchat.domain.supersession import carried, renumbered, undo_problem, undone
 from dreamchat.errors import Conflict, Contended, Invalid, NotFound
 from dreamchat.ports import Clock
 from dreamchat.services.memory_repo import MemoryRepository, detail_key, new_detail, settle_detail
@@ -176,9 +176,9 @@ def _edited(entry: LongTermIndex, changes: dict[str, Any], current_again: list[i
     """The entry with the person's changes: a supersession follows its point's text (a point rewritten
     is current again), and the points in `current_again` (numbered as after the edit) are current again."""
     edited = LongTermIndex.model_validate({**entry.model_dump(), **changes})
-    missing = sorted(n for n in set(current_again) if n >= len(edited.key_points))
-    if missing:
-        raise Invalid(f"undo_supersede: the memory has no key point {missing[0]} (it has {len(edited.key_points)})")
+    problem = undo_problem(edited, current_again)
+    if problem is not None:
+        raise Invalid(f"undo_supersede: {problem}")
     if "key_points" in changes:
         edited = edited.model_copy(update={"superseded": carried(entry, edited.key_points)})
     return undone(edited, current_again)

@@ -23,11 +23,16 @@ NOTHING = Erased(0, 0)
 
 
 def erase_pair(store: ItemStore, blobs: BlobStore, pair: PairId) -> Erased:
-    """Delete everything the pair owns; safe to repeat after a partial failure."""
+    """Delete everything the pair owns (its partitions, its blobs, and when its chat was last open);
+    safe to repeat after a partial failure."""
     blob_keys = blobs.list(keys.pair_blob_prefix(pair))
     for key in blob_keys:
         blobs.delete(key)
     items = sum(erase_partition(store, pk) for pk in keys.pair_partitions(pair))
+    last_seen = keys.last_present(pair.account_id, pair.ai_user_id)  # in the account's partition
+    if store.get(*last_seen) is not None:
+        store.delete(*last_seen)
+        items += 1
     return Erased(items, len(blob_keys))
 
 

@@ -29,6 +29,7 @@ from dreamchat.domain.answering import (
     turn_over,
 )
 from dreamchat.domain.models import AIUser, Message, PairId
+from dreamchat.domain.personas import opening
 from dreamchat.errors import Conflict, NotFound, TooManyRequests, Unavailable
 from dreamchat.llm.offline import caring_reply
 from dreamchat.services.chat import Done, Event, Failed, Notice, SafetyNotice, Sent, Thinking
@@ -337,9 +338,10 @@ def delete_message(
 @router.post("/{user_id}/greet", response_model=Greeting, responses=documented(401, 404, 422))
 def greet(user_id: str, caller: CurrentCaller, services: ServicesDep) -> Greeting:
     """Store and return the AI user's opening message when the chat is opened for the first time and is empty;
-    `{"message": null}` otherwise (no greeting set, already greeted, or the two have talked)."""
+    `{"message": null}` otherwise (no greeting set, already greeted, the two have talked, or a greeting
+    saved before the honesty rule that claims to be human)."""
     pair, ai_user = services.ai_users.companion(caller.id, user_id)
-    greeting = ai_user.greeting.strip()
+    greeting = opening(ai_user.greeting)
     if not greeting or services.memory.repo.log.last_message(pair) is not None:
         return Greeting(message=None)
     if not services.memory.repo.log.claim_greeting(pair):

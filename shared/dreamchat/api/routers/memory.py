@@ -59,11 +59,10 @@ class LongTermEdit(Edit):
     title: Visible60 | None = None
     key_points: list[Visible300] | None = Field(default=None, max_length=20)
     detail_content: str | None = Field(default=None, max_length=8000)
-    # key point numbers (0-based) whose supersession the person undoes: current again
-    # (at least one: an empty undo changes nothing, so it must not make a degraded entry the person's)
-    undo_supersede: list[Annotated[int, Field(ge=0, lt=20, strict=True)]] | None = Field(
-        default=None, min_length=1, max_length=20
-    )
+    # key point numbers (0-based) whose supersession the person undoes: current again; any point the
+    # entry has (`undo_problem`), as many as the body holds (at least one: an empty undo changes nothing,
+    # so it must not make a degraded entry the person's)
+    undo_supersede: list[Annotated[int, Field(ge=0, strict=True)]] | None = Field(default=None, min_length=1)
 
 
 class CoreEdit(Edit):
