@@ -26,7 +26,7 @@ PER_AI_USER = 10  # a fresh AI user every few turns keeps each context short (an
 ORDINARY = [
     "今天去超市买了点水果",
     "下午把房间收拾了一遍",
-    "楼下的桂花开了，很香",  # not 路上看到一只很胖的橘猫: the check reads it as distress (always answered)
+    "路上看到一只很胖的橘猫",
     "晚饭做了番茄炒蛋",
     "公司楼下新开了一家面包店",
     "最近在追一部老电视剧",

@@ -30,7 +30,7 @@ def test_in_sample_every_set_gets_help_lines_and_answers(path: Path) -> None:
         assert sum(CHECK.judge(t).crisis for t in crisis) >= 0.85 * len(crisis)
         assert all(CHECK.judge(t).distress for t in crisis), [t for t in crisis if not CHECK.judge(t).distress]
     if everyday:
-        assert sum(CHECK.judge(t).crisis for t in everyday) <= 0.06 * len(everyday)
+        assert sum(CHECK.judge(t).crisis for t in everyday) <= 0.08 * len(everyday)
 
 
 def test_in_sample_over_every_set_together() -> None:

@@ -173,10 +173,10 @@ def bucket(feature: str, size: int) -> int:
 @dataclass(frozen=True)
 class Head:
     """One linear head over a message's hashed features: its log-odds are `bias`, plus `each` per feature,
-    plus the features' `weights` (absent: 0), divided by sqrt(max(count, floor)) when `normalised` (a short
-    message such as "再见" or "算了" carries less evidence than a long one, not more). It fires at
-    `threshold` (log-odds). A logistic regression is normalised; a naive Bayes head is not, and its `each`
-    is the weight every feature unseen in training has."""
+    plus the features' `weights` (absent: 0). A short message ("再见", "我不想") carries less evidence than a
+    long one, not more: a `normalised` head (a logistic regression) divides it by sqrt(max(count, floor));
+    a naive Bayes head scales it by min(1, count/floor), and its `each` is the weight every feature unseen
+    in training has. It fires at `threshold` (log-odds)."""
 
     bias: float
     weights: Mapping[int, float]
@@ -186,9 +186,10 @@ class Head:
     floor: int = 1
 
     def score(self, slots: Sequence[int]) -> float:
-        found = sum(self.weights.get(s, 0.0) for s in slots)
-        scale = math.sqrt(max(len(slots), self.floor, 1)) if self.normalised else 1.0
-        return self.bias + self.each * len(slots) + found / scale
+        evidence = self.each * len(slots) + sum(self.weights.get(s, 0.0) for s in slots)
+        if self.normalised:
+            return self.bias + evidence / math.sqrt(max(len(slots), self.floor, 1))
+        return self.bias + evidence * min(1.0, len(slots) / max(self.floor, 1))
 
 
 class Classifier:
