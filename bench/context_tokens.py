@@ -139,11 +139,16 @@ class ScriptedMemoryModels:
         return RelationshipJudgment(level=current_level)
 
     def _memory(self, mid: MidTermMemory) -> ExtractedMemory:
-        session = self._by_summary[mid.summary]
+        session = self.session_of(mid.summary)
         key_points = [f.text for f in session.facts] or [mid.summary]
         return ExtractedMemory(
             title=self.title(mid.summary), key_points=key_points, detail_content=mid.summary, source_mid_ids=[mid.id]
         )
+
+    def session_of(self, summary: str) -> Session:
+        """The session a stored summary came from (a summary longer than its session's share was cut)."""
+        found = self._by_summary.get(summary)
+        return found or next(s for written, s in self._by_summary.items() if written.startswith(summary))
 
     def title(self, summary: str) -> str:
         """The summary's three most distinctive words (tf-idf over this conversation's summaries)."""

@@ -159,7 +159,10 @@ class DataSetAnswers:
         raise ValueError(f"no answer for {schema.__name__}")
 
     def _memories(self, mid: str, summary: str) -> list[ExtractedMemory]:
-        session = self._by_summary.get(summary)
+        # a summary longer than its session's share was stored cut: its session is the one it begins
+        session = self._by_summary.get(summary) or next(
+            (s for written, s in self._by_summary.items() if written.startswith(summary)), None
+        )
         facts = [f.text for f in session.facts] if session else []
         facts = facts or [summary]
         chunks = [facts[i : i + KEY_POINTS] for i in range(0, len(facts), KEY_POINTS)]

@@ -10,6 +10,7 @@ from pydantic import BeforeValidator, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from dreamchat.crisis_data import default_help_lines
+from dreamchat.domain import bounds
 from dreamchat.domain.help_lines import CrisisResource, parse_resources
 from dreamchat.domain.owed import Backoff
 from dreamchat.domain.push import DEFAULT_ALLOWED_ENDPOINTS, EndpointRule, parse_rules
@@ -141,7 +142,10 @@ class Settings(BaseSettings):
     # what one account may hold
     max_ai_users: int = Field(default=100, ge=1, le=10_000)
     max_friends: int = Field(default=300, ge=1, le=10_000)
-    max_person_core_memories: int = Field(default=50, ge=1, le=1000)
+    max_person_core_memories: int = Field(default=50, ge=1, le=bounds.CORE_MEMORIES)
+    memory_imports_per_hour: int = Field(default=10, ge=1, le=10_000)
+    card_uploads_per_minute: int = Field(default=20, ge=1, le=10_000)
+    account_exports_per_hour: int = Field(default=6, ge=1, le=10_000)
 
     # the person comes first: crisis protocol and break reminders
     crisis_locale: str = Field(default="zh-CN", min_length=1, max_length=35)

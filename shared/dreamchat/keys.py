@@ -275,6 +275,21 @@ def model_call_scope(account_id: str) -> str:
     return f"MODEL#{account_id}"
 
 
+def import_limit_scope(account_id: str) -> str:
+    """Memory imports of one account."""
+    return f"IMPORT#{account_id}"
+
+
+def card_limit_scope(account_id: str) -> str:
+    """Character card uploads (previews and imports) of one account."""
+    return f"CARD#{account_id}"
+
+
+def export_limit_scope(account_id: str) -> str:
+    """Exports of one account's whole data."""
+    return f"EXPORT#{account_id}"
+
+
 def login_limit_scope(name: str) -> str:
     """Login attempts on one username, from any address."""
     return f"LOGIN#{name.casefold()}"

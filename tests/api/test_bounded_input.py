@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from dreamchat.api.app import create_app
 from dreamchat.config import Settings
+from dreamchat.domain import bounds
 from dreamchat.domain.models import Relationship
 from dreamchat.domain.relationship import heartbeat_interval
 from dreamchat.wiring import build_runtime
@@ -182,3 +183,86 @@ def test_a_person_may_add_only_so_many_core_memories_by_hand(tmp_path, clock, rn
 
 def files(person, ai) -> dict:
     return person.get(f"/api/memory/{ai['id']}/files").json()
+
+
+def import_into(person, ai_id: str, document: dict):
+    body = json.dumps(document, ensure_ascii=False).encode()
+    headers = {**person.headers, "Content-Type": "application/json"}
+    return person.client.post(f"/api/ai-users/{ai_id}/memory/import", content=body, headers=headers)
+
+
+def a_pair_with_a_long_term_entry(person) -> str:
+    ai = person.create_ai_user()
+    for line in ["周末去海边看日出", "带上相机拍照", "拜拜"]:
+        assert person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": line}).status_code == 201
+    assert person.post(f"/api/memory/{ai['id']}/compress").status_code == 200
+    assert person.post(f"/api/memory/{ai['id']}/extract").json()["long_term"]
+    return ai["id"]
+
+
+LONG_LINE = ("今天天气不错。" * 300)[: bounds.MESSAGE_CHARS + 1]  # everyday words: distress would be kept, cut
+SHARED_BOUNDS = {  # the API's own route, and the import's field, at one past the same bound
+    "a message": (
+        lambda p, ai, e: p.post(f"/api/ai-users/{ai}/save-message", json={"content": LONG_LINE}),
+        lambda d: d["messages"][0].update(content=LONG_LINE),
+    ),
+    "a long-term entry's key points": (
+        lambda p, ai, e: p.put(
+            f"/api/memory/{ai}/long_term", json={"id": e, "key_points": ["点"] * (bounds.KEY_POINTS + 1)}
+        ),
+        lambda d: d["long_term"][0]["index"].update(key_points=["点"] * (bounds.KEY_POINTS + 1)),
+    ),
+    "a long-term entry's title": (
+        lambda p, ai, e: p.put(f"/api/memory/{ai}/long_term", json={"id": e, "title": "题" * (bounds.TITLE_CHARS + 1)}),
+        lambda d: d["long_term"][0]["index"].update(title="题" * (bounds.TITLE_CHARS + 1)),
+    ),
+    "a summary": (
+        lambda p, ai, e: p.put(
+            f"/api/memory/{ai}/mid_term", json={"id": e, "summary": "总" * (bounds.SUMMARY_CHARS + 1)}
+        ),
+        lambda d: d["mid_term"][0].update(summary="总" * (bounds.SUMMARY_CHARS + 1)),
+    ),
+}
+
+
+@pytest.mark.parametrize("what", list(SHARED_BOUNDS))
+def test_the_api_and_the_import_refuse_the_same_one_past_a_bound(alice, what) -> None:
+    through_api, in_document = SHARED_BOUNDS[what]
+    ai_id = a_pair_with_a_long_term_entry(alice)
+    document = alice.get(f"/api/memory/{ai_id}/export").json()
+    entry = document["long_term"][0]["index"]["id"] if "long-term" in what else document["mid_term"][0]["id"]
+    assert through_api(alice, ai_id, entry).status_code in (413, 422)
+    in_document(document)
+    assert alice.delete(f"/api/friends/{ai_id}", params={"forget": "true"}).status_code == 200
+    assert alice.post(f"/api/friends/{ai_id}").status_code in (200, 201)
+    refused = import_into(alice, ai_id, document)
+    assert refused.status_code == 422, refused.text
+    assert alice.get(f"/api/memory/{ai_id}/export").json()["messages"] == []
+
+
+def test_the_tools_and_the_import_share_the_heartbeat_interval_and_self_soul_bounds() -> None:
+    from dreamchat.services.tools import UpdateRelationship, UpdateSelfSoul
+
+    for hours in (0, -5, bounds.MAX_HEARTBEAT_HOURS + 1):
+        with pytest.raises(ValueError):
+            UpdateRelationship(level="一般", heartbeat_hours=hours)
+        assert bounds.heartbeat_hours_problem(hours) is not None
+    assert bounds.heartbeat_hours_problem(bounds.MAX_HEARTBEAT_HOURS) is None
+    UpdateRelationship(level="一般", heartbeat_hours=bounds.MAX_HEARTBEAT_HOURS)
+    with pytest.raises(ValueError):
+        UpdateSelfSoul(new_content="我" * (bounds.SELF_SOUL_CHARS + 1))
+
+
+def test_no_core_memory_enters_a_pair_that_holds_its_bound() -> None:
+    from datetime import UTC, datetime
+
+    from dreamchat.domain.core_memory import Candidate, admission_problem
+    from dreamchat.domain.models import CoreMemory
+
+    held = [
+        CoreMemory(id=f"core_{n}", content=f"第{n}件事", importance=9, created_at=1_700_000_000, source="person")
+        for n in range(bounds.CORE_MEMORIES)
+    ]
+    now = datetime(2026, 3, 15, tzinfo=UTC)
+    assert "already holds" in (admission_problem(Candidate(True, "全新的事", 9), held, now, "UTC") or "")
+    assert admission_problem(Candidate(True, "全新的事", 9), held[:-1], now, "UTC") is None

@@ -8,6 +8,8 @@ import base64
 import io
 import json
 import sqlite3
+import struct
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -22,14 +24,14 @@ from dreamchat.adapters.events import LocalEventBus, LocalWorkQueue
 from dreamchat.adapters.sqlite_store import SqliteItemStore
 from dreamchat.api.app import create_app
 from dreamchat.config import Settings
-from dreamchat.domain.png_text import read_png_text
+from dreamchat.domain.png_text import SIGNATURE, read_png_text, with_text
 from dreamchat.errors import Unavailable
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.cards import CardService
 from dreamchat.wiring import Runtime
 from tests import cards
 from tests.api.conftest import Person, register
-from tests.conftest import make_dynamo, make_s3
+from tests.conftest import make_dynamo, make_s3, memory_runtime
 
 V2_FIELDS = (
     "name",
@@ -63,13 +65,19 @@ class World:
         return self._bob
 
     def stored(self) -> tuple[int, int]:
-        """(items, blobs) in the stores: what a refused import must leave unchanged."""
+        """(items, blobs) in the stores: what a refused import must leave unchanged (the count of the
+        account's card uploads, a request limit's window, aside)."""
         inner = self.runtime.store.inner
         if isinstance(inner, SqliteItemStore):
             with sqlite3.connect(self.runtime.settings.data_dir / "items.db") as db:
-                items = db.execute("SELECT COUNT(*) FROM items").fetchone()[0]
+                items = db.execute("SELECT COUNT(*) FROM items WHERE pk NOT LIKE 'LIMIT#%'").fetchone()[0]
         else:
-            items = inner._client.scan(TableName="dreamchat", Select="COUNT")["Count"]
+            items = inner._client.scan(
+                TableName="dreamchat",
+                Select="COUNT",
+                FilterExpression="NOT begins_with(pk, :limit)",
+                ExpressionAttributeValues={":limit": {"S": "LIMIT#"}},
+            )["Count"]
         return items, len(self.runtime.blobs.list(""))
 
     def upload(self, data: bytes, person: Person | None = None, **params):
@@ -563,3 +571,41 @@ def test_a_blob_written_after_the_ai_user_was_deleted_goes_with_the_second_erasu
     clock.advance(minutes=16)
     world.client.app.state.services.erasures.erase_again()
     assert world.runtime.blobs.list(keys.ai_user_blob_prefix(ai["id"])) == []
+
+
+def _deep_png(side: int, bit_depth: int, card: dict) -> bytes:
+    """A real side x side RGB picture of `bit_depth`-bit samples (all black: a few hundred KB of PNG)."""
+    row = b"\x00" + bytes(side * 3 * bit_depth // 8)
+    squeeze = zlib.compressobj(9)
+    data = b"".join(squeeze.compress(row) for _ in range(side)) + squeeze.flush()
+    header = struct.pack(">IIBBBBB", side, side, bit_depth, 2, 0, 0, 0)
+    picture = SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", data) + _chunk(b"IEND", b"")
+    return with_text(picture, "chara", cards.encoded(card).encode())
+
+
+def _chunk(kind: bytes, body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
+def test_a_picture_whose_header_declares_too_costly_a_decode_is_refused_before_it_is_decoded(world: World) -> None:
+    before = world.stored()
+    response = world.upload(_deep_png(5000, 16, cards.v2_card()), preview="true")  # 0.9 s of CPU to decode
+    assert response.status_code == 422, response.text
+    assert "5000 x 5000, 16-bit samples" in response.json()["error"]["message"]
+    assert "MiB to decode" in response.json()["error"]["message"]
+    assert world.stored() == before
+    assert world.upload(_deep_png(1000, 8, cards.v2_card()), preview="true").status_code == 200
+
+
+def test_card_uploads_have_a_budget_per_account(tmp_path, clock, rng) -> None:
+    settings = Settings(data_dir=tmp_path / "data", run_scheduler=False, card_uploads_per_minute=2)
+    with TestClient(create_app(settings, memory_runtime(settings, clock, rng))) as client:
+        alice, bob = register(client, "alice"), register(client, "bob")
+        card = cards.v2_card()
+        previews = [alice.post("/api/ai-users/import", json=card, params={"preview": "true"}) for _ in range(2)]
+        assert [p.status_code for p in previews] == [200, 200]
+        refused = alice.post("/api/ai-users/import", json=card)
+        assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
+        assert bob.post("/api/ai-users/import", json=card).status_code == 201
+        clock.advance(minutes=1)
+        assert alice.post("/api/ai-users/import", json=card).status_code == 201

@@ -14,7 +14,8 @@ from fastapi.testclient import TestClient
 
 from dreamchat.api.app import create_app
 from dreamchat.config import Settings
-from dreamchat.domain.models import MAX_MESSAGE_CHARS, PairId
+from dreamchat.domain.bounds import MESSAGE_CHARS as MAX_MESSAGE_CHARS
+from dreamchat.domain.models import PairId
 from dreamchat.services.idempotency import Idempotency
 from dreamchat.wiring import build_runtime
 from tests.api.conftest import Person, register
@@ -231,3 +232,80 @@ def test_a_failure_after_the_answer_still_ends_the_stream_with_an_event(app, per
     response = person.client.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"}, headers=headers)
     assert response.status_code == 200
     assert [name for name, _ in parse_sse(response.text)][-1:] == ["error"]
+
+
+class Dice:
+    """The random source, set by the test: 0.0 falls under every reply rate (answered), 0.99 above every
+    one (declined, 已读不回)."""
+
+    def __init__(self) -> None:
+        self.value = 0.0
+
+    def random(self) -> float:
+        return self.value
+
+
+@pytest.fixture(params=["draw", "model"])
+def dice_app(request, tmp_path, clock, fake_llm) -> Iterator[tuple[Person, dict, Dice]]:
+    """Alice and her AI user past the warm first day, the draw's dice in the test's hand; in both reply modes."""
+    dice = Dice()
+    settings = Settings(
+        data_dir=tmp_path / "dice",
+        run_scheduler=False,
+        llm_base_url=fake_llm.base_url,
+        llm_api_key="test-key",
+        llm_timeout_seconds=2,
+        llm_max_retries=0,
+        reply_decision=request.param,
+        warm_start_messages=0,
+    )
+    with TestClient(create_app(settings, build_runtime(settings, clock=clock, random=dice))) as client:
+        person = register(client, "alice")
+        yield person, person.create_ai_user(name="小梦"), dice
+
+
+def retry(person: Person, ai: dict, message_id: str) -> list[tuple[str, dict]]:
+    response = person.post(f"/api/ai-users/{ai['id']}/messages/{message_id}/retry")
+    assert response.status_code == 200, response.text
+    return parse_sse(response.text)
+
+
+def failed_turn(person: Person, ai: dict, fake_llm: FakeLLMServer) -> dict:
+    """An ordinary message the draw answered, whose turn failed: the model answered 500 (回复失败 · 重试)."""
+    fake_llm.script(CHAT_MODEL, Reply.error(500))
+    assert send(person, ai, "今天去超市买了点水果")[-1][0] == "error"
+    [message] = person.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]
+    return message
+
+
+def test_a_retry_of_a_failed_turn_is_answered_whatever_the_draw(dice_app, fake_llm) -> None:
+    """The attack: 重试 drew again like a new message and, declined, ended in 已读 without asking the model."""
+    person, ai, dice = dice_app
+    message = failed_turn(person, ai, fake_llm)
+    dice.value = 0.99  # this draw would decline any new message
+    fake_llm.script(CHAT_MODEL, Reply.text("买了什么水果呀"))
+
+    events = retry(person, ai, message["id"])
+
+    assert [data["content"] for name, data in events if name == "message"] == ["买了什么水果呀"]
+    assert events[-1] == ("done", {**events[-1][1], "replied": True})
+    asked = json.dumps(fake_llm.requests_for(CHAT_MODEL)[-1].messages, ensure_ascii=False)
+    assert "你想回复这条消息" in asked and "不太想回复" not in asked  # the model is not told it may decline
+    history = person.get(f"/api/ai-users/{ai['id']}/messages").json()
+    assert [(m["role"], m["read_no_reply"]) for m in history["messages"]] == [("user", False), ("assistant", False)]
+    assert history["retry_message_id"] is None
+
+
+def test_a_retry_the_model_leaves_unanswered_is_an_error_to_retry_never_read_without_reply(dice_app, fake_llm) -> None:
+    person, ai, dice = dice_app
+    message = failed_turn(person, ai, fake_llm)
+    dice.value = 0.99
+    fake_llm.script(CHAT_MODEL, Reply.text(""), Reply.text("草莓和橘子吗"))
+
+    events = retry(person, ai, message["id"])
+
+    assert [name for name, _ in events] == ["error"] and events[0][1]["code"] == "model_unavailable"
+    history = person.get(f"/api/ai-users/{ai['id']}/messages").json()
+    assert [m["read_no_reply"] for m in history["messages"]] == [False]
+    assert history["retry_message_id"] == message["id"]  # still offered: 重试 again
+    assert [data["content"] for name, data in retry(person, ai, message["id"]) if name == "message"] == ["草莓和橘子吗"]

@@ -71,3 +71,34 @@ def test_a_small_chunked_body_still_reaches_the_route(alice: Person) -> None:
     )
     assert response.status_code == 201, response.text
     assert response.json()["message"]["content"] == "你好"
+
+
+NOT_STRICT_JSON = {  # what Python's json reads and a browser's JSON.parse does not, or what costs a 500
+    "NaN": (b'{"content": NaN}', "content: NaN is not a JSON number"),
+    "Infinity": (b'{"content": "hi", "n": -Infinity}', "n: -Infinity is not a JSON number"),
+    "a number too large for a double": (b'{"content": "hi", "n": 1e999}', "too large"),
+    "nested 20,000 deep": (b'{"content": ' + b"[" * 20_000 + b"]" * 20_000 + b"}", "nested more than 64 levels"),
+    "a 5,000-digit integer": (b'{"content": ' + b"9" * 5000 + b"}", "content: the integer 9999"),
+    "a lone surrogate": (b'{"content": "hi \\ud800"}', "unpaired surrogate"),
+}
+ROUTES = {
+    "save-message": lambda ai: f"/api/ai-users/{ai}/save-message",
+    "a memory edit": lambda ai: f"/api/memory/{ai}/core",
+    "a profile": lambda ai: "/api/profile",
+}
+
+
+@pytest.mark.parametrize("case", list(NOT_STRICT_JSON))
+@pytest.mark.parametrize("route", list(ROUTES))
+def test_a_json_body_that_is_not_strict_json_is_a_422_naming_where_before_any_work(
+    alice: Person, case: str, route: str
+) -> None:
+    body, says = NOT_STRICT_JSON[case]
+    ai = alice.create_ai_user()
+    path = ROUTES[route](ai["id"])
+    headers = {**alice.headers, "Content-Type": "application/json"}
+    response = alice.client.request("PUT" if route != "save-message" else "POST", path, content=body, headers=headers)
+    assert response.status_code == 422, response.text
+    assert says in response.json()["error"]["message"]
+    assert alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"] == []
+    assert alice.get(f"/api/memory/{ai['id']}/files").json()["core"] == []

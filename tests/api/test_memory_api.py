@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 from tests.api.test_chat import CHAT_MODEL, send
 from tests.fakes.fake_llm import Reply
 
 TAGS = {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}
+COMFORT = "别怕，我陪着你。恐高的人其实很多，一点都不丢人，以后我们出去玩就挑地面上的项目，好不好呀？"
+CHEER = "加油！能坚持写小说真的很了不起，写完第一章一定要先给我看看，我想做你的第一个读者，说好了哦，不许反悔！"
 
 
 def summary(text: str, **tags) -> Reply:
@@ -23,7 +27,8 @@ def test_three_topics_ended_three_ways_go_through_every_tier(app, person, ai, fa
     bus.drain()
     # topic 2 ends by the model's marker
     clock.advance(hours=3)
-    fake_llm.script(CHAT_MODEL, Reply.text("别怕，我陪着你\n[TOPIC_ENDED]"))
+    # the AI's side makes most of a topic: its summary keeps within the topic's share (30 %)
+    fake_llm.script(CHAT_MODEL, Reply.text(f"{COMFORT}\n[TOPIC_ENDED]"))
     fake_llm.script(
         "qwen-plus",
         summary("对方坦白自己极度恐高，坐缆车都会发抖", basic_emotion="关心", scene="求助", atmosphere="平和"),
@@ -32,7 +37,7 @@ def test_three_topics_ended_three_ways_go_through_every_tier(app, person, ai, fa
     bus.drain()
     # topic 3 ends by an idle gap: the first message after it closes the topic
     clock.advance(hours=1)
-    fake_llm.script(CHAT_MODEL, Reply.text("加油！"), Reply.text("早呀"))
+    fake_llm.script(CHAT_MODEL, Reply.text(CHEER), Reply.text("早呀"))
     fake_llm.script(
         "qwen-plus",
         summary("对方说自己想成为一名作家，正在写第一部小说", basic_emotion="好奇", scene="讨论", atmosphere="热烈"),
@@ -165,7 +170,7 @@ def test_the_person_corrects_and_deletes_memories(app, person, ai, fake_llm) -> 
 def test_compress_and_extract_say_what_they_produced(person, ai, fake_llm) -> None:
     assert person.post(f"/api/memory/{ai['id']}/compress").json() == {"mid_term": []}
     fake_llm.script("qwen-plus", summary("打了个招呼"))
-    person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "你好"})
+    person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "你好呀，今天过得怎么样"})
     produced = person.post(f"/api/memory/{ai['id']}/compress").json()["mid_term"]
     assert [m["summary"] for m in produced] == ["打了个招呼"]
     fake_llm.script(
@@ -267,3 +272,74 @@ def test_the_context_view_shows_the_pairs_quality_figures_against_the_spec_targe
     assert quality["completeness"] == {"value": 0.7, "runs": 1, "target": 0.8}
     assert quality["compression_ratio"]["runs"] == 1 and quality["compression_ratio"]["target"] == 0.7
     assert quality["key_point_accuracy"]["value"] is None and quality["extraction_rate"]["runs"] == 0
+
+
+# a 40-character topic (issue 35 §3): the spec's 压缩率 ≥ 70 % leaves its summary 12 characters
+FORTY = ["下午打了会儿羽毛球，出了一身汗", "刚下班，地铁上人好多", "周末打算去爬山", "晚饭做了番茄炒蛋"]
+
+
+def save(person, ai, *lines: str) -> None:
+    for line in lines:
+        assert person.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": line}).status_code == 201
+
+
+def test_a_summary_longer_than_its_share_of_the_topic_is_cut_to_it_and_marked(person, ai, fake_llm) -> None:
+    """The attack: a model answered a 40-character topic with 5,000 characters, stored as such
+    (`compression_ratio` −132)."""
+    assert sum(map(len, FORTY)) == 40
+    fake_llm.script("qwen-plus", summary("聊了运动和晚饭。" * 625))  # 5,000 characters
+    save(person, ai, *FORTY)
+
+    [mid] = person.post(f"/api/memory/{ai['id']}/compress").json()["mid_term"]
+
+    assert mid["summary"] == "聊了运动和晚饭。"  # cut at a sentence end within 12 characters
+    assert mid["compression_ratio"] >= 0.7 and mid["summary_cut"] is True
+    asked = json.dumps(fake_llm.requests_for("qwen-plus")[0].messages, ensure_ascii=False)
+    assert "summary 不超过 12 个字" in asked  # the model was told its budget
+    [stored] = person.get(f"/api/memory/{ai['id']}/files").json()["mid_term"]
+    assert (stored["summary"], stored["summary_cut"]) == (mid["summary"], True)
+    quality = person.get(f"/api/memory/{ai['id']}", params={"q": "运动"}).json()["quality"]
+    assert quality["compression_ratio"]["value"] >= 0.7
+    # the person's own words are theirs: no longer a cut summary
+    edited = person.put(f"/api/memory/{ai['id']}/mid_term", json={"id": mid["id"], "summary": "打了羽毛球，周末爬山"})
+    assert edited.json()["memory"]["summary_cut"] is False
+
+
+def test_the_bound_is_the_topics_share_not_a_fixed_cap(person, ai, fake_llm) -> None:
+    fitting = "聊了运动、下班和晚饭"  # 10 characters: within the 40-character topic's 12
+    fake_llm.script("qwen-plus", summary(fitting), summary("那天聊了很多很多事情。" * 500))
+    save(person, ai, *FORTY)
+    [kept] = person.post(f"/api/memory/{ai['id']}/compress").json()["mid_term"]
+    assert (kept["summary"], kept["summary_cut"]) == (fitting, False)
+
+    long_topic = [f"第{n}天：" + "，".join(FORTY) for n in range(1, 7)]  # 6 × 47 characters
+    save(person, ai, *long_topic)
+    [cut] = person.post(f"/api/memory/{ai['id']}/compress").json()["mid_term"]
+    chars = sum(map(len, long_topic))
+    assert cut["summary_cut"] is True and 12 < len(cut["summary"]) <= int(chars * 0.3)
+    assert cut["compression_ratio"] >= 0.7
+
+
+def test_extract_now_stores_every_memory_the_model_draws_from_one_topic(person, ai, fake_llm) -> None:
+    """The attack (issue 35 §1): three memories for one topic came back as "1 条长期记忆"; the
+    birthday and the dog's name were dropped, and in no tier the context reads."""
+    fake_llm.script("qwen-plus", summary("生日五月三号，狗叫旺财"))
+    save(person, ai, *FORTY)
+    [mid] = person.post(f"/api/memory/{ai['id']}/compress").json()["mid_term"]
+    facts = {"工作": "在杭州做设计师", "生日": "生日是五月三号", "宠物": "家里的狗叫旺财"}
+    memories = [
+        {"title": title, "key_points": [fact], "detail_content": fact, "source_mid_ids": [mid["id"]]}
+        for title, fact in facts.items()
+    ]
+    fake_llm.script("doubao-pro-32k", Reply.json({"memories": memories}))
+    fake_llm.script(CHAT_MODEL, Reply.json({"create": False, "content": "", "importance": 3, "category": "其他"}))
+
+    result = person.post(f"/api/memory/{ai['id']}/extract").json()
+
+    assert [e["title"] for e in result["long_term"]] == list(facts)  # 3 条长期记忆
+    files = person.get(f"/api/memory/{ai['id']}/files").json()
+    assert sorted(p for e in files["long_term"] for p in e["key_points"]) == sorted(facts.values())
+    assert [m["extracted_to_long"] for m in files["mid_term"]] == [True]
+    context = person.get(f"/api/memory/{ai['id']}", params={"q": "我的狗叫什么"}).json()
+    text = "\n".join(s["text"] for s in context["sections"])
+    assert all(fact in text for fact in facts.values())

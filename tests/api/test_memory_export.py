@@ -13,11 +13,12 @@ from fastapi.testclient import TestClient
 from dreamchat import keys
 from dreamchat.api.app import create_app
 from dreamchat.config import Settings
+from dreamchat.domain import strict_json
 from dreamchat.domain import vectors as vec
 from dreamchat.domain.memory_export import FORMAT, MemoryDocument
 from dreamchat.domain.models import PairId, ScheduledHeartbeat
-from dreamchat.errors import Contended
-from dreamchat.ports import MAX_TRANSACTION_ITEMS, Check
+from dreamchat.errors import Contended, Unavailable
+from dreamchat.ports import MAX_TRANSACTION_ITEMS, Check, query_all
 from dreamchat.services.container import Services
 from tests.api.conftest import Person, register
 from tests.conftest import memory_runtime
@@ -310,3 +311,250 @@ def test_a_pair_with_nothing_but_its_greeting_takes_an_import_and_is_not_greeted
     assert [m["content"] for m in log] == [m["content"] for m in document["messages"]]
     assert alice.post(f"/api/ai-users/{ai_id}/greet").json()["message"] is None
     assert export(alice, source)["messages"] == document["messages"]  # the source pair is untouched
+
+
+# Issue 35: a replace that fails halfway, imports that break the pair, bounds the import skipped,
+# JSON that is not JSON, the cost of an import, an imported crisis.
+
+
+def small_pair(person: Person, clock) -> str:
+    """A pair with every tier an attack can reach: a compressed and extracted topic, an open one."""
+    ai_id = person.create_ai_user()["id"]
+    say(person, ai_id, TOPIC_ONE, clock)
+    assert person.post(f"/api/memory/{ai_id}/compress").status_code == 200
+    assert person.post(f"/api/memory/{ai_id}/extract").json()["long_term"]
+    clock.advance(hours=5)
+    say(person, ai_id, NOW, clock)
+    return ai_id
+
+
+def raw_document(document: dict, path: str, value: str) -> bytes:
+    """The document as JSON text with the field at `path` (dots, list indexes) written as `value`, verbatim."""
+    marker = "__DREAMCHAT_RAW__"
+    changed = json.loads(json.dumps(document))
+    *parents, last = path.split(".")
+    holder = changed
+    for part in parents:
+        holder = holder[int(part)] if part.isdigit() else holder[part]
+    holder[int(last) if last.isdigit() else last] = marker
+    return json.dumps(changed, ensure_ascii=False).replace(f'"{marker}"', value).encode()
+
+
+def held(client: TestClient, person: Person, ai_id: str) -> tuple[list[dict], dict[str, bytes | None]]:
+    """Every item of the pair exactly as stored, and every blob of it: what "as it was" means."""
+    store, blobs = client.app.state.runtime.store, client.app.state.runtime.blobs  # type: ignore[attr-defined]
+    pair = PairId(account_id=person.id, ai_user_id=ai_id)
+    items = [item for pk in keys.pair_partitions(pair) for item in query_all(store, pk)]
+    return items, {key: blobs.get(key) for key in blobs.list(keys.pair_blob_prefix(pair))}
+
+
+WRITE_TIME = {  # documents that passed every check and then failed while written (500, the pair erased)
+    "a NaN": ("mid_term.0.compression_ratio", "NaN", "mid_term.0.compression_ratio"),
+    "an Infinity": ("relationship.current.heartbeat_hours", "Infinity", "relationship.current.heartbeat_hours"),
+    "a time of 10^18": ("heartbeat.last_person_at", "1000000000000000000", "heartbeat.last_person_at"),
+    "a time of 2^63": ("messages.0.timestamp", str(2**63), "messages.0.timestamp"),
+    "a detail_file longer than a file name": (
+        "long_term.0.index.detail_file",
+        json.dumps("海" * 90 + ".json"),
+        "detail_file",
+    ),
+    "a lone surrogate": ("messages.0.content", '"\\ud800"', "messages.0.content"),
+}
+
+
+@on_every_store
+@pytest.mark.parametrize("case", list(WRITE_TIME))
+def test_a_document_that_would_fail_while_written_is_a_422_naming_the_field_and_replaces_nothing(
+    client_on, clock, case
+) -> None:
+    path, value, named = WRITE_TIME[case]
+    alice = register(client_on, "alice")
+    ai_id = small_pair(alice, clock)
+    body = raw_document(export(alice, ai_id), path, value)
+    say(alice, ai_id, ["导入之前的最后一句"], clock)
+    before = held(client_on, alice, ai_id)
+
+    response = import_into(alice, ai_id, body, replace="true")
+
+    assert response.status_code == 422, response.text
+    assert named in response.json()["error"]["message"]
+    assert held(client_on, alice, ai_id) == before
+
+
+@on_every_store
+@pytest.mark.parametrize("fails", ["the store", "the blob store"])
+def test_a_replace_that_fails_while_it_writes_leaves_the_pair_exactly_as_it_was(client_on, clock, fails) -> None:
+    alice = register(client_on, "alice")
+    ai_id = small_pair(alice, clock)
+    document = export(alice, ai_id)
+    say(alice, ai_id, ["导入之前的最后一句"], clock)
+    before = held(client_on, alice, ai_id)
+    stores = client_on.app.state.runtime  # type: ignore[attr-defined]
+    transact, put = stores.store.transact, stores.blobs.put
+
+    failed: list[bool] = []
+
+    def store_fails(operations):  # once: the commit that writes the open topic's last message
+        if not failed and any(getattr(o, "item", {}).get("content") == NOW[-1] for o in operations):
+            failed.append(True)
+            raise Unavailable("the table failed while the import wrote")
+        transact(operations)
+
+    def blobs_fail(key, data, content_type="application/json"):
+        raise Unavailable("the bucket failed while the import wrote")
+
+    if fails == "the store":
+        stores.store.transact = store_fails
+    else:
+        stores.blobs.put = blobs_fail
+    response = import_into(alice, ai_id, document, replace="true")
+    stores.store.transact, stores.blobs.put = transact, put
+
+    assert response.status_code == 503, response.text
+    assert held(client_on, alice, ai_id) == before
+    assert "导入之前的最后一句" in json.dumps(export(alice, ai_id), ensure_ascii=False)
+
+
+@pytest.mark.parametrize("when", [-(10**15), 10**12], ids=["dated -10^15", "dated 10^12"])
+def test_an_entry_dated_outside_the_products_range_is_refused_and_the_pair_keeps_working(client, clock, when) -> None:
+    alice = register(client, "alice")
+    ai_id = small_pair(alice, clock)
+    document = export(alice, ai_id)
+    document["long_term"][0]["index"]["created_at"] = when
+
+    response = import_into(alice, ai_id, document, replace="true")
+
+    assert response.status_code == 422 and "long_term.0.index.created_at" in response.json()["error"]["message"]
+    assert alice.get(f"/api/memory/{ai_id}", params={"q": QUESTION}).status_code == 200
+    events = alice.post(f"/api/ai-users/{ai_id}/chat", json={"content": "你还记得海边吗"}).text
+    assert "event: done" in events and "event: error" not in events
+
+
+OVER_THE_BOUNDS = {  # what the API refuses, and an import stored
+    "a 1.8-million-character message": (
+        lambda d: d["messages"][0].update(content="x" * 1_800_000),
+        "messages.0.content",
+    ),
+    "a 1-million-character self_soul": (
+        lambda d: d["self_soul"].update(self_soul="我" * 1_000_000),
+        "self_soul.self_soul",
+    ),
+    "60,000 key points": (
+        lambda d: d["long_term"][0]["index"].update(key_points=[f"{n}" for n in range(60_000)]),
+        "long_term.0.index.key_points",
+    ),
+    "2,000 core memories": (
+        lambda d: d.update(
+            core=[
+                {"id": f"core_{n}", "content": f"第{n}件事", "importance": 9, "created_at": 1_770_000_000}
+                for n in range(2000)
+            ]
+        ),
+        "core",
+    ),
+    "heartbeat_hours 0": (
+        lambda d: d["relationship"]["current"].update(heartbeat_hours=0),
+        "relationship.current.heartbeat_hours",
+    ),
+    "heartbeat_hours -5": (
+        lambda d: d["relationship"]["current"].update(heartbeat_hours=-5),
+        "relationship.current.heartbeat_hours",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(OVER_THE_BOUNDS))
+def test_a_document_beyond_the_apis_bounds_is_a_422_naming_the_field_never_clipped(client, clock, case) -> None:
+    change, named = OVER_THE_BOUNDS[case]
+    alice = register(client, "alice")
+    ai_id = small_pair(alice, clock)
+    document = export(alice, ai_id)
+    forget_and_befriend(alice, ai_id)
+    change(document)
+
+    response = import_into(alice, ai_id, document)
+
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["message"].startswith(named)
+    assert export(alice, ai_id)["messages"] == [] and export(alice, ai_id)["core"] == []
+
+
+MALFORMED = {
+    "nested 200,000 deep": (b'{"format": "dreamchat.memory", "x": ' + b"[" * 200_000 + b"]" * 200_000 + b"}", "nested"),
+    "a 5,000-digit integer": (b'{"format": "dreamchat.memory", "version": ' + b"9" * 5000 + b"}", "too large"),
+}
+
+
+@pytest.mark.parametrize("case", list(MALFORMED))
+def test_a_malformed_upload_is_refused_before_any_work(alice, case) -> None:
+    body, says = MALFORMED[case]
+    ai_id = alice.create_ai_user()["id"]
+    response = import_into(alice, ai_id, body)
+    assert response.status_code in (400, 422), response.text
+    assert says in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("runtime", ["memory", "local"], indirect=True)  # DynamoDB stores no NaN at all
+def test_an_export_of_a_pair_that_holds_a_nan_from_before_is_strict_json(client_on, clock) -> None:
+    alice = register(client_on, "alice")
+    ai_id = small_pair(alice, clock)
+    store = client_on.app.state.runtime.store  # type: ignore[attr-defined]
+    pair = PairId(account_id=alice.id, ai_user_id=ai_id)
+    mid = next(i for i in query_all(store, keys.pair_pk(pair)) if i["sk"].startswith(keys.MID_PREFIX))
+    store.put({**mid, "compression_ratio": float("nan")})  # as an import stored it before these checks
+
+    for path in (f"/api/memory/{ai_id}/export", "/api/auth/user/export", f"/api/memory/{ai_id}/files"):
+        response = alice.get(path)
+        assert response.status_code == 200, response.text
+        strict_json.loads(response.content)  # what a browser's JSON.parse reads: no NaN
+
+
+def test_imports_and_account_exports_have_a_budget_per_account(tmp_path, clock, rng) -> None:
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        run_scheduler=False,
+        memory_imports_per_hour=2,
+        account_exports_per_hour=1,
+        **LONG_LOGIN,
+    )
+    with TestClient(create_app(settings, memory_runtime(settings, clock, rng))) as client:
+        alice, bob = register(client, "alice"), register(client, "bob")
+        ai_id = small_pair(alice, clock)
+        document = export(alice, ai_id)
+        assert [import_into(alice, ai_id, document, replace="true").status_code for _ in range(3)] == [200, 200, 429]
+        assert alice.get("/api/auth/user/export").status_code == 200
+        refused = alice.get("/api/auth/user/export")
+        assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
+        assert bob.get("/api/auth/user/export").status_code == 200  # per account
+        clock.advance(hours=1)
+        assert import_into(alice, ai_id, document, replace="true").status_code == 200
+
+
+CRISIS = "我真的不想活了"
+
+
+@pytest.mark.parametrize(("words", "safety"), [(CRISIS, "crisis"), ("最近真的好累，撑不下去了", "distress")])
+def test_an_imported_open_topic_holding_a_crisis_is_protected_like_a_live_one(client, clock, words, safety) -> None:
+    alice = register(client, "alice")
+    ai_id = small_pair(alice, clock)
+    document = export(alice, ai_id)
+    forget_and_befriend(alice, ai_id)
+    opened = document["short_term"][0]
+    cry = {
+        **opened,
+        "id": opened["id"][:-1] + "f",
+        "content": words,
+        "timestamp": opened["timestamp"] + 1,
+        "safety": None,
+    }
+    document["short_term"].append(cry)
+    document["messages"].append(cry)
+
+    assert import_into(alice, ai_id, document).status_code == 200
+
+    stored = export(alice, ai_id)
+    assert [m["safety"] for m in stored["short_term"] if m["content"] == words] == [safety]
+    assert [m["safety"] for m in stored["messages"] if m["content"] == words] == [safety]
+    services = services_of(alice)
+    pair, _ = services.ai_users.companion(alice.id, ai_id)
+    assert services.chat.protected(pair, "嗯")  # the next message of the topic is never refused nor left silent

@@ -44,7 +44,7 @@ def degraded_topic(person: Person, ai_id: str, fake_llm) -> dict:
 def test_extract_now_redoes_a_degraded_summary_then_extracts_it(person, fake_llm) -> None:
     ai_id = person.create_ai_user()["id"]
     mid = degraded_topic(person, ai_id, fake_llm)
-    fake_llm.script("qwen-plus", Reply.json({"summary": "对方在学做川菜，做了回锅肉", "emotion_tags": TAGS}))
+    fake_llm.script("qwen-plus", Reply.json({"summary": "在学川菜，做了回锅肉", "emotion_tags": TAGS}))
     memory = {
         "title": "学做川菜",
         "key_points": ["做了回锅肉"],
@@ -58,7 +58,7 @@ def test_extract_now_redoes_a_degraded_summary_then_extracts_it(person, fake_llm
     assert result["still_owed"] == 0 and result["degraded"] is False
     assert [e["title"] for e in result["long_term"]] == ["学做川菜"]  # extracted from the redone summary
     [stored] = person.get(f"/api/memory/{ai_id}/files").json()["mid_term"]
-    assert (stored["id"], stored["summary"], stored["degraded"]) == (mid["id"], "对方在学做川菜，做了回锅肉", False)
+    assert (stored["id"], stored["summary"], stored["degraded"]) == (mid["id"], "在学川菜，做了回锅肉", False)
     assert stored["extracted_to_long"] is True
     assert person.post(f"/api/memory/{ai_id}/extract").json()["healed"] == []  # nothing is owed any more
 
@@ -72,6 +72,19 @@ def test_extract_now_while_the_model_still_fails_says_the_work_is_still_owed(per
     assert result["still_owed"] == 1 and result["long_term"] == []  # an owed summary is not extracted
     [stored] = person.get(f"/api/memory/{ai_id}/files").json()["mid_term"]
     assert stored["degraded"] is True and stored["extracted_to_long"] is False
+
+
+def test_a_redone_summary_longer_than_its_share_of_the_topic_is_cut_and_marked(person, fake_llm) -> None:
+    """The redo keeps the rule of a compression (issue 35 §3): the 16-character topic's summary keeps 12."""
+    ai_id = person.create_ai_user()["id"]
+    mid = degraded_topic(person, ai_id, fake_llm)
+    fake_llm.script("qwen-plus", Reply.json({"summary": "在学川菜。" * 1000, "emotion_tags": TAGS}))
+    fake_llm.script("doubao-pro-32k", Reply.error(500))  # the extraction waits: only the redo is looked at
+    result = person.post(f"/api/memory/{ai_id}/extract").json()
+    assert result["healed"] == [{"kind": "compress", "id": mid["id"], "outcome": "healed"}]
+    [stored] = person.get(f"/api/memory/{ai_id}/files").json()["mid_term"]
+    assert (stored["summary"], stored["summary_cut"], stored["degraded"]) == ("在学川菜。在学川菜。", True, False)
+    assert stored["compression_ratio"] >= 1 - 12 / 16
 
 
 def test_a_person_s_edit_of_a_degraded_summary_cancels_its_redo(person, fake_llm) -> None:

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
+from dreamchat.domain.bounds import MESSAGE_CHARS as MAX_MESSAGE_CHARS
 from dreamchat.domain.crisis import CRISIS_MARKER
-from dreamchat.domain.models import MAX_MESSAGE_CHARS
 from dreamchat.llm.chat_prompts import chat_instructions, heartbeat_prompt
 from dreamchat.llm.offline import crisis_reply, offline_heartbeats
 from tests.api.sse import parse_sse
@@ -87,6 +87,10 @@ def test_a_crisis_sent_while_the_ai_still_answers_the_last_message_is_answered_t
             words = crisis_answered(parse_sse(response.text), settings)
             assert words == [crisis_reply(offline=False)]  # no slot for the model: its own words of care
             assert (CRISIS, "crisis") in marked(person, ai_id)
+            # the crisis owns its topic: the next message of it is not a 503 either (issue 35)
+            later = person.post(f"/api/ai-users/{ai_id}/chat", json={"content": "嗯"})
+            assert later.status_code == 200, later.text
+            assert parse_sse(later.text)[-1][1]["replied"]
         finally:
             hung.released.set()
             for thread in busy:

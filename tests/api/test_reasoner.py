@@ -110,7 +110,7 @@ def test_without_sending_the_reasoning_back_the_fake_answers_400_like_deepseek(t
 
 
 def test_an_endless_chain_of_thought_is_kept_only_up_to_its_limit(person, ai, thinking_llm) -> None:
-    from dreamchat.domain.models import MAX_REASONING_CHARS
+    from dreamchat.domain.bounds import REASONING_CHARS as MAX_REASONING_CHARS
 
     thinking_llm.script(REASONER, Reply.text("好", reasoning="想" * (MAX_REASONING_CHARS + 5000)))
     events = send(person, ai, "你好")

@@ -126,18 +126,21 @@ def test_an_import_marking_one_point_twice_is_refused(person, ai, moved) -> None
     assert person.get(f"/api/memory/{ai['id']}/files").json()["long_term"] == []
 
 
+WHEN = 1_770_000_000  # a time of the product's range (an import refuses any other)
+
+
 def test_an_import_naming_a_point_or_an_entry_it_does_not_hold_keeps_no_such_mark(person, ai, moved) -> None:
     """As docs/memory-export.md says: a reference to something not in the document is dropped."""
     document = exported_and_forgotten(person, ai)
     new_id = document["long_term"][1]["index"]["id"]
     marks = [
-        {"point": 0, "superseded_by": f"{new_id}#007", "at": 0},  # the new entry has one key point
+        {"point": 0, "superseded_by": f"{new_id}#007", "at": WHEN},  # the new entry has one key point
     ]
     assert import_into(person, ai["id"], with_marks(document, marks)).status_code == 200
     old, _ = entries(person, ai)
     assert old["superseded"] == [] and "以前：" not in long_term_text(person, ai)
     forget_and_befriend(person, ai["id"])
-    foreign = [{"point": 0, "superseded_by": "long_9999999999_ffffffff#000", "at": 0}]
+    foreign = [{"point": 0, "superseded_by": "long_9999999999_ffffffff#000", "at": WHEN}]
     assert import_into(person, ai["id"], with_marks(document, foreign)).status_code == 200
     assert entries(person, ai)[0]["superseded"] == []
 
@@ -146,8 +149,8 @@ def test_an_import_whose_supersessions_loop_leaves_both_facts_current_and_every_
     document = exported_and_forgotten(person, ai)
     old_id, new_id = (e["index"]["id"] for e in document["long_term"])
     crafted = copy.deepcopy(document)
-    crafted["long_term"][0]["index"]["superseded"] = [{"point": 0, "superseded_by": f"{new_id}#000", "at": 1}]
-    crafted["long_term"][1]["index"]["superseded"] = [{"point": 0, "superseded_by": f"{old_id}#000", "at": 2}]
+    crafted["long_term"][0]["index"]["superseded"] = [{"point": 0, "superseded_by": f"{new_id}#000", "at": WHEN + 1}]
+    crafted["long_term"][1]["index"]["superseded"] = [{"point": 0, "superseded_by": f"{old_id}#000", "at": WHEN + 2}]
     assert import_into(person, ai["id"], crafted).status_code == 200
     text = long_term_text(person, ai)
     assert OLD in text and NEW in text and "以前：" not in text

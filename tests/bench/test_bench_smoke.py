@@ -11,7 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from bench import cold_start, context_tokens, export_memory, model_cost, quality, recall_loo, retrieval_latency
+from bench import (
+    cold_start,
+    context_tokens,
+    export_memory,
+    import_memory,
+    model_cost,
+    quality,
+    recall_loo,
+    retrieval_latency,
+)
 from bench.embedding_cache import CachedEmbedder
 from bench.locomo import DEFAULT_DATA
 from tests.fakes.fake_llm import FakeLLMServer, Reply
@@ -238,3 +247,12 @@ def test_export_memory_prints_the_streamed_peak_for_each_size() -> None:
     rows = re.findall(r"^\s+(30|90)\s+[\d.]+MB\s+([\d.]+)MB\s+([\d.]+)MB", text, re.MULTILINE)
     assert [r[0] for r in rows] == ["30", "90"]
     assert "3x the messages: the streamed peak x" in text
+
+
+def test_import_memory_prints_the_time_per_100_entries_and_the_calls_for_each_size() -> None:
+    text = run(import_memory.main, "--sizes", "8", "16", "--latency-ms", "0")
+    rows = re.findall(r"^\s+(8|16)\s+[\d.]+s\s+[\d.]+s\s+(\d+)\s+(\d+)\s+(\d+)", text, re.MULTILINE)
+    assert [r[0] for r in rows] == ["8", "16"]
+    for entries, calls, vectors, owed in rows:  # every memory gets its vectors, ten texts a call
+        assert int(vectors) + int(owed) == int(entries) + int(entries) // 4
+        assert int(calls) < int(vectors)

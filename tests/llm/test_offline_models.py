@@ -10,6 +10,7 @@ import pytest
 
 from dreamchat.domain.emotions import LABELS
 from dreamchat.domain.models import Role
+from dreamchat.domain.quality import summary_budget
 from dreamchat.llm.offline import OfflineMemoryModels, offline_reply
 from tests.llm.conftest import NOW
 from tests.llm.samples import EXAM_TOPIC, TRIP_TOPIC, conversations, core, mid
@@ -52,17 +53,17 @@ def test_compression_is_deterministic() -> None:
     assert OfflineMemoryModels().compress(EXAM, NOW) == OfflineMemoryModels().compress(EXAM, NOW)
 
 
-def test_a_short_topic_is_kept_whole_and_only_gains_its_speaker_labels() -> None:
+def test_a_short_topic_keeps_what_the_person_said_and_is_never_longer_than_itself() -> None:
     short = conversations([("user", "你好"), ("assistant", "嗨~在呢")])
     summary = OFFLINE.compress(short, NOW).summary
     assert "你好" in summary
-    assert len(summary) <= len("你好嗨~在呢") + len("用户： AI：")
+    assert len(summary) <= summary_budget(len("你好嗨~在呢")) == len("你好嗨~在呢")
 
 
 def test_a_one_message_topic_is_never_cut_by_its_label() -> None:
     fact = "我上个月搬到上海了"
     summary = OFFLINE.compress(conversations([("user", fact)]), NOW).summary
-    assert fact in summary
+    assert summary == fact  # no room for `用户：` within the topic's own length: the fact comes first
 
 
 def test_one_long_sentence_is_cut_to_the_budget() -> None:

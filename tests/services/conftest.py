@@ -28,6 +28,7 @@ from tests.conftest import make_dynamo, make_s3, queries_of_one_partition, trans
 from tests.fakes.fake_llm import FakeLLMServer
 
 STORES = ("memory", "local", "aws")
+ANSWER = "嗯嗯，我都记下来了，谢谢你愿意跟我说这些。"
 
 on_every_store = pytest.mark.parametrize("runtime", STORES, indirect=True)
 """The test runs on each adapter: the memory store, SQLite with a directory, DynamoDB and S3 under moto."""
@@ -97,3 +98,10 @@ def offline_services(runtime) -> Services:
     return build_services(
         runtime, memory_models=FallbackMemoryModels(offline, offline, attempts=1, sleep=lambda _: None)
     )
+
+
+def answer_to(said: str) -> str:
+    """The AI's answer to a line `said`: as in a real chat, it makes most of the topic, so that a summary
+    saying everything the person said keeps within the topic's share (`summary_budget`, 30 %)."""
+    need = 3 * len(said)
+    return (ANSWER * (need // len(ANSWER) + 1))[: max(need, len(ANSWER))]

@@ -17,7 +17,7 @@ from dreamchat.llm.offline import OfflineMemoryModels
 from dreamchat.services.container import Services, build_services
 from dreamchat.services.storage.unit_of_work import Storage
 from tests.services.conftest import on_every_store
-from tests.services.test_outage_healing import ListQueue, OutageModels
+from tests.services.test_outage_healing import REPLY, ListQueue, OutageModels
 
 PAIR = PairId(account_id="acc_owed", ai_user_id="ai_owed")
 
@@ -49,6 +49,7 @@ def world(runtime, clock) -> tuple[Services, Switch, ListQueue]:
 
 def a_topic(services: Services, text: str) -> str:
     services.memory.record(PAIR, "user", text)
+    services.memory.record(PAIR, "assistant", REPLY)
     [mid] = services.compression.compress_now(PAIR)
     return mid.id
 

@@ -19,7 +19,7 @@ from dreamchat.llm.errors import LLMUnavailable
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.services.container import Services, build_services
 from dreamchat.services.storage.unit_of_work import Storage
-from tests.services.conftest import on_every_store
+from tests.services.conftest import answer_to, on_every_store
 from tests.services.test_pair_generations import forget_and_befriend_again, friends_with_a_public_ai_user, pair_rows
 from tests.services.test_supersession import TAGS, ZONE, OfflineFacts
 
@@ -78,6 +78,7 @@ def services_with(runtime, model: Held) -> Services:
 
 def tell(services: Services, pair: PairId, clock, text: str, *, extract: bool = True) -> None:
     services.memory.record(pair, "user", text)
+    services.memory.record(pair, "assistant", answer_to(text))
     services.compression.compress_now(pair)
     if extract:
         clock.advance(hours=25)

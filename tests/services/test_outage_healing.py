@@ -43,6 +43,8 @@ OUTAGE = START + timedelta(hours=24, minutes=10)  # a day after the first topics
 EVERY_KEY_BACK = OUTAGE + timedelta(minutes=30)
 DEEPSEEK_BACK = OUTAGE + timedelta(minutes=60)
 DEEPSEEK_KEYS = {"deepseek_chat", "deepseek_core_memory"}
+# the AI's answer: a topic long enough for the model's summary to keep within its share (30 %)
+REPLY = "真的吗？和我说说。我特别想知道后来怎么样了，你那时候是怎么想的，心情好不好，身边有没有人陪着你一起呢？"
 TOPICS = {  # per topic of each pair, what the person says (a pair's number is appended)
     "A": "我下个月要去云南旅行",
     "B": "我最近在学做川菜",
@@ -157,7 +159,7 @@ class World:
     def topic(self, name: str) -> None:
         for i, pair in enumerate(self.pairs):
             self.services.memory.record(pair, "user", f"{TOPICS[name]}（{i}）")
-            self.services.memory.record(pair, "assistant", "真的吗？和我说说")
+            self.services.memory.record(pair, "assistant", REPLY)
             self.services.compression.compress_now(pair)
         self.owed()
 
@@ -244,7 +246,7 @@ def the_hour_of_outage_staggered(world: World) -> None:
         if i == 2:
             world.clock.advance(hours=1)
         services.memory.record(pair, "user", f"{TOPICS['A']}（{i}）")
-        services.memory.record(pair, "assistant", "真的吗？和我说说")
+        services.memory.record(pair, "assistant", REPLY)
         services.compression.compress_now(pair)
     world.at(OUTAGE + timedelta(minutes=5))
     world.topic("B")  # every key down: degraded summaries; 2nd topic: degraded reflections and judgments

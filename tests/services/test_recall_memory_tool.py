@@ -19,7 +19,7 @@ from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.llm.offline import OfflineMemoryModels
 from dreamchat.services.container import Services, build_services
 from dreamchat.services.tools import ToolBox
-from tests.services.conftest import on_every_store
+from tests.services.conftest import answer_to, on_every_store
 
 PAIR = PairId(account_id="acc_recall", ai_user_id="ai_recall")
 ZONE = "Asia/Shanghai"
@@ -56,6 +56,7 @@ def dated(runtime) -> Services:
 
 def tell(services: Services, clock, text: str) -> None:
     services.memory.record(PAIR, "user", text)
+    services.memory.record(PAIR, "assistant", answer_to(text))
     services.compression.compress_now(PAIR)
     clock.advance(hours=25)
     services.extractor.extract(PAIR, ZONE, force=True)

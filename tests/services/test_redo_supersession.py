@@ -14,7 +14,7 @@ from dreamchat.llm.contracts import ExtractedMemory, ExtractOutput, Supersedes
 from dreamchat.llm.errors import LLMUnavailable
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.services.container import Services, build_services
-from tests.services.conftest import on_every_store
+from tests.services.conftest import answer_to, on_every_store
 from tests.services.test_supersession import ZONE, OfflineFacts, ScriptedFacts, ai_of, as_current
 
 PAIR = PairId(account_id="acc_redo", ai_user_id="ai_1")
@@ -56,6 +56,7 @@ def services_with(runtime, models: Redoing) -> Services:
 
 def tell(services: Services, clock, text: str) -> None:
     services.memory.record(PAIR, "user", text)
+    services.memory.record(PAIR, "assistant", answer_to(text))
     services.compression.compress_now(PAIR)
     clock.advance(hours=25)
     services.extractor.extract(PAIR, ZONE, force=True)

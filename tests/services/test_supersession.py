@@ -25,7 +25,7 @@ from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.llm.offline import OfflineMemoryModels
 from dreamchat.services.container import Services, build_services
 from dreamchat.services.storage.unit_of_work import Storage
-from tests.services.conftest import on_every_store
+from tests.services.conftest import answer_to, on_every_store
 
 DATA = json.loads((Path(__file__).parents[1] / "data" / "fact_updates.json").read_text(encoding="utf-8"))
 UPDATES, CONTROLS = DATA["updates"], DATA["controls"]
@@ -76,8 +76,9 @@ def scripted_services(runtime, models: OfflineMemoryModels) -> Services:
 
 
 def tell(services: Services, pair: PairId, clock, text: str):
-    """The person says `text`; the topic is compressed, and extracted a day later."""
+    """The person says `text` (and the AI answers); the topic is compressed, and extracted a day later."""
     services.memory.record(pair, "user", text)
+    services.memory.record(pair, "assistant", answer_to(text))
     services.compression.compress_now(pair)
     clock.advance(hours=25)
     return services.extractor.extract(pair, ZONE, force=True)

@@ -10,10 +10,11 @@ import json
 import pytest
 from PIL import Image
 
+from dreamchat.domain.bounds import BASE_SOUL_CHARS as MAX_SOUL_CHARS
+from dreamchat.domain.bounds import GREETING_CHARS as MAX_GREETING_CHARS
+from dreamchat.domain.bounds import NAME_CHARS as MAX_NAME_CHARS
+from dreamchat.domain.bounds import TAGS as MAX_TAGS
 from dreamchat.domain.cards import (
-    MAX_GREETING_CHARS,
-    MAX_NAME_CHARS,
-    MAX_SOUL_CHARS,
     CardProblem,
     Profile,
     compose_soul,
@@ -25,7 +26,7 @@ from dreamchat.domain.cards import (
     resolve_macros,
     stored_card,
 )
-from dreamchat.domain.models import MAX_TAGS, AIUser
+from dreamchat.domain.models import AIUser
 from dreamchat.domain.png_text import PngProblem, read_png_text, solid_png, with_text
 from tests import cards
 

@@ -212,7 +212,7 @@ def test_every_split_message_is_within_the_limit() -> None:
 
 def test_by_default_the_delay_is_the_spec_formula_up_to_its_maximum_for_the_longest_message() -> None:
     from dreamchat.config import Settings
-    from dreamchat.domain.models import MAX_MESSAGE_CHARS
+    from dreamchat.domain.bounds import MESSAGE_CHARS as MAX_MESSAGE_CHARS
 
     cap = Settings().max_delay_seconds
     assert cap == 1.2 * MAX_MESSAGE_CHARS  # (0.5 + 1 × 0.7) × 2,000 characters: never cut short

@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from dreamchat.domain.soul import MAX_SELF_SOUL, MIN_INTERVAL, self_soul_problem
+from dreamchat.domain.bounds import SELF_SOUL_CHARS as MAX_SELF_SOUL
+from dreamchat.domain.soul import MIN_INTERVAL, self_soul_problem
 
 BASE_SOUL = "你叫小梦，是一个温柔体贴、喜欢画画和听音乐的女孩，说话轻声细语，偶尔害羞。"
 NOW = datetime(2026, 3, 15, 12, 0, tzinfo=UTC)

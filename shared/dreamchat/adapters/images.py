@@ -11,6 +11,9 @@ from dreamchat.ports import ImageProblem
 
 AVATAR_SIDE = 512  # pixels, the longer side; the card image SillyTavern shows is 400 x 600
 MAX_PIXELS = 25_000_000  # a larger picture is refused before it is decoded (a 4 MB PNG can claim far more)
+# what decoding may cost (`PngText.decoded_bytes`): about 0.4 s of CPU; a 4096 x 4096 RGBA picture fits,
+# a 5000 x 5000 16-bit one (0.9 s) does not
+MAX_DECODED_BYTES = 128 * 1024 * 1024
 
 
 class PillowAvatars:
@@ -37,6 +40,11 @@ def _decoded(image: bytes) -> Any:
         raise ImageProblem(str(problem)) from problem
     if size.width * size.height > MAX_PIXELS:
         raise ImageProblem(f"the picture is {size.width} x {size.height} pixels; at most {MAX_PIXELS:,}")
+    if size.decoded_bytes > MAX_DECODED_BYTES:
+        raise ImageProblem(
+            f"the picture ({size.width} x {size.height}, {size.bit_depth}-bit samples) would take "
+            f"{size.decoded_bytes // 2**20} MiB to decode; at most {MAX_DECODED_BYTES // 2**20} MiB"
+        )
     # What Pillow raises for a damaged or unreadable PNG (it has no one base class for them)
     broken = (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError, ValueError, EOFError)
     try:

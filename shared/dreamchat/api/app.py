@@ -12,7 +12,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from dreamchat.adapters.scheduler import Job, LocalScheduler
 from dreamchat.api.deadline import RequestDeadline
 from dreamchat.api.errors import install_error_handlers
-from dreamchat.api.limits import BodySizeLimit
+from dreamchat.api.limits import BodySizeLimit, StrictJson
 from dreamchat.api.model_work import ModelPool
 from dreamchat.api.pages import NEXT_CURSOR
 from dreamchat.api.routers import (
@@ -93,6 +93,7 @@ def create_app(
         web.router,
     ):
         app.include_router(router)
+    app.add_middleware(StrictJson)  # inside BodySizeLimit: it reads a bounded body
     app.add_middleware(BodySizeLimit, larger={cards.IMPORT_PATH: cards.MAX_CARD_BYTES, **export.LIMITS})
     app.add_middleware(
         RequestDeadline, turn_seconds=settings.chat_turn_seconds, reserve_seconds=settings.chat_reserve_seconds

@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from dreamchat import errors
+from dreamchat.api.json_response import StrictJSONResponse
 from dreamchat.logsafe import failure
 
 log = logging.getLogger(__name__)
@@ -75,7 +76,7 @@ def documented(*statuses: int) -> dict[int | str, dict]:
 
 
 def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
+    return StrictJSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -20,6 +20,7 @@ from dreamchat.domain.models import (
     Scene,
     Visibility,
 )
+from dreamchat.domain.owed import OwedKind
 from dreamchat.services.views import ContextView, FriendView, HeartbeatRow, HeartbeatStatusView
 
 
@@ -273,6 +274,7 @@ class MidTermOut(Out):
     created_at: int
     compression_ratio: float
     degraded: bool
+    summary_cut: bool
     first_message_id: str | None
     last_message_id: str | None
 
@@ -381,7 +383,7 @@ class Compressed(Out):
 class HealedOut(Out):
     """One piece of owed work (a degraded result) redone: what it was, and what came of it."""
 
-    kind: Literal["compress", "extract", "judge_core", "reflect", "judge_relationship"]
+    kind: OwedKind  # "embed": the vectors an import left owed
     id: str  # the mid-term or long-term memory; "" for the pair's own
     # healed: replaced by the model's answer; degraded: the model failed again (still owed);
     # cancelled: a person's edit or deletion (or a newer result) made it moot; contended: changed meanwhile

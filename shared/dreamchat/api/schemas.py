@@ -8,6 +8,7 @@ from zoneinfo import available_timezones
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
+from dreamchat.domain import bounds
 from dreamchat.domain.models import ChatModel, Visibility
 from dreamchat.domain.text import name_problem
 
@@ -21,7 +22,9 @@ def _visible(name: str) -> str:
 
 # A name is what a chat list shows: surrounding spaces are dropped, and one that shows nothing
 # (`name_problem`, the rule every way a name comes in keeps) is refused.
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40), AfterValidator(_visible)]
+Name = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=bounds.NAME_CHARS), AfterValidator(_visible)
+]
 
 
 class Body(BaseModel):
@@ -57,26 +60,26 @@ def check_timezone(value: str | None) -> str | None:
 
 class AIUserCreate(Body):
     name: Name
-    avatar: str = Field(default="", max_length=2048)
-    base_soul: str = Field(default="", max_length=4000)
+    avatar: str = Field(default="", max_length=bounds.AVATAR_CHARS)
+    base_soul: str = Field(default="", max_length=bounds.BASE_SOUL_CHARS)
     timezone: str | None = Field(default=None, max_length=64)
     night_owl: bool = False
     visibility: Visibility = "private"
     model: ChatModel = "chat"
-    greeting: str = Field(default="", max_length=500)
+    greeting: str = Field(default="", max_length=bounds.GREETING_CHARS)
 
     _timezone = field_validator("timezone")(check_timezone)
 
 
 class AIUserUpdate(Body):
     name: Name | None = None
-    avatar: str | None = Field(default=None, max_length=2048)
-    base_soul: str | None = Field(default=None, max_length=4000)
+    avatar: str | None = Field(default=None, max_length=bounds.AVATAR_CHARS)
+    base_soul: str | None = Field(default=None, max_length=bounds.BASE_SOUL_CHARS)
     timezone: str | None = Field(default=None, max_length=64)
     night_owl: bool | None = None
     visibility: Visibility | None = None
     model: ChatModel | None = None
-    greeting: str | None = Field(default=None, max_length=500)
+    greeting: str | None = Field(default=None, max_length=bounds.GREETING_CHARS)
 
     _timezone = field_validator("timezone")(check_timezone)
 

@@ -18,24 +18,17 @@ under `card_fields`, which an import folds back into `data`.
 
 from __future__ import annotations
 
-import json
-import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from dreamchat.domain.models import MAX_TAG_CHARS, MAX_TAGS
+from dreamchat.domain import bounds, strict_json
 from dreamchat.domain.personas import first_problem
 from dreamchat.domain.text import is_blank
 
 Spec = Literal["chara_card_v1", "chara_card_v2", "chara_card_v3"]
 
-MAX_NAME_CHARS = 40  # AIUser.name
-MAX_SOUL_CHARS = 4000  # AIUser.base_soul
-MAX_GREETING_CHARS = 500  # AIUser.greeting
-MAX_AVATAR_CHARS = 2048  # AIUser.avatar
-MAX_DEPTH = 64  # nesting of the card's JSON; real lorebooks stay under 10
 OURS = "dreamchat"  # our key in `extensions`
 EXPORT_VERSION = 1
 
@@ -140,23 +133,12 @@ class Profile:
 
 
 def parse_json(raw: bytes) -> object:
-    """A card's JSON text: UTF-8, standard JSON only (no NaN or Infinity), nested at most MAX_DEPTH deep."""
+    """A card's JSON text, read as every upload is (`dreamchat.domain.strict_json`): UTF-8, standard JSON
+    only (no NaN or Infinity, no huge number), nested at most `strict_json.MAX_DEPTH` deep."""
     try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise CardProblem(f"the card is not UTF-8 text (byte {error.start})") from error
-    try:
-        document = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
-    except RecursionError as error:
-        raise CardProblem(f"the card's JSON is nested more than {MAX_DEPTH} levels deep") from error
-    except json.JSONDecodeError as error:
-        raise CardProblem(
-            f"the card is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
-        ) from error
-    except ValueError as error:  # an integer of thousands of digits, NaN, Infinity
-        raise CardProblem(f"the card is not valid JSON: {error}") from error
-    _check_tree(document)
-    return document
+        return strict_json.loads(raw)
+    except strict_json.JsonProblem as problem:
+        raise CardProblem(f"the card {problem}") from problem
 
 
 def parse_card(document: object) -> Card:
@@ -184,16 +166,16 @@ def import_card(card: Card) -> Imported:
     chinese = bool(_CJK.search(" ".join(card.text(f) for f in USED[:5])))
     about_user, to_user = _USER_WORDS[chinese]
     name_text = " ".join(card.text("name").split())
-    name = cut(name_text, MAX_NAME_CHARS)
+    name = cut(name_text, bounds.NAME_CHARS)
     char = " ".join(card.text("nickname").split()) or name
     cuts = [Cut("name", len(name_text), len(name))] if name != name_text else []
     sections = [
         (section, label, resolve_macros(card.text(section), char, about_user).strip())
         for section, label in _SOUL_SECTIONS
     ]
-    base_soul, soul_cuts = compose_soul(sections, MAX_SOUL_CHARS)
+    base_soul, soul_cuts = compose_soul(sections, bounds.BASE_SOUL_CHARS)
     greeting_text = resolve_macros(card.text("first_mes"), char, to_user).strip()
-    greeting = cut(greeting_text, MAX_GREETING_CHARS)
+    greeting = cut(greeting_text, bounds.GREETING_CHARS)
     if greeting != greeting_text:
         soul_cuts.append(Cut("first_mes", len(greeting_text), len(greeting)))
     found = first_problem({"name": name, "greeting": greeting})
@@ -378,24 +360,24 @@ def _settings(block: dict[str, Any], where: str = f"data.extensions.{OURS}") -> 
             continue
         if not isinstance(value, kind) or (name == "model" and value not in ("chat", "reasoner")):
             raise CardProblem(f"{where}.{name} must be {expected}")
-        if name == "avatar" and len(str(value)) > MAX_AVATAR_CHARS:
-            raise CardProblem(f"{where}.avatar is longer than {MAX_AVATAR_CHARS} characters")
+        if name == "avatar" and len(str(value)) > bounds.AVATAR_CHARS:
+            raise CardProblem(f"{where}.avatar is longer than {bounds.AVATAR_CHARS} characters")
         settings[name] = value
     return settings
 
 
 def _tags(values: list[str]) -> tuple[list[str], list[Cut]]:
-    """Tags as an AI user keeps them: trimmed, without blanks or repeats (case-insensitive), MAX_TAGS
-    of at most MAX_TAG_CHARS characters."""
+    """Tags as an AI user keeps them: trimmed, without blanks or repeats (case-insensitive), `bounds.TAGS`
+    of at most `bounds.TAG_CHARS` characters."""
     tags: list[str] = []
     seen: set[str] = set()
     for value in values:
-        tag = " ".join(value.split())[:MAX_TAG_CHARS]
+        tag = " ".join(value.split())[: bounds.TAG_CHARS]
         if tag and not is_blank(tag) and tag.casefold() not in seen:
             seen.add(tag.casefold())
             tags.append(tag)
-    kept = tags[:MAX_TAGS]
-    shortened = any(len(" ".join(v.split())) > MAX_TAG_CHARS for v in values)
+    kept = tags[: bounds.TAGS]
+    shortened = any(len(" ".join(v.split())) > bounds.TAG_CHARS for v in values)
     return kept, [Cut("tags", len(tags), len(kept))] if len(kept) < len(tags) or shortened else []
 
 
@@ -439,41 +421,6 @@ def _without_ours(extensions: dict[str, Any]) -> dict[str, Any]:
 
 def _holds(value: object) -> bool:
     return value not in (None, "", [], {}) and not (isinstance(value, str) and is_blank(value))
-
-
-def _check_tree(document: object) -> None:
-    """Every value nested at most MAX_DEPTH deep, every text encodable (no lone surrogate)."""
-    for value, depth in _walk(document):
-        if depth > MAX_DEPTH:
-            raise CardProblem(f"the card's JSON is nested more than {MAX_DEPTH} levels deep")
-        if isinstance(value, str):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError as error:
-                raise CardProblem("the card holds invalid Unicode text (an unpaired surrogate)") from error
-
-
-def _walk(document: object) -> Iterator[tuple[object, int]]:
-    stack: list[tuple[object, int]] = [(document, 0)]
-    while stack:
-        value, depth = stack.pop()
-        yield value, depth
-        if isinstance(value, dict):
-            stack.extend((k, depth + 1) for k in value)
-            stack.extend((v, depth + 1) for v in value.values())
-        elif isinstance(value, list):
-            stack.extend((v, depth + 1) for v in value)
-
-
-def _no_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _finite(text: str) -> float:
-    number = float(text)
-    if not math.isfinite(number):
-        raise ValueError(f"the number {text[:20]} is too large")
-    return number
 
 
 def _kind(value: object) -> str:

@@ -9,6 +9,8 @@ stated; README and docs/architecture.md point here):
 | "person"       | the person, through the API         | theirs (1-10)   | none (at most 50 added per pair, services/memory_edit.py) | none: the person decides |
 | "relationship" | a level change (services/soul.py)   | 8               | none: it records what happened, not what the AI chose | none: one current entry, written over |
 
+Whatever the source, a pair holds at most `bounds.CORE_MEMORIES` current entries (an import too).
+
 The relationship is ONE current entry per pair (id RELATIONSHIP_ID, written over in place on every level
 change); every change is also kept as a history entry (source "relationship", any other id: `core_rel_<time>_…`,
 the only kind a store held before). History never reaches the context nor the core judgment; the person sees it in the memory
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from dreamchat.domain.bounds import CORE_MEMORIES
 from dreamchat.domain.models import CoreMemory, RelationshipLevel
 
 MIN_IMPORTANCE = 8
@@ -48,6 +51,8 @@ def admission_problem(candidate: Candidate, existing: list[CoreMemory], now: dat
         return "the model chose not to create one"
     if candidate.importance < MIN_IMPORTANCE:
         return f"importance {candidate.importance} is below {MIN_IMPORTANCE}"
+    if len(existing) >= CORE_MEMORIES:
+        return f"the pair already holds {CORE_MEMORIES} core memories"
     if judged_this_month(existing, now, zone) >= MONTHLY_CAP:
         return f"already {MONTHLY_CAP} core memories this month"
     if any(similarity(candidate.content, memory.content) >= DUPLICATE_SIMILARITY for memory in existing):

@@ -6,6 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from dreamchat.domain import bounds
+
 BasicEmotion = Literal["开心", "愉悦", "失落", "严肃", "关心", "好奇"]
 Scene = Literal["闲聊", "讨论", "求助"]
 Atmosphere = Literal["轻松", "平和", "热烈"]
@@ -16,11 +18,6 @@ ChatModel = Literal["chat", "reasoner"]
 MemoryType = Literal["short_term", "mid_term", "long_term", "core"]
 MessageKind = Literal["chat", "heartbeat", "greeting"]
 Safety = Literal["crisis", "distress"]  # help lines shown; answered, never silence
-
-MAX_MESSAGE_CHARS = 2000
-MAX_REASONING_CHARS = 20_000  # a reasoning model's chain of thought, as kept beside the AI's message
-MAX_TAGS = 30  # an AI user's tags (from a character card)
-MAX_TAG_CHARS = 40
 
 
 class Entity(BaseModel):
@@ -71,16 +68,16 @@ class TokenFamily(Entity):
 class AIUser(Entity):
     id: str
     owner_id: str
-    name: str = Field(min_length=1, max_length=40)
-    avatar: str = Field(default="", max_length=2048)
-    base_soul: str = Field(default="", max_length=4000)
+    name: str = Field(min_length=1, max_length=bounds.NAME_CHARS)
+    avatar: str = Field(default="", max_length=bounds.AVATAR_CHARS)
+    base_soul: str = Field(default="", max_length=bounds.BASE_SOUL_CHARS)
     timezone: str = "Asia/Shanghai"
     night_owl: bool = False
     visibility: Visibility = "private"
     model: ChatModel = "chat"
-    greeting: str = Field(default="", max_length=500)  # the opening message of every new chat
-    tags: list[Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS)]] = Field(
-        default_factory=list, max_length=MAX_TAGS
+    greeting: str = Field(default="", max_length=bounds.GREETING_CHARS)  # the opening message of every new chat
+    tags: list[Annotated[str, Field(min_length=1, max_length=bounds.TAG_CHARS)]] = Field(
+        default_factory=list, max_length=bounds.TAGS
     )
     # imported from a character card: the card's data is kept verbatim in the blob `keys.card_blob`
     from_card: bool = False
@@ -142,6 +139,8 @@ class MidTermMemory(Entity):
     created_at: int
     compression_ratio: float
     degraded: bool = False
+    # the model's summary was longer than its topic's budget (`dreamchat.domain.quality.summary_budget`) and was cut
+    summary_cut: bool = False
     # the topic's first and last message in the conversation log (None for memories stored before them)
     first_message_id: str | None = None
     last_message_id: str | None = None
@@ -183,9 +182,9 @@ class LongTermDetail(Entity):
 
 class CoreMemory(Entity):
     id: str
-    content: str = Field(min_length=1, max_length=500)
+    content: str = Field(min_length=1, max_length=bounds.CORE_CHARS)
     importance: int = Field(ge=1, le=10)
-    category: str = Field(default="其他", max_length=40)
+    category: str = Field(default="其他", max_length=bounds.CATEGORY_CHARS)
     created_at: int
     source: Literal["ai", "person", "relationship"] = "ai"
 
@@ -205,4 +204,4 @@ class Relationship(Entity):
 class ScheduledHeartbeat(Entity):
     hour: int = Field(ge=0, le=23)
     minute: int = Field(ge=0, le=59)
-    message_template: str = Field(default="", max_length=200)
+    message_template: str = Field(default="", max_length=bounds.TEMPLATE_CHARS)

@@ -3,7 +3,8 @@
 
 One record per pair and subject: a compression per mid-term memory, an extraction per long-term
 entry (with the mid-term memories it came from), and at most one core judgment, one reflection and
-one relationship judgment per pair. Each is retried with an exponential back-off, capped.
+one relationship judgment per pair. Each is retried with an exponential back-off, capped. Beside them,
+the vectors an import could not make within its request (`embed`, one per pair, due at once).
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from pydantic import Field
 
 from dreamchat.domain.models import Entity
 
-OwedKind = Literal["compress", "extract", "judge_core", "reflect", "judge_relationship"]
+OwedKind = Literal["compress", "extract", "judge_core", "reflect", "judge_relationship", "embed"]
 # the order a pair's owed work is redone in: a summary before what is extracted from it, the
 # long-term entries before the core judgment that reads them
-OWED_ORDER: tuple[OwedKind, ...] = ("compress", "extract", "judge_core", "reflect", "judge_relationship")
+OWED_ORDER: tuple[OwedKind, ...] = ("compress", "extract", "judge_core", "reflect", "judge_relationship", "embed")
 Outcome = Literal["healed", "degraded", "cancelled", "contended"]
 
 

@@ -7,7 +7,7 @@ showed distress (answered, never silence), then ordinary again.
 
 from __future__ import annotations
 
-from dreamchat.domain.crisis import Verdict
+from dreamchat.domain.crisis import CrisisCheck, Verdict
 from dreamchat.domain.models import Message, Safety
 
 CUT_MARK = "…（消息过长，后面的部分没有保存）"  # the end of a distress message stored cut at the length limit
@@ -25,6 +25,21 @@ def topic_state(messages: list[Message]) -> Safety | None:
         return "crisis"
     latest = [m for m in messages if m.role == "user"][-RECENT_MESSAGES:]
     return "distress" if any(m.safety == "distress" for m in latest) else None
+
+
+def checked(messages: list[Message], check: CrisisCheck) -> list[Message]:
+    """A topic's messages (oldest first) marked as the live turns would have marked them: each of the
+    person's read with their latest before it (a crisis split over two is one); a mark a message already
+    carries is kept, never lowered."""
+    marks: list[Message] = []
+    for n, message in enumerate(messages):
+        if message.role == "user":
+            verdict = check.recent([*recent_words(messages[:n]), message.content])
+            found = marked(verdict)
+            if message.safety != "crisis" and found is not None:
+                message = message.model_copy(update={"safety": found})
+        marks.append(message)
+    return marks
 
 
 def recent_words(messages: list[Message]) -> list[str]:

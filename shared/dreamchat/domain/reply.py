@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from dreamchat.domain.models import MAX_MESSAGE_CHARS, BasicEmotion, RelationshipLevel
+from dreamchat.domain.bounds import MESSAGE_CHARS
+from dreamchat.domain.models import BasicEmotion, RelationshipLevel
 from dreamchat.domain.relationship import DEFAULT_LEVEL, reply_rate
 from dreamchat.domain.text import is_blank
 
@@ -127,7 +128,7 @@ def is_late_night(local_hour: int, night_owl: bool = False) -> bool:
     return local_hour >= NIGHT_START or local_hour < NIGHT_END
 
 
-def split_messages(text: str, max_chars: int = MAX_MESSAGE_CHARS) -> list[str]:
+def split_messages(text: str, max_chars: int = MESSAGE_CHARS) -> list[str]:
     """One message per non-empty line; lines beyond the fifth are merged into the fifth; each
     message is cut to `max_chars` at a sentence end, so no answer can flood the history."""
     lines = [line.strip() for line in text.splitlines() if not is_blank(line)]  # zero-width lines say nothing

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
+from dreamchat.domain.bounds import SELF_SOUL_CHARS
 from dreamchat.domain.core_memory import similarity
 
-MAX_SELF_SOUL = 1000
 MIN_INTERVAL = timedelta(hours=6)
 RESTATE_SIMILARITY = 0.6
 _OVERRIDE = re.compile(
@@ -24,8 +24,8 @@ def self_soul_problem(
     text = new.strip()
     if not text:
         return "自我认知不能为空"
-    if len(text) > MAX_SELF_SOUL:
-        return f"自我认知最多 {MAX_SELF_SOUL} 字"
+    if len(text) > SELF_SOUL_CHARS:
+        return f"自我认知最多 {SELF_SOUL_CHARS} 字"
     if last_update and now.timestamp() - last_update < min_interval.total_seconds():
         return "自我认知刚更新过，请谨慎、低频地更新"
     if _OVERRIDE.search(text):

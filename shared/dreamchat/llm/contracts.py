@@ -1,7 +1,7 @@
 """The output formats of the structured model calls, exactly as DESIGN.md's "LLM contracts".
 
 Extra keys a model adds are ignored; labels and levels are restricted to the spec's sets. Every
-text and list is bounded as a person's own edit of the same memory is (`api/routers/memory.py`):
+text and list is bounded as a person's own edit of the same memory is (`dreamchat.domain.bounds`):
 a model that writes more is cut, at a sentence end where one is near, so no output of any size is
 stored and no later prompt grows with it.
 """
@@ -12,21 +12,12 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
+from dreamchat.domain import bounds
 from dreamchat.domain.models import EmotionTags, RelationshipLevel
 from dreamchat.domain.reply import shorten
 
-SUMMARY_CHARS = 2000
-TITLE_CHARS = 60
-KEY_POINTS = 20
-KEY_POINT_CHARS = 300
-DETAIL_CHARS = 8000
 MEMORIES = 20  # per extraction run
-SOURCE_IDS = 100
 SUPERSEDES = 20  # per memory: the existing key points its key points replace
-CORE_CHARS = 500
-CATEGORY_CHARS = 40
-SELF_SOUL_CHARS = 1000
-REASON_CHARS = 500
 
 
 def _cut(limit: int) -> Any:
@@ -37,15 +28,15 @@ def _first(limit: int) -> Any:
     return BeforeValidator(lambda value: value[:limit] if isinstance(value, list) else value)
 
 
-Summary = Annotated[str, _cut(SUMMARY_CHARS)]
-Title = Annotated[str, _cut(TITLE_CHARS)]
-KeyPoint = Annotated[str, _cut(KEY_POINT_CHARS)]
-Detail = Annotated[str, _cut(DETAIL_CHARS)]
+Summary = Annotated[str, _cut(bounds.SUMMARY_CHARS)]
+Title = Annotated[str, _cut(bounds.TITLE_CHARS)]
+KeyPoint = Annotated[str, _cut(bounds.KEY_POINT_CHARS)]
+Detail = Annotated[str, _cut(bounds.DETAIL_CHARS)]
 SourceId = Annotated[str, _cut(100)]
-CoreText = Annotated[str, _cut(CORE_CHARS)]
-Category = Annotated[str, _cut(CATEGORY_CHARS)]
-SelfSoulText = Annotated[str, _cut(SELF_SOUL_CHARS)]
-Reason = Annotated[str, _cut(REASON_CHARS)]
+CoreText = Annotated[str, _cut(bounds.CORE_CHARS)]
+Category = Annotated[str, _cut(bounds.CATEGORY_CHARS)]
+SelfSoulText = Annotated[str, _cut(bounds.SELF_SOUL_CHARS)]
+Reason = Annotated[str, _cut(bounds.REASON_CHARS)]
 
 
 class Contract(BaseModel):
@@ -104,9 +95,9 @@ class ExtractedMemory(Contract):
     points it makes past (none when nothing changed)."""
 
     title: Title = Field(min_length=1)
-    key_points: Annotated[list[KeyPoint], _first(KEY_POINTS)]
+    key_points: Annotated[list[KeyPoint], _first(bounds.KEY_POINTS)]
     detail_content: Detail
-    source_mid_ids: Annotated[list[SourceId], _first(SOURCE_IDS)]
+    source_mid_ids: Annotated[list[SourceId], _first(bounds.SOURCE_IDS)]
     supersedes: Annotated[list[Supersedes], BeforeValidator(_proposals)] = Field(default_factory=list)
 
 

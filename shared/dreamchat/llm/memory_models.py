@@ -170,6 +170,13 @@ class FallbackMemoryModels:
         rule for clear same-slot updates."""
         return self._run("extract", lambda models: models.extract(mids, now, related))
 
+    def extract_offline(
+        self, mids: list[MidTermMemory], now: datetime, related: Sequence[RelatedPoint] = ()
+    ) -> Degradable[ExtractOutput]:
+        """The offline extraction of `mids` (summaries a model's answer left out), marked degraded: owed
+        to the model, never done."""
+        return Degradable(self._offline.extract(mids, now, related), degraded=True)
+
     def judge_core(
         self, new_items: list[tuple[str, list[str]]], existing: list[CoreMemory], now: datetime
     ) -> Degradable[CoreJudgment]:

@@ -1,7 +1,7 @@
 """The offline provider: no network, deterministic, honest about what it cannot do.
 
-Compression is extractive (the sentences richest in jieba TF-IDF keywords, within 30% of the
-topic's length), tags come from a cue lexicon, extraction titles memories by their keywords (and
+Compression is extractive (the sentences richest in jieba TF-IDF keywords, within the topic's summary
+budget, `dreamchat.domain.quality.summary_budget`: 30 % of its length), tags come from a cue lexicon, extraction titles memories by their keywords (and
 marks an existing key point superseded only by a clear same-slot update, `domain/fact_slots.py`), and it
 never creates a core memory, never changes the self_soul and keeps the relationship level.
 """
@@ -20,6 +20,7 @@ import jieba
 from dreamchat.domain.emotions import infer_tags
 from dreamchat.domain.fact_slots import same_slot_update
 from dreamchat.domain.models import Conversation, CoreMemory, MidTermMemory, RelationshipLevel
+from dreamchat.domain.quality import summary_budget
 from dreamchat.domain.supersession import RelatedPoint
 from dreamchat.llm.contracts import (
     CompressOutput,
@@ -33,8 +34,6 @@ from dreamchat.llm.contracts import (
 
 jieba.setLogLevel(logging.WARNING)  # jieba prints its dictionary loading on first use
 
-SUMMARY_SHARE = 0.3  # the spec's target compression ratio is >= 70%
-MIN_SUMMARY_CHARS = 24
 TITLE_CHARS = 20
 KEY_POINTS = 5
 KEY_POINT_CHARS = 100
@@ -142,9 +141,7 @@ class OfflineMemoryModels:
         text = "\n".join(c.content for c in conversations)
         said = "\n".join(c.content for c in conversations if c.role == "user")
         sentences = [s for c in conversations for s in split_sentences(c.content, SPEAKERS[c.role])]
-        chars = sum(len(c.content) for c in conversations)
-        # a topic shorter than the minimum is kept whole, its speaker labels included
-        budget = min(len(render(sentences)), max(MIN_SUMMARY_CHARS, int(chars * SUMMARY_SHARE)))
+        budget = summary_budget(sum(len(c.content) for c in conversations))
         # the person's own words decide what matters: the AI's replies are rich in rare words
         chosen = most_informative(sentences, keywords(said) or keywords(text), budget)
         return CompressOutput(summary=render(chosen) or "（空话题）", emotion_tags=infer_tags(text))
@@ -192,9 +189,9 @@ def most_informative(sentences: Sequence[Sentence], weights: dict[str, float], b
     for index in _ranked(sentences, weights):
         if len(render([sentences[i] for i in sorted([*chosen, index])])) <= budget:
             chosen.append(index)
-    if not chosen and sentences:
+    if not chosen and sentences:  # the best sentence, cut, its label left out (every character is the fact's)
         best = sentences[_ranked(sentences, weights, keep_empty=True)[0]]
-        return [Sentence(best.speaker, _truncate(best.text, budget - len(render([Sentence(best.speaker, "")]))))]
+        return [Sentence("", _truncate(best.text, budget))]
     return [sentences[i] for i in sorted(chosen)]
 
 

@@ -16,6 +16,7 @@ import contextlib
 import json
 import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -42,6 +43,7 @@ from dreamchat.domain.png_text import PngProblem, is_png, read_png_text, solid_p
 from dreamchat.errors import Invalid, NotFound
 from dreamchat.ports import AvatarImages, BlobStore, ImageProblem
 from dreamchat.services.ai_users import AIUserService, new_ai_user_id
+from dreamchat.services.limits import unlimited
 
 AVATAR_PATH = "/api/ai-users/{ai_user_id}/avatar/{token}"  # served by dreamchat.api.routers.cards.avatar
 CARD_PICTURE = (400, 600)  # the card picture of an AI user without an uploaded avatar (SillyTavern's shape)
@@ -65,14 +67,27 @@ class Preview:
 
 
 class CardService:
-    def __init__(self, ai_users: AIUserService, blobs: BlobStore, images: AvatarImages, default_timezone: str) -> None:
+    def __init__(
+        self,
+        ai_users: AIUserService,
+        blobs: BlobStore,
+        images: AvatarImages,
+        default_timezone: str,
+        spend: Callable[[str], None] = unlimited,
+    ) -> None:
         self._ai_users = ai_users
         self._blobs = blobs
         self._images = images
         self._default_timezone = default_timezone
+        self._spend = spend  # the account's card budget (DREAMCHAT_CARD_UPLOADS_PER_MINUTE)
 
-    def preview(self, upload: bytes) -> Preview:
-        """Everything an import checks and makes, stored nowhere; Invalid says what is wrong with the card."""
+    def preview(self, account_id: str, upload: bytes) -> Preview:
+        """Everything an import checks and makes, stored nowhere; Invalid says what is wrong with the card,
+        TooManyRequests past the account's card budget."""
+        self._spend(account_id)
+        return self._preview(upload)
+
+    def _preview(self, upload: bytes) -> Preview:
         card, picture = _read(upload)
         try:
             imported = import_card(card)
@@ -89,7 +104,7 @@ class CardService:
 
     def import_card(self, owner_id: str, upload: bytes) -> tuple[AIUser, Preview]:
         """A new private AI user of `owner_id` from the card, befriended at once (as `AIUserService.create`)."""
-        preview = self.preview(upload)
+        preview = self.preview(owner_id, upload)
         ai_user_id = new_ai_user_id()
         fields = {**preview.fields, "from_card": True}
         written: list[str] = []

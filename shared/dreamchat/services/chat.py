@@ -23,10 +23,11 @@ from dreamchat import keys
 from dreamchat.budget import Deadline
 from dreamchat.config import Settings
 from dreamchat.domain import reply as replies
+from dreamchat.domain.bounds import MESSAGE_CHARS, REASONING_CHARS
 from dreamchat.domain.crisis import read_crisis_marker
 from dreamchat.domain.heartbeat import HeartbeatState, check_in_after, person_wrote, strip_control_markers
 from dreamchat.domain.honesty import asks_if_human
-from dreamchat.domain.models import MAX_MESSAGE_CHARS, MAX_REASONING_CHARS, AIUser, Message, PairId, Safety
+from dreamchat.domain.models import AIUser, Message, PairId, Safety
 from dreamchat.domain.protocol import marked, topic_state
 from dreamchat.domain.sessions import BREAK_NOTICE
 from dreamchat.domain.text import is_blank
@@ -51,11 +52,12 @@ log = logging.getLogger(__name__)
 
 
 CRISIS_MAX_DELAY_SECONDS = 3.0  # a person in crisis (or distress) never waits on a simulated typist
+UNANSWERED = Failed("model_unavailable", "对方暂时无法回复，你的消息已经保存。")
 
 
 def check_content(content: str) -> str:
-    if len(content) > MAX_MESSAGE_CHARS:
-        raise TooLarge(f"a message may have at most {MAX_MESSAGE_CHARS} characters")
+    if len(content) > MESSAGE_CHARS:
+        raise TooLarge(f"a message may have at most {MESSAGE_CHARS} characters")
     if is_blank(content):
         raise Invalid("the message is empty")
     return content
@@ -133,17 +135,26 @@ class ChatService:
         return message, ended
 
     def respond(
-        self, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline | None = None, *, model: bool = True
+        self,
+        pair: PairId,
+        ai_user: AIUser,
+        person: Message,
+        deadline: Deadline | None = None,
+        *,
+        model: bool = True,
+        must_answer: bool = False,
     ) -> list[Event]:
         """The AI's side of the turn, all of it done: the events to send, ending with Done or Failed;
-        without the `model` (a crisis it has no room for), words of care and the help lines."""
+        without the `model` (a crisis it has no room for), words of care and the help lines. A turn that
+        `must_answer` (the person asked again after a failed one) is never declined by the draw."""
         deadline = deadline or Deadline.after(self._settings.chat_turn_seconds)
         state = topic_state(self.memory.repo.short_term(pair, person.topic_id)) or person.safety
         crisis = state == "crisis"  # the protocol holds for the rest of the topic
         distress = state is not None  # answered, never silence
+        budget = deadline.sooner(self._settings.chat_reserve_seconds)
         try:
             reply = (
-                self._generate(pair, ai_user, person, deadline.sooner(self._settings.chat_reserve_seconds), state)
+                self._generate(pair, ai_user, person, budget, state, must_answer)
                 if model or not distress
                 else Reply(caring_reply(crisis, offline=False), typed=False)
             )
@@ -151,7 +162,7 @@ class ChatService:
             log.warning("chat model failed", extra={"ai_user_id": ai_user.id, "error": type(error).__name__})
             if not distress:
                 self._end_on_farewell(pair, person)
-                return [Failed("model_unavailable", "对方暂时无法回复，你的消息已经保存。")]
+                return [UNANSWERED]
             reply = Reply(caring_reply(crisis, offline=False), typed=False)  # never silence
         markers = read_markers(reply.text)
         text, flagged = read_crisis_marker(strip_control_markers(markers.text))
@@ -163,10 +174,12 @@ class ChatService:
             self.protocol.check_in_later(pair, ai_user)
         if markers.switched:
             person = self.memory.switch_topic(pair, person)
-        reasoning = reply.reasoning[:MAX_REASONING_CHARS]
+        reasoning = reply.reasoning[:REASONING_CHARS]
         lines = replies.split_messages(text)
         if distress and not lines:
             lines = [caring_reply(crisis, offline=False)]
+        if must_answer and not lines:  # asked again for an answer: not 已读不回, a failure to retry
+            return [UNANSWERED]
         cap = CRISIS_MAX_DELAY_SECONDS if distress else None
         how = Line(typed=reply.typed, reasoning=reasoning, cap=cap)
         sent = [Sent(m, m.delay_ms, i) for i, m in enumerate(self._speaker.send(pair, lines, how, after=person.id))]
@@ -202,11 +215,11 @@ class ChatService:
         return marked
 
     def _generate(
-        self, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline, state: Safety | None
+        self, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline, state: Safety | None, must: bool
     ) -> Reply:
         """The AI's reply (the offline notice comes at once, untyped). When the draw says no, the
         model is not asked: the turn is 已读不回 — never in distress or a crisis (the topic's state),
-        nor for a sincere question whether the AI is a person."""
+        nor for a sincere question whether the AI is a person, nor when it `must` answer (a retry)."""
         if not self._speaker.can_speak(ai_user):
             text = caring_reply(state == "crisis", offline=True) if state else offline_reply(ai_user.name)
             return Reply(text, typed=False)
@@ -216,7 +229,7 @@ class ChatService:
             guidance = CRISIS_GUIDANCE if state == "crisis" else DISTRESS_GUIDANCE
         else:
             zone = self.memory.repo.zone(pair, ai_user)
-            decision = self._draw.decide(pair, snapshot, ai_user, person, zone, must_answer=asked)
+            decision = self._draw.decide(pair, snapshot, ai_user, person, zone, must_answer=asked or must)
             if not decision.inclined and self._settings.reply_decision == "draw":
                 return self._draw.read_without_replying(ai_user, decision)
             guidance = decision.guidance

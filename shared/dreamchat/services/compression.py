@@ -18,6 +18,7 @@ from dreamchat.config import Settings
 from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import Conversation, Message, MidTermMemory, PairId
 from dreamchat.domain.owed import OwedKind
+from dreamchat.domain.quality import FittedSummary, fit_summary
 from dreamchat.domain.relationship import judgment_due
 from dreamchat.errors import Contended, NotFound
 from dreamchat.events import TopicEnded
@@ -111,14 +112,16 @@ class Compression:
         messages = self.repo.short_term(pair, topic_id)
         conversations = [Conversation(role=m.role, content=m.content, timestamp=m.timestamp) for m in messages]
         result = self._models.compress(conversations, self._local_now(pair))
+        summary = fitted(result.value.summary, messages)
         mid = MidTermMemory(
             id=f"mid_{topic_id.removeprefix('topic_')}",
             topic_id=topic_id,
-            summary=result.value.summary,
+            summary=summary.summary,
             emotion_tags=result.value.emotion_tags,
             message_count=len(messages),
             created_at=messages[-1].timestamp - messages[-1].timestamp % 3600,
-            compression_ratio=compression_ratio(result.value.summary, messages),
+            compression_ratio=summary.compression_ratio,
+            summary_cut=summary.cut,
             degraded=result.degraded,
             first_message_id=messages[0].id,
             last_message_id=messages[-1].id,
@@ -136,7 +139,7 @@ class Compression:
             mid = self.repo.mid_term(pair, topic_id) or mid
         self.repo.clear_short_term(pair, messages)
         self.repo.pending_done(pair, topic_id)
-        log.info("compressed topic", extra={"topic_id": topic_id, "degraded": mid.degraded})
+        log.info("compressed topic", extra={"topic_id": topic_id, "degraded": mid.degraded, "cut": mid.summary_cut})
         self._vectors.refresh(pair)
         return mid, stored
 
@@ -197,7 +200,7 @@ class AfterCompression:
                 uow.commit()
 
 
-def compression_ratio(summary: str, messages: list[Message]) -> float:
-    """1 - summary characters / topic characters (the spec's 压缩率)."""
-    original = sum(len(m.content) for m in messages)
-    return round(1 - len(summary) / original, 4) if original else 0.0
+def fitted(summary: str, messages: list[Message]) -> FittedSummary:
+    """The model's summary of the topic of `messages` within the topic's budget (a longer one cut, and
+    marked `summary_cut`), with its compression ratio."""
+    return fit_summary(summary, sum(len(m.content) for m in messages))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from dreamchat import keys
 from dreamchat.adapters.embeddings import build_embedder
 from dreamchat.adapters.events import LocalEventBus, LocalWorkQueue, MissingQueue
 from dreamchat.adapters.images import PillowAvatars
@@ -31,6 +33,7 @@ from dreamchat.services.healing import Healing
 from dreamchat.services.heartbeat import HeartbeatService
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.leases import Leases
+from dreamchat.services.limits import AccountBudget
 from dreamchat.services.long_term import Extractor
 from dreamchat.services.memory import MemoryService
 from dreamchat.services.memory_edit import MemoryEditor
@@ -109,7 +112,7 @@ def build_services(
         gateway = OpenAIGateway.from_settings(settings)
     models = memory_models or build_memory_models(settings, gateway)
     repo, storage = MemoryRepository(store, runtime.blobs), Storage(store)
-    retriever = Retriever(embedder or build_embedder(settings))
+    retriever = Retriever(embedder or build_embedder(settings), settings.embedding_batch)
     topics = Topics(repo, storage, runtime.bus, clock, runtime.random, settings)
     memory = MemoryService(repo, retriever, topics, ContextBuilder(repo, retriever, clock, settings))
     heartbeats = HeartbeatStates(store, clock, settings)
@@ -127,6 +130,10 @@ def build_services(
     leases = Leases(store, clock, settings.lease_seconds, settings.lease_attempts)
     quality = QualityService(repo, gateway, clock, runtime.random, settings, on_quality)
     vectors = VectorRefresh(storage, retriever)
+
+    def budget(scope: Callable[[str], str], limit: int, window: int, message: str) -> Callable[[str], None]:
+        return AccountBudget(store, clock, scope, limit, window, message).spend
+
     core_judge = CoreJudge(storage, models, clock, settings.heal_backoff)
     after = AfterCompression(repo, quality, soul, ai_users, clock, settings)
     compression = Compression(repo, storage, topics, models, vectors, after, clock, settings)
@@ -172,9 +179,32 @@ def build_services(
         views=Views(ai_users, friend_lists, memory, heartbeats, quality, clock),
         profiles=Profiles(repo),
         memory_editor=MemoryEditor(repo, clock, retriever, settings.max_person_core_memories),
-        cards=CardService(ai_users, runtime.blobs, PillowAvatars(), settings.timezone),
-        exports=MemoryExport(repo, heartbeats, ai_users, friend_lists, clock),
-        imports=MemoryImport(store, runtime.blobs, ai_users, heartbeats, vectors, clock, runtime.random),
+        cards=CardService(
+            ai_users,
+            runtime.blobs,
+            PillowAvatars(),
+            settings.timezone,
+            budget(keys.card_limit_scope, settings.card_uploads_per_minute, 60, "too many cards; wait a moment"),
+        ),
+        exports=MemoryExport(
+            repo,
+            heartbeats,
+            ai_users,
+            friend_lists,
+            clock,
+            budget(keys.export_limit_scope, settings.account_exports_per_hour, 3600, "too many exports; wait a while"),
+        ),
+        imports=MemoryImport(
+            store,
+            runtime.blobs,
+            ai_users,
+            heartbeats,
+            vectors,
+            clock,
+            runtime.random,
+            protocol.check,
+            budget(keys.import_limit_scope, settings.memory_imports_per_hour, 3600, "too many imports; wait a while"),
+        ),
     )
     subscribe = getattr(runtime.bus, "subscribe", None)
     if subscribe is not None:  # the local bus; in AWS, EventBridge invokes the compress function

@@ -13,9 +13,10 @@ import logging
 from dreamchat.config import Settings
 from dreamchat.crisis_data import crisis_check
 from dreamchat.domain import help_lines
+from dreamchat.domain.bounds import MESSAGE_CHARS
 from dreamchat.domain.crisis import CrisisCheck, Verdict
 from dreamchat.domain.heartbeat import check_in_after
-from dreamchat.domain.models import MAX_MESSAGE_CHARS, AIUser, Message, PairId
+from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.domain.protocol import CUT_MARK, recent_words, topic_state
 from dreamchat.ports import Clock, Counter
 from dreamchat.services.chat_events import SafetyNotice
@@ -67,10 +68,10 @@ class CrisisProtocol:
     def fitted(self, content: str) -> tuple[str, Verdict | None]:
         """A message over the length limit that shows distress is kept, cut at the limit and marked (a
         crisis letter is answered, never refused); its verdict over the whole text comes with it."""
-        if len(content) <= MAX_MESSAGE_CHARS:
+        if len(content) <= MESSAGE_CHARS:
             return content, None
         whole = self.check.judge(content)
-        return (content[: MAX_MESSAGE_CHARS - len(CUT_MARK)] + CUT_MARK if whole.distress else content), whole
+        return (content[: MESSAGE_CHARS - len(CUT_MARK)] + CUT_MARK if whole.distress else content), whole
 
     def judge(self, topic: list[Message], content: str, whole: Verdict | None) -> Verdict:
         """The new message read with the topic's latest words (a crisis split over two messages is one)."""

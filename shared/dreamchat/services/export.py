@@ -9,10 +9,10 @@ never in a document.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from dreamchat.domain import strict_json
 from dreamchat.domain.core_memory import split
 from dreamchat.domain.memory_export import (
     ACCOUNT_FORMAT,
@@ -29,6 +29,7 @@ from dreamchat.ports import Clock
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.friend_lists import FriendLists
 from dreamchat.services.heartbeat_state import HeartbeatStates
+from dreamchat.services.limits import unlimited
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.paging import key_of
 
@@ -43,12 +44,14 @@ class MemoryExport:
         ai_users: AIUserService,
         friend_lists: FriendLists,
         clock: Clock,
+        spend: Callable[[str], None] = unlimited,
     ) -> None:
         self._repo = repo
         self._heartbeats = heartbeats
         self._ai_users = ai_users
         self._friend_lists = friend_lists
         self._clock = clock
+        self._spend = spend  # the account's budget of whole exports (DREAMCHAT_ACCOUNT_EXPORTS_PER_HOUR)
 
     def pair(self, account_id: str, ai_user_id: str) -> Iterator[bytes]:
         """The caller's pair with this AI user as a document; NotFound (before any piece) unless they are friends."""
@@ -56,7 +59,12 @@ class MemoryExport:
         return self._document(pair, ai_user)
 
     def account(self, account: Account) -> Iterator[bytes]:
-        """The account's whole data; its friends are read as the pieces are written."""
+        """The account's whole data; its friends are read as the pieces are written. TooManyRequests
+        (before any piece) past the account's budget of exports."""
+        self._spend(account.id)
+        return self._account(account)
+
+    def _account(self, account: Account) -> Iterator[bytes]:
         head = {
             **heading(ACCOUNT_FORMAT, self._now()),
             "account": {"id": account.id, "username": account.username, "created_at": account.created_at},
@@ -124,7 +132,8 @@ class MemoryExport:
 
 
 def _json(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    """Strict JSON (a number stored before the import's checks that is not finite: null), which a browser reads."""
+    return strict_json.dumps(value)
 
 
 def _open(head: dict[str, Any], last: str, opener: bytes = b"[") -> bytes:

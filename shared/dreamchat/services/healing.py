@@ -68,7 +68,7 @@ class Healing:
                 if not has_time():
                     break
                 taken = self._attempt(pair, read, now)
-                outcome = self._run(pair, taken, zone) if taken is not None else "contended"
+                outcome = self._run(pair, taken, zone, has_time) if taken is not None else "contended"
                 done.append(Healed(read.entity.kind, read.entity.subject, outcome))
         except Gone:  # the pair was erased meanwhile: nothing is owed any more
             return done
@@ -95,8 +95,10 @@ class Healing:
                 return None
         return taken
 
-    def _run(self, pair: PairId, taken: Versioned[OwedWork], zone: str) -> Outcome:
+    def _run(self, pair: PairId, taken: Versioned[OwedWork], zone: str, has_time: Callable[[], bool]) -> Outcome:
         kind = taken.entity.kind
+        if kind == "embed":
+            return self._redo.embed(pair, taken, has_time)
         if kind == "compress":
             return self._redo.compress(pair, taken, zone)
         if kind == "extract":

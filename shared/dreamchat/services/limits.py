@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from dreamchat import keys
 from dreamchat.errors import Contended, TooManyRequests
 from dreamchat.ports import Clock, ItemStore
@@ -41,6 +43,27 @@ class RateLimit:
         """Forget the requests counted under `key` in the current window."""
         now = int(self._clock.now().timestamp())
         self._store.delete(*keys.rate_window(key, now - now % window_seconds))
+
+
+class AccountBudget:
+    """One account's budget of a costly request (an import, a card upload, an account's export): `limit`
+    in each window of `window_seconds`, TooManyRequests beyond; counted before the work starts."""
+
+    def __init__(
+        self, store: ItemStore, clock: Clock, scope: Callable[[str], str], limit: int, window_seconds: int, message: str
+    ) -> None:
+        self._rate = RateLimit(store, clock)
+        self._scope = scope
+        self._limit = limit
+        self._window = window_seconds
+        self._message = message
+
+    def spend(self, account_id: str) -> None:
+        self._rate.hit(self._scope(account_id), self._limit, self._window, self._message)
+
+
+def unlimited(account_id: str) -> None:
+    """No budget: every request goes through."""
 
 
 class ModelCallBudget:

@@ -49,6 +49,18 @@ class ExtractResult:
     supersessions_dropped: int = 0  # the model's proposals that named no point it was shown (never trusted)
 
 
+@dataclass
+class _Batch:
+    """What the commits of one batch's memories share."""
+
+    uow: PairUnitOfWork
+    zone: str
+    degraded: bool
+    shown: list[RelatedPoint]
+    result: ExtractResult
+    stored: set[str]  # the pair's long-term ids: an entry stored before is not stored twice
+
+
 def safe_title(title: str) -> str:
     """A title made safe for a file name: letters, digits, CJK, '-' and '_' only, at most 40 chars."""
     return _UNSAFE.sub("_", title).strip("_")[:40] or "memory"
@@ -90,43 +102,74 @@ class Extractor:
                 if not m.entity.extracted_to_long and m.entity.created_at <= cutoff and m.entity.id not in owed
             ][:EXTRACT_BATCH]
             if pending:
-                shown = self._superseder.related(uow, [m.entity for m in pending])
-                output = self._models.extract([m.entity for m in pending], now.astimezone(ZoneInfo(zone)), shown)
-                result.degraded = output.degraded
-                by_id = {m.entity.id: m for m in pending}
-                for memory in output.value.memories:
-                    stored = self._store_long(uow, memory, by_id, zone, output.degraded, shown, result)
-                    if stored is not None:
-                        result.long_term.append(stored)
-                result.considered, result.extracted = len(pending), len(pending) - len(by_id)
-                # the ones the model folded into nothing have still been considered (offline: tried again)
-                leftovers = [m for m in pending if m.entity.id in by_id and not output.degraded]
-                self._commit_extracted(uow, leftovers, "mid-term memories changed during extraction")
+                self._distil(uow, pending, now.astimezone(ZoneInfo(zone)), zone, result)
         result.core = self._core.judge(pair, zone)
         self._vectors.refresh(pair)
         self._quality.after_extraction(pair, result.considered, result.extracted, result.long_term)
         return result
 
-    def _store_long(
+    def _distil(
         self,
         uow: PairUnitOfWork,
-        memory: ExtractedMemory,
-        by_id: dict[str, Versioned[MidTermMemory]],
+        pending: list[Versioned[MidTermMemory]],
+        local: datetime,
         zone: str,
-        degraded: bool,
-        shown: list[RelatedPoint],
         result: ExtractResult,
+    ) -> None:
+        """The model's memories of the batch stored, every one of them. A summary its answer left out is
+        not dropped: its offline extraction is stored, degraded and owed (after a degraded answer nothing
+        was left out: they wait for the next sweep)."""
+        shown = self._superseder.related(uow, [m.entity for m in pending])
+        output = self._models.extract([m.entity for m in pending], local, shown)
+        result.degraded = output.degraded
+        stored = {read.entity.id for read in uow.long_terms.all()}
+        cited = self._store_all(
+            _Batch(uow, zone, output.degraded, shown, result, stored), output.value.memories, pending
+        )
+        result.considered, result.extracted = len(pending), len(cited)
+        left_out = [m for m in pending if m.entity.id not in cited and not output.degraded]
+        if left_out:
+            fallback = self._models.extract_offline([m.entity for m in left_out], local)
+            self._store_all(_Batch(uow, zone, True, [], result, stored), fallback.value.memories, left_out)
+
+    def _store_all(
+        self, batch: _Batch, memories: list[ExtractedMemory], pending: list[Versioned[MidTermMemory]]
+    ) -> set[str]:
+        """Every memory stored, one commit each; the ids of the mid-term memories they cite. A source
+        is flagged in the commit of the last memory citing it, so it leaves the due index only once
+        every memory drawn from it is stored (one that lost its race leaves it due for the next sweep)."""
+        by_id = {m.entity.id: m for m in pending}
+        cited = [[by_id[i] for i in dict.fromkeys(m.source_mid_ids) if i in by_id][:_MAX_SOURCES] for m in memories]
+        last = {source.entity.id: n for n, sources in enumerate(cited) for source in sources}
+        lost: set[str] = set()
+        for n, (memory, sources) in enumerate(zip(memories, cited, strict=True)):
+            done = [s for s in sources if last[s.entity.id] == n and s.entity.id not in lost]
+            stored = self._store_long(batch, memory, sources, done) if sources else None
+            if stored is None:
+                lost.update(s.entity.id for s in sources)
+            elif stored.id not in batch.stored:
+                batch.stored.add(stored.id)
+                batch.result.long_term.append(stored)
+        return set(last)
+
+    def _store_long(
+        self,
+        batch: _Batch,
+        memory: ExtractedMemory,
+        sources: list[Versioned[MidTermMemory]],
+        done: list[Versioned[MidTermMemory]],
     ) -> LongTermIndex | None:
-        sources = [by_id[i] for i in dict.fromkeys(memory.source_mid_ids) if i in by_id][:_MAX_SOURCES]
-        if not sources:
-            return None
-        pair, mids = uow.pair, [s.entity for s in sources]
+        """One memory's entry, its detail document and the old entries it makes past, committed with the
+        flags of `done` (the sources no later memory cites); None when it lost its race. An entry stored
+        already (by a run that stopped before flagging its sources) is not stored again: only its flags."""
+        uow, mids = batch.uow, [s.entity for s in sources]
         first, last = min(m.created_at for m in mids), max(m.created_at for m in mids)
-        digest = hashlib.sha256("|".join(sorted(m.id for m in mids)).encode()).hexdigest()[:8]
+        digest = _digest(memory, mids)
         long_id = f"long_{first:010d}_{digest}"
-        tz = ZoneInfo(zone)
-        date = datetime.fromtimestamp(first, tz).strftime("%Y-%m-%d")
-        detail_file = self._detail_file(pair, date, memory.title, digest, long_id)
+        if long_id in batch.stored:  # never a degraded one: an offline memory is stored with its flags
+            entry = next(read.entity for read in uow.long_terms.all() if read.entity.id == long_id)
+            return entry if self._commit_extracted(uow, done, "sources changed during extraction") else None
+        date = datetime.fromtimestamp(first, ZoneInfo(batch.zone)).strftime("%Y-%m-%d")
         detail = LongTermDetail(
             title=memory.title,
             detail_content=memory.detail_content,
@@ -137,26 +180,24 @@ class Extractor:
             id=long_id,
             title=memory.title,
             key_points=memory.key_points,
-            detail_file=detail_file,
+            detail_file=self._detail_file(uow.pair, date, memory.title, digest, long_id),
             created_at=first,
             time_precision="month" if last - first > 31 * 86400 else "day",
-            degraded=degraded,
-            sources=self._anchors(pair, memory.key_points, mids),
+            degraded=batch.degraded,
+            sources=self._anchors(uow.pair, memory.key_points, mids),
         )
         vectors = self._vectors.retriever.vectors(vec.embedded_texts(index))
-        index = new_detail(self.repo, pair, index, detail)  # before the commit: an edit after it keeps theirs
+        index = new_detail(self.repo, uow.pair, index, detail)  # before the commit: an edit after it keeps theirs
         stored = False
         try:
             uow.long_terms.add(index, vectors)
-            made_past = self._superseder.mark(uow, shown, memory, index)
-            owed = self._owed(long_id, mids, made_past.refs) if degraded else None
-            stored = self._commit_extracted(uow, sources, "long-term entry already stored or its sources changed", owed)
+            made_past = self._superseder.mark(uow, batch.shown, memory, index)
+            owed = self._owed(long_id, mids, made_past.refs) if batch.degraded else None
+            stored = self._commit_extracted(uow, done, "long-term entry already stored or its sources changed", owed)
         finally:  # lost (or erased meanwhile): the document goes too
-            settle_detail(self.repo, pair, index, None, stored)
-        result.superseded += made_past.marked if stored else 0
-        result.supersessions_dropped += made_past.dropped
-        for m in mids:  # stored, or left for the next sweep: either way not a leftover
-            by_id.pop(m.id, None)
+            settle_detail(self.repo, uow.pair, index, None, stored)
+        batch.result.superseded += made_past.marked if stored else 0
+        batch.result.supersessions_dropped += made_past.dropped
         return index if stored else None
 
     def _owed(self, long_id: str, mids: list[MidTermMemory], made_past: list[str]) -> OwedWork:
@@ -192,6 +233,12 @@ class Extractor:
             log.info("%s; next sweep retries", lost)
             return False
         return True
+
+
+def _digest(memory: ExtractedMemory, mids: list[MidTermMemory]) -> str:
+    """What names an entry: its sources and what it says (several memories may share their sources)."""
+    said = "\n".join([memory.title, *memory.key_points])
+    return hashlib.sha256("|".join([*sorted(m.id for m in mids), said]).encode()).hexdigest()[:8]
 
 
 def owed_mids(uow: PairUnitOfWork) -> set[str]:

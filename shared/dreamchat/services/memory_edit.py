@@ -9,6 +9,8 @@ import uuid
 from typing import Any
 
 from dreamchat.domain import vectors as vec
+from dreamchat.domain.bounds import CORE_MEMORIES
+from dreamchat.domain.core_memory import split
 from dreamchat.domain.models import (
     CoreMemory,
     EmotionTags,
@@ -66,7 +68,8 @@ class MemoryEditor:
             if "emotion_tags" in changes:
                 changes["emotion_tags"] = EmotionTags.model_validate(changes["emotion_tags"]).model_dump()
             # the person's words now: an owed redo of its compression is cancelled (`Redo.compress`)
-            memory = MidTermMemory.model_validate({**found.entity.model_dump(), **changes, "degraded": False})
+            theirs = {"degraded": False, "summary_cut": False}
+            memory = MidTermMemory.model_validate({**found.entity.model_dump(), **changes, **theirs})
             uow.mid_terms.save(memory, found, self._vectors(found.entity, memory))
             uow.commit()
         return memory.model_dump()
@@ -147,8 +150,11 @@ class MemoryEditor:
             }
         )
         with self._storage.pair(pair) as uow:
-            if sum(m.source == "person" for m in uow.core.all()) >= self._max_core:
+            held = uow.core.all()
+            if sum(m.source == "person" for m in held) >= self._max_core:
                 raise Conflict(f"at most {self._max_core} core memories can be added by hand; delete one first")
+            if len(split(held).current) >= CORE_MEMORIES:
+                raise Conflict(f"this AI friend holds {CORE_MEMORIES} core memories of you; delete one first")
             uow.core.add(memory)
             uow.commit()
         return memory.model_dump()

@@ -67,8 +67,9 @@ def _source(entry: LongTermIndex, number: int) -> str:
 
 
 class Retriever:
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(self, embedder: Embedder, texts_per_call: int = 10) -> None:
         self.embedder = embedder
+        self.texts_per_call = texts_per_call  # what one embeddings call takes (DREAMCHAT_EMBEDDING_BATCH)
         self._cache: OrderedDict[tuple[str, str], Prepared] = OrderedDict()
         self._queries: OrderedDict[bytes, np.ndarray] = OrderedDict()  # keyed by a digest, never the text
         self._lock = Lock()
@@ -172,6 +173,19 @@ class Retriever:
         """The texts' vectors as stored beside their memory (None when they could not be made)."""
         rows = self.embed(texts, query=False) if texts else None
         return vec.store(self.embedder.name, texts, rows) if rows is not None else None
+
+    def vectors_of(self, memories: list[list[str]]) -> list[vec.StoredVectors] | None:
+        """Each memory's vectors (its texts given as a list), all the texts embedded together: one
+        embeddings call for memories whose texts fit `texts_per_call` (None when they could not be made)."""
+        texts = [text for group in memories for text in group]
+        rows = self.embed(texts, query=False) if texts else None
+        if rows is None:
+            return None
+        made, start = [], 0
+        for group in memories:
+            made.append(vec.store(self.embedder.name, group, rows[start : start + len(group)]))
+            start += len(group)
+        return made
 
     def outdated(self, texts: list[str], stored: vec.StoredVectors | None) -> bool:
         """Whether a memory's vectors are missing or stale (another model, other texts)."""

@@ -1,9 +1,11 @@
 """Owed compressions and extractions redone: the model's answer replaces the offline result in place
 (same ids, over the versions read), or the redo is cancelled when a person's edit or deletion made
-the memory theirs. Nothing is added beside what it replaces, so nothing is counted twice."""
+the memory theirs. Nothing is added beside what it replaces, so nothing is counted twice. An import's
+owed vectors are made the same way, a call's worth of memories at a time."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -16,7 +18,7 @@ from dreamchat.errors import Contended
 from dreamchat.llm.contracts import ExtractedMemory
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.ports import Clock
-from dreamchat.services.compression import compression_ratio
+from dreamchat.services.compression import fitted
 from dreamchat.services.memory_repo import MemoryRepository, new_detail, settle_detail
 from dreamchat.services.storage.session import Versioned
 from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
@@ -56,13 +58,30 @@ class Redo:
             result = self._models.compress(conversations, self._local_now(zone))
             if result.degraded:
                 return "degraded"
-            summary = result.value.summary
+            summary = fitted(result.value.summary, messages)
             update = {
+                "summary": summary.summary,
                 "emotion_tags": result.value.emotion_tags,
-                "compression_ratio": compression_ratio(summary, messages),
+                "compression_ratio": summary.compression_ratio,
+                "summary_cut": summary.cut,
             }
-            healed = mid.model_copy(update={"summary": summary, "degraded": False, **update})
+            healed = mid.model_copy(update={"degraded": False, **update})
             uow.mid_terms.redone(healed, read, self._vectors.retriever.vectors(vec.embedded_texts(healed)))
+            return _commit(uow, "healed")
+
+    def embed(self, pair: PairId, owed: Versioned[OwedWork], has_time: Callable[[], bool]) -> Outcome:
+        """Vectors for every memory of the pair that lacks them, made while `has_time()`: paid once none
+        does. A run that made some but not all (time ran out) leaves the rest due again at once, without
+        the back-off (it progressed); one that made none (the embedder failed) is backed off."""
+        made, missing = self._vectors.complete(pair, has_time=has_time)
+        if missing and not made:
+            return "degraded"
+        with self._storage.pair(pair) as uow:
+            if missing:
+                now = int(self._clock.now().timestamp())
+                uow.owed.save(owed.entity.model_copy(update={"attempts": 0, "due_at": now}), owed)
+                return _commit(uow, "degraded")
+            uow.owed.paid(owed)
             return _commit(uow, "healed")
 
     def extract(self, pair: PairId, owed: Versioned[OwedWork], zone: str) -> Outcome:

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from dreamchat.domain import bounds
 from dreamchat.domain.context import render_quote
 from dreamchat.domain.emotions import DEFAULTS
 from dreamchat.domain.heartbeat import add_scheduled, remove_scheduled
@@ -39,20 +40,26 @@ class Args(BaseModel):
 
 class UpdateSelfSoul(Args):
     new_content: str = Field(
-        min_length=1, max_length=1000, description="新的自我描述（后天形成的自我认知，不要重复基础性格）"
+        min_length=1,
+        max_length=bounds.SELF_SOUL_CHARS,
+        description="新的自我描述（后天形成的自我认知，不要重复基础性格）",
     )
 
 
 class UpdateRelationship(Args):
     level: RelationshipLevel = Field(description="新的关系等级")
-    heartbeat_hours: float | None = Field(default=None, gt=0, le=24 * 999, description="主动联系的间隔（小时），可选")
-    reason: str = Field(default="", max_length=500, description="变化的原因")
+    heartbeat_hours: float | None = Field(
+        default=None, gt=0, le=bounds.MAX_HEARTBEAT_HOURS, description="主动联系的间隔（小时），可选"
+    )
+    reason: str = Field(default="", max_length=bounds.REASON_CHARS, description="变化的原因")
 
 
 class SetScheduledHeartbeat(Args):
     hour: int = Field(ge=0, le=23, description="小时（0-23，对方所在时区）")
     minute: int = Field(ge=0, le=59, description="分钟（0-59）")
-    message_template: str = Field(default="", max_length=200, description="到时候想说的话的大意，如“说早安”")
+    message_template: str = Field(
+        default="", max_length=bounds.TEMPLATE_CHARS, description="到时候想说的话的大意，如“说早安”"
+    )
 
 
 class RemoveScheduledHeartbeat(Args):

@@ -9,12 +9,13 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Query, Request, status
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 
 from dreamchat.api.deps import CurrentCaller
 from dreamchat.api.errors import documented
+from dreamchat.api.json_response import StrictJSONResponse
 from dreamchat.api.responses import AIUserOut, ImportedAIUser
 from dreamchat.errors import Invalid
 from dreamchat.services.cards import CardService, Preview
@@ -57,17 +58,18 @@ CardsDep = Annotated[CardService, Depends(get_cards)]
     response_model=ImportedAIUser,
     responses={
         200: {"description": "With `preview=true`: what would be created; nothing is stored"},
-        **documented(400, 401, 404, 413, 415, 422),  # 404: the account was erased meanwhile
+        **documented(400, 401, 404, 413, 415, 422, 429),  # 404: the account was erased meanwhile
     },
     openapi_extra=_IMPORT_BODY,
 )
 async def import_card(request: Request, caller: CurrentCaller, cards: CardsDep, preview: bool = False) -> Any:
-    """Import a character card (V1/V2/V3, JSON or PNG, at most 4 MiB) as a new private AI user."""
+    """Import a character card (V1/V2/V3, JSON or PNG, at most 4 MiB) as a new private AI user (previews
+    and imports count against the account's card budget: 429 beyond)."""
     upload = await _upload(request)
     if preview:
-        found = await run_in_threadpool(cards.preview, upload)
+        found = await run_in_threadpool(cards.preview, caller.id, upload)
         avatar = f"data:image/png;base64,{base64.b64encode(found.avatar_png).decode()}" if found.avatar_png else None
-        return JSONResponse(
+        return StrictJSONResponse(
             {"preview": {**found.fields, "avatar": avatar or found.fields["avatar"]}, **_imported(found)}
         )
     ai_user, found = await run_in_threadpool(cards.import_card, caller.id, upload)
@@ -97,7 +99,7 @@ def export_card(
         name, png = cards.export_png(caller.id, user_id)
         return Response(png, media_type="image/png", headers=headers | _attachment(name, "png"))
     card = cards.export(caller.id, user_id)
-    return JSONResponse(card, headers=headers | _attachment(card["data"]["name"], "json"))
+    return StrictJSONResponse(card, headers=headers | _attachment(card["data"]["name"], "json"))
 
 
 @router.get(

@@ -172,18 +172,26 @@ def _retried(
     lease: LeaseClaim,
     model: bool = True,
 ) -> list[dict[str, str]]:
-    """A retry's turn under its lease: a failure leaves the message free to retry, an answer ends it."""
-    turn = _respond(services, pair, ai_user, person, deadline, model)
+    """A retry's turn under its lease: a failure leaves the message free to retry, an answer ends it.
+    The person asked for an answer: the draw never declines it (已读不回 is no answer to 重试)."""
+    turn = _respond(services, pair, ai_user, person, deadline, model, must_answer=True)
     answering = _answering(services)
     _unless_erased(answering.release if isinstance(turn[-1], Failed) else answering.finish, lease)
     return list(_events(turn))
 
 
 def _respond(
-    services: Services, pair: PairId, ai_user: AIUser, person: Message, deadline: Deadline, model: bool = True
+    services: Services,
+    pair: PairId,
+    ai_user: AIUser,
+    person: Message,
+    deadline: Deadline,
+    model: bool = True,
+    *,
+    must_answer: bool = False,
 ) -> list[Event]:
     try:
-        return list(services.chat.respond(pair, ai_user, person, deadline, model=model))
+        return list(services.chat.respond(pair, ai_user, person, deadline, model=model, must_answer=must_answer))
     except Gone:  # the account or the pair was deleted while the AI was answering
         return [Failed("gone", "this conversation was deleted")]
     except Exception as error:  # noqa: BLE001 - logged; the stream must still end with an event

@@ -50,21 +50,22 @@ def export_memory(user_id: str, caller: CurrentCaller, exports: ExportsDep) -> S
     return _download(pieces, f"dreamchat-memory-{user_id}.json")
 
 
-@router.get("/api/auth/user/export", responses={200: _STREAMED, **documented(401)})
+@router.get("/api/auth/user/export", responses={200: _STREAMED, **documented(401, 429)})
 def export_account(caller: CurrentCaller, exports: ExportsDep) -> StreamingResponse:
-    """The caller's whole data: the account (no secrets), 关于我 and every AI friend's memory export."""
+    """The caller's whole data: the account (no secrets), 关于我 and every AI friend's memory export (a few an hour)."""
     return _download(exports.account(caller.account), f"dreamchat-{caller.account.username}.json")
 
 
 @router.post(
     "/api/ai-users/{user_id}/memory/import",
-    responses=documented(400, 401, 404, 409, 413, 422),
+    responses=documented(400, 401, 404, 409, 413, 422, 429),
     openapi_extra=_IMPORT_BODY,
 )
 async def import_memory(
     user_id: str, request: Request, caller: CurrentCaller, imports: ImportsDep, replace: bool = False
 ) -> dict[str, Any]:
-    """Import a memory export (at most 4 MiB) into a pair with no memories yet, or with `replace=true` over them."""
+    """Import a memory export (at most 4 MiB) into a pair with no memories yet, or with `replace=true` over them
+    (all or nothing: a document that fails leaves the pair as it was; a few imports an hour)."""
     upload = await request.body()
     imported = await run_in_threadpool(imports.import_memory, caller.id, user_id, upload, replace=replace)
     return {"imported": asdict(imported)}

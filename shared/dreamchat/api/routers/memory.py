@@ -18,6 +18,7 @@ from dreamchat.api.responses import (
     MemoryFiles,
 )
 from dreamchat.budget import RedoWindow, models_deadline, models_deadline_set
+from dreamchat.domain import bounds
 from dreamchat.domain.models import EmotionTags, MemoryType
 from dreamchat.domain.text import is_blank
 from dreamchat.errors import Invalid
@@ -32,12 +33,14 @@ def _visible(text: str) -> str:
     return text
 
 
-# Text that shows something, the rule messages already follow, of at most so many characters
-Visible2000 = Annotated[str, StringConstraints(min_length=1, max_length=2000), AfterValidator(_visible)]
-Visible500 = Annotated[str, StringConstraints(min_length=1, max_length=500), AfterValidator(_visible)]
-Visible300 = Annotated[str, StringConstraints(min_length=1, max_length=300), AfterValidator(_visible)]
-Visible60 = Annotated[str, StringConstraints(min_length=1, max_length=60), AfterValidator(_visible)]
-Visible40 = Annotated[str, StringConstraints(min_length=1, max_length=40), AfterValidator(_visible)]
+# Text that shows something, the rule messages already follow, within its bound (`dreamchat.domain.bounds`)
+_SHOWS = AfterValidator(_visible)
+MessageText = Annotated[str, StringConstraints(min_length=1, max_length=bounds.MESSAGE_CHARS), _SHOWS]
+SummaryText = Annotated[str, StringConstraints(min_length=1, max_length=bounds.SUMMARY_CHARS), _SHOWS]
+TitleText = Annotated[str, StringConstraints(min_length=1, max_length=bounds.TITLE_CHARS), _SHOWS]
+KeyPointText = Annotated[str, StringConstraints(min_length=1, max_length=bounds.KEY_POINT_CHARS), _SHOWS]
+CoreText = Annotated[str, StringConstraints(min_length=1, max_length=bounds.CORE_CHARS), _SHOWS]
+CategoryText = Annotated[str, StringConstraints(min_length=1, max_length=bounds.CATEGORY_CHARS), _SHOWS]
 
 
 class Edit(BaseModel):
@@ -47,18 +50,18 @@ class Edit(BaseModel):
 
 
 class ShortTermEdit(Edit):
-    content: Visible2000 | None = None
+    content: MessageText | None = None
 
 
 class MidTermEdit(Edit):
-    summary: Visible2000 | None = None
+    summary: SummaryText | None = None
     emotion_tags: EmotionTags | None = None
 
 
 class LongTermEdit(Edit):
-    title: Visible60 | None = None
-    key_points: list[Visible300] | None = Field(default=None, max_length=20)
-    detail_content: str | None = Field(default=None, max_length=8000)
+    title: TitleText | None = None
+    key_points: list[KeyPointText] | None = Field(default=None, max_length=bounds.KEY_POINTS)
+    detail_content: str | None = Field(default=None, max_length=bounds.DETAIL_CHARS)
     # key point numbers (0-based) whose supersession the person undoes: current again; any point the
     # entry has (`undo_problem`), as many as the body holds (at least one: an empty undo changes nothing,
     # so it must not make a degraded entry the person's)
@@ -68,9 +71,9 @@ class LongTermEdit(Edit):
 class CoreEdit(Edit):
     # A new core memory has no id yet: optional here, unlike every other edit (pydantic allows the narrowing)
     id: str | None = Field(default=None, min_length=1, max_length=100)  # type: ignore[assignment]
-    content: Visible500 | None = None
+    content: CoreText | None = None
     importance: int | None = Field(default=None, ge=1, le=10, strict=True)
-    category: Visible40 | None = None
+    category: CategoryText | None = None
 
 
 EDITS: dict[str, type[Edit]] = {
@@ -83,7 +86,10 @@ EDITS: dict[str, type[Edit]] = {
 
 @router.get("/{user_id}", response_model=MemoryContext)
 def memory_context(
-    user_id: str, caller: CurrentCaller, services: ServicesDep, q: str | None = Query(default=None, max_length=2000)
+    user_id: str,
+    caller: CurrentCaller,
+    services: ServicesDep,
+    q: str | None = Query(default=None, max_length=bounds.MESSAGE_CHARS),
 ) -> MemoryContext:
     """The context the model would see now, with tokens per section; `q` previews retrieval for a message."""
     return MemoryContext.of(services.views.context(*services.ai_users.companion(caller.id, user_id), q))

@@ -168,7 +168,8 @@ export function renderMemory(main, ctx, id) {
         h("span", { text: `${mid.message_count} 条消息` }),
         h("span", { text: ratioText(mid.compression_ratio) }),
         h("span", { class: `flag ${mid.extracted_to_long ? "flag-done" : ""}`, text: mid.extracted_to_long ? "已提炼" : "待提炼" }),
-        mid.degraded ? h("span", { class: "flag flag-warn", text: "离线生成" }) : null),
+        mid.degraded ? h("span", { class: "flag flag-warn", text: "离线生成" }) : null,
+        mid.summary_cut ? h("span", { class: "flag flag-warn", title: "模型的摘要超过了话题的 30%，已截短", text: "已截短" }) : null),
       tools(el, "mid_term", mid.id, () => [
         textField("summary", "摘要", mid.summary, 2000, 4),
         h("div", { class: "field-grid three" }, Object.entries(EMOTIONS).map(([kind, options]) =>
