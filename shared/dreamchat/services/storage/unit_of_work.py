@@ -16,6 +16,7 @@ computed before the person forgot the pair and befriended the AI user again fail
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import TracebackType
 from typing import Self
 
@@ -26,6 +27,22 @@ from dreamchat.ports import MAX_TRANSACTION_ITEMS, Check, ConditionFailed, ItemS
 from dreamchat.services.storage import memory, owed, pair, records
 from dreamchat.services.storage.guard import Gone
 from dreamchat.services.storage.session import Session
+
+# How many times a unit of work whose commit lost a race (`Contended`) is read, decided and
+# committed again before the loss is the caller's: the one retry limit of the library. Enough for
+# every writer of one item racing at once (the most: a topic's messages, appended by parallel turns).
+CONFLICT_ATTEMPTS = 50
+
+
+def retry_on_conflict[T](work: Callable[[], T], attempts: int = CONFLICT_ATTEMPTS) -> T:
+    """Run `work` (read, decide, commit one unit of work) until its commit does not lose a race;
+    after `attempts` losses the last `Contended` is raised. `work` must start from a fresh read."""
+    for _ in range(attempts - 1):
+        try:
+            return work()
+        except Contended:
+            continue
+    return work()
 
 
 class UnitOfWork:
