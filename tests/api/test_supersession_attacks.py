@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from dreamchat.domain.bounds import KEY_POINTS
 from tests.api.test_memory_export import forget_and_befriend, import_into
 from tests.api.test_supersession_api import NEW, OLD, long_term_text, tell
 
@@ -59,19 +60,28 @@ def with_many_points(document: dict, points: int, marked: list[int]) -> dict:
     return crafted
 
 
-def test_an_undo_reaches_every_key_point_an_entry_has_past_the_twentieth(person, ai, moved) -> None:
-    document = with_many_points(exported_and_forgotten(person, ai), 30, [3, 20, 22, 29])
+def test_an_undo_reaches_every_key_point_an_entry_may_hold(person, ai, moved) -> None:
+    """An entry may hold as many key points as the bounds allow (an import may fill them all); an undo
+    reaches each of them, the last included (it once stopped at a fixed count of its own)."""
+    most = KEY_POINTS
+    document = with_many_points(exported_and_forgotten(person, ai), most, [3, most - 5, most - 3, most - 1])
     assert import_into(person, ai["id"], document).status_code == 200, "the import"
     old, _ = entries(person, ai)
-    assert [s["point"] for s in old["superseded"]] == [3, 20, 22, 29]
-    one = person.put(f"/api/memory/{ai['id']}/long_term", json={"id": old["id"], "undo_supersede": [22]})
+    assert [s["point"] for s in old["superseded"]] == [3, most - 5, most - 3, most - 1]
+    one = person.put(f"/api/memory/{ai['id']}/long_term", json={"id": old["id"], "undo_supersede": [most - 3]})
     assert one.status_code == 200, one.text
-    assert [s["point"] for s in one.json()["memory"]["superseded"]] == [3, 20, 29]
-    every = person.put(f"/api/memory/{ai['id']}/long_term", json={"id": old["id"], "undo_supersede": list(range(30))})
+    assert [s["point"] for s in one.json()["memory"]["superseded"]] == [3, most - 5, most - 1]
+    every = person.put(f"/api/memory/{ai['id']}/long_term", json={"id": old["id"], "undo_supersede": list(range(most))})
     assert every.status_code == 200, every.text
     assert entries(person, ai)[0]["superseded"] == []
-    past = person.put(f"/api/memory/{ai['id']}/long_term", json={"id": old["id"], "undo_supersede": [30]})
-    assert past.status_code == 422 and "no key point 30 (it has 30)" in past.json()["error"]["message"]
+    past = person.put(f"/api/memory/{ai['id']}/long_term", json={"id": old["id"], "undo_supersede": [most]})
+    assert past.status_code == 422 and f"no key point {most} (it has {most})" in past.json()["error"]["message"]
+
+
+def test_an_import_holding_more_key_points_than_an_entry_may_is_refused(person, ai, moved) -> None:
+    document = with_many_points(exported_and_forgotten(person, ai), KEY_POINTS + 1, [3])
+    answer = import_into(person, ai["id"], document)
+    assert answer.status_code == 422 and "key_points" in answer.text
 
 
 @pytest.mark.parametrize("tier", ["mid_term", "core", "short_term"])

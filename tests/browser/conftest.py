@@ -39,7 +39,7 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "i
 DESKTOP = {"viewport": {"width": 1280, "height": 800}, "device_scale_factor": 1}
 PASSWORD = "correct-horse-battery"
 
-SUMMARY = "两人聊到周末想去海边，AI 回了两条消息，最后互相道别。"
+SUMMARY = "聊到周末去海边，道别。"  # within the share of the short topics the tests have (never cut)
 LONG_TITLE = "周末去海边"
 DETAIL = "3 月中旬的一个周末前，对方说想去海边看看，两人聊得很开心，约好下次再聊。"
 CORE = "对方非常喜欢大海，想每年夏天都去一次海边"
