@@ -17,6 +17,7 @@ from dreamchat.errors import TooManyRequests, Unauthorized
 from dreamchat.services import passwords as auth_module
 from dreamchat.services.auth import AuthService
 from dreamchat.services.passwords import HashingPool
+from dreamchat.services.storage.unit_of_work import Storage
 from tests.services.conftest import on_every_store
 
 PASSWORD = "correct-horse-battery"
@@ -25,7 +26,7 @@ PASSWORD = "correct-horse-battery"
 @pytest.fixture
 def auth(runtime) -> AuthService:
     settings = Settings(data_dir=runtime.settings.data_dir, password_hash_workers=4)
-    service = AuthService(runtime.store, runtime.clock, settings, signing_secret(settings))
+    service = AuthService(Storage(runtime.store), runtime.clock, settings, signing_secret(settings))
     service.register("alice", PASSWORD, "10.0.0.1")
     return service
 
@@ -58,7 +59,7 @@ def test_a_new_client_address_per_try_does_not_reset_the_username_limit(auth: Au
 
 def test_one_client_address_is_limited_across_usernames(runtime) -> None:
     settings = Settings(data_dir=runtime.settings.data_dir, auth_requests_per_minute=3)
-    service = AuthService(runtime.store, runtime.clock, settings, signing_secret(settings))
+    service = AuthService(Storage(runtime.store), runtime.clock, settings, signing_secret(settings))
     for n in range(3):
         with pytest.raises(Unauthorized):
             service.login(f"user{n}", "whatever-pw", "198.51.100.7")
@@ -71,7 +72,7 @@ def test_one_client_address_is_limited_across_usernames(runtime) -> None:
 
 def test_registration_is_limited_per_client_address(runtime) -> None:
     settings = Settings(data_dir=runtime.settings.data_dir, auth_requests_per_minute=2)
-    service = AuthService(runtime.store, runtime.clock, settings, signing_secret(settings))
+    service = AuthService(Storage(runtime.store), runtime.clock, settings, signing_secret(settings))
     service.register("first", PASSWORD, "203.0.113.5")
     service.register("second", PASSWORD, "203.0.113.5")
     with pytest.raises(TooManyRequests) as limited:

@@ -8,6 +8,7 @@ from dreamchat.adapters.memory_store import MemoryItemStore
 from dreamchat.config import Settings
 from dreamchat.errors import Unauthorized
 from dreamchat.services.auth import AuthService
+from dreamchat.services.storage.unit_of_work import Storage
 
 OLD, NEW = "o" * 48, "n" * 48
 
@@ -21,11 +22,11 @@ def rotated(store, clock, **overrides) -> AuthService:
     settings = Settings(
         jwt_secret=NEW, jwt_previous_secret=OLD, jwt_rotated_at=int(clock.now().timestamp()), **overrides
     )
-    return AuthService(store, clock, settings)
+    return AuthService(Storage(store), clock, settings)
 
 
 def test_old_tokens_verify_during_the_window_and_are_refused_after_it(store, clock) -> None:
-    before = AuthService(store, clock, Settings(jwt_secret=OLD))
+    before = AuthService(Storage(store), clock, Settings(jwt_secret=OLD))
     _, tokens = before.register("alice", "correct-horse", "203.0.113.9")
     after = rotated(store, clock)
     assert after.authenticate(tokens.access_token)[0].username == "alice"
@@ -40,14 +41,16 @@ def test_old_tokens_verify_during_the_window_and_are_refused_after_it(store, clo
 
 
 def test_without_a_rotation_time_the_previous_secret_verifies_nothing(store, clock) -> None:
-    _, tokens = AuthService(store, clock, Settings(jwt_secret=OLD)).register("bob", "correct-horse", "203.0.113.9")
-    auth = AuthService(store, clock, Settings(jwt_secret=NEW, jwt_previous_secret=OLD))
+    _, tokens = AuthService(Storage(store), clock, Settings(jwt_secret=OLD)).register(
+        "bob", "correct-horse", "203.0.113.9"
+    )
+    auth = AuthService(Storage(store), clock, Settings(jwt_secret=NEW, jwt_previous_secret=OLD))
     with pytest.raises(Unauthorized):
         auth.authenticate(tokens.access_token)
 
 
 def test_a_token_of_some_other_secret_is_refused_during_the_window(store, clock) -> None:
-    _, tokens = AuthService(store, clock, Settings(jwt_secret="x" * 48)).register(
+    _, tokens = AuthService(Storage(store), clock, Settings(jwt_secret="x" * 48)).register(
         "carol", "correct-horse", "203.0.113.9"
     )
     with pytest.raises(Unauthorized):
@@ -55,7 +58,9 @@ def test_a_token_of_some_other_secret_is_refused_during_the_window(store, clock)
 
 
 def test_the_window_length_is_a_setting(store, clock) -> None:
-    _, tokens = AuthService(store, clock, Settings(jwt_secret=OLD)).register("dave", "correct-horse", "203.0.113.9")
+    _, tokens = AuthService(Storage(store), clock, Settings(jwt_secret=OLD)).register(
+        "dave", "correct-horse", "203.0.113.9"
+    )
     auth = rotated(store, clock, jwt_rotation_minutes=5)
     clock.advance(minutes=4)
     assert auth.authenticate(tokens.access_token)[0].username == "dave"

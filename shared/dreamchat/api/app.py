@@ -37,6 +37,7 @@ from dreamchat.llm.usage import CallRecord
 from dreamchat.ports import Counter
 from dreamchat.services.container import Services, build_services
 from dreamchat.services.limits import ModelCallBudget
+from dreamchat.services.storage.unit_of_work import Storage
 from dreamchat.wiring import Runtime, build_runtime
 
 
@@ -71,7 +72,7 @@ def create_app(
         OpenAIGateway.from_settings(settings, on_call=on_model_call) if settings.llm_configured else None
     )
     app.state.services = build_services(runtime, gateway=app.state.gateway, on_count=on_count)
-    budget = ModelCallBudget(runtime.store, runtime.clock, settings.model_calls_per_minute)
+    budget = ModelCallBudget(Storage(runtime.store), runtime.clock, settings.model_calls_per_minute)
     app.state.model_pool = ModelPool(settings.model_concurrency, budget.spend)
     app.state.cards = app.state.services.cards
     app.state.exports, app.state.imports = app.state.services.exports, app.state.services.imports

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import SplitResult, urlsplit
 
+from pydantic import BaseModel
+
 MAX_ENDPOINT_CHARS = 1024
 DEFAULT_ALLOWED_ENDPOINTS = (
     "https://fcm.googleapis.com/",  # Chrome, Android, Opera, Samsung Internet
@@ -30,6 +32,22 @@ _DEFAULT_PORTS = {"https": 443, "http": 80}
 _METADATA_HOSTS = frozenset(
     {"metadata", "metadata.google.internal", "metadata.goog", "instance-data", "instance-data.ec2.internal"}
 )
+
+
+class Subscription(BaseModel):
+    """One device's PushSubscription: its id is a hash of the endpoint (the endpoint is the device's secret)."""
+
+    id: str
+    endpoint: str
+    p256dh: str
+    auth: str
+    created_at: float
+
+
+class PushSettings(BaseModel):
+    """The person's one switch: whether a notification shows the text or only that a message came."""
+
+    show_content: bool = True
 
 
 class BadEndpoint(ValueError):

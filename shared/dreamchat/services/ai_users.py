@@ -43,7 +43,7 @@ class AIUserService:
         self._storage = Storage(store)
         self._blobs = blobs
         self._clock = clock
-        self._erasures = Erasures(store, blobs, clock)
+        self._erasures = Erasures(self._storage, blobs, clock)
 
     def create(self, owner_id: str, fields: dict[str, Any], *, ai_user_id: str | None = None) -> AIUser:
         """`ai_user_id`: one made by `new_ai_user_id` beforehand (a card import stores its blobs first)."""

@@ -20,10 +20,10 @@ from dreamchat.config import Settings
 from dreamchat.domain.accounts import normal_username, password_problem, username_problem, username_skeleton
 from dreamchat.domain.models import Account, TokenFamily
 from dreamchat.errors import Conflict, Contended, Forbidden, Invalid, Unauthorized
-from dreamchat.ports import Clock, ItemStore, query_all
+from dreamchat.ports import Clock
 from dreamchat.services.limits import RateLimit
 from dreamchat.services.passwords import HashingPool, dummy_hash
-from dreamchat.services.storage.session import Versioned, to_model
+from dreamchat.services.storage.session import Versioned
 from dreamchat.services.storage.unit_of_work import Storage, UnitOfWork
 
 _ALGORITHM = "HS256"
@@ -39,10 +39,9 @@ class Tokens:
 
 
 class AuthService:
-    def __init__(self, store: ItemStore, clock: Clock, settings: Settings, secret: str | None = None) -> None:
+    def __init__(self, storage: Storage, clock: Clock, settings: Settings, secret: str | None = None) -> None:
         """`secret` signs tokens; without it, DREAMCHAT_JWT_SECRET (the wiring finds local mode's own)."""
-        self._store = store
-        self._storage = Storage(store)
+        self._storage = storage
         self._clock = clock
         self._settings = settings
         if secret is None:
@@ -50,7 +49,7 @@ class AuthService:
                 raise ValueError("no JWT secret")
             secret = settings.jwt_secret.get_secret_value()
         self._secret = secret
-        self._limit = RateLimit(store, clock)
+        self._limit = RateLimit(storage, clock)
         self._hashing = HashingPool(settings.password_hash_workers)
         previous = settings.jwt_previous_secret
         self._previous = previous.get_secret_value() if previous is not None else None
@@ -130,14 +129,12 @@ class AuthService:
 
     def delete_account(self, account: Account) -> None:
         """Remove the account, its username and every token family (its data goes first)."""
-        for item in query_all(self._store, keys.account_pk(account.id)):
-            self._store.delete(item["pk"], item["sk"])
-        self._store.delete(*keys.username(account.username))
-        self._store.delete(*keys.legacy_username(account.username))
+        names = keys.username(account.username), keys.legacy_username(account.username)
+        self._storage.erase(keys.account_pk(account.id), *names)
 
     def account(self, account_id: str) -> Account | None:
-        item = self._store.get(*keys.account(account_id))
-        return to_model(Account, item) if item else None
+        with self._storage.begin() as uow:
+            return uow.accounts.get(account_id)
 
     def logout_refresh(self, refresh_token: str, account_id: str | None) -> None:
         """Revoke the refresh token's family (it must be the caller's when a caller is known)."""
@@ -147,9 +144,8 @@ class AuthService:
         self.logout(claims["sub"], claims["fam"])
 
     def _find(self, username: str) -> Account | None:
-        name = normal_username(username)
-        pointer = self._store.get(*keys.username(name)) or self._store.get(*keys.legacy_username(name))
-        return self.account(pointer["account_id"]) if pointer else None
+        with self._storage.begin() as uow:
+            return uow.accounts.named(normal_username(username))
 
     def _start_family(self, account_id: str) -> Tokens:
         family, jti = uuid.uuid4().hex, uuid.uuid4().hex

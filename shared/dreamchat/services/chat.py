@@ -45,6 +45,7 @@ from dreamchat.services.memory import MemoryService
 from dreamchat.services.reply_draw import ReplyDraw
 from dreamchat.services.sessions import Sessions
 from dreamchat.services.speaker import Line, Speaker
+from dreamchat.services.storage.unit_of_work import Storage
 
 __all__ = ["ChatService", "Done", "Event", "Failed", "Notice", "SafetyNotice", "Sent", "Thinking", "check_content"]
 
@@ -84,9 +85,9 @@ class ChatService:
         self._clock = clock
         self._random = random
         self._settings = settings
-        self._limit = RateLimit(memory.repo.store, clock)
+        self._limit = RateLimit(Storage(memory.repo.store), clock)
         self._draw = ReplyDraw(memory.repo.log, clock, random, settings)
-        self._sessions = Sessions(memory.repo.store, clock, settings.break_reminder_minutes)
+        self._sessions = Sessions(Storage(memory.repo.store), clock, settings.break_reminder_minutes)
 
     def crisis_help(self, account_id: str) -> SafetyNotice:
         return self.protocol.help(account_id)

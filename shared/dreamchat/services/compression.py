@@ -145,7 +145,7 @@ class Compression:
 
     def _local_now(self, pair: PairId) -> datetime:
         """Now in the pair's time zone, so prompts show the person's local time."""
-        return self._clock.now().astimezone(ZoneInfo(zone_of(self.repo.store, pair, self._settings.timezone)))
+        return self._clock.now().astimezone(ZoneInfo(zone_of(self._storage, pair, self._settings.timezone)))
 
 
 class AfterCompression:

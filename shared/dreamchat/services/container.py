@@ -118,8 +118,8 @@ def build_services(
     heartbeats = HeartbeatStates(store, clock, settings)
     soul = SoulService(repo, models, heartbeats, clock, settings)
     search = build_search(settings)
-    presence = Presence(store, clock, settings.presence_seconds)
-    push = PushService(store, presence, push_sender or build_push(settings), clock, settings)
+    presence = Presence(storage, clock, settings.presence_seconds)
+    push = PushService(storage, presence, push_sender or build_push(settings), clock, settings)
     speaker = Speaker(memory, soul, heartbeats, gateway, search, clock, runtime.random, settings)
     protocol = CrisisProtocol(memory, heartbeats, clock, settings, on_count)
     chat = ChatService(
@@ -127,12 +127,12 @@ def build_services(
     )
     ai_users = AIUserService(store, runtime.blobs, clock, Caps(settings.max_ai_users, settings.max_friends))
     friend_lists = FriendLists(storage)
-    leases = Leases(store, clock, settings.lease_seconds, settings.lease_attempts)
+    leases = Leases(storage, clock, settings.lease_seconds, settings.lease_attempts)
     quality = QualityService(repo, gateway, clock, runtime.random, settings, on_quality)
     vectors = VectorRefresh(storage, retriever)
 
     def budget(scope: Callable[[str], str], limit: int, window: int, message: str) -> Callable[[str], None]:
-        return AccountBudget(store, clock, scope, limit, window, message).spend
+        return AccountBudget(storage, clock, scope, limit, window, message).spend
 
     core_judge = CoreJudge(storage, models, clock, settings.heal_backoff)
     after = AfterCompression(repo, quality, soul, ai_users, clock, settings)
@@ -155,7 +155,7 @@ def build_services(
     extraction = ExtractionService(store, extractor, healing, leases, _extract_queue(runtime), clock, settings)
     services = Services(
         runtime=runtime,
-        auth=AuthService(store, clock, settings, signing_secret(settings)),
+        auth=AuthService(storage, clock, settings, signing_secret(settings)),
         ai_users=ai_users,
         friend_lists=friend_lists,
         memory=memory,
@@ -172,12 +172,12 @@ def build_services(
         healing=healing,
         gateway=gateway,
         memory_models=models,
-        erasures=Erasures(store, runtime.blobs, clock),
+        erasures=Erasures(storage, runtime.blobs, clock),
         quality=quality,
         push=push,
         presence=presence,
         views=Views(ai_users, friend_lists, memory, heartbeats, quality, clock),
-        profiles=Profiles(repo),
+        profiles=Profiles(storage),
         memory_editor=MemoryEditor(repo, clock, retriever, settings.max_person_core_memories),
         cards=CardService(
             ai_users,

@@ -23,6 +23,7 @@ from dreamchat.services.chat_events import SafetyNotice
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.memory import MemoryService
 from dreamchat.services.profile import Profiles
+from dreamchat.services.storage.unit_of_work import Storage
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,7 @@ class CrisisProtocol:
         self._settings = settings
         self._count = count or (lambda name, value=1: None)
         self.check = check or crisis_check()
-        self._profiles = Profiles(memory.repo)
+        self._profiles = Profiles(Storage(memory.repo.store))
         self._help: dict[str, SafetyNotice] = {}
 
     def help(self, account_id: str) -> SafetyNotice:

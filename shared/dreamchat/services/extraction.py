@@ -106,7 +106,7 @@ class ExtractionService:
             return ExtractOutcome("abandoned")
         try:
             healed = self._healing.heal(pair, has_time=has_time)  # first: a redone summary may be due
-            result = self._extractor.extract(pair, zone_of(self._extractor.repo.store, pair, self._settings.timezone))
+            result = self._extractor.extract(pair, zone_of(self._storage, pair, self._settings.timezone))
         except Exception:
             self._leases.release(claim)  # not finished: the queue delivers it again
             raise

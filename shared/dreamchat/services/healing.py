@@ -61,7 +61,7 @@ class Healing:
         with self._storage.pair(pair) as uow:
             owed = [read for read in uow.owed.all() if force or read.entity.due_at <= now]
         owed.sort(key=lambda read: OWED_ORDER.index(read.entity.kind))
-        zone = zone_of(self._repo.store, pair, self._settings.timezone)
+        zone = zone_of(self._storage, pair, self._settings.timezone)
         done: list[Healed] = []
         try:
             for read in owed:

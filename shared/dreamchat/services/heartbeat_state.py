@@ -41,7 +41,7 @@ class HeartbeatStates:
 
     def zone(self, pair: PairId, ai_user: AIUser) -> str:
         """The clock the pair's heartbeats run on: the person's zone, else the AI user's."""
-        return zone_for(self._store, pair.account_id, ai_user)
+        return zone_for(self._storage, pair.account_id, ai_user)
 
     def get(self, pair: PairId) -> HeartbeatState:
         with self._storage.pair(pair) as uow:

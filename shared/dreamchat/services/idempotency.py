@@ -13,9 +13,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from dreamchat import keys
 from dreamchat.errors import Conflict
-from dreamchat.ports import Clock, ItemStore
+from dreamchat.ports import Clock
+from dreamchat.services.storage.unit_of_work import Storage
 
 KEEP_SECONDS = 24 * 3600
 
@@ -36,41 +36,35 @@ def fingerprint(*parts: str) -> str:
 
 
 class Idempotency:
-    def __init__(self, store: ItemStore, clock: Clock) -> None:
-        self._store = store
+    def __init__(self, storage: Storage, clock: Clock) -> None:
+        self._storage = storage
         self._clock = clock
 
     def claim(self, account_id: str, key: str, request: str) -> IdempotencyClaim:
         """Claim `key` for this request, or hand back what the first request with it answered."""
-        pk, sk = keys.idempotency(account_id, key)
-        record = {"pk": pk, "sk": sk, "fingerprint": request, "done": False, "expires_at": self._epoch() + KEEP_SECONDS}
-        if self._store.put_if_absent(record):
-            return IdempotencyClaim(account_id, key, request)
-        found = self._store.get(pk, sk)
+        with self._storage.begin() as uow:
+            uow.idempotency.claim(account_id, key, request, self._keep_until())
+            if uow.committed():
+                return IdempotencyClaim(account_id, key, request)
+            found = uow.idempotency.get(account_id, key)
         if found is None:  # expired between the two calls: claim again
             return self.claim(account_id, key, request)
-        if found["fingerprint"] != request:
+        if found.fingerprint != request:
             raise Conflict("this Idempotency-Key was used for a different request")
-        if not found["done"]:
+        if not found.done:
             raise Conflict("a request with this Idempotency-Key is still being answered")
-        return IdempotencyClaim(account_id, key, request, replay=json.loads(found["result"]))
+        return IdempotencyClaim(account_id, key, request, replay=found.answer)
 
     def finish(self, claim: IdempotencyClaim, result: Any) -> None:
-        pk, sk = keys.idempotency(claim.account_id, claim.key)
-        self._store.put(
-            {
-                "pk": pk,
-                "sk": sk,
-                "fingerprint": claim.fingerprint,
-                "done": True,
-                "result": json.dumps(result, ensure_ascii=False),
-                "expires_at": self._epoch() + KEEP_SECONDS,
-            }
-        )
+        with self._storage.begin() as uow:
+            uow.idempotency.answer(claim.account_id, claim.key, claim.fingerprint, result, self._keep_until())
+            uow.commit()
 
     def abandon(self, claim: IdempotencyClaim) -> None:
         """The request failed before it stored anything: a retry may run it."""
-        self._store.delete(*keys.idempotency(claim.account_id, claim.key))
+        with self._storage.begin() as uow:
+            uow.idempotency.release(claim.account_id, claim.key)
+            uow.commit()
 
-    def _epoch(self) -> int:
-        return int(self._clock.now().timestamp())
+    def _keep_until(self) -> int:
+        return int(self._clock.now().timestamp()) + KEEP_SECONDS

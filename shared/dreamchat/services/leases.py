@@ -13,13 +13,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from dreamchat.errors import Contended
-from dreamchat.ports import Clock, ItemStore
+from dreamchat.ports import Clock
 from dreamchat.services.storage.records import Lease
 from dreamchat.services.storage.session import Versioned
-from dreamchat.services.storage.unit_of_work import Storage
+from dreamchat.services.storage.unit_of_work import Storage, retry_on_conflict
 
 KEEP_SECONDS = 7 * 86400  # a finished claim answers redeliveries for a week, then expires
-_RACE_ATTEMPTS = 3
 
 ClaimStatus = Literal["won", "held", "done", "exhausted"]
 
@@ -38,8 +37,8 @@ class LeaseClaim:
 
 
 class Leases:
-    def __init__(self, store: ItemStore, clock: Clock, lease_seconds: int, max_attempts: int) -> None:
-        self._storage = Storage(store)
+    def __init__(self, storage: Storage, clock: Clock, lease_seconds: int, max_attempts: int) -> None:
+        self._storage = storage
         self._clock = clock
         self._seconds = lease_seconds
         self.max_attempts = max_attempts
@@ -49,20 +48,23 @@ class Leases:
         return self._now() + self._seconds
 
     def claim(self, pk: str, sk: str) -> LeaseClaim:
-        """Take the lease unless it is held, done, or its attempts are used up."""
-        for _ in range(_RACE_ATTEMPTS):
+        """Take the lease unless it is held, done, or its attempts are used up (or, after
+        CONFLICT_ATTEMPTS lost races, others keep claiming it: held)."""
+
+        def take() -> LeaseClaim:
             with self._storage.begin() as uow:
                 read = uow.claims.get((pk, sk))
                 if read is not None and (blocked := self._blocked(read.entity)) is not None:
                     return LeaseClaim(blocked, pk, sk, read.entity.attempts, read if blocked == "exhausted" else None)
                 attempt = (read.entity.attempts if read else 0) + 1
                 written = uow.claims.save((pk, sk), Lease(self.until(), attempt), read, self._keep())
-                try:
-                    uow.commit()
-                except Contended:
-                    continue  # another worker claimed it between our read and write
+                uow.commit()
             return LeaseClaim("won", pk, sk, attempt, written)
-        return LeaseClaim("held", pk, sk)
+
+        try:
+            return retry_on_conflict(take)
+        except Contended:
+            return LeaseClaim("held", pk, sk)
 
     def open_to_claim(self, pk: str, sk: str) -> bool | None:
         """Whether a claim made now would win (not done, held or used up); None when none was made."""

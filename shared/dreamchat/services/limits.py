@@ -6,16 +6,13 @@ from collections.abc import Callable
 
 from dreamchat import keys
 from dreamchat.errors import Contended, TooManyRequests
-from dreamchat.ports import Clock, ItemStore
-from dreamchat.services.storage.unit_of_work import Storage
-
-_ATTEMPTS = 10
+from dreamchat.ports import Clock
+from dreamchat.services.storage.unit_of_work import Storage, retry_on_conflict
 
 
 class RateLimit:
-    def __init__(self, store: ItemStore, clock: Clock) -> None:
-        self._store = store
-        self._storage = Storage(store)
+    def __init__(self, storage: Storage, clock: Clock) -> None:
+        self._storage = storage
         self._clock = clock
 
     def hit(self, key: str, limit: int, window_seconds: int, message: str) -> None:
@@ -26,23 +23,26 @@ class RateLimit:
         now = int(self._clock.now().timestamp())
         window = now - now % window_seconds
         counted = keys.rate_window(key, window)
-        for _ in range(_ATTEMPTS):
+
+        def count() -> None:
             with self._storage.begin() as uow:
                 read = uow.limits.get(counted)
                 if read.entity >= limit:
                     raise TooManyRequests(message, retry_after=max(1, window + window_seconds - now))
                 uow.limits.save(counted, read.entity + 1, read, expires_at=window + 2 * window_seconds)
-                try:
-                    uow.commit()
-                    return
-                except Contended:
-                    continue
-        raise TooManyRequests(message, retry_after=1)
+                uow.commit()
+
+        try:
+            retry_on_conflict(count)
+        except Contended:
+            raise TooManyRequests(message, retry_after=1) from None
 
     def reset(self, key: str, window_seconds: int) -> None:
         """Forget the requests counted under `key` in the current window."""
         now = int(self._clock.now().timestamp())
-        self._store.delete(*keys.rate_window(key, now - now % window_seconds))
+        with self._storage.begin() as uow:
+            uow.limits.forget(keys.rate_window(key, now - now % window_seconds))
+            uow.commit()
 
 
 class AccountBudget:
@@ -50,9 +50,9 @@ class AccountBudget:
     in each window of `window_seconds`, TooManyRequests beyond; counted before the work starts."""
 
     def __init__(
-        self, store: ItemStore, clock: Clock, scope: Callable[[str], str], limit: int, window_seconds: int, message: str
+        self, storage: Storage, clock: Clock, scope: Callable[[str], str], limit: int, window_seconds: int, message: str
     ) -> None:
-        self._rate = RateLimit(store, clock)
+        self._rate = RateLimit(storage, clock)
         self._scope = scope
         self._limit = limit
         self._window = window_seconds
@@ -69,8 +69,8 @@ def unlimited(account_id: str) -> None:
 class ModelCallBudget:
     """One budget of model calls per account and minute, for every route that calls a model."""
 
-    def __init__(self, store: ItemStore, clock: Clock, per_minute: int) -> None:
-        self._limit = RateLimit(store, clock)
+    def __init__(self, storage: Storage, clock: Clock, per_minute: int) -> None:
+        self._limit = RateLimit(storage, clock)
         self._per_minute = per_minute
 
     def spend(self, account_id: str) -> None:

@@ -41,7 +41,7 @@ class MemoryRepository:
 
     def zone(self, pair: PairId, ai_user: AIUser) -> str:
         """The pair's time zone, with its AI user at hand."""
-        return zone_for(self.store, pair.account_id, ai_user)
+        return zone_for(Storage(self.store), pair.account_id, ai_user)
 
     def snapshot(self, pair: PairId) -> PairSnapshot:
         """What the context is built from, in one eventually consistent query of the pair."""

@@ -23,9 +23,10 @@ from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.domain.push import BadEndpoint, check_endpoint, notification
 from dreamchat.errors import Invalid, Unavailable
 from dreamchat.logsafe import failure
-from dreamchat.ports import Clock, ItemStore, KeyRange, query_all
+from dreamchat.ports import Clock
 from dreamchat.services.presence import Presence
 from dreamchat.services.push_parts import PushReport, PushSender, PushSettings, Subscription
+from dreamchat.services.storage.unit_of_work import Storage, UnitOfWork
 
 __all__ = ["PushReport", "PushSender", "PushService", "PushSettings", "Subscription"]
 
@@ -40,14 +41,14 @@ FINISH_SECONDS = 1.0  # of a turn's deadline, kept for answering after the push
 class PushService:
     def __init__(
         self,
-        store: ItemStore,
+        storage: Storage,
         presence: Presence,
         sender: PushSender | None,
         clock: Clock,
         settings: Settings,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self._store = store
+        self._storage = storage
         self._presence = presence
         self._sender = sender
         self._clock = clock
@@ -78,53 +79,49 @@ class PushService:
         if not self._sender_or_unavailable().accepts(p256dh, auth):
             raise Invalid("the subscription's keys are not a P-256 key and a 16-byte auth secret")
         subscription_id = keys.push_subscription_id(endpoint)
-        self._take_from_previous_owner(account_id, subscription_id)
-        existing = self.subscriptions(account_id)
-        others = [s for s in existing if s.id != subscription_id]
-        for oldest in sorted(others, key=lambda s: s.created_at)[: max(0, len(others) - MAX_SUBSCRIPTIONS + 1)]:
-            self._delete(account_id, oldest.id)
         now = self._clock.now().timestamp()
         subscription = Subscription(id=subscription_id, endpoint=endpoint, p256dh=p256dh, auth=auth, created_at=now)
-        pk, sk = keys.push_subscription(account_id, subscription_id)
-        owner_pk, owner_sk = keys.push_endpoint_owner(subscription_id)
-        self._store.put({"pk": pk, "sk": sk, **subscription.model_dump()})
-        self._store.put({"pk": owner_pk, "sk": owner_sk, "account_id": account_id})
+        with self._storage.begin() as uow:
+            self._take_from_previous_owner(uow, account_id, subscription_id)
+            others = [s for s in uow.push_devices.of(account_id) if s.id != subscription_id]
+            for oldest in sorted(others, key=lambda s: s.created_at)[: max(0, len(others) - MAX_SUBSCRIPTIONS + 1)]:
+                uow.push_devices.remove(account_id, oldest.id)
+            uow.push_devices.add(account_id, subscription)
+            uow.commit()
         log.info("push subscribed", extra={"subscription": subscription_id[:8], "devices": len(others) + 1})
         return subscription
 
     def unsubscribe(self, account_id: str, endpoint: str) -> bool:
         """Forget the device with this endpoint; False when this account had no such subscription."""
         subscription_id = keys.push_subscription_id(endpoint)
-        if self._store.get(*keys.push_subscription(account_id, subscription_id)) is None:
-            return False
-        self._delete(account_id, subscription_id)
+        with self._storage.begin() as uow:
+            if not uow.push_devices.has(account_id, subscription_id):
+                return False
+            uow.push_devices.remove(account_id, subscription_id)
+            uow.commit()
         return True
 
     def subscriptions(self, account_id: str) -> list[Subscription]:
-        items = query_all(self._store, keys.account_pk(account_id), KeyRange(prefix=keys.PUSH_PREFIX))
-        return [Subscription.model_validate(item) for item in items]
+        with self._storage.begin() as uow:
+            return uow.push_devices.of(account_id)
 
-    def _take_from_previous_owner(self, account_id: str, subscription_id: str) -> None:
+    @staticmethod
+    def _take_from_previous_owner(uow: UnitOfWork, account_id: str, subscription_id: str) -> None:
         """A device that changes hands (log out, another person logs in) stops pushing for the first."""
-        owner = self._store.get(*keys.push_endpoint_owner(subscription_id))
-        if owner is not None and owner.get("account_id") != account_id:
-            self._store.delete(*keys.push_subscription(str(owner["account_id"]), subscription_id))
-
-    def _delete(self, account_id: str, subscription_id: str) -> None:
-        self._store.delete(*keys.push_subscription(account_id, subscription_id))
-        owner = self._store.get(*keys.push_endpoint_owner(subscription_id))
-        if owner is not None and owner.get("account_id") == account_id:
-            self._store.delete(*keys.push_endpoint_owner(subscription_id))
+        owner = uow.push_devices.owner(subscription_id)
+        if owner is not None and owner != account_id:
+            uow.push_devices.drop(owner, subscription_id)
 
     # the person's switch
 
     def settings_of(self, account_id: str) -> PushSettings:
-        item = self._store.get(*keys.push_settings(account_id))
-        return PushSettings(show_content=bool(item.get("show_content", True))) if item else PushSettings()
+        with self._storage.begin() as uow:
+            return uow.push_switches.get(account_id)
 
     def save_settings(self, account_id: str, wanted: PushSettings) -> PushSettings:
-        pk, sk = keys.push_settings(account_id)
-        self._store.put({"pk": pk, "sk": sk, **wanted.model_dump()})
+        with self._storage.begin() as uow:
+            uow.push_switches.save(account_id, wanted)
+            uow.commit()
         return wanted
 
     # what is pushed
@@ -163,8 +160,9 @@ class PushService:
         subscriptions = self.subscriptions(pair.account_id)
         if not subscriptions:
             return PushReport(skipped="no devices")
-        friend = self._store.get(*keys.friend(pair.account_id, pair.ai_user_id))
-        if friend is None or friend.get("muted"):
+        with self._storage.pair(pair) as uow:
+            friend = uow.friendship.get()
+        if friend is None or friend.entity.muted:
             return PushReport(skipped="muted")
         present = self._presence.devices(pair.account_id)
         if only_if_away and present:
@@ -193,15 +191,17 @@ class PushService:
         report = PushReport()
         with ThreadPoolExecutor(max_workers=min(len(subscriptions), 4), thread_name_prefix="push") as pool:
             results = list(pool.map(lambda s: self._deliver(s, payload, topic, deadline), subscriptions))
-        for subscription, (outcome, attempts) in zip(subscriptions, results, strict=True):
-            report.attempts.append(attempts)
-            if outcome == "gone":
-                self._delete(account_id, subscription.id)
-                report.removed += 1
-            elif outcome == "sent":
-                report.sent += 1
-            else:
-                report.failed += 1
+        with self._storage.begin() as uow:
+            for subscription, (outcome, attempts) in zip(subscriptions, results, strict=True):
+                report.attempts.append(attempts)
+                if outcome == "gone":
+                    uow.push_devices.remove(account_id, subscription.id)
+                    report.removed += 1
+                elif outcome == "sent":
+                    report.sent += 1
+                else:
+                    report.failed += 1
+            uow.commit()
         return report
 
     def _deliver(self, subscription: Subscription, payload: bytes, topic: str, deadline: Deadline) -> tuple[str, int]:

@@ -1,14 +1,14 @@
-"""What Web Push's use cases share: the sender port, a device's subscription, the person's switch,
-and the report of one notification."""
+"""What Web Push's use cases share: the sender port and the report of one notification (a device's
+subscription and the person's switch are the domain's, `dreamchat.domain.push`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from pydantic import BaseModel
+from dreamchat.domain.push import Delivery, PushSettings, Subscription
 
-from dreamchat.domain.push import Delivery
+__all__ = ["PushReport", "PushSender", "PushSettings", "Subscription"]
 
 
 class PushSender(Protocol):
@@ -26,18 +26,6 @@ class PushSender(Protocol):
     def send(
         self, endpoint: str, p256dh: str, auth: str, payload: bytes, *, ttl: int, topic: str, timeout: float
     ) -> Delivery: ...
-
-
-class Subscription(BaseModel):
-    id: str
-    endpoint: str
-    p256dh: str
-    auth: str
-    created_at: float
-
-
-class PushSettings(BaseModel):
-    show_content: bool = True
 
 
 @dataclass

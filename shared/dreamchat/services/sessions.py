@@ -4,14 +4,13 @@ be preceded by the break reminder (`dreamchat.domain.sessions`)."""
 from __future__ import annotations
 
 from dreamchat.domain.sessions import break_due, continued, reminded
-from dreamchat.errors import Contended
-from dreamchat.ports import Clock, ItemStore
-from dreamchat.services.storage.unit_of_work import Storage, UnitOfWork
+from dreamchat.ports import Clock
+from dreamchat.services.storage.unit_of_work import Storage
 
 
 class Sessions:
-    def __init__(self, store: ItemStore, clock: Clock, reminder_minutes: int) -> None:
-        self._storage = Storage(store)
+    def __init__(self, storage: Storage, clock: Clock, reminder_minutes: int) -> None:
+        self._storage = storage
         self._clock = clock
         self._minutes = reminder_minutes
 
@@ -22,7 +21,7 @@ class Sessions:
         with self._storage.begin() as uow:
             read = uow.usage.get(account_id)
             uow.usage.save(account_id, continued(read.entity if read else None, self._now()), read)
-            self._commit(uow)
+            uow.committed()
 
     def break_reminder_due(self, account_id: str) -> bool:
         """True once per period of continuous use, for the reply that shows the reminder."""
@@ -32,15 +31,7 @@ class Sessions:
             if read is None or not break_due(read.entity, now, self._minutes):
                 return False
             uow.usage.save(account_id, reminded(read.entity, now), read)
-            return self._commit(uow)
-
-    @staticmethod
-    def _commit(uow: UnitOfWork) -> bool:
-        try:
-            uow.commit()
-        except Contended:
-            return False
-        return True
+            return uow.committed()
 
     def _now(self) -> int:
         return int(self._clock.now().timestamp())

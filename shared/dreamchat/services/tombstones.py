@@ -13,8 +13,7 @@ from datetime import timedelta
 
 from dreamchat import keys
 from dreamchat.domain.models import PairId
-from dreamchat.ports import BlobStore, Clock, ItemStore, query_all
-from dreamchat.services.due_index import due_pages
+from dreamchat.ports import BlobStore, Clock
 from dreamchat.services.pairs import Erased, erase_ai_user_blobs, erase_pair
 from dreamchat.services.storage.guard import Gone, TombstoneGuard
 from dreamchat.services.storage.unit_of_work import Storage
@@ -27,9 +26,8 @@ KEEP_TOMBSTONE = timedelta(days=30)
 
 
 class Erasures:
-    def __init__(self, store: ItemStore, blobs: BlobStore, clock: Clock) -> None:
-        self._store = store
-        self._storage = Storage(store)
+    def __init__(self, storage: Storage, blobs: BlobStore, clock: Clock) -> None:
+        self._storage = storage
         self._blobs = blobs
         self._clock = clock
 
@@ -52,23 +50,18 @@ class Erasures:
     def erase_again(self) -> Erased:
         """The second erasure of every owner whose tombstone is due; each runs once."""
         erased = Erased(0, 0)
-        for page in due_pages(self._store, keys.ERASE_DUE_KIND, keys.due_until(self._clock.now()), shards=1):
-            for tombstone in page.items:
-                erased += self._erase(tombstone["owner"])
-                with self._storage.begin() as uow:
-                    uow.tombstones.erased_again(tombstone)
-                    uow.commit()
+        with self._storage.begin() as uow:
+            for owner in uow.tombstones.due(keys.due_until(self._clock.now())):
+                erased += self._erase(owner)
+                uow.tombstones.erased_again(owner)
+                uow.commit()
         return erased
 
     def _erase(self, owner: str) -> Erased:
         if keys.is_pair_pk(owner):
-            return erase_pair(self._store, self._blobs, keys.pair_from_pk(owner))
-        items = query_all(self._store, owner)
-        if (listing := keys.public_listing_of(owner)) is not None:
-            items.append({"pk": listing[0], "sk": listing[1]})
-        for item in items:
-            self._store.delete(item["pk"], item["sk"])
-        erased = Erased(len(items), 0)
+            return erase_pair(self._storage.store, self._blobs, keys.pair_from_pk(owner))
+        listing = keys.public_listing_of(owner)
+        erased = Erased(self._storage.erase(owner, *([listing] if listing else [])), 0)
         if (ai_user_id := keys.ai_user_of(owner)) is not None:  # its blobs too: an upload may have raced it
             erased += erase_ai_user_blobs(self._blobs, ai_user_id)
         return erased

@@ -36,6 +36,7 @@ from dreamchat.services.chat import Done, Event, Failed, Notice, SafetyNotice, S
 from dreamchat.services.container import Services
 from dreamchat.services.idempotency import Idempotency, IdempotencyClaim, fingerprint
 from dreamchat.services.leases import LeaseClaim, Leases
+from dreamchat.services.storage.unit_of_work import Storage
 from dreamchat.services.tombstones import Gone
 
 log = logging.getLogger(__name__)
@@ -96,7 +97,7 @@ IdempotencyKey = Annotated[
 
 
 def _keys(services: Services) -> Idempotency:
-    return Idempotency(services.runtime.store, services.runtime.clock)
+    return Idempotency(Storage(services.runtime.store), services.runtime.clock)
 
 
 def _claim(services: Services, account_id: str, key: str | None, *request: str) -> IdempotencyClaim | None:
@@ -160,7 +161,7 @@ def _turn_over(services: Services, person: Message) -> bool:
 def _answering(services: Services) -> Leases:
     """Leases on answering a person's message again, each as long as a turn can run."""
     seconds = math.ceil(services.runtime.settings.chat_turn_seconds) + ANSWER_MARGIN_SECONDS
-    return Leases(services.runtime.store, services.runtime.clock, seconds, max_attempts=RETRIES_PER_MESSAGE)
+    return Leases(Storage(services.runtime.store), services.runtime.clock, seconds, max_attempts=RETRIES_PER_MESSAGE)
 
 
 def _retried(

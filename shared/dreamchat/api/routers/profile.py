@@ -9,7 +9,6 @@ from dreamchat.api.responses import LocaleOut, ProfileOut
 from dreamchat.api.routers.heartbeat import reschedule_all
 from dreamchat.api.schemas import Body, check_timezone
 from dreamchat.domain.help_lines import is_locale
-from dreamchat.services.zones import person_zone, set_person_zone
 
 router = APIRouter(prefix="/api/profile", tags=["profile"], responses=documented(401))
 
@@ -32,9 +31,7 @@ class Profile(Body):
 @router.get("", response_model=ProfileOut)
 def get_profile(caller: CurrentCaller, services: ServicesDep) -> ProfileOut:
     """The caller's 关于我 (what every AI friend knows of them from the start) and time zone (null: each AI user's)."""
-    return ProfileOut(
-        about_me=services.profiles.about_me(caller.id), timezone=person_zone(services.runtime.store, caller.id)
-    )
+    return ProfileOut(about_me=services.profiles.about_me(caller.id), timezone=services.profiles.timezone(caller.id))
 
 
 @router.put("", response_model=ProfileOut, responses=documented(400, 413, 422))
@@ -44,7 +41,7 @@ def put_profile(body: Profile, caller: CurrentCaller, services: ServicesDep) -> 
     if "about_me" in body.model_fields_set:
         services.profiles.set_about_me(caller.id, body.about_me)
     if "timezone" in body.model_fields_set:
-        set_person_zone(services.runtime.store, caller.id, body.timezone)
+        services.profiles.set_timezone(caller.id, body.timezone)
         reschedule_all(services, caller.id)  # scheduled times and night windows now fall elsewhere
     return get_profile(caller, services)
 

@@ -3,6 +3,7 @@ leases on background work, request-limit windows, tombstones, and the erasure of
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from dreamchat import keys
@@ -62,6 +63,9 @@ class RateWindows:
     def save(self, key: Key, count: int, over: Versioned[int], expires_at: int) -> None:
         self._session.put_over(item(key, {"count": count, "expires_at": expires_at}), over)
 
+    def forget(self, key: Key) -> None:
+        self._session.delete(key)
+
 
 class UsageSessions:
     """Each account's continuous use (the break reminder), written over the one read."""
@@ -85,6 +89,15 @@ class Accounts:
         """The account and its username, both only if absent (a taken username fails the commit)."""
         self._session.put(item(keys.username(account.username), {"account_id": account.id}), if_absent=True)
         self._session.put(item(keys.account(account.id), account.model_dump()), if_absent=True)
+
+    def get(self, account_id: str) -> Account | None:
+        found = self._session.get(keys.account(account_id))
+        return to_model(Account, found) if found else None
+
+    def named(self, username: str) -> Account | None:
+        """The account of a normalised username: by how it looks, else as registered before skeletons."""
+        pointer = self._session.get(keys.username(username)) or self._session.get(keys.legacy_username(username))
+        return self.get(pointer["account_id"]) if pointer else None
 
 
 class TokenFamilies:
@@ -171,9 +184,18 @@ class Tombstones:
     def lift(self, owner: str) -> None:
         self._session.delete(keys.tombstone(owner))
 
-    def erased_again(self, found: Item) -> None:
-        """A due tombstone (read from the due index) leaves the index: its second erasure ran."""
-        self._session.put(without_due(found))
+    def due(self, until: str) -> Iterator[str]:
+        """The owners whose second erasure is due by `until`, page by page from the due index."""
+        cursor = None
+        while True:
+            page = self._session.store.query_due(keys.due_partition(keys.ERASE_DUE_KIND, 0), until, cursor=cursor)
+            yield from (self._session.remember(found)["owner"] for found in page.items)
+            if (cursor := page.cursor) is None:
+                return
+
+    def erased_again(self, owner: str) -> None:
+        """A due tombstone (read by `due`) leaves the index: its second erasure ran."""
+        self._session.put(without_due(self._session.read(keys.tombstone(owner))))
 
 
 def erase_partition(store: ItemStore, pk: str) -> int:

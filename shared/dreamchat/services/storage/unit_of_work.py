@@ -24,7 +24,7 @@ from dreamchat import keys
 from dreamchat.domain.models import PairId
 from dreamchat.errors import Contended
 from dreamchat.ports import MAX_TRANSACTION_ITEMS, Check, ConditionFailed, ItemStore, Put
-from dreamchat.services.storage import memory, owed, pair, records
+from dreamchat.services.storage import account, memory, owed, pair, records
 from dreamchat.services.storage.guard import Gone
 from dreamchat.services.storage.session import Session
 
@@ -46,7 +46,8 @@ def retry_on_conflict[T](work: Callable[[], T], attempts: int = CONFLICT_ATTEMPT
 
 
 class UnitOfWork:
-    """What is not one pair's: AI users, accounts, token families, leases, limits, tombstones."""
+    """What is not one pair's: AI users, accounts, token families, leases, limits, tombstones, and
+    what an account keeps beside its pairs (`account`)."""
 
     def __init__(self, store: ItemStore) -> None:
         self._session = session = Session(store)
@@ -57,6 +58,13 @@ class UnitOfWork:
         self.limits = records.RateWindows(session)
         self.usage = records.UsageSessions(session)
         self.tombstones = records.Tombstones(session)
+        self.about = account.AboutMe(session)
+        self.locales = account.Choice(session, keys.person_locale, "locale")
+        self.zones = account.Choice(session, keys.person_zone, "timezone")
+        self.push_devices = account.PushDevices(session)
+        self.push_switches = account.PushSwitches(session)
+        self.presences = account.Presences(session)
+        self.idempotency = account.IdempotencyKeys(session)
 
     def __enter__(self) -> Self:
         return self
@@ -145,6 +153,11 @@ class Storage:
 
     def begin(self) -> UnitOfWork:
         return UnitOfWork(self.store)
+
+    def erase(self, pk: str, *also: tuple[str, str]) -> int:
+        """Delete a whole partition and the single items `also` names, at once and not as one unit of
+        work (an erasure may be larger than a transaction; it is safe to repeat). How many."""
+        return account.erase(self.store, pk, also)
 
     def live(self, pair_id: PairId) -> PairId:
         """The pair as it is now, in its current generation (work that runs long starts with this)."""
