@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/crisis_check.py
 
-For each set in tests/unit/data/crisis_*.json and over all of them: the share of crisis lines each layer
+For each set in tests/data/crisis/crisis_*.json and over all of them: the share of crisis lines each layer
 recognises and of everyday lines it fires on, for the lexicon alone, the classifier alone, "help lines"
 (either layer says crisis: what shows the help card) and "never silent" (the distress verdict: the turn is
 answered at every level). The gate (`crisis_gate_blind.json`, written blind and never trained or tuned on)
@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "shared"))
 
 from dreamchat.crisis_data import crisis_check  # noqa: E402
 
-DATA = ROOT / "tests" / "unit" / "data"
+DATA = ROOT / "tests" / "data" / "crisis"
 GATE = "crisis_gate_blind.json"
 
 

@@ -3,7 +3,7 @@
     .venv/bin/python bench/train_crisis_classifier.py            # train, measure, write the weights
     .venv/bin/python bench/train_crisis_classifier.py --dry-run  # measure only
 
-Training data: every `tests/unit/data/crisis_*.json` except the gate (`crisis_gate_blind.json`, never read
+Training data: every `tests/data/crisis/crisis_*.json` except the gate (`crisis_gate_blind.json`, never read
 here). Each set holds `crisis` lines, `benign` (everyday) lines and, where written, `distress` lines (sad,
 no intent). Both heads read `dreamchat.domain.crisis.features` (character 1-4-grams and words of the
 normalised text, crc32-hashed into `SIZE` slots):
@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT / "shared"))
 from dreamchat.crisis_data import lexicon  # noqa: E402
 from dreamchat.domain.crisis import bucket, features  # noqa: E402
 
-DATA = ROOT / "tests" / "unit" / "data"
+DATA = ROOT / "tests" / "data" / "crisis"
 OUT = ROOT / "shared" / "dreamchat" / "data" / "crisis_classifier.json"
 GATE = "crisis_gate_blind.json"  # the gate of issue 34: never trained or tuned on
 SIZE = 1 << 18

@@ -1,4 +1,17 @@
-"""Fixtures shared by every test folder: clock, random source, the storage adapters, the app."""
+"""Fixtures shared by every test folder: clock, random source, the storage adapters, the app.
+
+Which store a test runs on. A test runs on one store, the memory store (milliseconds; it keeps the
+contract the others keep, tests/contract), unless storage decides its outcome: then it is marked
+`every_store` and runs on each of `STORES` (memory, SQLite with a directory for blobs, DynamoDB and
+S3 under moto). Storage decides the outcome of races and conditions, transactions and their limits,
+versions, the due index and TTL, erasure (what is found and deleted), paging and cursors, and what an
+item or a blob keeps on each adapter (round trips, odd values, sizes). Validation, parsing, rules and
+refusals that happen before anything is written run on memory. A test needing a file that outlives
+its process (a server restarted on the same data) builds SQLite itself.
+
+`every_store` parametrizes the test's storage fixture: `store` (an item store, below) or `runtime`
+(a whole runtime, tests/services/conftest.py), whichever the test uses.
+"""
 
 from __future__ import annotations
 
@@ -52,6 +65,9 @@ os.environ["DREAMCHAT_BACKGROUND_RETRY_SECONDS"] = "0"
 pytest_plugins = ["tests.fakes.fixtures"]
 
 START = datetime(2026, 3, 15, 12, 0, tzinfo=UTC)
+DATA = Path(__file__).resolve().parent / "data"
+"""Every data file the tests read, in one folder: the crisis check's labelled sets in `crisis/`,
+the changed facts of `fact_updates.json`."""
 
 
 @pytest.fixture
@@ -124,11 +140,31 @@ def make_s3(bucket: str = "dreamchat") -> S3BlobStore:
     return S3BlobStore(client, bucket)
 
 
-@pytest.fixture(params=["sqlite", "dynamodb", "memory"])
+STORES = ("memory", "sqlite", "dynamodb")
+"""The item stores, in the order `every_store` runs them (the cheapest first)."""
+
+STORAGE_FIXTURES = ("store", "runtime")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test marked `every_store` runs once per store through the storage fixture it uses (a test of a
+    marked module that uses none, such as one building its own table, runs once)."""
+    if metafunc.definition.get_closest_marker("every_store") is None:
+        return
+    used = [name for name in STORAGE_FIXTURES if name in metafunc.fixturenames]
+    if len(used) > 1:
+        raise pytest.UsageError(f"{metafunc.definition.nodeid}: every_store with both {used}: which one?")
+    if used:
+        metafunc.parametrize(used[0], STORES, indirect=True)
+
+
+@pytest.fixture
 def store(request: pytest.FixtureRequest, clock: ManualClock, tmp_path: Path) -> Iterator[object]:
-    if request.param == "memory":
+    """An item store: memory, or each of `STORES` for a test marked `every_store`."""
+    kind = getattr(request, "param", "memory")
+    if kind == "memory":
         yield MemoryItemStore(clock)
-    elif request.param == "sqlite":
+    elif kind == "sqlite":
         sqlite = SqliteItemStore(tmp_path / "items.db", clock)
         yield sqlite
         sqlite.close()

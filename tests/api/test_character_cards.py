@@ -1,6 +1,8 @@
-"""Character cards through the API, on both storage adapters: V1/V2/V3 cards as JSON and PNG become
-AI users, AI users go out as V2 cards (JSON and PNG) that import again as the same AI user, and
-every broken or hostile upload is a 4xx that says what is wrong and stores nothing."""
+"""Character cards through the API: V1/V2/V3 cards as JSON and PNG become AI users, AI users go out
+as V2 cards (JSON and PNG) that import again as the same AI user, and every broken or hostile upload
+is a 4xx that says what is wrong and stores nothing. What a card keeps once stored (round trips, odd
+and huge values, the avatar served back) and what an erasure finds run on every store; parsing and
+refusals, decided before anything is written, on the memory store."""
 
 from __future__ import annotations
 
@@ -10,17 +12,14 @@ import json
 import sqlite3
 import struct
 import zlib
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
 from fastapi.testclient import TestClient
-from moto import mock_aws
 from PIL import Image
 
 from dreamchat import keys
-from dreamchat.adapters.blobs import DirectoryBlobStore
-from dreamchat.adapters.events import LocalEventBus, LocalWorkQueue
+from dreamchat.adapters.memory_store import MemoryItemStore
 from dreamchat.adapters.sqlite_store import SqliteItemStore
 from dreamchat.api.app import create_app
 from dreamchat.config import Settings
@@ -31,7 +30,8 @@ from dreamchat.services.cards import CardService
 from dreamchat.wiring import Runtime
 from tests import cards
 from tests.api.conftest import Person, register
-from tests.conftest import make_dynamo, make_s3, memory_runtime
+from tests.conftest import memory_runtime
+from tests.services.conftest import runtime  # noqa: F401 (the fixture: memory, or every store)
 
 V2_FIELDS = (
     "name",
@@ -68,7 +68,9 @@ class World:
         """(items, blobs) in the stores: what a refused import must leave unchanged (the count of the
         account's card uploads, a request limit's window, aside)."""
         inner = self.runtime.store.inner
-        if isinstance(inner, SqliteItemStore):
+        if isinstance(inner, MemoryItemStore):
+            items = sum(1 for pk, _ in inner._rows if not pk.startswith("LIMIT#"))
+        elif isinstance(inner, SqliteItemStore):
             with sqlite3.connect(self.runtime.settings.data_dir / "items.db") as db:
                 items = db.execute("SELECT COUNT(*) FROM items WHERE pk NOT LIKE 'LIMIT#%'").fetchone()[0]
         else:
@@ -94,21 +96,8 @@ class World:
         return self.alice.get(f"/api/ai-users/{ai_user_id}/card", params=params)
 
 
-@pytest.fixture(params=["local", "aws"])
-def world(request, tmp_path, clock, rng) -> Iterator[World]:
-    settings = Settings(data_dir=tmp_path, run_scheduler=False)
-    bus = LocalEventBus(attempts=1, backoff_seconds=0)
-    if request.param == "local":
-        store = SqliteItemStore(tmp_path / "items.db", clock)
-        runtime = Runtime(settings, store, DirectoryBlobStore(tmp_path / "blobs"), bus, clock, rng, LocalWorkQueue(bus))
-        yield _world(runtime)
-        store.close()
-    else:
-        with mock_aws():
-            yield _world(Runtime(settings, make_dynamo(clock), make_s3(), bus, clock, rng, LocalWorkQueue(bus)))
-
-
-def _world(runtime: Runtime) -> World:
+@pytest.fixture
+def world(runtime: Runtime) -> World:  # noqa: F811 (the fixture imported above)
     client = TestClient(create_app(runtime.settings, runtime))
     return World(client, runtime, register(client, "alice"))
 
@@ -191,6 +180,7 @@ def test_a_v1_card_is_read_from_the_top_level(world: World) -> None:
     assert ai["base_soul"] == "A retired sailor who tells tall tales.\n\n【性格】grumpy but kind"
 
 
+@pytest.mark.every_store
 def test_a_png_card_brings_its_picture_shrunk_and_without_metadata_as_the_avatar(world: World) -> None:
     ai = imported(world, cards.v2_card(), png=True)
     assert ai["avatar"].startswith(f"/api/ai-users/{ai['id']}/avatar/")
@@ -221,6 +211,7 @@ def test_a_preview_shows_what_would_be_created_and_stores_nothing(world: World) 
     assert world.stored() == before
 
 
+@pytest.mark.every_store
 def test_an_over_long_card_is_cut_to_fit_with_a_note_and_kept_whole(world: World) -> None:
     card = cards.v2_card()
     card["data"]["description"] = "她喜欢雨天。" * 2000  # 12,000 characters
@@ -252,6 +243,7 @@ def test_our_own_export_brings_our_settings_back(world: World) -> None:
 # --- export --------------------------------------------------------------------------------------
 
 
+@pytest.mark.every_store
 @pytest.mark.parametrize("card", [cards.v2_card, cards.v3_card, cards.v1_card, cards.macro_card])
 @pytest.mark.parametrize("png", [False, True], ids=["json", "png"])
 def test_card_to_ai_user_to_card_keeps_every_field_and_imports_as_the_same_ai_user(world: World, card, png) -> None:
@@ -283,6 +275,7 @@ def test_card_to_ai_user_to_card_keeps_every_field_and_imports_as_the_same_ai_us
         assert third["data"]["extensions"]["dreamchat"]["card_fields"] == ours["card_fields"]
 
 
+@pytest.mark.every_store
 def test_an_exported_png_carries_the_avatar_and_a_chara_chunk_sillytavern_reads(world: World) -> None:
     ai = imported(world, cards.v2_card(), png=True)
     response = world.client.get(
@@ -346,6 +339,7 @@ def test_only_the_owner_gets_a_card_anyone_else_404_even_for_a_public_ai_user(wo
     assert world.client.get(f"/api/ai-users/{private['id']}/card").status_code == 401
 
 
+@pytest.mark.every_store
 def test_deleting_the_ai_user_deletes_its_avatar_and_card(world: World) -> None:
     before = world.stored()[1]
     ai = imported(world, cards.v2_card(), png=True)
@@ -355,6 +349,7 @@ def test_deleting_the_ai_user_deletes_its_avatar_and_card(world: World) -> None:
     assert world.client.get(ai["avatar"]).status_code == 404
 
 
+@pytest.mark.every_store
 def test_an_avatar_url_that_names_nothing_is_404(world: World) -> None:
     ai = imported(world, cards.v2_card(), png=True)
     token = ai["avatar"].rsplit("/", 1)[1]
@@ -519,6 +514,7 @@ def test_a_png_card_greeting_as_a_human_or_named_with_nothing_visible_is_refused
     assert world.stored() == before
 
 
+@pytest.mark.every_store
 def test_huge_strings_and_junk_in_the_kept_fields_are_kept_as_they_are(world: World) -> None:
     junk = {"deep": [[[[{"x": [None, True, 1.5, -0, "😀" * 1000]}]]]], "": {"": ""}, "null": None}
     card = _with(mes_example="例" * 1_000_000, creator_notes=None, extensions={"junk": junk})
@@ -550,10 +546,10 @@ class FailingAIUsers(AIUserService):
 
 
 def test_an_import_that_fails_when_storing_the_ai_user_leaves_no_blob_behind(world: World) -> None:
-    runtime = world.runtime
+    stores = world.runtime
     service = CardService(
-        FailingAIUsers(runtime.store, runtime.blobs, runtime.clock),
-        runtime.blobs,
+        FailingAIUsers(stores.store, stores.blobs, stores.clock),
+        stores.blobs,
         world.client.app.state.cards._images,
         "Asia/Shanghai",
     )
@@ -563,6 +559,7 @@ def test_an_import_that_fails_when_storing_the_ai_user_leaves_no_blob_behind(wor
     assert world.stored() == before
 
 
+@pytest.mark.every_store
 def test_a_blob_written_after_the_ai_user_was_deleted_goes_with_the_second_erasure(world: World, clock) -> None:
     ai = imported(world, cards.v2_card(), png=True)
     world.alice.delete(f"/api/ai-users/{ai['id']}")

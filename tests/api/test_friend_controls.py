@@ -20,7 +20,7 @@ from dreamchat.domain.models import ScheduledHeartbeat
 from tests.api.conftest import Person, register
 from tests.api.sse import parse_sse
 from tests.fakes.fake_llm import Reply
-from tests.services.conftest import on_every_store, runtime  # noqa: F401 - a fixture (memory, or every adapter)
+from tests.services.conftest import runtime  # noqa: F401 - a fixture (memory, or every adapter)
 
 
 @pytest.fixture
@@ -144,7 +144,7 @@ def after_a_failed_turn(client: TestClient, fake_llm) -> tuple[Person, dict, dic
     return alice, ai, alice.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"][-1]
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_a_failed_turn_is_answered_again_without_storing_the_message_twice(chat_client, fake_llm) -> None:
     alice = register(chat_client, "alice")
     ai = alice.create_ai_user(name="小梦")
@@ -243,7 +243,7 @@ def test_about_me_is_the_callers_own(client) -> None:
     assert client.get("/api/profile").status_code == 401
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_two_tabs_opening_a_new_chat_at_once_store_the_greeting_once(client) -> None:
     alice = register(client, "alice")
     ai = alice.create_ai_user(name="小梦", greeting="嗨，我是小梦")
@@ -261,7 +261,7 @@ def test_two_tabs_opening_a_new_chat_at_once_store_the_greeting_once(client) -> 
     ]
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_two_retries_at_once_answer_once(chat_client, fake_llm) -> None:
     alice, ai, stored = after_a_failed_turn(chat_client, fake_llm)
     fake_llm.script("deepseek-chat", Reply.slow(0.5, "在的"), Reply.slow(0.5, "在的在的"))

@@ -22,7 +22,7 @@ from dreamchat.ports import MAX_TRANSACTION_ITEMS, Check, query_all
 from dreamchat.services.container import Services
 from tests.api.conftest import Person, register
 from tests.conftest import memory_runtime
-from tests.services.conftest import on_every_store, runtime  # noqa: F401 (the fixture, on every store)
+from tests.services.conftest import runtime  # noqa: F401 (the fixture, on every store)
 
 TOPIC_ONE = ["这周六我们去海边看日出吧", "我要带上我的相机，拍海上的日出", "就这么定了，拜拜"]
 TOPIC_TWO = ["其实我极度恐高，坐缆车都会发抖", "小时候在山上被困过一次"]
@@ -121,7 +121,7 @@ def forget_and_befriend(person: Person, ai_id: str) -> None:
     assert person.get(f"/api/memory/{ai_id}/files").json()["mid_term"] == []
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_a_round_trip_gives_the_same_remembered_sections(client_on, clock) -> None:
     alice = register(client_on, "alice")
     ai_id = alice.create_ai_user(name="小梦")["id"]
@@ -362,7 +362,7 @@ WRITE_TIME = {  # documents that passed every check and then failed while writte
 }
 
 
-@on_every_store
+@pytest.mark.every_store
 @pytest.mark.parametrize("case", list(WRITE_TIME))
 def test_a_document_that_would_fail_while_written_is_a_422_naming_the_field_and_replaces_nothing(
     client_on, clock, case
@@ -381,7 +381,7 @@ def test_a_document_that_would_fail_while_written_is_a_422_naming_the_field_and_
     assert held(client_on, alice, ai_id) == before
 
 
-@on_every_store
+@pytest.mark.every_store
 @pytest.mark.parametrize("fails", ["the store", "the blob store"])
 def test_a_replace_that_fails_while_it_writes_leaves_the_pair_exactly_as_it_was(client_on, clock, fails) -> None:
     alice = register(client_on, "alice")
@@ -494,7 +494,7 @@ def test_a_malformed_upload_is_refused_before_any_work(alice, case) -> None:
     assert says in response.json()["error"]["message"]
 
 
-@pytest.mark.parametrize("runtime", ["memory", "local"], indirect=True)  # DynamoDB stores no NaN at all
+@pytest.mark.parametrize("runtime", ["memory", "sqlite"], indirect=True)  # DynamoDB stores no NaN at all
 def test_an_export_of_a_pair_that_holds_a_nan_from_before_is_strict_json(client_on, clock) -> None:
     alice = register(client_on, "alice")
     ai_id = small_pair(alice, clock)

@@ -17,7 +17,7 @@ from dreamchat.domain.models import ScheduledHeartbeat
 from dreamchat.llm.offline import OFFLINE_MARK
 from tests.api.conftest import Person, register
 from tests.conftest import START
-from tests.services.conftest import on_every_store, runtime  # noqa: F401 - a fixture (memory, or every adapter)
+from tests.services.conftest import runtime  # noqa: F401 - a fixture (memory, or every adapter)
 
 LA, SHANGHAI = "America/Los_Angeles", "Asia/Shanghai"
 # START is 2026-03-15 12:00 UTC: 20:00 in Shanghai, 05:00 (still night) in Los Angeles
@@ -72,7 +72,7 @@ def test_the_zone_is_kept_validated_and_cleared(client) -> None:
     assert alice.put("/api/profile", json={"timezone": None}).json() == {"about_me": "我叫小林", "timezone": None}
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_a_scheduled_930_follows_the_persons_zone(app, client) -> None:
     alice = register(client, "alice")
     ai = befriended(app, alice)
@@ -84,7 +84,7 @@ def test_a_scheduled_930_follows_the_persons_zone(app, client) -> None:
     assert next_due(alice, ai["id"]) == datetime(2026, 3, 16, 9, 30, tzinfo=ZoneInfo(SHANGHAI))
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_the_night_window_is_read_on_the_persons_clock(app, client) -> None:
     alice = register(client, "alice")
     ai = befriended(app, alice)

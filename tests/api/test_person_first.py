@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -21,10 +20,11 @@ from dreamchat.llm.chat_prompts import CRISIS_GUIDANCE, HUMAN_QUESTION_GUIDANCE
 from dreamchat.wiring import build_runtime
 from tests.api.conftest import Person, register
 from tests.api.sse import parse_sse
+from tests.conftest import DATA
 from tests.fakes.fake_llm import Reply
 
 CRISIS = "我今晚就准备自杀"
-LABELLED = json.loads((Path(__file__).parents[1] / "unit" / "data" / "crisis_labelled.json").read_text())
+LABELLED = json.loads((DATA / "crisis" / "crisis_labelled.json").read_text())
 
 
 def settings_for(tmp_path, fake_llm=None, **overrides) -> Settings:
@@ -395,7 +395,7 @@ def test_every_line_only_the_classifier_recognises_is_met_with_help_through_the_
     check = crisis_check()
     person, app = offline
     ai_id = friend_at(app, person, "决裂")
-    data = json.loads((Path(__file__).parents[1] / "unit" / "data" / "crisis_cues_dev.json").read_text())
+    data = json.loads((DATA / "crisis" / "crisis_cues_dev.json").read_text())
     only_learned = [t for t in data["crisis"] if check.lexicon.family_of(t) is None and check.judge(t).crisis]
     assert len(only_learned) >= 100
     for text in only_learned[:60]:

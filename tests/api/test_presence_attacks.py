@@ -1,7 +1,8 @@
 """Attacks on presence (issue 35): a call naming an AI user who is not the caller's friend stored a
-moment for good (300 calls, 301 items). Now it is 404 and stores nothing, and every item presence
-writes expires, on the memory store, SQLite and DynamoDB alike (the table deletes it by its TTL:
-tests/contract/test_item_store.py); erasing a pair erases when its chat was last open."""
+moment for good (300 calls, 301 items). Now it is 404 and stores nothing (the route's check, before
+any write: on the memory store), and every item presence writes expires, on the memory store, SQLite
+and DynamoDB alike (the table deletes it by its TTL: tests/contract/test_item_store.py); erasing a
+pair erases when its chat was last open, on every store."""
 
 from __future__ import annotations
 
@@ -16,14 +17,14 @@ from dreamchat.api.app import create_app
 from dreamchat.ports import TTL_ATTRIBUTE
 from dreamchat.services.presence import LAST_SEEN_KEPT
 from tests.api.conftest import Person, register
-from tests.services.conftest import on_every_store, runtime  # noqa: F401 (the fixture, on every store)
+from tests.services.conftest import runtime  # noqa: F401 (the fixture: memory, or every store)
 
 CALLS = 300
 
 
 @pytest.fixture
 def client_on(runtime) -> Iterator[TestClient]:  # noqa: F811 (the fixture imported above)
-    """The offline app on each store; logins outlast the clock's jumps."""
+    """The offline app on the runtime's store; logins outlast the clock's jumps."""
     settings = runtime.settings.model_copy(update={"access_token_minutes": 60 * 24 * 365 * 20})
     with TestClient(create_app(settings, dataclasses.replace(runtime, settings=settings))) as client:
         yield client
@@ -43,7 +44,6 @@ def present(person: Person, ai_user_id: str | None, device: str = "phone"):
     return person.post("/api/presence", json={"ai_user_id": ai_user_id, "device": device})
 
 
-@on_every_store
 def test_presence_for_an_ai_user_who_is_not_a_friend_is_404_and_stores_nothing(client_on) -> None:
     alice, bob = register(client_on, "alice"), register(client_on, "bob")
     private = bob.create_ai_user(name="小雨")
@@ -57,7 +57,6 @@ def test_presence_for_an_ai_user_who_is_not_a_friend_is_404_and_stores_nothing(c
     assert account_items(alice) == before
 
 
-@on_every_store
 def test_presence_for_a_friend_no_longer_a_friend_is_404(client_on) -> None:
     alice = register(client_on, "alice")
     ai = alice.create_ai_user(name="小梦")
@@ -67,7 +66,7 @@ def test_presence_for_a_friend_no_longer_a_friend_is_404(client_on) -> None:
     assert present(alice, None).status_code == 200  # the chat list is always the caller's own
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_every_item_presence_writes_expires(client_on, clock) -> None:
     alice = register(client_on, "alice")
     ai = alice.create_ai_user(name="小梦")
@@ -84,7 +83,7 @@ def test_every_item_presence_writes_expires(client_on, clock) -> None:
     assert presence_items(alice) == []
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_forgetting_a_friend_or_deleting_the_ai_user_erases_when_its_chat_was_last_open(client_on) -> None:
     alice = register(client_on, "alice")
     forgotten, deleted = alice.create_ai_user(name="小梦"), alice.create_ai_user(name="小雨")

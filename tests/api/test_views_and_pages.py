@@ -1,5 +1,7 @@
 """Response bodies keep their fields, every JSON route declares its schema, and list routes page
-(`limit`, `cursor`, `X-Next-Cursor`) on both storage adapters without reaching another account."""
+(`limit`, `cursor`, `X-Next-Cursor`) without reaching another account. Paging and the fields read
+back from storage are the store's, so those run on every store; a refused cursor or limit is refused
+before the store is asked, so those run on memory."""
 
 from __future__ import annotations
 
@@ -8,19 +10,14 @@ from collections.abc import Iterator
 import pytest
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
-from moto import mock_aws
 from pydantic import BaseModel
 
-from dreamchat.adapters.blobs import DirectoryBlobStore
-from dreamchat.adapters.events import LocalEventBus
-from dreamchat.adapters.sqlite_store import SqliteItemStore
 from dreamchat.api.app import create_app
 from dreamchat.api.pages import NEXT_CURSOR
-from dreamchat.config import Settings
 from dreamchat.services.paging import cursor_after
 from dreamchat.wiring import Runtime
 from tests.api.conftest import Person
-from tests.conftest import make_dynamo, make_s3
+from tests.services.conftest import runtime  # noqa: F401 (the fixture: memory, or every store)
 
 AI_USER_FIELDS = {
     "id", "user_id", "name", "avatar", "base_soul", "timezone", "night_owl", "visibility", "model",
@@ -34,22 +31,11 @@ MESSAGE_FIELDS = {
 }  # fmt: skip
 
 
-@pytest.fixture(params=["local", "aws"])
-def client(request, tmp_path, clock, rng) -> Iterator[TestClient]:
-    """The offline app on SQLite and on DynamoDB (moto): paging is the store's."""
-    settings = Settings(data_dir=tmp_path, run_scheduler=False)
-    bus = LocalEventBus(attempts=1, backoff_seconds=0)
-    if request.param == "local":
-        store = SqliteItemStore(tmp_path / "items.db", clock)
-        runtime = Runtime(settings, store, DirectoryBlobStore(tmp_path / "blobs"), bus, clock, rng)
-        with TestClient(create_app(settings, runtime)) as test_client:
-            yield test_client
-        store.close()
-    else:
-        with mock_aws():
-            runtime = Runtime(settings, make_dynamo(clock), make_s3(), bus, clock, rng)
-            with TestClient(create_app(settings, runtime)) as test_client:
-                yield test_client
+@pytest.fixture
+def client(runtime: Runtime) -> Iterator[TestClient]:  # noqa: F811 (the fixture imported above)
+    """The offline app on the runtime's store: memory, or every store for a test of paging."""
+    with TestClient(create_app(runtime.settings, runtime)) as test_client:
+        yield test_client
 
 
 def friends_pages(person: Person, limit: int) -> list[list[dict]]:
@@ -63,6 +49,7 @@ def friends_pages(person: Person, limit: int) -> list[list[dict]]:
             return pages
 
 
+@pytest.mark.every_store
 def test_the_friend_list_pages_through_every_friend_once(alice: Person, bob: Person) -> None:
     made = {alice.create_ai_user(name=f"友{i}")["id"] for i in range(5)}
     public = bob.create_ai_user(name="公开", visibility="public")
@@ -75,12 +62,14 @@ def test_the_friend_list_pages_through_every_friend_once(alice: Person, bob: Per
     assert NEXT_CURSOR not in whole.headers and len(whole.json()["friends"]) == 6  # the default covers normal use
 
 
+@pytest.mark.every_store
 def test_a_page_that_ends_the_list_says_so(alice: Person) -> None:
     for i in range(2):
         alice.create_ai_user(name=f"友{i}")
     assert [len(p) for p in friends_pages(alice, 2)] == [2]
 
 
+@pytest.mark.every_store
 def test_friend_entries_keep_every_field_the_client_reads(alice: Person) -> None:
     ai = alice.create_ai_user(greeting="你好呀")
     alice.post(f"/api/ai-users/{ai['id']}/greet")
@@ -104,6 +93,7 @@ def test_a_bad_limit_is_a_422(alice: Person, limit: str) -> None:
     assert alice.get("/api/ai-users", params={"limit": limit}).status_code == 422
 
 
+@pytest.mark.every_store
 def test_a_cursor_from_another_account_reaches_only_the_callers_own_friends(alice: Person, bob: Person) -> None:
     for i in range(3):
         alice.create_ai_user(name=f"A{i}")
@@ -115,6 +105,7 @@ def test_a_cursor_from_another_account_reaches_only_the_callers_own_friends(alic
     assert {f["id"] for f in forged.json()["friends"]} == bobs
 
 
+@pytest.mark.every_store
 def test_my_ai_users_page_with_next_cursor(alice: Person, bob: Person) -> None:
     made = [alice.create_ai_user(name=f"我的{i}")["id"] for i in range(3)]
     public = bob.create_ai_user(name="公开", visibility="public")
@@ -128,6 +119,7 @@ def test_my_ai_users_page_with_next_cursor(alice: Person, bob: Person) -> None:
     assert alice.get("/api/ai-users", params={"cursor": "%%%"}).status_code == 422
 
 
+@pytest.mark.every_store
 def test_history_and_saved_messages_keep_their_fields(alice: Person) -> None:
     ai = alice.create_ai_user()
     saved = alice.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "你好"})
@@ -138,6 +130,7 @@ def test_history_and_saved_messages_keep_their_fields(alice: Person) -> None:
     assert [set(m) for m in page["messages"]] == [MESSAGE_FIELDS]
 
 
+@pytest.mark.every_store
 def test_memory_files_keep_their_shape(alice: Person) -> None:
     ai = alice.create_ai_user()
     alice.post(f"/api/ai-users/{ai['id']}/save-message", json={"content": "我喜欢猫"})
@@ -167,6 +160,7 @@ def test_every_json_route_declares_a_response_schema(client: TestClient) -> None
     assert undeclared == []
 
 
+@pytest.mark.every_store
 def test_the_heartbeat_status_pages_its_ai_friends(alice: Person) -> None:
     made = sorted(alice.create_ai_user(name=f"友{i}")["id"] for i in range(3))
     first = alice.get("/api/heartbeat/status", params={"limit": 2})

@@ -11,6 +11,8 @@ from dreamchat.adapters.cursor import BadCursor
 from dreamchat.ports import TTL_ATTRIBUTE, Check, ConditionFailed, Delete, ItemStore, KeyRange, Put
 from tests.conftest import make_dynamo
 
+pytestmark = pytest.mark.every_store
+
 
 def test_put_then_get_returns_the_same_dict(store: ItemStore) -> None:
     item = {

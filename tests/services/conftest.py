@@ -1,9 +1,9 @@
-"""Services on the in-memory item store, and the tests about storage on every adapter.
+"""Services on a runtime: the memory store by default, every adapter for a test marked `every_store`.
 
 A service test runs on the memory store (milliseconds; it keeps the same contract, tests/contract).
 Tests whose outcome depends on how storage behaves (races, conditions, the due index, erasure, what
-an item holds on DynamoDB) are marked `on_every_store`: memory, SQLite/directory and DynamoDB/S3
-under moto.
+an item holds on DynamoDB) are marked `every_store` (the rule is in tests/conftest.py): memory,
+SQLite with a directory, DynamoDB and S3 under moto.
 """
 
 from __future__ import annotations
@@ -27,21 +27,20 @@ from dreamchat.wiring import Runtime
 from tests.conftest import make_dynamo, make_s3, queries_of_one_partition, transactions_without_table_copies
 from tests.fakes.fake_llm import FakeLLMServer
 
-STORES = ("memory", "local", "aws")
 ANSWER = "嗯嗯，我都记下来了，谢谢你愿意跟我说这些。"
 
-on_every_store = pytest.mark.parametrize("runtime", STORES, indirect=True)
-"""The test runs on each adapter: the memory store, SQLite with a directory, DynamoDB and S3 under moto."""
 
-
-@pytest.fixture(params=["memory"])
+@pytest.fixture
 def runtime(request, tmp_path, clock, rng) -> Iterator[Runtime]:
+    """The memory store with a directory for blobs; for a test marked `every_store`, each of `STORES`
+    (SQLite with a directory, DynamoDB with S3)."""
     settings = Settings(data_dir=tmp_path, run_scheduler=False)
     bus = LocalEventBus(attempts=3, backoff_seconds=0)
-    if request.param == "memory":
+    kind = getattr(request, "param", "memory")
+    if kind == "memory":
         blobs = DirectoryBlobStore(tmp_path / "blobs")
         yield Runtime(settings, MemoryItemStore(clock), blobs, bus, clock, rng, LocalWorkQueue(bus))
-    elif request.param == "local":
+    elif kind == "sqlite":
         store = SqliteItemStore(tmp_path / "items.db", clock)
         yield Runtime(settings, store, DirectoryBlobStore(tmp_path / "blobs"), bus, clock, rng, LocalWorkQueue(bus))
         store.close()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from dreamchat import keys
 from dreamchat.ports import KeyRange, query_all
 from dreamchat.services.memory_edit import MemoryEditor
 from tests.fakes.fake_llm import Reply
-from tests.services.conftest import on_every_store, services_with_fake_llm
+from tests.services.conftest import services_with_fake_llm
 from tests.services.test_quotes import PAIR, SAID, SUMMARY, ZONE, remember
 
 
@@ -28,7 +30,7 @@ def test_extraction_survives_a_key_point_without_search_words(runtime, fake_llm,
     assert found["sources"][1] == ""
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_the_core_judge_never_reverts_an_edit_of_an_item_stored_before_versions(runtime, fake_llm, clock) -> None:
     """An unjudged long-term item written before items carried `version`: judge_core reads it and asks
     the model (seconds); a title the person corrects meanwhile must survive the judge's write."""

@@ -18,7 +18,6 @@ from dreamchat.services import passwords as auth_module
 from dreamchat.services.auth import AuthService
 from dreamchat.services.passwords import HashingPool
 from dreamchat.services.storage.unit_of_work import Storage
-from tests.services.conftest import on_every_store
 
 PASSWORD = "correct-horse-battery"
 
@@ -41,7 +40,7 @@ def attempt(auth: AuthService, password: str, client: str) -> str:
     return "ok"
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_thirty_parallel_wrong_passwords_check_at_most_the_limit(auth: AuthService) -> None:
     with ThreadPoolExecutor(max_workers=10) as pool:
         outcomes = list(pool.map(lambda n: attempt(auth, f"wrong-{n}", f"10.1.0.{n}"), range(30)))

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import threading
 
-from tests.fakes.fake_llm import Reply
-from tests.services.conftest import on_every_store, services_with_settings
+import pytest
 
-pytestmark = on_every_store
+from tests.fakes.fake_llm import Reply
+from tests.services.conftest import services_with_settings
+
+pytestmark = pytest.mark.every_store
 
 SUMMARY = {
     "summary": "讨论周末去海边",

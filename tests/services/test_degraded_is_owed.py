@@ -16,7 +16,6 @@ from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.llm.offline import OfflineMemoryModels
 from dreamchat.services.container import Services, build_services
 from dreamchat.services.storage.unit_of_work import Storage
-from tests.services.conftest import on_every_store
 from tests.services.test_outage_healing import REPLY, ListQueue, OutageModels
 
 PAIR = PairId(account_id="acc_owed", ai_user_id="ai_owed")
@@ -67,7 +66,7 @@ def due(services: Services, kind: str) -> list[dict]:
     return services.runtime.store.query_due(keys.due_partition(kind, keys.shard(PAIR)), "~").items
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_a_degraded_extraction_never_sets_extracted_to_long_and_is_not_extracted_twice(world, clock) -> None:
     services, models, _ = world
     mid_id = a_topic(services, "我下个月要去云南旅行")
@@ -83,7 +82,7 @@ def test_a_degraded_extraction_never_sets_extracted_to_long_and_is_not_extracted
     assert again.long_term == [] and len(services.memory.repo.long_index(PAIR)) == 1
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_a_degraded_core_judgment_never_sets_core_judged_and_degraded_entries_wait(world, clock) -> None:
     services, models, _ = world
     a_topic(services, "我下个月要去云南旅行")
@@ -106,7 +105,7 @@ def test_a_degraded_core_judgment_never_sets_core_judged_and_degraded_entries_wa
     assert [c.content for c in services.memory.repo.core(PAIR)] == ["记住：要点：模型摘要：我下个月要去云南旅行"]
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_a_redo_replaces_the_offline_result_in_place(world, clock) -> None:
     services, models, _ = world
     models.down = True

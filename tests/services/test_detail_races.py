@@ -6,18 +6,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from dreamchat import keys
 from dreamchat.domain.models import PairId
 from dreamchat.ports import Operation, Put
 from dreamchat.services.container import Services
 from dreamchat.services.memory_repo import detail_key
 from dreamchat.services.storage.unit_of_work import Storage
-from tests.services.conftest import on_every_store
 from tests.services.test_healing_attacks import Held, a_degraded_move, in_flight, services_with, tell
 from tests.services.test_pair_generations import friends_with_a_public_ai_user
 from tests.services.test_supersession import ZONE
 
-pytestmark = on_every_store
+pytestmark = pytest.mark.every_store
 
 THEIRS = "这是我自己写的：我搬去上海是为了离家人近一点"
 

@@ -16,9 +16,9 @@ from dreamchat.domain.models import PairId
 from dreamchat.ports import Put
 from dreamchat.services.tombstones import ERASE_AGAIN_AFTER, Gone
 from tests.fakes.fake_llm import FakeLLMServer, Reply
-from tests.services.conftest import on_every_store, services_with_fake_llm
+from tests.services.conftest import services_with_fake_llm
 
-pytestmark = on_every_store
+pytestmark = pytest.mark.every_store
 
 DUE_KINDS = ("TOPIC", "COMPRESS", "HB", "EXTRACT")
 

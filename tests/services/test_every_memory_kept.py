@@ -18,7 +18,7 @@ from dreamchat.domain.models import MidTermMemory, PairId
 from dreamchat.ports import ConditionFailed, Operation, Put
 from dreamchat.services.recall import units_of
 from tests.fakes.fake_llm import Reply
-from tests.services.conftest import answer_to, on_every_store
+from tests.services.conftest import answer_to
 
 PAIR = PairId(account_id="acc1", ai_user_id="ai_1")
 ZONE = "Asia/Shanghai"
@@ -75,7 +75,7 @@ def unread(services, facts: tuple[str, ...]) -> list[str]:
     return [fact for fact in facts if not any(fact in unit.text for unit in units)]
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_three_memories_the_model_draws_from_one_topic_are_all_stored(services, runtime, fake_llm, clock) -> None:
     about, trip = two_topics(services, fake_llm, clock)
     birthday, dog, job = ABOUT_ME
@@ -154,7 +154,7 @@ def lose_the_race_of(monkeypatch, runtime, title: str) -> list[str]:
     return lost
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_a_memory_that_loses_its_race_leaves_its_topic_due_and_the_next_run_stores_it_once(
     monkeypatch, services, runtime, fake_llm, clock
 ) -> None:

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from dreamchat import keys
 from dreamchat.ports import Put
 from dreamchat.services.container import Services
 from dreamchat.services.storage.unit_of_work import Storage
-from tests.services.conftest import on_every_store
 
-pytestmark = on_every_store
+pytestmark = pytest.mark.every_store
 
 ACCOUNT = "acc_friend_races"
 

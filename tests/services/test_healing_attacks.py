@@ -11,6 +11,8 @@ import threading
 from collections.abc import Sequence
 from datetime import datetime
 
+import pytest
+
 from dreamchat import keys
 from dreamchat.domain.models import MidTermMemory, PairId
 from dreamchat.domain.supersession import RelatedPoint
@@ -19,11 +21,11 @@ from dreamchat.llm.errors import LLMUnavailable
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.services.container import Services, build_services
 from dreamchat.services.storage.unit_of_work import Storage
-from tests.services.conftest import answer_to, on_every_store
+from tests.services.conftest import answer_to
 from tests.services.test_pair_generations import forget_and_befriend_again, friends_with_a_public_ai_user, pair_rows
 from tests.services.test_supersession import TAGS, ZONE, OfflineFacts
 
-pytestmark = on_every_store
+pytestmark = pytest.mark.every_store
 
 OLD, NEW = "我住在北京", "我搬到上海了"
 

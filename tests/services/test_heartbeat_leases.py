@@ -11,10 +11,10 @@ import pytest
 from dreamchat.events import HeartbeatDue
 from dreamchat.services.heartbeat import HeartbeatService
 from tests.fakes.fake_llm import Reply
-from tests.services.conftest import on_every_store, services_with_fake_llm
+from tests.services.conftest import services_with_fake_llm
 from tests.services.test_heartbeat_service import heartbeat_messages, make_pairs
 
-pytestmark = on_every_store
+pytestmark = pytest.mark.every_store
 
 
 class Killed(BaseException):

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from dreamchat.domain.heartbeat import add_scheduled, person_wrote
 from dreamchat.domain.models import ScheduledHeartbeat
 from dreamchat.llm.offline import OFFLINE_MARK
 from tests.fakes.fake_llm import Reply
-from tests.services.conftest import on_every_store
 
 
 def a_pair(services, level: str = "特别关心"):
@@ -35,7 +36,7 @@ def sweep(services, runtime) -> None:
     runtime.bus.drain()
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_silence_counts_from_the_last_moment_the_person_was_present(services, runtime, fake_llm, clock) -> None:
     fake_llm.default = lambda body: Reply.text("在干嘛呢")
     pair, _ = a_pair(services)
@@ -72,7 +73,7 @@ def test_with_no_model_a_timed_heartbeat_sends_a_short_line_marked_offline(offli
     assert line.startswith(OFFLINE_MARK) and len(line) <= 40
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_with_no_model_a_scheduled_heartbeat_sends_its_template(offline_services, runtime, clock) -> None:
     services = offline_services
     pair, ai_user = a_pair(services, "一般")  # 72 hours: only the scheduled one comes today

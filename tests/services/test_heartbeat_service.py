@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+import pytest
+
 from dreamchat.config import Settings
 from dreamchat.domain.heartbeat import person_wrote
 from dreamchat.domain.models import PairId
@@ -12,7 +14,6 @@ from dreamchat.events import HeartbeatDue
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.services.container import build_services
 from tests.fakes.fake_llm import Reply
-from tests.services.conftest import on_every_store
 
 CHAT_MODEL = "deepseek-chat"
 
@@ -38,7 +39,7 @@ def heartbeat_messages(services, pair: PairId) -> list[str]:
     return [m.content for m in messages if m.kind == "heartbeat"]
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_the_sweep_runs_exactly_the_due_pairs_once_each(services, runtime, fake_llm, clock) -> None:
     fake_llm.default = lambda body: Reply.text("在干嘛呢？想你了")
     close = make_pairs(services, 12, "特别关心")  # 20 minutes
@@ -63,7 +64,7 @@ def test_the_sweep_reads_only_the_due_index(services, runtime, fake_llm, clock) 
     assert result.reads == 16  # one query per shard, whatever the number of pairs
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_a_work_item_delivered_twice_sends_once(services, runtime, fake_llm, clock) -> None:
     fake_llm.default = lambda body: Reply.text("早呀")
     [(pair, _)] = make_pairs(services, 1, "特别关心")

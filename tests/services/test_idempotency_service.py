@@ -9,10 +9,9 @@ import pytest
 from dreamchat.errors import Conflict
 from dreamchat.services.idempotency import Idempotency, fingerprint
 from dreamchat.services.storage.unit_of_work import Storage
-from tests.services.conftest import on_every_store
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_of_racing_retries_exactly_one_runs(runtime) -> None:
     keys = Idempotency(Storage(runtime.store), runtime.clock)
 
@@ -28,7 +27,7 @@ def test_of_racing_retries_exactly_one_runs(runtime) -> None:
     assert outcomes.count("conflict") == 15
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_a_finished_request_is_replayed_until_it_expires(runtime) -> None:
     keys = Idempotency(Storage(runtime.store), runtime.clock)
     claim = keys.claim("acc", "k", fingerprint("a"))

@@ -8,6 +8,7 @@ import json
 from collections.abc import Sequence
 
 import numpy as np
+import pytest
 
 from dreamchat.adapters.runtime import ManualClock
 from dreamchat.budget import Deadline, models_deadline_set
@@ -18,7 +19,6 @@ from dreamchat.llm.offline import OfflineMemoryModels
 from dreamchat.ports import EmbeddingUnavailable
 from dreamchat.services.container import Services, build_services
 from dreamchat.wiring import Runtime
-from tests.services.conftest import on_every_store
 
 TAGS = EmotionTags(basic_emotion="开心", scene="闲聊", atmosphere="轻松")
 T = 1_770_000_000
@@ -89,7 +89,7 @@ def friend(services: Services) -> PairId:
     return services.ai_users.companion("acc_import", ai_user.id)[0]
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_an_import_embeds_a_calls_worth_of_memories_at_a_time(runtime) -> None:
     embedder = CountingEmbedder()
     services = services_with(runtime, embedder)
@@ -105,7 +105,7 @@ def test_an_import_embeds_a_calls_worth_of_memories_at_a_time(runtime) -> None:
     assert services.healing.owed_by(pair) == 0  # made in the request: nothing stays owed
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_vectors_the_request_has_no_time_for_are_owed_work_the_extraction_sweep_makes(runtime) -> None:
     embedder = CountingEmbedder()
     services = services_with(runtime, embedder)

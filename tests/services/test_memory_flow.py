@@ -7,11 +7,12 @@ import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from dreamchat import keys
 from dreamchat.domain.models import PairId
 from dreamchat.events import TopicEnded
 from tests.fakes.fake_llm import Reply
-from tests.services.conftest import on_every_store
 
 PAIR = PairId(account_id="acc1", ai_user_id="ai_1")
 ZONE = "Asia/Shanghai"
@@ -45,7 +46,7 @@ def test_each_message_is_stored_with_a_second_precision_timestamp(services, cloc
     assert services.memory.repo.log.last_message(PAIR).id == message.id
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_concurrent_sends_lose_nothing(services) -> None:
     barrier = threading.Barrier(10)
 
@@ -75,7 +76,7 @@ def test_a_short_pause_keeps_the_topic(services, runtime, clock) -> None:
     assert ended_topics(runtime) == []
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_compression_stores_one_mid_term_memory_and_clears_the_topic(services, runtime, fake_llm, clock) -> None:
     fake_llm.script("qwen-plus", Reply.json(SUMMARY))
     chat(
@@ -96,7 +97,7 @@ def test_compression_stores_one_mid_term_memory_and_clears_the_topic(services, r
     assert "看海" in prompt
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_a_topic_ended_three_times_yields_one_mid_term_memory(services, fake_llm) -> None:
     fake_llm.script("qwen-plus", Reply.json(SUMMARY), Reply.json(SUMMARY), Reply.json(SUMMARY))
     chat(services, "聊聊海边", "好啊")
@@ -107,7 +108,7 @@ def test_a_topic_ended_three_times_yields_one_mid_term_memory(services, fake_llm
     assert len(fake_llm.requests_for("qwen-plus")) == 1
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_two_racing_workers_store_one_mid_term_memory(services, fake_llm) -> None:
     fake_llm.script("qwen-plus", Reply.json(SUMMARY), Reply.json({**SUMMARY, "summary": "另一个摘要"}))
     chat(services, "聊聊海边", "好啊")
@@ -125,7 +126,7 @@ def test_two_racing_workers_store_one_mid_term_memory(services, fake_llm) -> Non
     assert {r.summary for r in results} == {stored[0].summary}
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_messages_arriving_during_compression_stay(services, fake_llm, clock) -> None:
     chat(services, "聊聊海边", "好啊")
     topic = services.memory.repo.short_term(PAIR)[0].topic_id
@@ -187,7 +188,7 @@ def test_extraction_waits_for_the_threshold(services, fake_llm, clock) -> None:
     assert fake_llm.requests_for("doubao-pro-32k") == []
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_extraction_writes_detail_then_index_and_flags(services, runtime, fake_llm, clock) -> None:
     mids = _two_compressed_topics(services, fake_llm, clock)
     clock.advance(hours=25)
@@ -282,7 +283,7 @@ def test_recall_finds_the_detail_document(services, fake_llm, clock) -> None:
     assert [r.detail.detail_content for r in found] == ["两人商量周六去海边看日出"]
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_an_idle_topic_is_closed_by_the_sweep_without_a_new_message(services, runtime, clock) -> None:
     first = services.memory.record(PAIR, "user", "晚点再聊")
     clock.advance(hours=5)
@@ -297,7 +298,7 @@ def test_an_idle_topic_is_closed_by_the_sweep_without_a_new_message(services, ru
     assert services.memory.record(PAIR, "user", "我回来了").topic_id != first.topic_id
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_a_topic_whose_event_was_lost_is_compressed_by_the_safety_net(services, runtime, fake_llm, clock) -> None:
     fake_llm.script("qwen-plus", Reply.json(SUMMARY))
     chat(services, "周末去海边吧", "好呀")

@@ -195,7 +195,7 @@ def world(runtime, clock) -> World:
     return World(services, models, offline, queue, pairs, clock)
 
 
-@pytest.mark.parametrize("runtime", ["memory", "aws"], indirect=True)
+@pytest.mark.parametrize("runtime", ["memory", "dynamodb"], indirect=True)
 def test_an_hour_of_outage_is_healed_by_the_next_sweeps(world: World, capsys) -> None:
     services, (p0, p1, *_) = world.services, world.pairs
     the_hour_of_outage_staggered(world)

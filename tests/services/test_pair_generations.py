@@ -17,9 +17,9 @@ from dreamchat.domain.models import PairId
 from dreamchat.errors import Contended
 from dreamchat.services.tombstones import Gone
 from tests.fakes.fake_llm import FakeLLMServer, Reply
-from tests.services.conftest import on_every_store, services_with_fake_llm
+from tests.services.conftest import services_with_fake_llm
 
-pytestmark = on_every_store
+pytestmark = pytest.mark.every_store
 
 SECRET = "我的秘密是银行卡密码"
 

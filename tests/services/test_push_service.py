@@ -1,5 +1,7 @@
-"""Web Push from heartbeats and turns, on both storage adapters, through a real push service on
-loopback that checks each push's VAPID token and decrypts it with the device's own keys."""
+"""Web Push from heartbeats and turns, through a real push service on loopback that checks each push's
+VAPID token and decrypts it with the device's own keys. Subscriptions, presence (TTL), the endpoint's
+owner and a heartbeat stored once are storage behaviour: those tests run on every store; what a
+notification says and when none is sent, on memory."""
 
 from __future__ import annotations
 
@@ -12,9 +14,7 @@ from dreamchat.domain.models import PairId
 from dreamchat.events import HeartbeatDue
 from tests.fakes.fake_llm import Reply
 from tests.fakes.fake_push import Device, FakePushService
-from tests.services.conftest import on_every_store, services_with_settings
-
-pytestmark = on_every_store  # subscriptions, presence (TTL) and the endpoint's owner are storage behaviour
+from tests.services.conftest import services_with_settings
 
 
 @pytest.fixture
@@ -59,6 +59,7 @@ def heartbeat_texts(services, pair: PairId) -> list[str]:
     return [m.content for m in messages if m.kind == "heartbeat"]
 
 
+@pytest.mark.every_store
 def test_a_heartbeat_pushes_once_to_every_device_with_the_name_and_the_text(
     services, fake_llm, push_service, clock
 ) -> None:
@@ -109,6 +110,7 @@ def test_hidden_content_puts_no_word_of_the_message_in_the_payload(services, fak
     assert "海" not in str(push.payload)
 
 
+@pytest.mark.every_store
 def test_a_410_removes_the_subscription_and_the_other_device_still_gets_it(
     services, fake_llm, push_service, clock
 ) -> None:
@@ -124,6 +126,7 @@ def test_a_410_removes_the_subscription_and_the_other_device_still_gets_it(
     assert [status for token, status in push_service.attempts if token == gone.token] == [410]  # never retried
 
 
+@pytest.mark.every_store
 def test_a_500_is_retried_and_the_heartbeat_is_stored_once(services, fake_llm, push_service, clock) -> None:
     fake_llm.default = lambda body: Reply.text("今天过得怎么样")
     pair, _ = befriended(services)
@@ -161,6 +164,7 @@ def test_a_muted_friend_pushes_nothing(services, fake_llm, push_service, clock) 
     assert push_service.attempts == []
 
 
+@pytest.mark.every_store
 def test_a_person_present_in_that_chat_gets_no_push_but_one_on_the_list_does(
     services, fake_llm, push_service, clock
 ) -> None:
@@ -175,6 +179,7 @@ def test_a_person_present_in_that_chat_gets_no_push_but_one_on_the_list_does(
     assert [p.payload["body"] for p in push_service.received] == ["你去哪啦"]
 
 
+@pytest.mark.every_store
 def test_presence_lapses_by_itself(services, fake_llm, push_service, clock) -> None:
     fake_llm.default = lambda body: Reply.text("在吗")
     pair, ai_user = befriended(services)
@@ -186,6 +191,7 @@ def test_presence_lapses_by_itself(services, fake_llm, push_service, clock) -> N
     assert len(push_service.received) == 1
 
 
+@pytest.mark.every_store
 def test_a_turn_pushes_only_when_no_device_is_present(services, fake_llm, push_service, clock) -> None:
     fake_llm.default = lambda body: Reply.text("我也是！")
     pair, ai_user = befriended(services)
@@ -201,6 +207,7 @@ def test_a_turn_pushes_only_when_no_device_is_present(services, fake_llm, push_s
     assert push.payload["body"] == "我也是！"
 
 
+@pytest.mark.every_store
 def test_an_endpoint_subscribed_by_another_account_pushes_for_that_account_only(
     services, fake_llm, push_service, clock
 ) -> None:

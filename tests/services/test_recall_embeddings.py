@@ -16,7 +16,7 @@ from dreamchat.ports import KeyRange, query_all
 from dreamchat.services.container import build_services
 from dreamchat.services.memory_edit import MemoryEditor
 from tests.fakes.fake_llm import FakeLLMServer, Reply
-from tests.services.conftest import on_every_store, services_with_fake_llm
+from tests.services.conftest import services_with_fake_llm
 
 PAIR = PairId(account_id="acc1", ai_user_id="ai_1")
 ZONE = "Asia/Shanghai"
@@ -66,7 +66,7 @@ def embedding_calls(server: FakeLLMServer) -> int:
     return sum(1 for r in server.requests if r.path.endswith("/embeddings"))
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_memories_are_stored_with_one_int8_vector_per_key_point(runtime, fake_llm, clock) -> None:
     services = with_embeddings(runtime, fake_llm)
     remember(services, fake_llm, clock)
@@ -197,7 +197,7 @@ def test_after_a_server_error_calls_resume_after_one_cool_down(runtime, fake_llm
     assert embedding_calls(fake_llm) - before == 2
 
 
-@on_every_store
+@pytest.mark.every_store
 @pytest.mark.parametrize("stored", ["versioned", "before versions"])
 def test_a_persons_edit_landing_during_a_re_embedding_is_never_overwritten(runtime, fake_llm, clock, stored) -> None:
     services = with_embeddings(runtime, fake_llm)

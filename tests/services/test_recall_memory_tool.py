@@ -19,7 +19,7 @@ from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.llm.offline import OfflineMemoryModels
 from dreamchat.services.container import Services, build_services
 from dreamchat.services.tools import ToolBox
-from tests.services.conftest import answer_to, on_every_store
+from tests.services.conftest import answer_to
 
 PAIR = PairId(account_id="acc_recall", ai_user_id="ai_recall")
 ZONE = "Asia/Shanghai"
@@ -69,7 +69,7 @@ def recall(services: Services, clock, query: str) -> list[str]:
     return [found["detail"][:7] for found in answer["found"]]
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_a_query_naming_a_month_recalls_what_was_made_then_first(dated, clock) -> None:
     assert clock.now().strftime("%Y-%m") == "2026-03"
     tell(dated, clock, SAID)

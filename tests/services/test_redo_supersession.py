@@ -8,13 +8,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+import pytest
+
 from dreamchat.domain.models import MidTermMemory, PairId
 from dreamchat.domain.supersession import RelatedPoint
 from dreamchat.llm.contracts import ExtractedMemory, ExtractOutput, Supersedes
 from dreamchat.llm.errors import LLMUnavailable
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.services.container import Services, build_services
-from tests.services.conftest import answer_to, on_every_store
+from tests.services.conftest import answer_to
 from tests.services.test_supersession import ZONE, OfflineFacts, ScriptedFacts, ai_of, as_current
 
 PAIR = PairId(account_id="acc_redo", ai_user_id="ai_1")
@@ -89,7 +91,7 @@ def context(services: Services) -> str:
     return "\n".join(m["content"] for m in services.memory.context(PAIR, ai_of(PAIR), "我现在住在哪？", "").messages)
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_the_redo_is_shown_the_related_points_and_marks_what_it_names_in_its_commit(runtime, clock) -> None:
     services, models = the_move(runtime, clock, (["周末去了外滩", "对方搬到上海了"], {OLD: 1}))
     old, new = entries(services)

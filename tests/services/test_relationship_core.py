@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
+import pytest
+
 from dreamchat.domain.core_memory import RELATIONSHIP_ID
 from dreamchat.domain.models import CoreMemory, LongTermIndex, Relationship
 from dreamchat.llm.contracts import CoreJudgment
@@ -16,9 +18,8 @@ from dreamchat.services.container import build_services
 from dreamchat.services.core_judgment import CoreJudge
 from dreamchat.services.export import MemoryExport
 from dreamchat.services.storage.unit_of_work import Storage
-from tests.services.conftest import on_every_store
 
-pytestmark = on_every_store
+pytestmark = pytest.mark.every_store
 
 FEAR = "他极度恐高，坐缆车都会发抖"
 OTHERS = ["他的妈妈去年冬天去世了", "他对猫毛严重过敏", "他最好的朋友叫阿杰"]  # importance 9

@@ -21,9 +21,9 @@ from dreamchat.ports import Put
 from dreamchat.services.memory_edit import MemoryEditor
 from dreamchat.services.storage.unit_of_work import Storage
 from tests.fakes.fake_llm import FakeLLMServer, Reply
-from tests.services.conftest import on_every_store, services_with_settings
+from tests.services.conftest import services_with_settings
 
-pytestmark = on_every_store
+pytestmark = pytest.mark.every_store
 
 SUMMARY = {
     "summary": "用户说了一件事",

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 
 import pytest
 
@@ -25,9 +24,10 @@ from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.llm.offline import OfflineMemoryModels
 from dreamchat.services.container import Services, build_services
 from dreamchat.services.storage.unit_of_work import Storage
-from tests.services.conftest import answer_to, on_every_store
+from tests.conftest import DATA
+from tests.services.conftest import answer_to
 
-DATA = json.loads((Path(__file__).parents[1] / "data" / "fact_updates.json").read_text(encoding="utf-8"))
+DATA = json.loads((DATA / "fact_updates.json").read_text(encoding="utf-8"))
 UPDATES, CONTROLS = DATA["updates"], DATA["controls"]
 ZONE = "Asia/Shanghai"
 TAGS = {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}
@@ -280,7 +280,7 @@ def test_foreign_ids_alone_mark_nothing(runtime, clock) -> None:
     assert "以前：" not in context
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_the_old_entry_is_marked_in_the_new_entrys_transaction_on_every_store(runtime, clock) -> None:
     case = UPDATES[0]
     pair = PairId(account_id="acc_store", ai_user_id="ai_1")
@@ -309,7 +309,7 @@ def test_a_later_update_makes_the_chain_point_to_what_holds_now(runtime, clock) 
     assert f"起：{steps[1]}" not in context  # Shanghai is past too: never shown as what holds now
 
 
-@on_every_store
+@pytest.mark.every_store
 def test_a_persons_edit_of_the_new_entry_moves_the_marks_naming_it_in_the_same_commit(runtime, clock) -> None:
     case = UPDATES[0]
     pair = PairId(account_id="acc_edit", ai_user_id="ai_1")

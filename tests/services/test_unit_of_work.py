@@ -12,6 +12,8 @@ from dreamchat.ports import KeyRange, query_all
 from dreamchat.services.storage.session import NOT_STORED
 from dreamchat.services.storage.unit_of_work import Storage
 
+pytestmark = pytest.mark.every_store
+
 PAIR = PairId(account_id="acc_uow", ai_user_id="ai_uow")
 TAGS = EmotionTags(basic_emotion="开心", scene="闲聊", atmosphere="轻松")
 

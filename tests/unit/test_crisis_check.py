@@ -11,8 +11,9 @@ import pytest
 
 from dreamchat.crisis_data import crisis_check
 from dreamchat.domain.crisis import QUIET, features
+from tests.conftest import DATA as TEST_DATA
 
-DATA = Path(__file__).parent / "data"
+DATA = TEST_DATA / "crisis"
 CHECK = crisis_check()
 TRAINING = sorted(p for p in DATA.glob("crisis_*.json") if p.name != "crisis_gate_blind.json")
 
