@@ -1,8 +1,8 @@
 """Heartbeat timing: when the AI writes first. Pure: the clock's reading is passed in.
 
 Timed heartbeat: due when the person has been silent longer than the relationship's
-interval. Night slow-down: during the night window (23:00-07:00, or 02:00-10:00 for a night
-owl) silence counts one third, so the interval stretches ×3 over the night part of it;
+interval. Night slow-down: during the night window (`dreamchat.domain.clock.usual_night`, unless
+the person chose their own) silence counts one third, so the interval stretches ×3 over the night part of it;
 scheduled heartbeats are never slowed. While the person answers, the spec's interval is the
 cadence. Beyond the spec, against spam, only for heartbeats that go unanswered: back-off (the
 interval doubles per unanswered one, up to a cap), a daily cap on unanswered heartbeats, a
@@ -31,6 +31,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from dreamchat.domain.clock import Night, usual_night
 from dreamchat.domain.models import ScheduledHeartbeat
 
 NIGHT_WEIGHT = 1 / 3
@@ -91,20 +92,9 @@ class HeartbeatState(BaseModel):
     last_present_at: int | None = None  # the person last had this chat open (presence)
 
 
-@dataclass(frozen=True)
-class Night:
-    start: int
-    end: int
-
-    def contains(self, local: datetime) -> bool:
-        hour = local.hour
-        if self.start < self.end:
-            return self.start <= hour < self.end
-        return hour >= self.start or hour < self.end
-
-
 def night_window(night_owl: bool, prefs: Prefs) -> Night:
-    default = Night(2, 10) if night_owl else Night(23, 7)
+    """The person's own night window when they chose one, else the AI user's usual night."""
+    default = usual_night(night_owl)
     if prefs.night_start is None or prefs.night_end is None or prefs.night_start == prefs.night_end:
         return default
     return Night(prefs.night_start, prefs.night_end)
