@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from dreamchat.domain.context import CHANGED_MARK
 from dreamchat.domain.models import AIUser, Conversation, LongTermIndex, MidTermMemory, PairId
 from dreamchat.domain.supersession import RelatedPoint, split_ref
+from dreamchat.llm.chat_context import CHANGED_MARK
 from dreamchat.llm.contracts import CompressOutput, ExtractedMemory, ExtractOutput, Supersedes
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.llm.offline import OfflineMemoryModels

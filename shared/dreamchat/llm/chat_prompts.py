@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from dreamchat.domain.context import local_time
 from dreamchat.domain.crisis import CRISIS_MARKER
 from dreamchat.domain.heartbeat import HEARTBEAT_OK, NEXT_HEARTBEAT_HOURS
 from dreamchat.domain.models import RelationshipLevel
 from dreamchat.domain.relationship import LEVELS
 from dreamchat.domain.reply import ReplyDecision
 from dreamchat.domain.topics import TOPIC_ENDED_MARKER, TOPIC_SWITCH_MARKER
+from dreamchat.llm.chat_context import local_time
 
 __all__ = ["local_time"]
 

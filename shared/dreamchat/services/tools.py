@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -16,7 +15,6 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dreamchat.domain import bounds
-from dreamchat.domain.context import render_quote
 from dreamchat.domain.emotions import DEFAULTS
 from dreamchat.domain.heartbeat import add_scheduled, remove_scheduled
 from dreamchat.domain.models import (
@@ -25,7 +23,7 @@ from dreamchat.domain.models import (
     RelationshipLevel,
     ScheduledHeartbeat,
 )
-from dreamchat.domain.supersession import as_past
+from dreamchat.llm.chat_context import render_quote, said_as_past
 from dreamchat.llm.chat_prompts import local_time
 from dreamchat.ports import Clock, SearchProvider, SearchUnavailable
 from dreamchat.services.context import Recalled
@@ -229,7 +227,7 @@ class ToolBox:
 
 def _changed(recalled: Recalled, tz: ZoneInfo) -> dict[str, list[str]]:
     """The memory's facts that later changed, said as past with what holds now (none: no field)."""
-    said = [as_past(old, now.text, datetime.fromtimestamp(now.since, tz)) for old, now in recalled.changed]
+    said = said_as_past(recalled.changed, tz)
     return {"changed": said} if said else {}
 
 
