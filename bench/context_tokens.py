@@ -56,16 +56,6 @@ from bench.locomo import (  # noqa: E402
 from dreamchat.adapters.embeddings import build_embedder  # noqa: E402
 from dreamchat.adapters.runtime import ManualClock, SeededRandom  # noqa: E402
 from dreamchat.config import Settings  # noqa: E402
-from dreamchat.domain.context import (  # noqa: E402
-    MEMORY_SECTIONS,
-    Context,
-    Section,
-    latest_mids,
-    persona,
-    render_core,
-    render_index,
-    render_mids,
-)
 from dreamchat.domain.core_memory import for_context  # noqa: E402
 from dreamchat.domain.models import (  # noqa: E402
     AIUser,
@@ -77,6 +67,16 @@ from dreamchat.domain.models import (  # noqa: E402
     RelationshipLevel,
 )
 from dreamchat.domain.tokens import estimate_messages_tokens, estimate_tokens  # noqa: E402
+from dreamchat.llm.chat_context import (  # noqa: E402
+    MEMORY_SECTIONS,
+    Context,
+    Section,
+    latest_mids,
+    persona,
+    render_core,
+    render_index,
+    render_mids,
+)
 from dreamchat.llm.chat_prompts import chat_instructions  # noqa: E402
 from dreamchat.llm.contracts import (  # noqa: E402
     CompressOutput,

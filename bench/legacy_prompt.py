@@ -13,7 +13,10 @@ from collections.abc import Iterator
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from dreamchat.domain.context import (
+from dreamchat.domain.core_memory import for_context
+from dreamchat.domain.models import AIUser, PairId
+from dreamchat.domain.tokens import clip, estimate_messages_tokens, estimate_tokens
+from dreamchat.llm.chat_context import (
     MID_LIMIT,
     QUOTE_SHARE,
     UNSURE_SHARE,
@@ -33,9 +36,6 @@ from dreamchat.domain.context import (
     render_mids,
     render_units,
 )
-from dreamchat.domain.core_memory import for_context
-from dreamchat.domain.models import AIUser, PairId
-from dreamchat.domain.tokens import clip, estimate_messages_tokens, estimate_tokens
 from dreamchat.services.context import ContextBuilder
 from dreamchat.services.memory_repo import PairSnapshot
 

@@ -43,8 +43,8 @@ from bench.locomo import (  # noqa: E402
 )
 from dreamchat.adapters.embeddings import build_embedder  # noqa: E402
 from dreamchat.config import Settings  # noqa: E402
-from dreamchat.domain import context as context_module  # noqa: E402
 from dreamchat.domain import retrieval as retrieval_module  # noqa: E402
+from dreamchat.llm import chat_context as context_module  # noqa: E402
 
 MODULES = {"retrieval": retrieval_module, "context": context_module}
 DAY = 86400

@@ -30,8 +30,8 @@ from bench.locomo import DEFAULT_DATA, load  # noqa: E402
 from dreamchat.adapters.embeddings import LocalEmbedder, local_model_installed  # noqa: E402
 from dreamchat.config import Settings  # noqa: E402
 from dreamchat.domain import vectors as vec  # noqa: E402
-from dreamchat.domain.context import MemoryView, plan_memory  # noqa: E402
 from dreamchat.domain.models import LongTermIndex, PairId  # noqa: E402
+from dreamchat.llm.chat_context import MemoryView, plan_memory  # noqa: E402
 from dreamchat.services.recall import Retriever  # noqa: E402
 
 PAIR = PairId(account_id="acc_bench", ai_user_id="ai_bench")

@@ -10,7 +10,7 @@ from pydantic import BeforeValidator, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from dreamchat.crisis_data import default_help_lines
-from dreamchat.domain import bounds
+from dreamchat.domain import bounds, heartbeat
 from dreamchat.domain.help_lines import CrisisResource, parse_resources
 from dreamchat.domain.owed import Backoff
 from dreamchat.domain.push import DEFAULT_ALLOWED_ENDPOINTS, EndpointRule, parse_rules
@@ -154,10 +154,10 @@ class Settings(BaseSettings):
     break_reminder_minutes: int = Field(default=120, ge=0, le=24 * 60)
 
     # heartbeat (defaults of every account; each account may change its own)
-    heartbeat_daily_cap: int = Field(default=5, ge=0)
-    heartbeat_quiet_minutes: int = Field(default=10, ge=0)
-    heartbeat_max_backoff: int = Field(default=8, ge=1, le=64)
-    heartbeat_pause_days: float = Field(default=7.0, gt=0)
+    heartbeat_daily_cap: int = Field(default=heartbeat.DAILY_CAP, ge=0)
+    heartbeat_quiet_minutes: int = Field(default=heartbeat.QUIET_MINUTES, ge=0)
+    heartbeat_max_backoff: int = Field(default=heartbeat.BACKOFF, ge=1, le=heartbeat.MAX_BACKOFF)
+    heartbeat_pause_days: float = Field(default=heartbeat.PAUSE_AFTER_DAYS, gt=0)
     heartbeat_sweep_seconds: int = Field(default=60, ge=1, le=3600)  # local mode's sweep (AWS: every minute)
 
     # web push and presence

@@ -241,7 +241,7 @@ def test_the_api_and_the_import_refuse_the_same_one_past_a_bound(alice, what) ->
 
 
 def test_the_tools_and_the_import_share_the_heartbeat_interval_and_self_soul_bounds() -> None:
-    from dreamchat.services.tools import UpdateRelationship, UpdateSelfSoul
+    from dreamchat.llm.tools import UpdateRelationship, UpdateSelfSoul
 
     for hours in (0, -5, bounds.MAX_HEARTBEAT_HOURS + 1):
         with pytest.raises(ValueError):

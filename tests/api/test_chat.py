@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from dreamchat.api.app import create_app
 from dreamchat.config import Settings
-from dreamchat.domain.context import TURN_MESSAGE
+from dreamchat.llm.chat_context import TURN_MESSAGE
 from dreamchat.wiring import build_runtime
 from tests.api.conftest import Person, register
 from tests.api.sse import parse_sse

@@ -187,3 +187,97 @@ def test_the_check_accepts_a_right_name(right: str) -> None:
 )
 def test_patterns_prose_and_lower_case_words_are_not_checked(prose: str) -> None:
     assert kind(prose) is None
+
+
+# --- the page's claims -------------------------------------------------------------------------
+
+THIRD_PARTY = {"boto3": ("dreamchat.adapters", "dreamchat.wiring"), "sqlite3": ("dreamchat.adapters",)}
+THIRD_PARTY["PIL"] = ("dreamchat.adapters",)
+
+
+def table(heading: str, until: str) -> list[list[str]]:
+    """The rows of the first table after `heading` (and before `until`), as cells; the header row left out."""
+    section = DOC.read_text().split(heading, 1)[1].split(until, 1)[0]
+    rows = [line.strip().strip("|").split("|") for line in section.splitlines() if line.startswith("| ")]
+    return [[cell.strip() for cell in row] for row in rows[1:]]
+
+
+def layers() -> list[tuple[str, list[str]]]:
+    """The layers table: each layer and the paths its row names, in the page's order."""
+    return [(row[0], SPAN.findall(row[1])) for row in table("## The layers", "The services, by area")]
+
+
+def python_files(path: str) -> list[Path]:
+    if "*" in path:
+        return sorted(ROOT.glob(path))
+    target = ROOT / path
+    return sorted(target.rglob("*.py")) if target.is_dir() else [target] if path.endswith(".py") else []
+
+
+def module_of(path: str) -> str:
+    return path.rstrip("/").removeprefix("shared/").removesuffix(".py").replace("/", ".")
+
+
+def test_no_row_of_the_page_is_written_twice() -> None:
+    rows = [line for line in DOC.read_text().splitlines() if line.startswith("| ") and not line.startswith("| --")]
+    assert [row for row in dict.fromkeys(rows) if rows.count(row) > 1] == []
+
+
+def test_a_layer_imports_only_itself_and_the_layers_before_it() -> None:
+    from tests.unit.test_layers import imports_of, module_name, within
+
+    owner: dict[Path, str] = {}
+    order: list[str] = []
+    allowed: dict[str, set[str]] = {}
+    for name, paths in layers():
+        order.append(name)
+        allowed[name] = {module_of(p) for p in paths if "*" not in p} | {"dreamchat"}
+        owner |= {file: name for path in paths for file in python_files(path)}  # a later, narrower row wins
+    breaches = []
+    for file, name in owner.items():
+        reach = tuple(set().union(*(allowed[n] for n in order[: order.index(name) + 1])))
+        module = module_name(file)
+        for imported in imports_of(file.read_text(), module, is_package=file.name == "__init__.py"):
+            if imported.startswith("dreamchat") and imported != "dreamchat" and not within(imported, reach):
+                breaches.append(f"{name}: {module} -> {imported}")
+    assert len(owner) > 150
+    assert breaches == []
+
+
+def test_every_module_of_the_library_has_a_layer() -> None:
+    named = {file for _, paths in layers() for path in paths for file in python_files(path)}
+    library = set((ROOT / "shared" / "dreamchat").rglob("*.py")) - {ROOT / "shared" / "dreamchat" / "__init__.py"}
+    assert sorted(str(f.relative_to(ROOT)) for f in library - named) == []
+
+
+@pytest.mark.parametrize(("package", "homes"), THIRD_PARTY.items())
+def test_boto3_sqlite3_and_pillow_are_imported_only_where_the_page_says(package: str, homes: tuple[str, ...]) -> None:
+    import ast
+
+    found = []
+    for file in sorted((ROOT / "shared" / "dreamchat").rglob("*.py")):
+        for node in ast.walk(ast.parse(file.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            names += [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(n.split(".")[0] == package for n in names):
+                found.append(module_of(str(file.relative_to(ROOT))))
+    assert found
+    assert [module for module in found if not any(module.startswith(home) for home in homes)] == []
+
+
+def test_each_service_is_defined_in_the_file_its_row_names() -> None:
+    wrong = {}
+    for row in table("The services, by area", "Four cross-cutting rules"):
+        files = [ROOT / path for path in SPAN.findall(row[2])]
+        for name in SPAN.findall(row[1]):
+            if "." in name and not name.startswith("dreamchat."):  # a method beside the service, `Class.method`
+                continue
+            cls = name.rsplit(".", 1)[-1]
+            if not any(re.search(rf"^(class|def) {cls}\b", f.read_text(), re.M) for f in files if f.is_file()):
+                wrong[cls] = row[2]
+    assert wrong == {}
+
+
+def test_the_fakes_are_hand_written() -> None:
+    tests = sorted((ROOT / "tests").rglob("*.py"))
+    assert [str(f.relative_to(ROOT)) for f in tests if "Magic" + "Mock" in f.read_text()] == []

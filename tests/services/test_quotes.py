@@ -4,9 +4,9 @@ shown (only the sentences the message needs) when a turn is about it."""
 from __future__ import annotations
 
 from dreamchat import keys
-from dreamchat.domain.context import QUOTE_SHARE
 from dreamchat.domain.models import AIUser, PairId
 from dreamchat.domain.tokens import estimate_tokens
+from dreamchat.llm.chat_context import QUOTE_SHARE
 from dreamchat.ports import KeyRange, query_all
 from dreamchat.services.memory_edit import MemoryEditor
 from tests.fakes.fake_llm import FakeLLMServer, Reply

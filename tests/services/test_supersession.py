@@ -16,9 +16,9 @@ from datetime import datetime
 
 import pytest
 
-from dreamchat.domain.context import CHANGED_MARK
 from dreamchat.domain.models import AIUser, Conversation, LongTermIndex, MidTermMemory, PairId
 from dreamchat.domain.supersession import RelatedPoint, split_ref
+from dreamchat.llm.chat_context import CHANGED_MARK
 from dreamchat.llm.contracts import CompressOutput, ExtractedMemory, ExtractOutput, Supersedes
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.llm.offline import OfflineMemoryModels

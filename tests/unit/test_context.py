@@ -6,7 +6,19 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from dreamchat.domain.context import (
+from dreamchat.domain.models import (
+    CoreMemory,
+    EmotionTags,
+    LongTermDetail,
+    LongTermIndex,
+    Message,
+    MidTermMemory,
+    Supersession,
+)
+from dreamchat.domain.quotes import Quote
+from dreamchat.domain.retrieval import Hit, Unit
+from dreamchat.domain.tokens import clip, estimate_tokens
+from dreamchat.llm.chat_context import (
     CHANGED_MARK,
     QUOTE_SHARE,
     SELF_MARKER,
@@ -20,18 +32,6 @@ from dreamchat.domain.context import (
     persona,
     render_mids,
 )
-from dreamchat.domain.models import (
-    CoreMemory,
-    EmotionTags,
-    LongTermDetail,
-    LongTermIndex,
-    Message,
-    MidTermMemory,
-    Supersession,
-)
-from dreamchat.domain.quotes import Quote
-from dreamchat.domain.retrieval import Hit, Unit
-from dreamchat.domain.tokens import clip, estimate_tokens
 from dreamchat.services.recall import units_of
 
 SHANGHAI = "Asia/Shanghai"

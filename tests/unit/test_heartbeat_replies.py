@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from dreamchat.domain.bounds import SCHEDULED_HEARTBEATS
 from dreamchat.domain.heartbeat import (
-    MAX_SCHEDULED,
     HeartbeatState,
     SentText,
     add_scheduled,
@@ -189,15 +189,15 @@ def test_setting_the_same_time_again_replaces_its_template() -> None:
 
 
 def test_at_most_max_scheduled_heartbeats_per_pair() -> None:
-    state = HeartbeatState(scheduled=[daily(hour, 0) for hour in range(MAX_SCHEDULED)])
-    with pytest.raises(ValueError, match=str(MAX_SCHEDULED)):
+    state = HeartbeatState(scheduled=[daily(hour, 0) for hour in range(SCHEDULED_HEARTBEATS)])
+    with pytest.raises(ValueError, match=str(SCHEDULED_HEARTBEATS)):
         add_scheduled(state, daily(23, 0))
 
 
 def test_a_full_list_still_accepts_a_new_template_for_an_existing_time() -> None:
-    state = HeartbeatState(scheduled=[daily(hour, 0) for hour in range(MAX_SCHEDULED)])
+    state = HeartbeatState(scheduled=[daily(hour, 0) for hour in range(SCHEDULED_HEARTBEATS)])
     replaced = add_scheduled(state, daily(3, 0, "夜猫子"))
-    assert len(replaced.scheduled) == MAX_SCHEDULED
+    assert len(replaced.scheduled) == SCHEDULED_HEARTBEATS
     assert daily(3, 0, "夜猫子") in replaced.scheduled
 
 

@@ -19,6 +19,7 @@ from dreamchat.domain.heartbeat import (
 )
 from dreamchat.domain.models import ScheduledHeartbeat
 from dreamchat.domain.reply import decide_reply, is_late_night, reply_probability
+from dreamchat.llm.chat_prompts import reply_guidance
 from dreamchat.llm.offline import OFFLINE_MARK, SCHEDULED_LINE, offline_heartbeats
 
 SHANGHAI = "Asia/Shanghai"
@@ -55,7 +56,7 @@ def test_the_late_night_nudge_follows_a_night_owls_window() -> None:
     )
     owl_at_8 = decide_reply("一般", None, 8, "今天去超市了", 0.5, night_owl=True)
     owl_at_23 = decide_reply("一般", None, 23, "今天去超市了", 0.5, night_owl=True)
-    assert "深夜" in owl_at_8.guidance and "深夜" not in owl_at_23.guidance
+    assert "深夜" in reply_guidance(owl_at_8) and "深夜" not in reply_guidance(owl_at_23)
 
 
 def test_a_new_friend_who_never_writes_is_reached_once_the_interval_after_the_greeting() -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from dreamchat.domain.context import render_quote
 from dreamchat.domain.quotes import Quote, anchor, excerpt
 from dreamchat.domain.tokens import estimate_tokens
+from dreamchat.llm.chat_context import render_quote
 
 MESSAGES = [
     ("m1", "It was an awesome time! We explored nature, roasted marshmallows and went on a hike."),

@@ -15,6 +15,7 @@ from dreamchat.domain.reply import (
     split_messages,
     typing_delay,
 )
+from dreamchat.llm.chat_prompts import reply_guidance
 
 PLAIN = "今天去公园散步了"  # no question, nothing urgent, not boring
 AFTERNOON = 15
@@ -74,13 +75,13 @@ def test_a_random_number_below_the_probability_inclines_the_ai_to_reply() -> Non
     decision = decide_reply("一般", None, AFTERNOON, PLAIN, random=0.59)
     assert decision.inclined
     assert decision.probability == pytest.approx(0.60)
-    assert "你想回复这条消息" in decision.guidance
+    assert "你想回复这条消息" in reply_guidance(decision)
 
 
 def test_a_random_number_at_or_above_the_probability_inclines_the_ai_to_stay_silent() -> None:
     decision = decide_reply("一般", None, AFTERNOON, PLAIN, random=0.60)
     assert not decision.inclined
-    assert "不回复" in decision.guidance
+    assert "不回复" in reply_guidance(decision)
 
 
 def test_the_decision_is_the_same_for_the_same_random_number() -> None:
@@ -96,38 +97,38 @@ def test_over_many_draws_the_share_of_inclined_decisions_follows_the_rate() -> N
 
 
 def test_the_guidance_starts_with_its_heading() -> None:
-    assert decide_reply("一般", None, AFTERNOON, PLAIN, 0.1).guidance.startswith("【回复决策】")
+    assert reply_guidance(decide_reply("一般", None, AFTERNOON, PLAIN, 0.1)).startswith("【回复决策】")
 
 
 @pytest.mark.parametrize("hour", [23, 0, 3, 6])
 def test_late_at_night_the_guidance_asks_for_shorter_more_emotional_replies(hour: int) -> None:
     assert is_late_night(hour)
-    assert "深夜" in decide_reply("一般", None, hour, PLAIN, 0.1).guidance
+    assert "深夜" in reply_guidance(decide_reply("一般", None, hour, PLAIN, 0.1))
 
 
 @pytest.mark.parametrize("hour", [7, 12, 22])
 def test_in_the_day_and_evening_the_guidance_says_nothing_about_the_night(hour: int) -> None:
     assert not is_late_night(hour)
-    assert "深夜" not in decide_reply("一般", None, hour, PLAIN, 0.1).guidance
+    assert "深夜" not in reply_guidance(decide_reply("一般", None, hour, PLAIN, 0.1))
 
 
 def test_the_current_mood_sets_the_tone_of_the_guidance() -> None:
-    assert "低落" in decide_reply("一般", "失落", AFTERNOON, PLAIN, 0.1).guidance
-    assert "轻快" in decide_reply("一般", "开心", AFTERNOON, PLAIN, 0.1).guidance
+    assert "低落" in reply_guidance(decide_reply("一般", "失落", AFTERNOON, PLAIN, 0.1))
+    assert "轻快" in reply_guidance(decide_reply("一般", "开心", AFTERNOON, PLAIN, 0.1))
 
 
 def test_without_a_mood_the_guidance_has_no_tone() -> None:
-    guidance = decide_reply("一般", None, AFTERNOON, PLAIN, 0.1).guidance
+    guidance = reply_guidance(decide_reply("一般", None, AFTERNOON, PLAIN, 0.1))
     assert "你最近" not in guidance and "最近的话题" not in guidance
 
 
 @pytest.mark.parametrize("level", ["关系冷淡", "决裂"])
 def test_a_cold_relationship_allows_perfunctory_replies(level: RelationshipLevel) -> None:
-    assert "敷衍" in decide_reply(level, None, AFTERNOON, PLAIN, 0.0).guidance
+    assert "敷衍" in reply_guidance(decide_reply(level, None, AFTERNOON, PLAIN, 0.0))
 
 
 def test_a_warm_relationship_does_not_ask_for_perfunctory_replies() -> None:
-    assert "敷衍" not in decide_reply("特别关心", None, AFTERNOON, PLAIN, 0.0).guidance
+    assert "敷衍" not in reply_guidance(decide_reply("特别关心", None, AFTERNOON, PLAIN, 0.0))
 
 
 # --- one message per line -----------------------------------------------------------------

@@ -13,7 +13,6 @@ from dreamchat.domain.models import LongTermIndex, Supersession
 from dreamchat.domain.supersession import (
     Now,
     accepted,
-    as_past,
     carried,
     points_into,
     renumbered,
@@ -25,6 +24,7 @@ from dreamchat.domain.supersession import (
     undo_problem,
     undone,
 )
+from dreamchat.llm.chat_context import as_past
 from dreamchat.services.storage.session import to_model
 
 

@@ -20,7 +20,7 @@ from dreamchat.ports import SearchResult, SearchUnavailable
 log = logging.getLogger(__name__)
 
 SNIPPET_CHARS = 300
-TITLE_CHARS = 120
+RESULT_TITLE_CHARS = 120
 BOCHA_URL = "https://api.bochaai.com/v1/web-search"
 TAVILY_URL = "https://api.tavily.com/search"
 
@@ -68,7 +68,9 @@ class WebSearch:
         if not url.startswith(("http://", "https://")):
             return None  # a result that cannot be cited is left out
         snippet = next((str(entry[f]) for f in snippet_fields if entry.get(f)), "")
-        return SearchResult(trim(str(entry.get(title_field) or ""), TITLE_CHARS), url, trim(snippet, SNIPPET_CHARS))
+        return SearchResult(
+            trim(str(entry.get(title_field) or ""), RESULT_TITLE_CHARS), url, trim(snippet, SNIPPET_CHARS)
+        )
 
 
 def trim(text: str, limit: int) -> str:

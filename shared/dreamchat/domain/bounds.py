@@ -44,7 +44,7 @@ MAX_HEARTBEAT_HOURS = 24 * 999  # a relationship's own heartbeat interval: more 
 SCHEDULED_HEARTBEATS = 10
 TEMPLATE_CHARS = 200  # what a scheduled heartbeat means to say
 RECENT_HEARTBEATS = 50  # the heartbeats kept so the next does not repeat them
-UNANSWERED = 1000  # heartbeats in a row without an answer (the back-off doubles per one)
+UNANSWERED_HEARTBEATS = 1000  # heartbeats in a row without an answer (the back-off doubles per one)
 
 # an AI user
 NAME_CHARS = 40

@@ -1,8 +1,8 @@
 """Heartbeat timing: when the AI writes first. Pure: the clock's reading is passed in.
 
 Timed heartbeat: due when the person has been silent longer than the relationship's
-interval. Night slow-down: during the night window (23:00-07:00, or 02:00-10:00 for a night
-owl) silence counts one third, so the interval stretches ×3 over the night part of it;
+interval. Night slow-down: during the night window (`dreamchat.domain.clock.usual_night`, unless
+the person chose their own) silence counts one third, so the interval stretches ×3 over the night part of it;
 scheduled heartbeats are never slowed. While the person answers, the spec's interval is the
 cadence. Beyond the spec, against spam, only for heartbeats that go unanswered: back-off (the
 interval doubles per unanswered one, up to a cap), a daily cap on unanswered heartbeats, a
@@ -31,15 +31,21 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from dreamchat.domain.bounds import SCHEDULED_HEARTBEATS
+from dreamchat.domain.clock import Night, usual_night
 from dreamchat.domain.models import ScheduledHeartbeat
 
 NIGHT_WEIGHT = 1 / 3
 MAX_BACKOFF = 64  # beyond it an unanswered heartbeat at 关系冷淡 would wait over a year
+# an account's defaults (the server's settings `DREAMCHAT_HEARTBEAT_*` start from them)
+DAILY_CAP = 5  # unanswered heartbeats a day
+QUIET_MINUTES = 10  # no timed heartbeat this soon after the person wrote
+BACKOFF = 8  # the interval doubles per unanswered heartbeat, up to this factor
+PAUSE_AFTER_DAYS = 7.0  # silent days after which heartbeats pause until the person writes
 LONGEST_WAIT = timedelta(days=3650)  # no timed heartbeat is planned further ahead (决裂: 999 days)
 HEARTBEAT_OK = "HEARTBEAT_OK"
 NEXT_HEARTBEAT_HOURS = "NEXT_HEARTBEAT_HOURS"  # the marker's name: [NEXT_HEARTBEAT_HOURS:<hours>]
 _SEPARATORS = " \t:：,，;；-—"
-MAX_SCHEDULED = 10
 # the marker as a model may write it: any case, full-width brackets or colon, spaces, a sign or an exponent
 _NEXT_MARKER = re.compile(
     r"[\[【［(（]\s*NEXT[_\s]*HEARTBEAT[_\s]*HOURS\s*[:：=]?\s*([-+]?[0-9]*(?:\.[0-9]+)?(?:e[-+]?[0-9]+)?)\s*[\]】］)）]",
@@ -57,10 +63,10 @@ class Prefs(BaseModel):
     enabled: bool = True
     night_start: int | None = Field(default=None, ge=0, le=23)
     night_end: int | None = Field(default=None, ge=0, le=23)
-    daily_cap: int = Field(default=5, ge=0, le=100)
-    quiet_minutes: int = Field(default=10, ge=0, le=24 * 60)
-    max_backoff: int = Field(default=8, ge=1, le=MAX_BACKOFF)
-    pause_after_days: float = Field(default=7, gt=0, le=3650)
+    daily_cap: int = Field(default=DAILY_CAP, ge=0, le=100)
+    quiet_minutes: int = Field(default=QUIET_MINUTES, ge=0, le=24 * 60)
+    max_backoff: int = Field(default=BACKOFF, ge=1, le=MAX_BACKOFF)
+    pause_after_days: float = Field(default=PAUSE_AFTER_DAYS, gt=0, le=3650)
 
 
 class SentText(BaseModel):
@@ -91,20 +97,9 @@ class HeartbeatState(BaseModel):
     last_present_at: int | None = None  # the person last had this chat open (presence)
 
 
-@dataclass(frozen=True)
-class Night:
-    start: int
-    end: int
-
-    def contains(self, local: datetime) -> bool:
-        hour = local.hour
-        if self.start < self.end:
-            return self.start <= hour < self.end
-        return hour >= self.start or hour < self.end
-
-
 def night_window(night_owl: bool, prefs: Prefs) -> Night:
-    default = Night(2, 10) if night_owl else Night(23, 7)
+    """The person's own night window when they chose one, else the AI user's usual night."""
+    default = usual_night(night_owl)
     if prefs.night_start is None or prefs.night_end is None or prefs.night_start == prefs.night_end:
         return default
     return Night(prefs.night_start, prefs.night_end)
@@ -385,8 +380,8 @@ def _normal(text: str) -> str:
 
 def add_scheduled(state: HeartbeatState, entry: ScheduledHeartbeat) -> HeartbeatState:
     others = [s for s in state.scheduled if (s.hour, s.minute) != (entry.hour, entry.minute)]
-    if len(others) >= MAX_SCHEDULED:
-        raise ValueError(f"at most {MAX_SCHEDULED} scheduled heartbeats")
+    if len(others) >= SCHEDULED_HEARTBEATS:
+        raise ValueError(f"at most {SCHEDULED_HEARTBEATS} scheduled heartbeats")
     return state.model_copy(update={"scheduled": sorted([*others, entry], key=lambda s: (s.hour, s.minute))})
 
 

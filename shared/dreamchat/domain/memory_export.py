@@ -81,7 +81,7 @@ class ExportedHeartbeat(Entity):
     scheduled: list[ScheduledHeartbeat] = Field(default_factory=list, max_length=bounds.SCHEDULED_HEARTBEATS)
     last_person_at: int | None = None
     last_sent_at: int | None = None
-    unanswered: int = Field(default=0, ge=0, le=bounds.UNANSWERED)
+    unanswered: int = Field(default=0, ge=0, le=bounds.UNANSWERED_HEARTBEATS)
     recent: list[SentText] = Field(default_factory=list, max_length=bounds.RECENT_HEARTBEATS)
     checkin_at: int | None = None
 

@@ -14,40 +14,38 @@ import re
 from dataclasses import dataclass
 
 from dreamchat.domain.bounds import MESSAGE_CHARS
+from dreamchat.domain.clock import usual_night
 from dreamchat.domain.models import BasicEmotion, RelationshipLevel
 from dreamchat.domain.relationship import DEFAULT_LEVEL, reply_rate
 from dreamchat.domain.text import is_blank
 
 MAX_MESSAGES = 5
 READ_PAUSE_MIN, READ_PAUSE_MAX = 2.0, 8.0
+CRISIS_MAX_DELAY_SECONDS = 3.0  # a person in crisis (or distress) never waits on a simulated typist
 _BORING = re.compile(r"^(嗯+|哦+|噢+|额+|呃+|好+|行|ok|okay|k|哈+|呵呵|。+|…+|\.+|\?+|？+)$", re.IGNORECASE)
 _QUESTION = re.compile(r"[?？吗呢]\s*$|为什么|怎么|什么|能不能|可不可以|好不好")
 _URGENT = re.compile(r"救命|难过|伤心|想哭|崩溃|害怕|生病|不舒服|分手|去世|想你|在吗")
-NIGHT_START, NIGHT_END = 23, 7
-NIGHT_OWL_START, NIGHT_OWL_END = 2, 10  # a night owl's 深夜, as its heartbeat night window
+COLD_LEVELS: tuple[RelationshipLevel, ...] = ("关系冷淡", "决裂")  # answers may be curt
 LATE_NIGHT_NUDGE = 0.1  # deep in the night the AI is a little less likely to pick up the phone
 # a low mood makes answering a little less likely, curiosity and care a little more
 _MOOD_NUDGE: dict[str, float] = {"失落": -0.1, "严肃": -0.05, "关心": 0.05, "好奇": 0.05}
 # a sentence ends at 。！？!?… (with closing quotes or brackets), or at . ! ? followed by a space
 _SENTENCE_END = re.compile(r"(?:[。！？!?…~～]+|[.!?]+(?=\s))[”’」』）)\]\"']*")
 
-_MOOD_TONE: dict[str, str] = {
-    "开心": "你最近心情不错，语气可以轻快一些。",
-    "愉悦": "你最近心情愉悦，语气自然放松。",
-    "失落": "你最近有点低落，语气可以温和、安静一些。",
-    "严肃": "最近的话题比较严肃，说话稳重一点。",
-    "关心": "你最近很挂念对方，多一点关心。",
-    "好奇": "你最近对对方很好奇，可以多问一句。",
-}
-
 
 @dataclass(frozen=True)
 class ReplyDecision:
+    """The draw's outcome and what the model's guidance for the turn says (its words are the llm layer's:
+    `dreamchat.llm.chat_prompts.reply_guidance`, which `ReplyDraw.decide` puts in `guidance`)."""
+
     inclined: bool
     probability: float
-    guidance: str
+    guidance: str = ""
     warm: bool = False
     draw: float = 0.0  # the random number drawn
+    mood: BasicEmotion | None = None
+    late_night: bool = False
+    cold: bool = False  # the relationship is cool: answers may be curt
 
 
 def warm_start(
@@ -81,21 +79,12 @@ def decide_reply(
     night_owl: bool = False,
 ) -> ReplyDecision:
     """Whether the AI answers (`inclined`: `random` fell under the probability, or always on a warm
-    first day) and the guidance for it."""
+    first day) and what its guidance tells the model."""
     probability = reply_probability(level, message, mood, local_hour, night_owl=night_owl)
     inclined = warm or random < probability
-    parts = ["【回复决策】"]
-    if inclined:
-        parts.append("你想回复这条消息。")
-    else:
-        parts.append("你现在不太想回复这条消息：除非它真的重要，否则直接不回复（输出空内容），这很正常。")
-    if mood in _MOOD_TONE:
-        parts.append(_MOOD_TONE[mood])
-    if is_late_night(local_hour, night_owl):
-        parts.append("现在是深夜，回复更简短一些，也可以更感性。")
-    if level in ("关系冷淡", "决裂"):
-        parts.append("你们关系冷淡，回复可以敷衍、简短。")
-    return ReplyDecision(inclined, probability, "".join(parts), warm, random)
+    late = is_late_night(local_hour, night_owl)
+    cold = level in COLD_LEVELS
+    return ReplyDecision(inclined, probability, warm=warm, draw=random, mood=mood, late_night=late, cold=cold)
 
 
 def reply_probability(
@@ -122,10 +111,8 @@ def reply_probability(
 
 
 def is_late_night(local_hour: int, night_owl: bool = False) -> bool:
-    """Deep in the night on the pair's clock: 23:00-07:00, or 02:00-10:00 for a night owl."""
-    if night_owl:
-        return NIGHT_OWL_START <= local_hour < NIGHT_OWL_END
-    return local_hour >= NIGHT_START or local_hour < NIGHT_END
+    """Deep in the night on the pair's clock: within the AI user's usual night (its heartbeat night window)."""
+    return usual_night(night_owl).contains_hour(local_hour)
 
 
 def split_messages(text: str, max_chars: int = MESSAGE_CHARS) -> list[str]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
 from dreamchat.domain.models import LongTermIndex, Supersession
 
@@ -188,8 +187,3 @@ def past_of(entry: LongTermIndex, now: dict[str, Now]) -> list[tuple[str, Now]]:
     """The entry's superseded key points with what holds now instead, in point order."""
     refs = [(text, now.get(point_ref(entry.id, n))) for n, text in enumerate(entry.key_points)]
     return [(text, found) for text, found in refs if found is not None]
-
-
-def as_past(old: str, new: str, since: datetime) -> str:
-    """A superseded fact said as past, with what holds now: `以前：…；2026年6月12日起：…`."""
-    return f"以前：{old}；{since.year}年{since.month}月{since.day}日起：{new}"

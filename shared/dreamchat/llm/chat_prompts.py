@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from dreamchat.domain.context import local_time
 from dreamchat.domain.crisis import CRISIS_MARKER
 from dreamchat.domain.heartbeat import HEARTBEAT_OK, NEXT_HEARTBEAT_HOURS
 from dreamchat.domain.models import RelationshipLevel
 from dreamchat.domain.relationship import LEVELS
+from dreamchat.domain.reply import ReplyDecision
 from dreamchat.domain.topics import TOPIC_ENDED_MARKER, TOPIC_SWITCH_MARKER
+from dreamchat.llm.chat_context import local_time
 
 __all__ = ["local_time"]
 
@@ -43,6 +44,33 @@ DISTRESS_GUIDANCE = (
     "认真、温柔地回应对方的感受，陪着对方，不要说教，不要冷淡、敷衍或不回复。"
     f"如果对方流露出伤害自己或轻生的念头，回复开头加 {CRISIS_MARKER}。"
 )
+
+_MOOD_TONE: dict[str, str] = {
+    "开心": "你最近心情不错，语气可以轻快一些。",
+    "愉悦": "你最近心情愉悦，语气自然放松。",
+    "失落": "你最近有点低落，语气可以温和、安静一些。",
+    "严肃": "最近的话题比较严肃，说话稳重一点。",
+    "关心": "你最近很挂念对方，多一点关心。",
+    "好奇": "你最近对对方很好奇，可以多问一句。",
+}
+
+
+def reply_guidance(decision: ReplyDecision) -> str:
+    """The reply decision as the model reads it in the turn's block: whether it wants to answer, its
+    mood's tone, the late night, a cool relationship."""
+    parts = ["【回复决策】"]
+    if decision.inclined:
+        parts.append("你想回复这条消息。")
+    else:
+        parts.append("你现在不太想回复这条消息：除非它真的重要，否则直接不回复（输出空内容），这很正常。")
+    if decision.mood in _MOOD_TONE:
+        parts.append(_MOOD_TONE[decision.mood])
+    if decision.late_night:
+        parts.append("现在是深夜，回复更简短一些，也可以更感性。")
+    if decision.cold:
+        parts.append("你们关系冷淡，回复可以敷衍、简短。")
+    return "".join(parts)
+
 
 HUMAN_QUESTION_GUIDANCE = "对方在问你是不是真人：请坦诚地告诉对方你是 AI，可以用你的角色口吻说，但不要声称自己是真人。"
 

@@ -34,9 +34,9 @@ from dreamchat.llm.contracts import (
 
 jieba.setLogLevel(logging.WARNING)  # jieba prints its dictionary loading on first use
 
-TITLE_CHARS = 20
-KEY_POINTS = 5
-KEY_POINT_CHARS = 100
+OFFLINE_TITLE_CHARS = 20
+OFFLINE_KEY_POINTS = 5
+OFFLINE_KEY_POINT_CHARS = 100
 SPEAKERS = {"user": "用户", "assistant": "AI"}
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;…\n])|(?<=[.!?])\s+")  # Latin sentences end at ". " too
 _RUN = re.compile(r"(?:^|\s)(用户|AI)：")  # where `render` starts a speaker's run
@@ -221,11 +221,11 @@ def _score(text: str, weights: dict[str, float]) -> float:
 def _memory(mid: MidTermMemory, now: datetime) -> ExtractedMemory:
     weights = keywords(mid.summary, top=6)
     sentences = _summary_sentences(mid.summary)
-    points = [render([sentences[i]]) for i in sorted(_ranked(sentences, weights)[:KEY_POINTS])]
+    points = [render([sentences[i]]) for i in sorted(_ranked(sentences, weights)[:OFFLINE_KEY_POINTS])]
     day = f"{datetime.fromtimestamp(mid.created_at, now.tzinfo):%Y-%m-%d}"  # long-term keeps day precision
     return ExtractedMemory(
         title=_title(list(weights), mid.summary),
-        key_points=[_truncate(point, KEY_POINT_CHARS) for point in points or [mid.summary]],
+        key_points=[_truncate(point, OFFLINE_KEY_POINT_CHARS) for point in points or [mid.summary]],
         detail_content=f"{day}：{mid.summary}",
         source_mid_ids=[mid.id],
     )
@@ -248,14 +248,14 @@ def _summary_sentences(summary: str) -> list[Sentence]:
 
 
 def _title(words: list[str], summary: str) -> str:
-    """Up to three keywords joined, within TITLE_CHARS; the summary's start when there are none."""
+    """Up to three keywords joined, within OFFLINE_TITLE_CHARS; the summary's start when there are none."""
     title = ""
     for word in words[:3]:
         candidate = f"{title}、{word}" if title else word
-        if len(candidate) > TITLE_CHARS:
+        if len(candidate) > OFFLINE_TITLE_CHARS:
             break
         title = candidate
-    return title or _truncate(summary, TITLE_CHARS) or "未命名记忆"
+    return title or _truncate(summary, OFFLINE_TITLE_CHARS) or "未命名记忆"
 
 
 def _truncate(text: str, limit: int) -> str:

@@ -52,7 +52,6 @@ __all__ = ["ChatService", "Done", "Event", "Failed", "Notice", "SafetyNotice", "
 log = logging.getLogger(__name__)
 
 
-CRISIS_MAX_DELAY_SECONDS = 3.0  # a person in crisis (or distress) never waits on a simulated typist
 UNANSWERED = Failed("model_unavailable", "对方暂时无法回复，你的消息已经保存。")
 
 
@@ -181,7 +180,7 @@ class ChatService:
             lines = [caring_reply(crisis, offline=False)]
         if must_answer and not lines:  # asked again for an answer: not 已读不回, a failure to retry
             return [UNANSWERED]
-        cap = CRISIS_MAX_DELAY_SECONDS if distress else None
+        cap = replies.CRISIS_MAX_DELAY_SECONDS if distress else None
         how = Line(typed=reply.typed, reasoning=reasoning, cap=cap)
         sent = [Sent(m, m.delay_ms, i) for i, m in enumerate(self._speaker.send(pair, lines, how, after=person.id))]
         if not sent:  # 已读不回: the history shows it, not only the live turn

@@ -5,16 +5,15 @@ what the current message calls up beyond them) and the memories the recall_memor
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from dreamchat.config import Settings
-from dreamchat.domain.context import Context, MemoryView, TurnRecall, assemble, topic_opening
 from dreamchat.domain.models import AIUser, LongTermDetail, LongTermIndex, PairId
 from dreamchat.domain.periods import named_period
 from dreamchat.domain.quotes import QUOTE_RANKS, RECALL_QUOTES, Quote, excerpt
 from dreamchat.domain.retrieval import Hit, Scored, strong_matches
-from dreamchat.domain.supersession import Now, as_past, past_of, replacements
+from dreamchat.domain.supersession import Now, past_of, replacements
+from dreamchat.llm.chat_context import Context, MemoryView, TurnRecall, assemble, topic_opening, with_changes
 from dreamchat.ports import Clock
 from dreamchat.services.memory_repo import MemoryRepository, PairSnapshot
 from dreamchat.services.recall import Found, Retriever
@@ -104,7 +103,7 @@ class ContextBuilder:
         past = replacements(entries) if any(e.superseded for e in entries) else {}
         matches = [(s.entry, past_of(s.entry, past)) for s in strong_matches(query, ranked)]
         return [
-            _changed(d, changed, tz)
+            with_changes(d, changed, tz)
             for entry, changed in matches
             if len(changed) < len(entry.key_points) and (d := self.repo.detail(pair, entry))
         ]
@@ -141,11 +140,3 @@ class ContextBuilder:
                 own = [h for h in relevant if h.unit.parent_id == parent][:RECALL_QUOTES]
                 recalled.append(Recalled(detail, self._quotes(pair, query, own), past_of(by_id[parent], past)))
         return recalled
-
-
-def _changed(detail: LongTermDetail, past: list[tuple[str, Now]], tz: ZoneInfo) -> LongTermDetail:
-    """The document opening with the facts of it that later changed, said as past."""
-    if not past:
-        return detail
-    said = "；".join(as_past(old, now.text, datetime.fromtimestamp(now.since, tz)) for old, now in past)
-    return detail.model_copy(update={"detail_content": f"（后来有变化——{said}）{detail.detail_content}"})

@@ -49,9 +49,13 @@ class CrisisProtocol:
         self._profiles = Profiles(Storage(memory.repo.store))
         self._help: dict[str, SafetyNotice] = {}
 
+    def locale(self, account_id: str) -> str:
+        """Whose help lines a crisis shows the person: their chosen locale, else the server's."""
+        return self._profiles.locale(account_id) or self._settings.crisis_locale
+
     def help(self, account_id: str) -> SafetyNotice:
-        """The help lines of the person's locale (theirs if they chose one, else the server's)."""
-        locale = self._profiles.locale(account_id) or self._settings.crisis_locale
+        """The help lines of the person's locale (`locale`)."""
+        locale = self.locale(account_id)
         if locale not in self._help:
             self._help[locale] = SafetyNotice(tuple(help_lines.resources_for(locale, self._settings.crisis_table)))
         return self._help[locale]

@@ -4,13 +4,14 @@ the mood of the last topic and the hour, except on a pair's warm first day."""
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from zoneinfo import ZoneInfo
 
 from dreamchat.config import Settings
 from dreamchat.domain import reply as replies
 from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.domain.relationship import DEFAULT_LEVEL
+from dreamchat.llm.chat_prompts import reply_guidance
 from dreamchat.ports import Clock, RandomSource
 from dreamchat.services.chat_events import Reply
 from dreamchat.services.memory_repo import MessageLog, PairSnapshot
@@ -61,4 +62,5 @@ class ReplyDraw:
         number = self.message_log.person_message_number(pair, person.id, warm_n) if may_be_warm else None
         warm = replies.warm_start(relationship.level, level_set, number, warm_n)
         draw = self.random.random()
-        return replies.decide_reply(relationship.level, mood, hour, person.content, draw, warm=warm or must_answer)
+        decision = replies.decide_reply(relationship.level, mood, hour, person.content, draw, warm=warm or must_answer)
+        return replace(decision, guidance=reply_guidance(decision))

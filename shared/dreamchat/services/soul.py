@@ -15,7 +15,6 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from dreamchat.config import Settings
-from dreamchat.domain.context import persona
 from dreamchat.domain.core_memory import RELATIONSHIP_ID, relationship_change, relationship_entry
 from dreamchat.domain.heartbeat import HeartbeatState
 from dreamchat.domain.models import (
@@ -29,6 +28,7 @@ from dreamchat.domain.models import (
 from dreamchat.domain.relationship import judged_level
 from dreamchat.domain.soul import self_soul_problem
 from dreamchat.errors import Contended
+from dreamchat.llm.chat_context import persona
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.ports import Clock
 from dreamchat.services.heartbeat_state import HeartbeatStates

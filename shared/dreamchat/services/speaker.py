@@ -12,11 +12,12 @@ from dreamchat.domain import reply as replies
 from dreamchat.domain.models import AIUser, Message, MessageKind, PairId
 from dreamchat.llm.port import Completion, LLMGateway
 from dreamchat.llm.port import Message as ModelMessage
+from dreamchat.llm.tools import tool_schemas
 from dreamchat.ports import Clock, RandomSource, SearchProvider
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.memory import MemoryService
 from dreamchat.services.soul import SoulService
-from dreamchat.services.tools import ToolBox, tool_schemas
+from dreamchat.services.tools import ToolBox
 
 
 def chat_model_key(ai_user: AIUser) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dreamchat.domain.context import Context
 from dreamchat.domain.core_memory import split
 from dreamchat.domain.heartbeat import HeartbeatState, Mode, Prefs
 from dreamchat.domain.models import (
@@ -24,6 +23,7 @@ from dreamchat.domain.models import (
     SelfSoul,
 )
 from dreamchat.errors import Invalid, NotFound
+from dreamchat.llm.chat_context import Context
 from dreamchat.llm.chat_prompts import chat_instructions
 from dreamchat.ports import Clock
 from dreamchat.services.ai_users import AIUserService

@@ -1,4 +1,4 @@
-"""Context assembly: what changes least first, so a provider's prefix cache serves it.
+"""The chat prompt's context: what changes least first, so a provider's prefix cache serves it.
 
 The stable part, in the spec's order: the system message (base_soul + 【自我认知】 + self_soul +
 关于对方 + instructions, no clock) → core (top 5 by importance) → mid-term (the latest five
@@ -32,7 +32,7 @@ from dreamchat.domain.models import (
 )
 from dreamchat.domain.quotes import Quote
 from dreamchat.domain.retrieval import Hit, Unit
-from dreamchat.domain.supersession import as_past
+from dreamchat.domain.supersession import Now
 from dreamchat.domain.tokens import clip, estimate_messages_tokens, estimate_tokens
 
 SELF_MARKER = "【自我认知】"
@@ -467,6 +467,24 @@ def unit_text(unit: Unit, tz: ZoneInfo) -> str:
     if not unit.replaced_by:
         return unit.text
     return as_past(unit.text, unit.replaced_by, datetime.fromtimestamp(unit.replaced_at, tz))
+
+
+def as_past(old: str, new: str, since: datetime) -> str:
+    """A superseded fact said as past, with what holds now: `以前：…；2026年6月12日起：…`."""
+    return f"以前：{old}；{since.year}年{since.month}月{since.day}日起：{new}"
+
+
+def said_as_past(past: list[tuple[str, Now]], tz: ZoneInfo) -> list[str]:
+    """Each superseded key point said as past, with what replaced it and since when."""
+    return [as_past(old, now.text, datetime.fromtimestamp(now.since, tz)) for old, now in past]
+
+
+def with_changes(detail: LongTermDetail, past: list[tuple[str, Now]], tz: ZoneInfo) -> LongTermDetail:
+    """The detail document opening with the facts of it that later changed, said as past."""
+    if not past:
+        return detail
+    said = "；".join(said_as_past(past, tz))
+    return detail.model_copy(update={"detail_content": f"（后来有变化——{said}）{detail.detail_content}"})
 
 
 def render_index_line(entry: LongTermIndex) -> str:
