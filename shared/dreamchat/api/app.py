@@ -20,6 +20,7 @@ from dreamchat.api.routers import (
     auth,
     cards,
     chat,
+    client_config,
     export,
     friends,
     health,
@@ -79,6 +80,7 @@ def create_app(
     install_error_handlers(app)
     for router in (
         health.router,
+        client_config.router,
         auth.router,
         ai_users.router,
         cards.router,

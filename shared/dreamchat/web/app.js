@@ -2,7 +2,8 @@
 
 import { describe, post, session } from "./lib/api.js";
 import { syncZone } from "./lib/clock.js";
-import { toast } from "./lib/dom.js";
+import { loadConfig } from "./lib/config.js";
+import { h, toast } from "./lib/dom.js";
 import { clearDrafts } from "./lib/drafts.js";
 import { forgetHelpLines } from "./lib/help_lines.js";
 import "./lib/install.js"; // listens for the install prompt from the start
@@ -33,6 +34,7 @@ const ROUTES = [
 
 let cleanup = null;
 let friends = null;
+let ready = false; // the client config is loaded: screens can be drawn
 const presence = new Presence();
 const offline = document.getElementById("offline");
 
@@ -50,6 +52,7 @@ function currentPath() {
 }
 
 function route() {
+  if (!ready) return;
   const path = currentPath();
   const loggedIn = Boolean(session.get());
   if (!loggedIn && path !== "/login") return location.replace("#/login");
@@ -109,7 +112,8 @@ window.addEventListener("dreamchat:online", () => setOffline(false));
 window.addEventListener("offline", () => setOffline(true));
 window.addEventListener("online", () => {
   setOffline(false);
-  route(); // the screen loads again now that the server can be reached
+  if (ready) route(); // the screen loads again now that the server can be reached
+  else start();
 });
 
 function setOffline(now) {
@@ -130,4 +134,14 @@ if (!navigator.onLine) setOffline(true);
 window.addEventListener("unhandledrejection", (event) => {
   toast(describe(event.reason), "error");
 });
-route();
+start();
+
+// The first screen waits for the client config (the kept copy when there is one).
+function start() {
+  loadConfig().then(() => {
+    ready = true;
+    route();
+  }, (error) => {
+    main.replaceChildren(h("p", { class: "form-error center", role: "alert", text: describe(error) }));
+  });
+}

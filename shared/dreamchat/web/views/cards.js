@@ -2,6 +2,7 @@
 // and what an imported card brought that DreamChat keeps but does not use.
 
 import { ApiError, api, describe, get, raw } from "../lib/api.js";
+import { limits } from "../lib/config.js";
 import { avatar, clear, h, toast } from "../lib/dom.js";
 
 const MAX_BYTES = 4 * 1024 * 1024; // the server's limit for the whole upload
@@ -102,7 +103,7 @@ function previewField(title, text, className) {
 function cutNotes(cuts) {
   if (!cuts.length) return null;
   const lines = cuts.map((cut) => cut.field === "tags"
-    ? `标签有 ${cut.original} 个，保留了 ${cut.kept} 个（每个最多 40 字）`
+    ? `标签有 ${cut.original} 个，保留了 ${cut.kept} 个（每个最多 ${limits().tag_chars} 字）`
     : `${CUT[cut.field] || cut.field}原文 ${cut.original} 字，超出上限，保留了 ${cut.kept} 字`);
   return h("div", { class: "card-cuts", role: "note" },
     h("b", { text: "有些内容太长，已截取：" }),

@@ -4,18 +4,18 @@
 // drawn is built in chat_render.js. ChatView here loads, polls, keeps the composer and ties them together.
 
 import { del, describe, get, post } from "../lib/api.js";
+import { limits } from "../lib/config.js";
 import { autosize, avatar, clear, h, toast } from "../lib/dom.js";
 import { loadDraft, saveDraft } from "../lib/drafts.js";
 import { helpLines } from "../lib/help_lines.js";
 import { SendQueue } from "../lib/send_queue.js";
 import { History } from "./chat_history.js";
 import { aiDisclosure, buildUi, messageMenu, removeFriend, rows } from "./chat_render.js";
-import { TOO_LONG, Turns } from "./chat_turns.js";
+import { tooLong, Turns } from "./chat_turns.js";
 import { levelBadge } from "./friends.js";
 
 const PAGE = 30;
 const POLL_MS = 4000;
-const MAX_CHARS = 2000;
 const LONG_PRESS_MS = 500;
 
 export function renderChat(main, ctx, id) {
@@ -281,9 +281,10 @@ class ChatView {
   showCount() {
     const { textarea, counter, send } = this.ui;
     const length = [...textarea.value].length;
-    counter.hidden = length < MAX_CHARS - 500;
-    counter.textContent = `${length} / ${MAX_CHARS}`;
-    counter.classList.toggle("over", length > MAX_CHARS);
+    const max = limits().message_chars;
+    counter.hidden = length < max - 500;  // shown as the end comes near
+    counter.textContent = `${length} / ${max}`;
+    counter.classList.toggle("over", length > max);
     send.disabled = !textarea.value.trim();
   }
 
@@ -291,8 +292,8 @@ class ChatView {
     const textarea = this.ui.textarea;
     const text = textarea.value.trim();
     if (!text) return;
-    if ([...text].length > MAX_CHARS) {
-      this.showNotice(TOO_LONG);
+    if ([...text].length > limits().message_chars) {
+      this.showNotice(tooLong());
       return;
     }
     this.hideNotice();

@@ -116,13 +116,8 @@ export function messageMenu(onCopy, onDelete) {
   return menu;
 }
 
-// `actions`: {triggerHeartbeat, removeFriend}, called from the ⋯ menu.
-export function buildUi(ctx, id, actions) {
-  const textarea = h("textarea", {
-    id: "composer-input", rows: "1", placeholder: "说点什么…", "aria-label": "输入消息", enterkeyhint: "send",
-  });
-  const send = h("button", { type: "submit", class: "send-btn", title: "发送", disabled: true }, icon("send", "发送"));
-  const editItem = h("a", { class: "menu-item", href: `#/edit/${id}`, role: "menuitem" }, icon("edit"), "编辑资料");
+// The ⋯ menu of the chat's header; its labels say what a tap would change, read when it opens.
+function friendMenu(ctx, id, actions, editItem) {
   const menuButton = (className, iconName, label, onPick) => h("button", {
     type: "button", class: `menu-item ${className}`.trim(), role: "menuitem",
     onclick: () => {
@@ -147,6 +142,17 @@ export function buildUi(ctx, id, actions) {
       `TA 主动找我：${HEARTBEAT_MODES[friend?.heartbeat || "on"]}`;
     if (!menu.hidden) document.addEventListener("click", () => { menu.hidden = true; }, { once: true });
   };
+  return { menu, toggleMenu };
+}
+
+// `actions`: {triggerHeartbeat, removeFriend}, called from the ⋯ menu.
+export function buildUi(ctx, id, actions) {
+  const textarea = h("textarea", {
+    id: "composer-input", rows: "1", placeholder: "说点什么…", "aria-label": "输入消息", enterkeyhint: "send",
+  });
+  const send = h("button", { type: "submit", class: "send-btn", title: "发送", disabled: true }, icon("send", "发送"));
+  const editItem = h("a", { class: "menu-item", href: `#/edit/${id}`, role: "menuitem" }, icon("edit"), "编辑资料");
+  const { menu, toggleMenu } = friendMenu(ctx, id, actions, editItem);
   const ui = {
     textarea, send, editItem,
     avatarSlot: h("span", { class: "bar-avatar" }),

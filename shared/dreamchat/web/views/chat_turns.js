@@ -2,6 +2,7 @@
 // each turn is shown event by event, each message after its typing delay. `chat` is the ChatView (views/chat.js).
 
 import { describe, events, get, post, raw } from "../lib/api.js";
+import { limits } from "../lib/config.js";
 import { sleep, toast } from "../lib/dom.js";
 import { helpLines, rememberHelpLines } from "../lib/help_lines.js";
 
@@ -9,16 +10,19 @@ const MAX_TYPING_MS = 30000;
 // events that come before the AI's messages: the AI is still thinking after them
 const BEFORE_MESSAGES = new Set(["thinking", "safety", "notice"]);
 
-const SEND_ERRORS = {
-  network: "网络好像断了，消息没有发出去。内容已经放回输入框，联网后再发一次吧。",
-  404: "找不到这位 AI 朋友了，TA 可能已被删除。",
-  403: "你们现在还不是好友，先加好友再聊天吧。",
-  413: "一条消息最多 2000 字，请分几次发送。",
-  422: "一条消息最多 2000 字，而且不能是空的。",
-};
+function sendErrors() {
+  const max = limits().message_chars;
+  return {
+    network: "网络好像断了，消息没有发出去。内容已经放回输入框，联网后再发一次吧。",
+    404: "找不到这位 AI 朋友了，TA 可能已被删除。",
+    403: "你们现在还不是好友，先加好友再聊天吧。",
+    413: tooLong(),
+    422: `一条消息最多 ${max} 字，而且不能是空的。`,
+  };
+}
 const RETRY_ERRORS = { 409: "这条消息可能还在回复中、已经有了回复，或者后面又有了新消息，稍后刷新看看。" };
 
-export const TOO_LONG = SEND_ERRORS[413];
+export const tooLong = () => `一条消息最多 ${limits().message_chars} 字，请分几次发送。`;
 
 export class Turns {
   constructor(chat) {
@@ -140,7 +144,7 @@ export class Turns {
     for (const item of items) this.chat.history.remove(item);
     this.chat.putBack(texts);
     this.chat.render();
-    this.chat.showNotice(describe(error, SEND_ERRORS));
+    this.chat.showNotice(describe(error, sendErrors()));
   }
 
   refused(turn, error) {

@@ -2,9 +2,11 @@
 // Exports are downloads (the server streams them); an import sends a memory export back.
 
 import { ApiError, api, describe, raw } from "../lib/api.js";
+import { limits } from "../lib/config.js";
 import { confirmButton, h, toast } from "../lib/dom.js";
 
-const MAX_IMPORT_BYTES = 4 * 1024 * 1024; // the server's limit (dreamchat.services.memory_import)
+// the server's limit, in the MB people read
+const tooBig = () => `文件太大了（最多 ${Math.floor(limits().memory_import_bytes / (1024 * 1024))} MB）。`;
 
 // Fetch a download with the bearer token and hand it to the browser as a file.
 export async function download(path, name) {
@@ -55,7 +57,7 @@ export function memoryImportButton(id, onImported) {
     } catch (error) {
       if (error instanceof ApiError && error.status === 409 && !replace) return askToReplace(doc);
       panel.hidden = true;
-      toast(describe(error, { 422: `这个文件不能导入：${error.message}`, 413: "文件太大了（最多 4 MB）。" }), "error");
+      toast(describe(error, { 422: `这个文件不能导入：${error.message}`, 413: tooBig() }), "error");
     }
   }
 
@@ -73,7 +75,7 @@ export function memoryImportButton(id, onImported) {
     const file = input.files?.[0];
     input.value = "";
     if (!file) return;
-    if (file.size > MAX_IMPORT_BYTES) return toast("文件太大了（最多 4 MB）。", "error");
+    if (file.size > limits().memory_import_bytes) return toast(tooBig(), "error");
     let doc;
     try {
       doc = JSON.parse(await file.text());

@@ -1,6 +1,7 @@
 // Create or edit an AI user: name, avatar, base_soul, time zone, night owl, visibility, model.
 
 import { del, describe, get, post, put } from "../lib/api.js";
+import { config, limits, nightText } from "../lib/config.js";
 import { avatar, clear, confirmButton, h, icon, toast } from "../lib/dom.js";
 import { cardExport, cardImport, cardKept } from "./cards.js";
 
@@ -49,31 +50,33 @@ export function renderEditor(main, ctx, id) {
   };
 }
 
-function form(ctx, id, aiUser) {
-  const fields = {
-    name: h("input", { id: "ai-name", name: "name", maxlength: "40", required: true, value: aiUser.name, placeholder: "比如：小梦" }),
+function editorFields(aiUser) {
+  const max = limits();
+  return {
+    name: h("input", { id: "ai-name", name: "name", maxlength: String(max.name_chars), required: true, value: aiUser.name, placeholder: "比如：小梦" }),
     avatar: h("input", {
-      id: "ai-avatar", name: "avatar", maxlength: "2048", value: aiUser.avatar,
+      id: "ai-avatar", name: "avatar", maxlength: String(max.avatar_chars), value: aiUser.avatar,
       placeholder: "一个 emoji，或图片链接 https://…",
     }),
     base_soul: h("textarea", {
-      id: "ai-soul", name: "base_soul", maxlength: "4000", rows: "6", value: aiUser.base_soul,
+      id: "ai-soul", name: "base_soul", maxlength: String(max.base_soul_chars), rows: "6", value: aiUser.base_soul,
       placeholder: "TA 是谁？性格、说话方式、喜欢什么……\n比如：温柔体贴的大学同学，喜欢猫和爵士乐，说话轻松带点俏皮。",
     }),
     greeting: h("textarea", {
-      id: "ai-greeting", name: "greeting", maxlength: "500", rows: "2", value: aiUser.greeting || "",
+      id: "ai-greeting", name: "greeting", maxlength: String(max.greeting_chars), rows: "2", value: aiUser.greeting || "",
       placeholder: "比如：嗨，我是小梦～今天过得怎么样？",
     }),
     timezone: zoneSelect(aiUser.timezone),
     night_owl: h("input", { id: "ai-owl", type: "checkbox", class: "switch", checked: aiUser.night_owl }),
+    visibility: segmented("visibility", aiUser.visibility, { private: "仅自己", public: "公开，可被发现" }),
+    model: segmented("model", aiUser.model, { chat: "日常聊天", reasoner: "深度思考" }),
   };
-  const visibility = segmented("visibility", aiUser.visibility, { private: "仅自己", public: "公开，可被发现" });
-  const model = segmented("model", aiUser.model, { chat: "日常聊天", reasoner: "深度思考" });
+}
+
+// The avatar preview, the emoji row under it and the base_soul counter, kept up to date as the person types.
+function livePreview(fields) {
   const preview = h("div", { class: "avatar-preview" });
   const counter = h("span", { class: "counter" });
-  const error = h("p", { class: "form-error", role: "alert" });
-  const save = h("button", { type: "submit", class: "btn btn-primary btn-lg", text: id ? "保存" : "创建" });
-
   const emojiRow = h("div", { class: "emoji-row" }, EMOJIS.map((emoji) =>
     h("button", {
       type: "button", class: "emoji-pick", text: emoji, title: `用 ${emoji} 作头像`,
@@ -82,51 +85,66 @@ function form(ctx, id, aiUser) {
         showPreview();
       },
     })));
-
   const showPreview = () => {
     clear(preview, avatar({ name: fields.name.value || "?", avatar: fields.avatar.value }, "xl"));
     for (const pick of emojiRow.children) pick.setAttribute("aria-pressed", String(pick.textContent === fields.avatar.value.trim()));
   };
   const showCount = () => {
-    counter.textContent = `${fields.base_soul.value.length} / 4000`;
+    counter.textContent = `${fields.base_soul.value.length} / ${limits().base_soul_chars}`;
   };
   fields.name.addEventListener("input", showPreview);
   fields.avatar.addEventListener("input", showPreview);
   fields.base_soul.addEventListener("input", showCount);
   showPreview();
   showCount();
+  return { preview, counter, emojiRow };
+}
 
-  async function onSubmit(event) {
-    event.preventDefault();
-    const values = {
-      name: fields.name.value.trim(),
-      avatar: fields.avatar.value.trim(),
-      base_soul: fields.base_soul.value.trim(),
-      greeting: fields.greeting.value.trim(),
-      timezone: fields.timezone.value,
-      night_owl: fields.night_owl.checked,
-      visibility: visibility.value(),
-      model: model.value(),
-    };
-    if (!values.name) {
-      error.textContent = "请给 TA 起个名字。";
-      fields.name.focus();
-      return;
-    }
-    error.textContent = "";
-    save.disabled = true;
-    try {
-      const saved = id ? await put(`/api/ai-users/${id}`, values) : await post("/api/ai-users", values);
-      await ctx.friends()?.refresh();
-      toast(id ? "已保存" : `已创建「${saved.name}」，打个招呼吧`, "ok");
-      ctx.go(`/chat/${saved.id}`);
-    } catch (err) {
-      error.textContent = describe(err, { 422: "有内容不符合要求：名字最多 40 字，人设最多 4000 字，开场白最多 500 字，头像需是 emoji 或图片链接。" });
-      save.disabled = false;
-    }
+function editorValues(fields) {
+  return {
+    name: fields.name.value.trim(),
+    avatar: fields.avatar.value.trim(),
+    base_soul: fields.base_soul.value.trim(),
+    greeting: fields.greeting.value.trim(),
+    timezone: fields.timezone.value,
+    night_owl: fields.night_owl.checked,
+    visibility: fields.visibility.value(),
+    model: fields.model.value(),
+  };
+}
+
+async function saveEditor(ctx, id, fields, error, save) {
+  const values = editorValues(fields);
+  if (!values.name) {
+    error.textContent = "请给 TA 起个名字。";
+    fields.name.focus();
+    return;
   }
+  error.textContent = "";
+  save.disabled = true;
+  try {
+    const saved = id ? await put(`/api/ai-users/${id}`, values) : await post("/api/ai-users", values);
+    await ctx.friends()?.refresh();
+    toast(id ? "已保存" : `已创建「${saved.name}」，打个招呼吧`, "ok");
+    ctx.go(`/chat/${saved.id}`);
+  } catch (err) {
+    const max = limits();
+    error.textContent = describe(err, {
+      422: `有内容不符合要求：名字最多 ${max.name_chars} 字，人设最多 ${max.base_soul_chars} 字，开场白最多 ${max.greeting_chars} 字，头像需是 emoji 或图片链接。`,
+    });
+    save.disabled = false;
+  }
+}
 
-
+function form(ctx, id, aiUser) {
+  const fields = editorFields(aiUser);
+  const { preview, counter, emojiRow } = livePreview(fields);
+  const error = h("p", { class: "form-error", role: "alert" });
+  const save = h("button", { type: "submit", class: "btn btn-primary btn-lg", text: id ? "保存" : "创建" });
+  const onSubmit = (event) => {
+    event.preventDefault();
+    saveEditor(ctx, id, fields, error, save);
+  };
   return h("form", { class: "form card editor", novalidate: true, onsubmit: onSubmit },
     h("div", { class: "editor-head" }, preview,
       h("div", { class: "editor-head-fields" },
@@ -143,14 +161,14 @@ function form(ctx, id, aiUser) {
       h("small", { class: "field-hint", text: "身份、性格、说话风格。只有你能修改；TA 在聊天中形成的自我认知会另外记录。" })),
     h("label", { class: "field", for: "ai-greeting" },
       h("span", { text: "开场白" }), fields.greeting,
-      h("small", { class: "field-hint", text: "第一次打开和 TA 的聊天时，TA 先说这句话（最多 500 字，可以不填）。" })),
+      h("small", { class: "field-hint", text: `第一次打开和 TA 的聊天时，TA 先说这句话（最多 ${limits().greeting_chars} 字，可以不填）。` })),
     h("div", { class: "field-grid" },
       h("label", { class: "field", for: "ai-zone" }, h("span", { text: "时区" }), fields.timezone),
       h("label", { class: "field field-switch", for: "ai-owl" },
         h("span", {}, icon("moon"), " 夜猫子"), fields.night_owl,
-        h("small", { class: "field-hint", text: "夜间时段改为 02:00–10:00" }))),
-    h("div", { class: "field" }, h("span", { text: "谁能看到" }), visibility.el),
-    h("div", { class: "field" }, h("span", { text: "对话模型" }), model.el),
+        h("small", { class: "field-hint", text: `夜间时段改为 ${nightText(config().night.night_owl)}` }))),
+    h("div", { class: "field" }, h("span", { text: "谁能看到" }), fields.visibility.el),
+    h("div", { class: "field" }, h("span", { text: "对话模型" }), fields.model.el),
     error,
     h("div", { class: "form-actions" },
       id ? confirmButton("删除这个 AI", "再点一次：永久删除 TA 和所有记忆", () => remove(ctx, id)) : null,

@@ -1,6 +1,7 @@
 // Heartbeat settings (messages the AI sends first) and the daily messages each AI friend has scheduled.
 
 import { allPages, del, describe, get, post, put } from "../lib/api.js";
+import { config, limits, nightText } from "../lib/config.js";
 import { avatar, clear, h, icon, toast } from "../lib/dom.js";
 import { canPrompt, installed, isIos, onInstallChange, promptInstall } from "../lib/install.js";
 import { disablePush, enablePush, getPushSettings, pushState, setShowContent } from "../lib/push.js";
@@ -39,16 +40,43 @@ function hourSelect(id, value) {
     Array.from({ length: 24 }, (_, hour) => h("option", { value: String(hour), text: `${pad(hour)}:00`, selected: hour === value })));
 }
 
-function prefsForm(prefs) {
+function numberInput(id, range, value) {
+  return h("input", { id, type: "number", min: String(range.min), max: String(range.max), step: "1", inputmode: "numeric", value: String(value) });
+}
+
+function prefsFields(prefs) {
+  const { night } = config();
+  const { daily_cap: cap, quiet_minutes: quiet } = limits();
   const custom = prefs.night_start !== null && prefs.night_end !== null && prefs.night_start !== prefs.night_end;
-  const fields = {
+  return {
     enabled: h("input", { id: "hb-enabled", type: "checkbox", class: "switch", checked: prefs.enabled }),
     custom: h("input", { id: "hb-night-custom", type: "checkbox", class: "switch", checked: custom }),
-    night_start: hourSelect("hb-night-start", custom ? prefs.night_start : 23),
-    night_end: hourSelect("hb-night-end", custom ? prefs.night_end : 7),
-    daily_cap: h("input", { id: "hb-cap", type: "number", min: "0", max: "100", step: "1", inputmode: "numeric", value: String(prefs.daily_cap) }),
-    quiet_minutes: h("input", { id: "hb-quiet", type: "number", min: "0", max: "1440", step: "1", inputmode: "numeric", value: String(prefs.quiet_minutes) }),
+    night_start: hourSelect("hb-night-start", custom ? prefs.night_start : night.usual.start),
+    night_end: hourSelect("hb-night-end", custom ? prefs.night_end : night.usual.end),
+    daily_cap: numberInput("hb-cap", cap, prefs.daily_cap),
+    quiet_minutes: numberInput("hb-quiet", quiet, prefs.quiet_minutes),
   };
+}
+
+// What is wrong with the form, and the field to go back to; null when it can be saved.
+function prefsProblem(fields) {
+  const { daily_cap: cap, quiet_minutes: quiet } = limits();
+  const within = (value, range) => Number.isInteger(value) && value >= range.min && value <= range.max;
+  if (!within(Number(fields.daily_cap.value), cap)) {
+    return [`每天最多条数要在 ${cap.min} 到 ${cap.max} 之间。`, fields.daily_cap];
+  }
+  if (!within(Number(fields.quiet_minutes.value), quiet)) {
+    return [`安静时间要在 ${quiet.min} 到 ${quiet.max} 分钟之间。`, fields.quiet_minutes];
+  }
+  if (fields.custom.checked && fields.night_start.value === fields.night_end.value) {
+    return ["夜间的开始和结束不能是同一个钟点。", fields.night_start];
+  }
+  return null;
+}
+
+function prefsForm(prefs) {
+  const fields = prefsFields(prefs);
+  const { night } = config();
   const nightRow = h("div", { class: "field-grid" },
     h("label", { class: "field", for: "hb-night-start" }, h("span", { text: "夜间开始" }), fields.night_start),
     h("label", { class: "field", for: "hb-night-end" }, h("span", { text: "夜间结束" }), fields.night_end));
@@ -59,55 +87,46 @@ function prefsForm(prefs) {
   showNight();
   const error = h("p", { class: "form-error", role: "alert" });
   const save = h("button", { type: "submit", class: "btn btn-primary btn-lg", text: "保存" });
-
-  async function onSubmit(event) {
+  const onSubmit = (event) => {
     event.preventDefault();
-    const cap = Number(fields.daily_cap.value);
-    const quiet = Number(fields.quiet_minutes.value);
-    if (!Number.isInteger(cap) || cap < 0 || cap > 100) {
-      error.textContent = "每天最多条数要在 0 到 100 之间。";
-      return fields.daily_cap.focus();
-    }
-    if (!Number.isInteger(quiet) || quiet < 0 || quiet > 1440) {
-      error.textContent = "安静时间要在 0 到 1440 分钟之间。";
-      return fields.quiet_minutes.focus();
-    }
-    const custom = fields.custom.checked;
-    const start = Number(fields.night_start.value);
-    const end = Number(fields.night_end.value);
-    if (custom && start === end) {
-      error.textContent = "夜间的开始和结束不能是同一个钟点。";
-      return fields.night_start.focus();
-    }
-    error.textContent = "";
-    save.disabled = true;
-    try {
-      // night_start == night_end means "each AI friend's own rhythm" (23–7, a night owl 2–10)
-      await post("/api/heartbeat/configure", {
-        enabled: fields.enabled.checked, daily_cap: cap, quiet_minutes: quiet,
-        night_start: custom ? start : 0, night_end: custom ? end : 0,
-      });
-      toast("已保存", "ok");
-    } catch (err) {
-      error.textContent = describe(err);
-    } finally {
-      save.disabled = false;
-    }
-  }
-
+    savePrefs(fields, error, save);
+  };
   return h("form", { class: "form card", novalidate: true, onsubmit: onSubmit, "aria-label": "主动消息设置" },
     h("label", { class: "field field-switch", for: "hb-enabled" },
       h("span", { text: "允许 AI 主动找我" }), fields.enabled,
       h("small", { class: "field-hint", text: "关掉后，所有 AI 朋友都不会再主动发消息（TA 定下的每日消息也不会）。" })),
     h("label", { class: "field field-switch", for: "hb-night-custom" },
       h("span", {}, icon("moon"), " 自定义夜间时段"), fields.custom,
-      h("small", { class: "field-hint", text: "夜里 TA 会少打扰你。不自定义时按 TA 的作息：23:00–07:00，夜猫子 02:00–10:00。" })),
+      h("small", { class: "field-hint", text: `夜里 TA 会少打扰你。不自定义时按 TA 的作息：${nightText(night.usual)}，夜猫子 ${nightText(night.night_owl)}。` })),
     nightRow,
     h("div", { class: "field-grid" },
       h("label", { class: "field", for: "hb-cap" }, h("span", { text: "每天最多几条未回复的" }), fields.daily_cap),
       h("label", { class: "field", for: "hb-quiet" }, h("span", { text: "我说话后安静几分钟" }), fields.quiet_minutes)),
     error,
     h("div", { class: "form-actions" }, save));
+}
+
+async function savePrefs(fields, error, save) {
+  const problem = prefsProblem(fields);
+  if (problem) {
+    error.textContent = problem[0];
+    return problem[1].focus();
+  }
+  const custom = fields.custom.checked;
+  error.textContent = "";
+  save.disabled = true;
+  try {
+    // night_start == night_end means "each AI friend's own rhythm" (the server's usual or night-owl window)
+    await post("/api/heartbeat/configure", {
+      enabled: fields.enabled.checked, daily_cap: Number(fields.daily_cap.value), quiet_minutes: Number(fields.quiet_minutes.value),
+      night_start: custom ? Number(fields.night_start.value) : 0, night_end: custom ? Number(fields.night_end.value) : 0,
+    });
+    toast("已保存", "ok");
+  } catch (err) {
+    error.textContent = describe(err);
+  } finally {
+    save.disabled = false;
+  }
 }
 
 function scheduledList(entries) {

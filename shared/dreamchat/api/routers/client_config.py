@@ -1,0 +1,103 @@
+"""`GET /api/client-config`: the constants the web client shows or checks, read from their one home.
+
+Public (the login form checks a password's length before anyone is signed in) and the same for everyone.
+The client loads it before its first screen and keeps the last copy, so it opens offline with it."""
+
+from __future__ import annotations
+
+from annotated_types import Ge, Le
+from fastapi import APIRouter
+from pydantic import BaseModel
+
+from dreamchat.domain import accounts, bounds
+from dreamchat.domain.emotions import LABELS
+from dreamchat.domain.heartbeat import Night, Prefs, night_window
+from dreamchat.domain.models import CoreMemory
+from dreamchat.services.memory_import import MAX_IMPORT_BYTES
+
+router = APIRouter(tags=["client"])
+
+
+class NightOut(BaseModel):
+    """Hours of the day (0-23) in the person's zone; `start` > `end` spans midnight."""
+
+    start: int
+    end: int
+
+
+class NightsOut(BaseModel):
+    """An AI user's own night window when the person has set none: the usual one, and a night owl's."""
+
+    usual: NightOut
+    night_owl: NightOut
+
+
+class RangeOut(BaseModel):
+    min: int
+    max: int
+
+
+class LimitsOut(BaseModel):
+    """What the server accepts, in characters unless named otherwise."""
+
+    message_chars: int
+    summary_chars: int
+    title_chars: int
+    detail_chars: int
+    core_chars: int
+    category_chars: int
+    importance: RangeOut
+    name_chars: int
+    avatar_chars: int
+    base_soul_chars: int
+    greeting_chars: int
+    tag_chars: int
+    password_chars: RangeOut
+    daily_cap: RangeOut
+    quiet_minutes: RangeOut
+    memory_import_bytes: int
+
+
+class ClientConfigOut(BaseModel):
+    night: NightsOut
+    emotions: dict[str, list[str]]  # each kind of emotion tag and its labels, in the order they are shown
+    limits: LimitsOut
+
+
+@router.get("/api/client-config", response_model=ClientConfigOut)
+def client_config() -> ClientConfigOut:
+    """The night windows, the emotion labels and the input limits the web client uses."""
+    return ClientConfigOut(
+        night=NightsOut(usual=_night(night_window(False, Prefs())), night_owl=_night(night_window(True, Prefs()))),
+        emotions={kind: list(labels) for kind, labels in LABELS.items()},
+        limits=LimitsOut(
+            message_chars=bounds.MESSAGE_CHARS,
+            summary_chars=bounds.SUMMARY_CHARS,
+            title_chars=bounds.TITLE_CHARS,
+            detail_chars=bounds.DETAIL_CHARS,
+            core_chars=bounds.CORE_CHARS,
+            category_chars=bounds.CATEGORY_CHARS,
+            importance=_range(CoreMemory, "importance"),
+            name_chars=bounds.NAME_CHARS,
+            avatar_chars=bounds.AVATAR_CHARS,
+            base_soul_chars=bounds.BASE_SOUL_CHARS,
+            greeting_chars=bounds.GREETING_CHARS,
+            tag_chars=bounds.TAG_CHARS,
+            password_chars=RangeOut(min=accounts.MIN_PASSWORD, max=accounts.MAX_PASSWORD),
+            daily_cap=_range(Prefs, "daily_cap"),
+            quiet_minutes=_range(Prefs, "quiet_minutes"),
+            memory_import_bytes=MAX_IMPORT_BYTES,
+        ),
+    )
+
+
+def _night(night: Night) -> NightOut:
+    return NightOut(start=night.start, end=night.end)
+
+
+def _range(model: type[BaseModel], field: str) -> RangeOut:
+    """The `ge`/`le` bounds a model declares for `field`."""
+    metadata = model.model_fields[field].metadata
+    low = next(m.ge for m in metadata if isinstance(m, Ge))
+    high = next(m.le for m in metadata if isinstance(m, Le))
+    return RangeOut.model_validate({"min": low, "max": high})

@@ -1,0 +1,49 @@
+"""`GET /api/client-config` answers, without a token, the constants the web client used to retype: each is
+the value of its one home on the server, and the client's JS no longer spells them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from dreamchat.domain import accounts, bounds
+from dreamchat.domain.emotions import LABELS
+from dreamchat.domain.heartbeat import Night, Prefs, night_window
+from dreamchat.services.memory_import import MAX_IMPORT_BYTES
+
+WEB = Path(__file__).resolve().parents[2] / "shared" / "dreamchat" / "web"
+
+
+def test_the_client_config_is_public_and_reads_each_constant_from_its_home(client: TestClient) -> None:
+    response = client.get("/api/client-config")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["night"] == {
+        "usual": as_hours(night_window(False, Prefs())),
+        "night_owl": as_hours(night_window(True, Prefs())),
+    }
+    assert body["night"]["usual"] == {"start": 23, "end": 7}
+    assert body["emotions"] == {kind: list(labels) for kind, labels in LABELS.items()}
+    assert list(body["emotions"]) == ["basic_emotion", "scene", "atmosphere"]
+    limits = body["limits"]
+    assert limits["message_chars"] == bounds.MESSAGE_CHARS
+    assert limits["core_chars"] == bounds.CORE_CHARS and limits["base_soul_chars"] == bounds.BASE_SOUL_CHARS
+    assert limits["importance"] == {"min": 1, "max": 10}
+    assert limits["password_chars"] == {"min": accounts.MIN_PASSWORD, "max": accounts.MAX_PASSWORD}
+    assert limits["daily_cap"] == {"min": 0, "max": 100} and limits["quiet_minutes"] == {"min": 0, "max": 24 * 60}
+    assert limits["memory_import_bytes"] == MAX_IMPORT_BYTES
+
+
+def test_the_web_client_spells_no_emotion_label_and_no_night_window() -> None:
+    sources = {path.name: path.read_text(encoding="utf-8") for path in WEB.rglob("*.js")}
+    labels = [label for kinds in LABELS.values() for label in kinds]
+    retyped = {name for name, text in sources.items() if any(f'"{label}"' in text for label in labels)}
+    assert retyped == set()
+    nights = {name for name, text in sources.items() if re.search(r"23:00|02:00–10:00|: 23\b", text)}
+    assert nights == set()
+
+
+def as_hours(night: Night) -> dict[str, int]:
+    return {"start": night.start, "end": night.end}
