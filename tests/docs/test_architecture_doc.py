@@ -145,7 +145,6 @@ def test_every_relative_link_on_the_page_resolves() -> None:
     [
         "ChatService.respnd",  # a misspelled method
         "ChatSrvice.respond",  # a class defined nowhere
-        "Profile.name",  # defined in two modules: ambiguous
         "dreamchat.services.chat.ChatService.respnd",
         "dreamchat.servics.chat.ChatService",
         "dreamchat.keys.pair_pkk",

@@ -16,7 +16,7 @@ from dreamchat.domain.bounds import NAME_CHARS as MAX_NAME_CHARS
 from dreamchat.domain.bounds import TAGS as MAX_TAGS
 from dreamchat.domain.cards import (
     CardProblem,
-    Profile,
+    CardProfile,
     compose_soul,
     cut,
     export_card,
@@ -120,7 +120,7 @@ def test_nulls_read_as_the_spec_defaults_and_unknown_fields_are_kept() -> None:
 
 
 def test_a_card_written_back_is_v2_with_every_field_and_ours_in_extensions() -> None:
-    profile = Profile("小梦", "温柔", "嗨", ["日常"], "Asia/Shanghai", False, "chat", avatar="🌙")
+    profile = CardProfile("小梦", "温柔", "嗨", ["日常"], "Asia/Shanghai", False, "chat", avatar="🌙")
     card = export_card(profile)
     assert card["spec"] == "chara_card_v2" and card["spec_version"] == "2.0"
     assert card["data"]["description"] == "温柔" and card["data"]["first_mes"] == "嗨"
@@ -134,7 +134,7 @@ def test_an_unchanged_import_writes_the_card_back_as_it_came() -> None:
     original = cards.v2_card()
     card = parse_card(original)
     imported = import_card(card)
-    profile = Profile(imported.name, imported.base_soul, imported.greeting, imported.tags, "UTC", False, "chat")
+    profile = CardProfile(imported.name, imported.base_soul, imported.greeting, imported.tags, "UTC", False, "chat")
     data = export_card(profile, json.loads(json.dumps(stored_card(card, imported))))["data"]
     data["extensions"].pop("dreamchat")
     assert data == original["data"]
@@ -143,7 +143,7 @@ def test_an_unchanged_import_writes_the_card_back_as_it_came() -> None:
 def test_v3_fields_travel_in_our_namespace_and_fold_back_on_import() -> None:
     card = parse_card(cards.v3_card())
     imported = import_card(card)
-    profile = Profile(imported.name, imported.base_soul, imported.greeting, imported.tags, "UTC", False, "chat")
+    profile = CardProfile(imported.name, imported.base_soul, imported.greeting, imported.tags, "UTC", False, "chat")
     exported = export_card(profile, stored_card(card, imported))
     assert "nickname" not in exported["data"]
     assert exported["data"]["extensions"]["dreamchat"]["card_fields"]["nickname"] == "Mara"

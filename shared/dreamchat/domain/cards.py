@@ -106,7 +106,7 @@ class Cut:
 
 
 @dataclass(frozen=True)
-class Imported:
+class ImportedCard:
     """What an AI user takes from a card, what was cut to fit, and which kept fields it does not use."""
 
     name: str
@@ -119,7 +119,7 @@ class Imported:
 
 
 @dataclass(frozen=True)
-class Profile:
+class CardProfile:
     """An AI user as a card is written from it (`avatar`: an emoji or a link, "" for an uploaded image)."""
 
     name: str
@@ -160,7 +160,7 @@ def parse_card(document: object) -> Card:
     return _checked(Card(spec, version if isinstance(version, str) else "", _folded(data)), "data.")
 
 
-def import_card(card: Card) -> Imported:
+def import_card(card: Card) -> ImportedCard:
     """What the AI user takes from `card`: resolved, laid out and cut to the AI user's limits; CardProblem
     (naming the card's field) for a name that shows nothing or a greeting that claims to be human."""
     chinese = bool(_CJK.search(" ".join(card.text(f) for f in USED[:5])))
@@ -182,7 +182,7 @@ def import_card(card: Card) -> Imported:
     if found is not None:
         raise CardProblem(f"{card.path(_TAKEN_FROM[found[0]])}: {found[1]}")
     tags, tag_cut = _tags(card.texts("tags"))
-    return Imported(
+    return ImportedCard(
         name=name,
         base_soul=base_soul,
         greeting=greeting,
@@ -193,7 +193,7 @@ def import_card(card: Card) -> Imported:
     )
 
 
-def stored_card(card: Card, imported: Imported) -> dict[str, Any]:
+def stored_card(card: Card, imported: ImportedCard) -> dict[str, Any]:
     """The document kept beside the AI user: the card's data verbatim and what the AI user took from it."""
     return {
         "format": 1,
@@ -209,7 +209,7 @@ def stored_card(card: Card, imported: Imported) -> dict[str, Any]:
     }
 
 
-def export_card(profile: Profile, stored: dict[str, Any] | None = None) -> dict[str, Any]:
+def export_card(profile: CardProfile, stored: dict[str, Any] | None = None) -> dict[str, Any]:
     """A V2 card of the AI user (every V2 field), with the kept fields of the card it came from."""
     original = stored.get("data", {}) if stored else {}
     imported_as = stored.get("imported_as", {}) if stored else {}
@@ -400,7 +400,7 @@ def _folded(data: dict[str, Any]) -> dict[str, Any]:
     return {**{k: v for k, v in moved.items() if k not in V2_FIELDS}, **data}
 
 
-def _our_block(profile: Profile, original: dict[str, Any]) -> dict[str, Any]:
+def _our_block(profile: CardProfile, original: dict[str, Any]) -> dict[str, Any]:
     block: dict[str, Any] = {
         "version": EXPORT_VERSION,
         "timezone": profile.timezone,

@@ -102,14 +102,14 @@ QUERY_WORDS: dict[str, str] = {
 
 
 @dataclass(frozen=True)
-class Slot:
+class FactSlot:
     """What a statement says: the slot (`home`, `job`, `school`, `partner`, `favourite:<kind>`) and its value."""
 
     name: str
     value: str
 
 
-def slot_of(text: str) -> Slot | None:
+def slot_of(text: str) -> FactSlot | None:
     """The slot a key point fills, when it is the person's own first-person statement about now in one
     of the known shapes; None otherwise (the AI's words included)."""
     text = text.replace("’", "'")
@@ -126,7 +126,7 @@ def slot_of(text: str) -> Slot | None:
         value = _value(found["v"])
         kind = found.groupdict().get("k")
         if value:
-            return Slot(f"{slot}:{kind.strip().casefold()}" if kind else slot, value)
+            return FactSlot(f"{slot}:{kind.strip().casefold()}" if kind else slot, value)
     return None
 
 

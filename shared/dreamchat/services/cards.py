@@ -28,9 +28,9 @@ from dreamchat import keys
 from dreamchat.domain.cards import (
     Card,
     CardProblem,
+    CardProfile,
     Cut,
-    Imported,
-    Profile,
+    ImportedCard,
     avatar_colour,
     export_card,
     import_card,
@@ -147,7 +147,7 @@ class CardService:
             raise NotFound("no such avatar")
         return picture
 
-    def _fields(self, imported: Imported) -> dict[str, Any]:
+    def _fields(self, imported: ImportedCard) -> dict[str, Any]:
         settings = imported.settings
         fields: dict[str, Any] = {
             "name": imported.name,
@@ -173,8 +173,8 @@ class CardService:
             raise NotFound(_NOT_FOUND)
         return ai_user
 
-    def _profile(self, ai_user: AIUser) -> Profile:
-        return Profile(
+    def _profile(self, ai_user: AIUser) -> CardProfile:
+        return CardProfile(
             name=ai_user.name,
             base_soul=ai_user.base_soul,
             greeting=ai_user.greeting,
