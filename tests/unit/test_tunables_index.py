@@ -35,9 +35,8 @@ UPPER = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
 WORDS = re.compile(r"[\s\u3000-\u9fff\uff00-\uffef]")
 SPAN = re.compile(r"`([^`]+)`")
 
-# Two names, each defined in two storage services, that the unit of work's retry policy (issue 36)
-# deletes or renames; until then neither row can say its one home.
-STILL_SHARED = {"_ATTEMPTS", "KEEP_SECONDS"}
+# Names a tunable may share with another while a change renames them apart (none today).
+STILL_SHARED: set[str] = set()
 
 
 def assignments(source: str) -> list[tuple[str, ast.expr]]:

@@ -17,7 +17,7 @@ from dreamchat.errors import Conflict
 from dreamchat.ports import Clock
 from dreamchat.services.storage.unit_of_work import Storage
 
-KEEP_SECONDS = 24 * 3600
+REPLAY_KEPT_SECONDS = 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -67,4 +67,4 @@ class Idempotency:
             uow.commit()
 
     def _keep_until(self) -> int:
-        return int(self._clock.now().timestamp()) + KEEP_SECONDS
+        return int(self._clock.now().timestamp()) + REPLAY_KEPT_SECONDS

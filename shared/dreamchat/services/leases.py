@@ -18,7 +18,7 @@ from dreamchat.services.storage.records import Lease
 from dreamchat.services.storage.session import Versioned
 from dreamchat.services.storage.unit_of_work import Storage, retry_on_conflict
 
-KEEP_SECONDS = 7 * 86400  # a finished claim answers redeliveries for a week, then expires
+CLAIM_KEPT_SECONDS = 7 * 86400  # a finished claim answers redeliveries for a week, then expires
 
 ClaimStatus = Literal["won", "held", "done", "exhausted"]
 
@@ -105,7 +105,7 @@ class Leases:
             uow.commit()
 
     def _keep(self) -> int:
-        return self._now() + KEEP_SECONDS
+        return self._now() + CLAIM_KEPT_SECONDS
 
     def _now(self) -> int:
         return int(self._clock.now().timestamp())
