@@ -1,10 +1,11 @@
-"""The person's 关于我 (what every AI friend knows of them from the start) and locale (whose help lines
-a crisis shows)."""
+"""The person's 关于我 (what every AI friend knows of them from the start), locale (whose help lines
+a crisis shows) and time zone (the clock every pair of theirs lives by)."""
 
 from __future__ import annotations
 
 from dreamchat import keys
 from dreamchat.services.memory_repo import MemoryRepository
+from dreamchat.services.zones import person_zone, set_person_zone
 
 
 class Profiles:
@@ -32,3 +33,11 @@ class Profiles:
             self._repo.store.delete(pk, sk)
         else:
             self._repo.store.put({"pk": pk, "sk": sk, "locale": locale})
+
+    def zone(self, account_id: str) -> str | None:
+        """The zone the person set, or None: each AI user's."""
+        return person_zone(self._repo.store, account_id)
+
+    def set_zone(self, account_id: str, zone: str | None) -> None:
+        """Set it (an IANA name, validated by the caller); None goes back to each AI user's."""
+        set_person_zone(self._repo.store, account_id, zone)
