@@ -16,7 +16,7 @@ from dreamchat.api.app import create_app
 from dreamchat.config import Settings
 from dreamchat.domain.heartbeat import add_scheduled
 from dreamchat.domain.models import ScheduledHeartbeat
-from dreamchat.services.chat_turns import RETRIES_PER_MESSAGE
+from dreamchat.services.answering import RETRIES_PER_MESSAGE
 from tests.api.conftest import Person, register
 from tests.api.sse import parse_sse
 from tests.fakes.fake_llm import Reply

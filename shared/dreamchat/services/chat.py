@@ -66,7 +66,7 @@ def _no_push(pair: PairId, ai_user: AIUser, messages: list[Message], deadline: D
     """No push is sent."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class ChatService:
     repo: MemoryRepository
     topics: Topics
