@@ -1,5 +1,6 @@
-"""The conversation: a chat turn and its answer asked for again, as server-sent events; the greeting; a
-message saved without a reply; the history; deleting and reading messages (`dreamchat.services.chat_turns`, `dreamchat.services.chat_messages`)."""
+"""The conversation: a chat turn and its answer asked for again, as server-sent events
+(`dreamchat.services.chat_turns`); the greeting, a message saved without a reply, the history, deleting
+and reading messages (`dreamchat.services.chat_messages`)."""
 
 from __future__ import annotations
 
