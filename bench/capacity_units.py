@@ -168,8 +168,8 @@ def measure(turns: int) -> list[tuple[str, float, float, Counter[str]]]:
             list(services.chat.respond(pair, ai_user, person))
         rru, wru, calls = meter.take()
         rows.append(("chat turn", rru / turns, wru / turns, Counter({k: v / turns for k, v in calls.items()})))
-        topic = services.memory.repo.topic_state(pair).topic_id
-        services.memory.end_topic(pair, topic)
+        topic = services.repo.topic_state(pair).topic_id
+        services.topics.end_topic(pair, topic)
         meter.take()
         services.compression.compress(pair, topic)
         rows.append(("compression", *meter.take()))
@@ -182,7 +182,7 @@ def measure(turns: int) -> list[tuple[str, float, float, Counter[str]]]:
         services.heartbeat_states.change(
             pair,
             ai_user,
-            services.memory.repo.relationship(pair),
+            services.repo.relationship(pair),
             lambda s: person_wrote(s, clock.now() - timedelta(days=4)),
         )
         meter.take()

@@ -10,7 +10,7 @@ figures measure the memory system, not a model.
 After each session, the tokens of the context for one turn (a fixed probe message) under:
   (a) whole history: the system prompt + every raw turn so far + the message;
   (b) the spec's layering: system + core + latest 5 mid-term + EVERY long-term index entry + short-term;
-  (c) ours: `MemoryService.context` (everything remembered within DREAMCHAT_MEMORY_TOKENS: the
+  (c) ours: `ContextBuilder.context` (everything remembered within DREAMCHAT_MEMORY_TOKENS: the
       key points ranked for the message, dated, then recent summaries; detail documents of strong
       matches), with the embedding provider named in the output.
 Then, for every question of categories 1-4 asked as the current message, whether its evidence facts
@@ -242,7 +242,6 @@ class Replay:
             scripted = ScriptedMemoryModels(dialogue)
             models = FallbackMemoryModels(scripted, scripted, attempts=1, sleep=lambda _: None)
         self.services: Services = build_services(self.runtime, memory_models=models, embedder=options.embedder)
-        self.memory = self.services.memory
         created = int(dialogue.sessions[0].started.timestamp())
         self.ai_user = AIUser(
             id=PAIR.ai_user_id,
@@ -264,14 +263,14 @@ class Replay:
         self.clock.set(session.started)
         topic = None
         for turn in session.turns:
-            recorded = self.memory.record(PAIR, turn.role, turn.text)
+            recorded = self.services.topics.record(PAIR, turn.role, turn.text)
             topic, self.dia_of[recorded.id] = recorded.topic_id, turn.dia_id
             self.history.append({"role": turn.role, "content": turn.text})
             self.clock.advance(seconds=TURN_SECONDS)
         assert topic is not None
-        self.memory.end_topic(PAIR, topic)
+        self.services.topics.end_topic(PAIR, topic)
         self.runtime.bus.drain()  # TopicEnded -> compress, on this thread
-        if self.memory.repo.mid_term(PAIR, topic) is None:
+        if self.services.repo.mid_term(PAIR, topic) is None:
             raise RuntimeError(f"session {session.number}: compression stored no mid-term memory")
         if not self.services.extractor.extract(PAIR, ZONE, force=True).long_term and not self.offline:
             raise RuntimeError(f"session {session.number}: extraction stored no long-term memory")
@@ -280,12 +279,12 @@ class Replay:
         return chat_instructions(self.ai_user.name, "一般")
 
     def ours(self, current: str) -> Context:
-        return self.memory.context(PAIR, self.ai_user, current, self.instructions())
+        return self.services.context.context(PAIR, self.ai_user, current, self.instructions())
 
     def spec(self, current: str, budget: int = SPEC_BUDGET) -> Context:
         """The spec's layering: no retrieval, no details, core, the latest 5 summaries, then whole index
         entries newest first within `budget`."""
-        repo, tz = self.memory.repo, ZoneInfo(ZONE)
+        repo, tz = self.services.repo, ZoneInfo(ZONE)
         entries, chosen = sorted(repo.long_index(PAIR), key=lambda e: -e.created_at), []
         for entry in entries:
             if estimate_tokens(render_index(sorted([*chosen, entry], key=lambda e: e.created_at))) <= budget:
@@ -314,7 +313,7 @@ class Replay:
         ours, spec = self.ours(PROBE), self.spec(PROBE)
         system = next(s.tokens for s in ours.sections if s.name == "system")
         details = next(s.text for s in ours.sections if s.name == "long_term_details")
-        units = sum(len(e.key_points) for e in self.memory.repo.long_index(PAIR))
+        units = sum(len(e.key_points) for e in self.services.repo.long_index(PAIR))
         return Point(
             session.number,
             session.started.strftime("%Y-%m-%d"),
@@ -334,7 +333,7 @@ class Replay:
         points are LoCoMo's facts."""
         cited = {f.text: set(f.dia_ids) for s in self.dialogue.sessions for f in s.facts}
         counts: Counter = Counter()
-        for entry in self.memory.repo.long_index(PAIR):
+        for entry in self.services.repo.long_index(PAIR):
             for point, source in zip(entry.key_points, entry.sources or [""] * len(entry.key_points), strict=False):
                 counts["points"] += 1
                 counts["anchored"] += bool(source)

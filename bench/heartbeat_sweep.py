@@ -168,7 +168,7 @@ def worker_seconds(folder: Path, runs: int) -> float:
     for i in range(runs):
         ai_user = services.ai_users.create(f"acct{i}", {"name": f"AI{i}"})
         pair = services.ai_users.pair(f"acct{i}", ai_user.id)
-        relationship = services.memory.repo.relationship(pair)
+        relationship = services.repo.relationship(pair)
         services.heartbeat_states.change(
             pair, ai_user, relationship, lambda s: person_wrote(s, NOW - timedelta(days=4))
         )

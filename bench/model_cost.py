@@ -292,7 +292,7 @@ class Replay:
         for index, turn in enumerate(turns):
             if turn.role == "assistant":
                 if not any(t.role == "user" for t in turns[:index]):  # the companion spoke first
-                    self.services.memory.record(self.pair, "assistant", turn.text)
+                    self.services.topics.record(self.pair, "assistant", turn.text)
                 continue
             self._turn(turn.text, _reply_after(turns, index))
 

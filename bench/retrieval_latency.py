@@ -71,7 +71,7 @@ def pair_memories(count: int, facts: list[str], dims: int, name: str):
 
 
 def turn(retriever: Retriever, entries, stored, question: str, budget: int) -> tuple[float, float]:
-    """One turn's retrieval as `MemoryService.context` runs it, from memories already read:
+    """One turn's retrieval as `ContextBuilder.context` runs it, from memories already read:
     (wall ms, CPU ms of this process)."""
     started, cpu = time.perf_counter(), time.process_time()
     found = retriever.find(PAIR, entries, [], stored, question)

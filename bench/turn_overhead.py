@@ -76,7 +76,7 @@ class Counting:
 def seed(services: Any, account: str, ai_user_id: str) -> None:
     """A pair some months into the relationship."""
     pair = services.ai_users.pair(account, ai_user_id)
-    repo, pk = services.memory.repo, keys.pair_pk(pair)
+    repo, pk = services.repo, keys.pair_pk(pair)
     cores = [
         CoreMemory(id=f"core_{i}", content=f"重要的事{i}", importance=8 + i % 3, created_at=1_700_000_000 + i)
         for i in range(5)

@@ -5,7 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from dreamchat.adapters.events import LocalEventBus, LocalWorkQueue, MissingQueue
+from dreamchat.adapters.private import vapid_private_key
+from dreamchat.adapters.push import VapidKey, WebPushSender, new_private_key
+from dreamchat.adapters.search import NoSearch, WebSearch, bocha, searxng, tavily
 from dreamchat.config import Settings
+from dreamchat.events import ExtractionDue
 from dreamchat.ports import (
     BlobStore,
     Clock,
@@ -84,3 +89,28 @@ def _aws_runtime(settings: Settings, clock: Clock, random: RandomSource) -> Runt
         SqsWorkQueue(sqs, url) if url else None for url in (settings.heartbeat_queue_url, settings.extract_queue_url)
     )
     return Runtime(settings, store, blobs, bus, clock, random, queue, extract_queue)
+
+
+def build_search(settings: Settings) -> WebSearch | NoSearch:
+    """The configured provider: SearXNG needs its instance's URL, Bocha and Tavily an API key."""
+    key = settings.search_api_key.get_secret_value() if settings.search_api_key else None
+    if settings.search_provider == "searxng":
+        return searxng(settings.search_url, key) if settings.search_url else NoSearch()
+    if key is None:
+        return NoSearch()
+    return (bocha if settings.search_provider == "bocha" else tavily)(key, settings.search_url)
+
+
+def build_push(settings: Settings) -> WebPushSender | None:
+    """The Web Push sender with this server's VAPID key; None (push off) in aws mode without one."""
+    private_key = vapid_private_key(settings, new_private_key)
+    return WebPushSender(VapidKey(private_key), settings.push_contact) if private_key else None
+
+
+def extract_queue(runtime: Runtime) -> WorkQueue:
+    """SQS in AWS; locally the bus's worker thread, like heartbeats."""
+    if runtime.extract_queue is not None:
+        return runtime.extract_queue
+    if isinstance(runtime.bus, LocalEventBus):
+        return LocalWorkQueue(runtime.bus, ExtractionDue.detail_type)
+    return MissingQueue("DREAMCHAT_EXTRACT_QUEUE_URL")

@@ -109,7 +109,7 @@ def test_a_farewell_turn_ends_its_topic_even_when_the_client_hangs_up_mid_stream
     assert b"event: message" in received and b"event: done" not in received  # it did hang up mid-stream
     stored = person.get(f"/api/ai-users/{ai['id']}/messages").json()["messages"]
     assert [m["content"] for m in stored] == ["我去睡了，晚安", "好的", "晚安", "明天见"]
-    state = app.state.services.memory.repo.topic_state(PairId(account_id=person.id, ai_user_id=ai["id"]))
+    state = app.state.services.repo.topic_state(PairId(account_id=person.id, ai_user_id=ai["id"]))
     assert state.topic_id == stored[0]["topic_id"] and state.ended
 
 
@@ -166,7 +166,7 @@ def test_a_storage_failure_during_the_turn_still_ends_the_stream_with_an_error(
     def store_down(*args, **kwargs):
         raise RuntimeError("the store is down")
 
-    monkeypatch.setattr(app.state.services.memory.repo, "short_term", store_down)
+    monkeypatch.setattr(app.state.services.repo, "short_term", store_down)
     events = send(person, ai, "你好")
     assert [name for name, _ in events] == ["error"] and events[0][1]["code"] == "internal_error"
     monkeypatch.undo()

@@ -95,8 +95,8 @@ def test_an_everyday_topic_after_the_crisis_topic_is_drawn_again(cold, clock) ->
     person, app, ai_id = cold
     chat(person, ai_id, "我真的不想活了")
     pair, _ = app.state.services.ai_users.companion(person.id, ai_id)
-    last = app.state.services.memory.repo.log.last_message(pair)
-    app.state.services.memory.end_topic(pair, last.topic_id)
+    last = app.state.services.repo.log.last_message(pair)
+    app.state.services.topics.end_topic(pair, last.topic_id)
     answered = 0
     for _ in range(20):
         clock.advance(seconds=30)

@@ -13,10 +13,10 @@ from fastapi.testclient import TestClient
 
 from dreamchat import keys
 from dreamchat.api.app import create_app
-from dreamchat.api.routers.chat import RETRIES_PER_MESSAGE
 from dreamchat.config import Settings
 from dreamchat.domain.heartbeat import add_scheduled
 from dreamchat.domain.models import ScheduledHeartbeat
+from dreamchat.services.answering import RETRIES_PER_MESSAGE
 from tests.api.conftest import Person, register
 from tests.api.sse import parse_sse
 from tests.fakes.fake_llm import Reply
@@ -38,7 +38,7 @@ def schedule(app, person: Person, ai_user_id: str, hour: int, minute: int, text:
     """What the AI's set_scheduled_heartbeat tool does."""
     services = app.state.services
     pair, ai_user = services.ai_users.companion(person.id, ai_user_id)
-    relationship = services.memory.repo.relationship(pair)
+    relationship = services.repo.relationship(pair)
     entry = ScheduledHeartbeat(hour=hour, minute=minute, message_template=text)
     services.heartbeat_states.change(pair, ai_user, relationship, lambda s: add_scheduled(s, entry))
 

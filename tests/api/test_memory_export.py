@@ -78,7 +78,7 @@ def fill(person: Person, ai_id: str, clock) -> None:
     assert services.soul.update_self_soul(pair, ai_user, "我喜欢陪阿星聊写作", rate_limited=False) is None
     early = [ScheduledHeartbeat(hour=7, minute=30, message_template="早安")]
     services.heartbeat_states.change(
-        pair, ai_user, services.memory.repo.relationship(pair), lambda s: s.model_copy(update={"scheduled": early})
+        pair, ai_user, services.repo.relationship(pair), lambda s: s.model_copy(update={"scheduled": early})
     )
 
 
@@ -164,9 +164,9 @@ def test_the_imported_pair_goes_on_extracting_and_beating(client, clock) -> None
     clock.advance(hours=services.runtime.settings.extract_after_hours + 1)
     assert services.extraction.sweep().pairs == 1  # the un-extracted mid-term memory is due again
     services.runtime.bus.drain()
-    mids = services.memory.repo.mid_terms(pair)
+    mids = services.repo.mid_terms(pair)
     assert all(m.extracted_to_long for m in mids)
-    assert len(services.memory.repo.long_index(pair)) == 2
+    assert len(services.repo.long_index(pair)) == 2
 
 
 def test_an_export_holds_no_other_pair_no_secret_and_no_vector(client, clock) -> None:

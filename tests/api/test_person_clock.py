@@ -39,9 +39,7 @@ def befriended(app, person: Person, wrote: datetime = START, **fields) -> dict:
     ai = person.create_ai_user(timezone=SHANGHAI, **fields)
     services = app.state.services
     pair, ai_user = services.ai_users.companion(person.id, ai["id"])
-    services.heartbeat_states.change(
-        pair, ai_user, services.memory.repo.relationship(pair), lambda s: person_wrote(s, wrote)
-    )
+    services.heartbeat_states.change(pair, ai_user, services.repo.relationship(pair), lambda s: person_wrote(s, wrote))
     return ai
 
 
@@ -50,9 +48,7 @@ def schedule(app, person: Person, ai_id: str, hour: int, minute: int) -> None:
     services = app.state.services
     pair, ai_user = services.ai_users.companion(person.id, ai_id)
     entry = ScheduledHeartbeat(hour=hour, minute=minute, message_template="说早安")
-    services.heartbeat_states.change(
-        pair, ai_user, services.memory.repo.relationship(pair), lambda s: add_scheduled(s, entry)
-    )
+    services.heartbeat_states.change(pair, ai_user, services.repo.relationship(pair), lambda s: add_scheduled(s, entry))
 
 
 def next_due(person: Person, ai_id: str) -> datetime:
@@ -149,7 +145,7 @@ def test_a_new_friend_who_never_writes_is_reached_once_after_the_greeting(app, c
     clock.advance(minutes=20)
     services.heartbeat.sweep()
     app.state.runtime.bus.drain()
-    messages, _ = services.memory.repo.log.messages(pair, before=None, after=None, limit=10)
+    messages, _ = services.repo.log.messages(pair, before=None, after=None, limit=10)
     kinds = [m.kind for m in messages]
     assert kinds == ["greeting", "heartbeat"]  # no model here: the offline line
     assert messages[-1].content.startswith(OFFLINE_MARK)

@@ -8,8 +8,7 @@ from fastapi.testclient import TestClient
 from dreamchat.adapters.search import SNIPPET_CHARS, NoSearch, SearchUnavailable, bocha, searxng, tavily
 from dreamchat.api.app import create_app
 from dreamchat.config import Settings
-from dreamchat.services.container import build_search
-from dreamchat.wiring import build_runtime
+from dreamchat.wiring import build_runtime, build_search
 from tests.api.conftest import register
 from tests.api.test_chat_tools import call
 from tests.fakes.fake_search import FakeSearch

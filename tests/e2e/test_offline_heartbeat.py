@@ -40,7 +40,7 @@ def schedule_in_the_store(data_dir: Path, account_id: str, ai_user_id: str, at: 
         services = build_services(runtime)
         pair, ai_user = services.ai_users.companion(account_id, ai_user_id)
         entry = ScheduledHeartbeat(hour=at.hour, minute=at.minute, message_template=text)
-        relationship = services.memory.repo.relationship(pair)
+        relationship = services.repo.relationship(pair)
         services.heartbeat_states.change(pair, ai_user, relationship, lambda s: add_scheduled(s, entry))
     finally:
         runtime.close()

@@ -18,7 +18,7 @@ def test_extraction_survives_a_key_point_without_search_words(runtime, fake_llm,
     services = services_with_fake_llm(runtime, fake_llm)
     fake_llm.script("qwen-plus", Reply.json(SUMMARY))
     for role, text in SAID:
-        services.memory.record(PAIR, role, text)
+        services.topics.record(PAIR, role, text)
     mid = services.compression.compress_now(PAIR)[0]
     clock.advance(hours=25)
     points = ["他和孩子们喜欢一起画画", "……"]
@@ -39,7 +39,7 @@ def test_the_core_judge_never_reverts_an_edit_of_an_item_stored_before_versions(
     [found] = query_all(runtime.store, keys.pair_pk(PAIR), KeyRange(prefix=keys.LONG_PREFIX))
     old = {k: v for k, v in found.items() if k != "version"}
     runtime.store.put({**old, "core_judged": False})  # as the previous release stored it, not yet judged
-    editor = MemoryEditor(services.memory.repo, clock, services.memory.retriever)
+    editor = MemoryEditor(services.repo, clock, services.retriever)
     models = services.memory_models
     real_judge = models.judge_core
 

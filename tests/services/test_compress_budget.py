@@ -28,7 +28,7 @@ def test_a_compression_makes_no_more_model_calls_than_its_budget_counts(runtime,
     ai_user = services.ai_users.create("acc_budget", {"name": "小梦"})
     pair = services.ai_users.pair("acc_budget", ai_user.id)
     for role, text in [("user", "今天面试通过了，太开心了！"), ("assistant", "恭喜你！"), ("user", "晚上去吃火锅庆祝")]:
-        services.memory.record(pair, role, text)
+        services.topics.record(pair, role, text)
     fake_llm.default = lambda _body: Reply.text("这不是 JSON")  # every task fails every attempt
     fake_llm.requests.clear()
 

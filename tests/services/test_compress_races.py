@@ -27,10 +27,10 @@ def test_one_topic_compressed_by_two_paths_at_once_is_counted_once(runtime, fake
     services = services_with_settings(runtime, fake_llm, llm_timeout_seconds=10)
     ai_user = services.ai_users.create("acc_twice", {"name": "小梦"})
     pair = services.ai_users.pair("acc_twice", ai_user.id)
-    services.memory.record(pair, "user", "周末去海边吧")
-    services.memory.record(pair, "assistant", "好呀")
-    topic = services.memory.repo.short_term(pair)[0].topic_id
-    services.memory.end_topic(pair, topic)  # TopicEnded is on its way to the compress function
+    services.topics.record(pair, "user", "周末去海边吧")
+    services.topics.record(pair, "assistant", "好呀")
+    topic = services.repo.short_term(pair)[0].topic_id
+    services.topics.end_topic(pair, topic)  # TopicEnded is on its way to the compress function
 
     both_waiting = threading.Barrier(2, timeout=8)
 
@@ -59,7 +59,7 @@ def test_one_topic_compressed_by_two_paths_at_once_is_counted_once(runtime, fake
         thread.join(20)
 
     assert errors == []
-    assert [m.topic_id for m in services.memory.repo.mid_terms(pair)] == [topic]
+    assert [m.topic_id for m in services.repo.mid_terms(pair)] == [topic]
     assert services.quality.figures(pair).compressions == 1
 
 
@@ -70,9 +70,9 @@ def test_an_erasure_during_a_leftovers_quality_judgment_does_not_kill_the_sweep(
     for account, text in [("acc_a", "周末去海边看日出"), ("acc_b", "晚上去吃火锅庆祝")]:
         ai_user = services.ai_users.create(account, {"name": "小梦"})
         pair = services.ai_users.pair(account, ai_user.id)
-        services.memory.record(pair, "user", text)
-        topic = services.memory.repo.short_term(pair)[0].topic_id
-        services.memory.end_topic(pair, topic)  # its TopicEnded is never delivered
+        services.topics.record(pair, "user", text)
+        topic = services.repo.short_term(pair)[0].topic_id
+        services.topics.end_topic(pair, topic)  # its TopicEnded is never delivered
         pairs[account] = (pair, ai_user.id, topic, text)
 
     erased: list[str] = []
@@ -95,5 +95,5 @@ def test_an_erasure_during_a_leftovers_quality_judgment_does_not_kill_the_sweep(
     assert erased, "the quality judgment was not asked for"
     survivor = next(a for a in pairs if a not in erased)
     pair, _, topic, _ = pairs[survivor]
-    assert [m.topic_id for m in services.memory.repo.mid_terms(pair)] == [topic]
+    assert [m.topic_id for m in services.repo.mid_terms(pair)] == [topic]
     assert done == 2

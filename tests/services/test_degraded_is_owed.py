@@ -47,8 +47,8 @@ def world(runtime, clock) -> tuple[Services, Switch, ListQueue]:
 
 
 def a_topic(services: Services, text: str) -> str:
-    services.memory.record(PAIR, "user", text)
-    services.memory.record(PAIR, "assistant", REPLY)
+    services.topics.record(PAIR, "user", text)
+    services.topics.record(PAIR, "assistant", REPLY)
     [mid] = services.compression.compress_now(PAIR)
     return mid.id
 
@@ -73,13 +73,13 @@ def test_a_degraded_extraction_never_sets_extracted_to_long_and_is_not_extracted
     models.down = True
     first = services.extractor.extract(PAIR, "Asia/Shanghai", force=True)
     assert first.degraded and [e.degraded for e in first.long_term] == [True]
-    [mid] = services.memory.repo.mid_terms(PAIR)
+    [mid] = services.repo.mid_terms(PAIR)
     assert mid.extracted_to_long is False and due(services, "EXTRACT") == []  # out of the index, not done
     [work] = owed(services)
     assert (work.kind, work.subject, work.sources) == ("extract", first.long_term[0].id, [mid_id])
     assert [found["sk"] for found in due(services, "HEAL")] == [keys.owed("extract", first.long_term[0].id)]
     again = services.extractor.extract(PAIR, "Asia/Shanghai", force=True)  # still down: nothing extracted twice
-    assert again.long_term == [] and len(services.memory.repo.long_index(PAIR)) == 1
+    assert again.long_term == [] and len(services.repo.long_index(PAIR)) == 1
 
 
 @pytest.mark.every_store
@@ -88,7 +88,7 @@ def test_a_degraded_core_judgment_never_sets_core_judged_and_degraded_entries_wa
     a_topic(services, "我下个月要去云南旅行")
     models.down = True
     services.extractor.extract(PAIR, "Asia/Shanghai", force=True)
-    [entry] = services.memory.repo.long_index(PAIR)
+    [entry] = services.repo.long_index(PAIR)
     assert stored(services, keys.long_term(entry.id))["core_judged"] is False  # an offline entry is not judged
     assert [w.kind for w in owed(services)] == ["extract"]  # and no judgment is owed for it yet
     models.down = False
@@ -102,7 +102,7 @@ def test_a_degraded_core_judgment_never_sets_core_judged_and_degraded_entries_wa
     [judged] = services.healing.heal(PAIR, force=True)
     assert (judged.kind, judged.outcome) == ("judge_core", "healed")
     assert stored(services, keys.long_term(entry.id))["core_judged"] is True and owed(services) == []
-    assert [c.content for c in services.memory.repo.core(PAIR)] == ["记住：要点：模型摘要：我下个月要去云南旅行"]
+    assert [c.content for c in services.repo.core(PAIR)] == ["记住：要点：模型摘要：我下个月要去云南旅行"]
 
 
 @pytest.mark.every_store
@@ -113,7 +113,7 @@ def test_a_redo_replaces_the_offline_result_in_place(world, clock) -> None:
     offline = stored(services, keys.mid_term(mid_id.replace("mid_", "topic_")))
     assert offline["degraded"] is True and "due_pk" not in offline  # due for extraction only once redone
     services.extractor.extract(PAIR, "Asia/Shanghai", force=True)
-    assert services.memory.repo.long_index(PAIR) == []  # a summary owed is not extracted
+    assert services.repo.long_index(PAIR) == []  # a summary owed is not extracted
     models.down = False
     [redone] = services.healing.heal(PAIR, force=True)
     assert redone.outcome == "healed"
@@ -121,7 +121,7 @@ def test_a_redo_replaces_the_offline_result_in_place(world, clock) -> None:
     assert (healed["id"], healed["degraded"], healed["summary"]) == (mid_id, False, "模型摘要：我最近在学做川菜")
     assert healed["version"] == offline["version"] + 1  # one write, over the version read
     assert healed["due_pk"].startswith("EXTRACT#") and owed(services) == []
-    assert len(services.memory.repo.mid_terms(PAIR)) == 1
+    assert len(services.repo.mid_terms(PAIR)) == 1
 
 
 def test_the_sweep_backs_off_per_item_and_stores_the_attempts(world, clock) -> None:

@@ -39,17 +39,17 @@ def after_the_models_commit(monkeypatch, runtime, edit: Callable[[], None]) -> l
 
 
 def assert_theirs(services: Services, runtime, pair: PairId, entry_id: str) -> None:
-    index = services.memory.repo.long_index(pair)
+    index = services.repo.long_index(pair)
     entry = next(e for e in index if e.id == entry_id)
     assert services.views.detail(pair, entry.detail_file).detail_content == THEIRS
-    assert services.memory.repo.detail(pair, entry).detail_content == THEIRS and entry.detail_revision
+    assert services.repo.detail(pair, entry).detail_content == THEIRS and entry.detail_revision
     details = [k for k in runtime.blobs.list(keys.pair_blob_prefix(pair)) if "/long_term_details/" in k]
     assert len(details) == len(index)  # one document per entry: no orphan
 
 
 def test_an_edit_just_after_a_redos_commit_keeps_the_persons_document(monkeypatch, runtime, clock) -> None:
     services, _, pair = a_degraded_move(runtime, clock)
-    offline = max(services.memory.repo.long_index(pair), key=lambda e: e.created_at)
+    offline = max(services.repo.long_index(pair), key=lambda e: e.created_at)
     ran = after_the_models_commit(
         monkeypatch,
         runtime,
@@ -69,7 +69,7 @@ def test_an_edit_just_after_an_extractions_commit_keeps_the_persons_document(mon
     clock.advance(hours=25)
 
     def edit() -> None:
-        [entry] = services.memory.repo.long_index(pair)
+        [entry] = services.repo.long_index(pair)
         services.memory_editor.long_term(pair, entry.id, False, {"detail_content": THEIRS})
 
     ran = after_the_models_commit(monkeypatch, runtime, edit)
@@ -81,7 +81,7 @@ def test_an_edit_just_after_an_extractions_commit_keeps_the_persons_document(mon
 
 def test_an_edit_racing_an_edit_leaves_one_document(runtime, clock) -> None:
     services, _, pair = a_degraded_move(runtime, clock)
-    entry = max(services.memory.repo.long_index(pair), key=lambda e: e.created_at)
+    entry = max(services.repo.long_index(pair), key=lambda e: e.created_at)
     services.memory_editor.long_term(pair, entry.id, False, {"detail_content": "先写的"})
     services.memory_editor.long_term(pair, entry.id, False, {"detail_content": THEIRS})
     assert_theirs(services, runtime, pair, entry.id)
@@ -89,7 +89,7 @@ def test_an_edit_racing_an_edit_leaves_one_document(runtime, clock) -> None:
 
 def test_a_redo_that_loses_to_an_edit_deletes_its_own_document(runtime, clock) -> None:
     services, model, pair = a_degraded_move(runtime, clock)
-    offline = max(services.memory.repo.long_index(pair), key=lambda e: e.created_at)
+    offline = max(services.repo.long_index(pair), key=lambda e: e.created_at)
     thread, outcome = in_flight(model, lambda: services.healing.heal(pair, force=True))
     services.memory_editor.long_term(pair, offline.id, False, {"detail_content": THEIRS})
     model.release.set()
@@ -101,7 +101,7 @@ def test_a_redo_that_loses_to_an_edit_deletes_its_own_document(runtime, clock) -
 
 def test_an_entry_from_before_revisions_is_read_and_its_document_replaced(runtime, clock) -> None:
     services, _, pair = a_degraded_move(runtime, clock)
-    entry = max(services.memory.repo.long_index(pair), key=lambda e: e.created_at)
+    entry = max(services.repo.long_index(pair), key=lambda e: e.created_at)
     old = entry.model_copy(update={"detail_revision": ""})  # as an entry stored before revisions names it
     runtime.blobs.put(detail_key(pair, old), runtime.blobs.get(detail_key(pair, entry)))
     runtime.blobs.delete(detail_key(pair, entry))
@@ -109,7 +109,7 @@ def test_an_entry_from_before_revisions_is_read_and_its_document_replaced(runtim
         [read] = [r for r in uow.long_terms.all() if r.entity.id == entry.id]
         uow.long_terms.save(old, read, None)
         uow.commit()
-    assert services.memory.repo.detail(pair, old) is not None
+    assert services.repo.detail(pair, old) is not None
     assert services.views.detail(pair, old.detail_file).title == entry.title
 
     services.memory_editor.long_term(pair, entry.id, False, {"detail_content": THEIRS})

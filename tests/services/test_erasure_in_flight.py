@@ -117,7 +117,7 @@ def test_befriending_again_after_forgetting_starts_a_pair_that_can_be_written(ru
     services.ai_users.befriend(account.id, ai_user.id)
     pair, ai_user = services.ai_users.companion(account.id, ai_user.id)
     services.chat.save(pair, ai_user, "我回来了")
-    assert [m.content for m in services.memory.repo.short_term(pair)] == ["我回来了"]
+    assert [m.content for m in services.repo.short_term(pair)] == ["我回来了"]
 
 
 def test_every_write_to_an_erased_owner_fails_and_others_pass(runtime) -> None:

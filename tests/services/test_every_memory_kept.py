@@ -33,8 +33,8 @@ def compressed(services, fake_llm, clock, lines: list[str], facts: tuple[str, ..
     """A topic of `lines`, ended and compressed into a summary that states each of `facts`."""
     fake_llm.script("qwen-plus", Reply.json({"summary": "。".join(facts) + "。", "emotion_tags": TAGS}))
     for line in lines:
-        services.memory.record(PAIR, "user", line)
-        services.memory.record(PAIR, "assistant", answer_to(line))
+        services.topics.record(PAIR, "user", line)
+        services.topics.record(PAIR, "assistant", answer_to(line))
         clock.advance(seconds=30)
     [mid] = services.compression.compress_now(PAIR)
     clock.advance(hours=2)
@@ -71,7 +71,7 @@ def extract(services, fake_llm, *memories: dict):
 
 def unread(services, facts: tuple[str, ...]) -> list[str]:
     """The facts no tier the context reads holds: no long-term key point, no summary not yet extracted."""
-    units = units_of(services.memory.repo.long_index(PAIR), services.memory.repo.mid_terms(PAIR))
+    units = units_of(services.repo.long_index(PAIR), services.repo.mid_terms(PAIR))
     return [fact for fact in facts if not any(fact in unit.text for unit in units)]
 
 
@@ -89,12 +89,12 @@ def test_three_memories_the_model_draws_from_one_topic_are_all_stored(services, 
     )
 
     assert sorted(e.title for e in result.long_term) == sorted(["生日", "宠物", "工作", "出差"])
-    index = services.memory.repo.long_index(PAIR)
+    index = services.repo.long_index(PAIR)
     assert sorted(p for e in index for p in e.key_points) == sorted([*ABOUT_ME, *TRIP])
     assert len({e.id for e in index}) == 4  # three entries of one topic, each its own
     for entry in index:
-        assert services.memory.repo.detail(PAIR, entry).source_mid_ids in ([about.id], [trip.id])
-    assert all(m.extracted_to_long for m in services.memory.repo.mid_terms(PAIR))
+        assert services.repo.detail(PAIR, entry).source_mid_ids in ([about.id], [trip.id])
+    assert all(m.extracted_to_long for m in services.repo.mid_terms(PAIR))
     assert runtime.store.query_due(keys.due_partition("EXTRACT", keys.shard(PAIR)), "9999").items == []
     assert (result.considered, result.extracted) == (2, 2)
     assert extract(services, fake_llm).long_term == []  # nothing is extracted twice
@@ -131,12 +131,12 @@ def test_no_fact_of_a_compressed_topic_is_ever_in_no_tier(services, fake_llm, cl
     extract(services, fake_llm, *ANSWERS[answer](about, trip))
 
     assert unread(services, facts) == []
-    index = services.memory.repo.long_index(PAIR)
+    index = services.repo.long_index(PAIR)
     assert len({e.id for e in index}) == len(index)
     # what the model left out is the offline extraction's, marked degraded and owed to the model
-    flagged = {m.id for m in services.memory.repo.mid_terms(PAIR) if m.extracted_to_long}
+    flagged = {m.id for m in services.repo.mid_terms(PAIR) if m.extracted_to_long}
     offline = [e for e in index if e.degraded]
-    assert all(services.memory.repo.detail(PAIR, e).source_mid_ids[0] not in flagged for e in offline)
+    assert all(services.repo.detail(PAIR, e).source_mid_ids[0] not in flagged for e in offline)
 
 
 def lose_the_race_of(monkeypatch, runtime, title: str) -> list[str]:
@@ -171,13 +171,13 @@ def test_a_memory_that_loses_its_race_leaves_its_topic_due_and_the_next_run_stor
 
     assert lost and sorted(e.title for e in first.long_term) == sorted(["生日", "工作", "出差"])
     # the topic is not flagged: its summary still holds the dog's name, and it is extracted again
-    mids = {m.id: m for m in services.memory.repo.mid_terms(PAIR)}
+    mids = {m.id: m for m in services.repo.mid_terms(PAIR)}
     assert not mids[about.id].extracted_to_long and mids[trip.id].extracted_to_long
     assert unread(services, (*ABOUT_ME, *TRIP)) == []
 
     again = extract(services, fake_llm, *answer[:3])
 
     assert [e.title for e in again.long_term] == ["宠物"]  # the two stored before are not stored twice
-    index = services.memory.repo.long_index(PAIR)
+    index = services.repo.long_index(PAIR)
     assert sorted(e.title for e in index) == sorted(["生日", "宠物", "工作", "出差"])
-    assert all(m.extracted_to_long for m in services.memory.repo.mid_terms(PAIR))
+    assert all(m.extracted_to_long for m in services.repo.mid_terms(PAIR))

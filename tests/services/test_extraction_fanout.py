@@ -144,8 +144,8 @@ def test_due_pairs_through_the_queue_with_two_racing_workers_are_each_extracted_
     assert Counter(work.outcomes)["extracted"] == count and Counter(work.outcomes)["duplicate"] >= 1
     assert models.extracted == Counter({f"mid_{i:04d}": 1 for i in range(count)})
     for pair in pairs:
-        assert len(services.memory.repo.long_index(pair)) == 1
-        assert [m.extracted_to_long for m in services.memory.repo.mid_terms(pair)] == [True]
+        assert len(services.repo.long_index(pair)) == 1
+        assert [m.extracted_to_long for m in services.repo.mid_terms(pair)] == [True]
     services.runtime.clock.advance(seconds=services.runtime.settings.lease_seconds + 1)
     assert services.extraction.sweep().pairs == 0  # nothing left due once the leases lapse
 
@@ -168,7 +168,7 @@ def test_an_extraction_killed_mid_run_is_redone_after_its_lease(cloud, monkeypat
     services.runtime.clock.advance(seconds=services.runtime.settings.lease_seconds + 1)
     assert services.extraction.run(work).status == "extracted"  # the redelivery after the lease
     assert services.extraction.run(work).status == "duplicate"
-    assert len(services.memory.repo.long_index(pair)) == 1
+    assert len(services.repo.long_index(pair)) == 1
     assert services.extraction.sweep().pairs == 0
     assert models.extracted == Counter({"mid_0000": 1})
 

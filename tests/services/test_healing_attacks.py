@@ -79,8 +79,8 @@ def services_with(runtime, model: Held) -> Services:
 
 
 def tell(services: Services, pair: PairId, clock, text: str, *, extract: bool = True) -> None:
-    services.memory.record(pair, "user", text)
-    services.memory.record(pair, "assistant", answer_to(text))
+    services.topics.record(pair, "user", text)
+    services.topics.record(pair, "assistant", answer_to(text))
     services.compression.compress_now(pair)
     if extract:
         clock.advance(hours=25)
@@ -155,7 +155,7 @@ def test_a_redone_summary_in_flight_lands_nothing_after_forget_and_befriend(runt
     thread.join(20)
 
     assert len(outcome) == 1 and pair_rows(runtime.store, fresh) == []
-    assert services.memory.repo.mid_terms(fresh) == []
+    assert services.repo.mid_terms(fresh) == []
 
 
 def test_a_supersession_mark_racing_a_forget_lands_nothing(runtime, clock) -> None:
@@ -163,7 +163,7 @@ def test_a_supersession_mark_racing_a_forget_lands_nothing(runtime, clock) -> No
     services = services_with(runtime, model)
     pair, _ = friends_with_a_public_ai_user(services)
     tell(services, pair, clock, OLD)
-    services.memory.record(pair, "user", NEW)
+    services.topics.record(pair, "user", NEW)
     services.compression.compress_now(pair)
     clock.advance(hours=25)
     errors: list = []
@@ -195,14 +195,12 @@ def test_two_healers_racing_one_owed_extraction_store_one_redo(runtime, clock) -
     first.join(20)
 
     assert [h.outcome for h in second] == ["healed"] and [h.outcome for h in outcome[0]] == ["contended"]
-    old, new = sorted(services.memory.repo.long_index(pair), key=lambda e: e.created_at)
+    old, new = sorted(services.repo.long_index(pair), key=lambda e: e.created_at)
     assert not new.degraded and new.key_points == [f"模型：{NEW}"]
     assert [(s.point, s.superseded_by) for s in old.superseded] == [(0, f"{new.id}#000")]
     details = [k for k in runtime.blobs.list(keys.pair_blob_prefix(pair)) if "long_term_details" in k]
     assert len(details) == 2 and owed(runtime, pair) == []
-    assert services.memory.repo.mid_terms(pair) and all(
-        m.extracted_to_long for m in services.memory.repo.mid_terms(pair)
-    )
+    assert services.repo.mid_terms(pair) and all(m.extracted_to_long for m in services.repo.mid_terms(pair))
 
 
 def test_a_sweeps_worker_and_extract_now_racing_heal_once(runtime, clock) -> None:
@@ -221,21 +219,19 @@ def test_a_sweeps_worker_and_extract_now_racing_heal_once(runtime, clock) -> Non
 
 def test_a_persons_edit_between_the_redos_read_and_its_commit_wins(runtime, clock) -> None:
     services, model, pair = a_degraded_move(runtime, clock)
-    offline = max(services.memory.repo.long_index(pair), key=lambda e: e.created_at)
+    offline = max(services.repo.long_index(pair), key=lambda e: e.created_at)
     thread, outcome = in_flight(model, lambda: services.healing.heal(pair, force=True))
     services.memory_editor.long_term(pair, offline.id, False, {"key_points": ["我现在在上海工作"]})
     model.release.set()
     thread.join(20)
 
     assert [h.outcome for h in outcome[0]] == ["contended"]
-    edited = next(e for e in services.memory.repo.long_index(pair) if e.id == offline.id)
+    edited = next(e for e in services.repo.long_index(pair) if e.id == offline.id)
     assert edited.key_points == ["我现在在上海工作"] and not edited.degraded
     # the next attempt sees the person's version: the redo is cancelled, their words stand
     clock.advance(days=1)
     assert [h.outcome for h in services.healing.heal(pair, force=True)] == ["cancelled"]
-    assert next(e for e in services.memory.repo.long_index(pair) if e.id == offline.id).key_points == [
-        "我现在在上海工作"
-    ]
+    assert next(e for e in services.repo.long_index(pair) if e.id == offline.id).key_points == ["我现在在上海工作"]
     assert owed(runtime, pair) == []
 
 
@@ -257,7 +253,7 @@ def test_a_persons_edit_of_a_summary_while_its_redo_waits_on_the_model_wins(runt
     pair, _ = friends_with_a_public_ai_user(services)
     model.down = {"compress"}
     tell(services, pair, clock, "周末和朋友去爬了山", extract=False)
-    [mid] = services.memory.repo.mid_terms(pair)
+    [mid] = services.repo.mid_terms(pair)
     model.down = set()
     thread, outcome = in_flight(model, lambda: services.healing.heal(pair, force=True))
     services.memory_editor.mid_term(pair, mid.id, False, {"summary": "周末和大学同学去爬了香山"})
@@ -267,7 +263,7 @@ def test_a_persons_edit_of_a_summary_while_its_redo_waits_on_the_model_wins(runt
     assert [h.outcome for h in outcome[0]] == ["contended"]
     clock.advance(days=1)
     assert [h.outcome for h in services.healing.heal(pair, force=True)] == ["cancelled"]
-    [kept] = services.memory.repo.mid_terms(pair)
+    [kept] = services.repo.mid_terms(pair)
     assert kept.summary == "周末和大学同学去爬了香山" and not kept.degraded and owed(runtime, pair) == []
     assert services.extractor.extract(pair, ZONE, force=True).long_term  # and it is extracted as theirs
-    assert [e.key_points for e in services.memory.repo.long_index(pair)] == [["周末和大学同学去爬了香山"]]
+    assert [e.key_points for e in services.repo.long_index(pair)] == [["周末和大学同学去爬了香山"]]

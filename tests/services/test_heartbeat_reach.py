@@ -20,14 +20,12 @@ def a_pair(services, level: str = "特别关心"):
     if level != "一般":
         services.soul.set_relationship(pair, ai_user, level, None, "")
     now = services.runtime.clock.now()
-    services.heartbeat_states.change(
-        pair, ai_user, services.memory.repo.relationship(pair), lambda s: person_wrote(s, now)
-    )
+    services.heartbeat_states.change(pair, ai_user, services.repo.relationship(pair), lambda s: person_wrote(s, now))
     return pair, ai_user
 
 
 def heartbeats_of(services, pair) -> list[str]:
-    messages, _ = services.memory.repo.log.messages(pair, before=None, after=None, limit=50)
+    messages, _ = services.repo.log.messages(pair, before=None, after=None, limit=50)
     return [m.content for m in messages if m.kind == "heartbeat"]
 
 
@@ -78,9 +76,7 @@ def test_with_no_model_a_scheduled_heartbeat_sends_its_template(offline_services
     services = offline_services
     pair, ai_user = a_pair(services, "一般")  # 72 hours: only the scheduled one comes today
     entry = ScheduledHeartbeat(hour=20, minute=30, message_template="晚上好，今天累不累？")  # START: 20:00 Shanghai
-    services.heartbeat_states.change(
-        pair, ai_user, services.memory.repo.relationship(pair), lambda s: add_scheduled(s, entry)
-    )
+    services.heartbeat_states.change(pair, ai_user, services.repo.relationship(pair), lambda s: add_scheduled(s, entry))
     clock.advance(minutes=30)  # the sweep runs every minute
     sweep(services, runtime)
     assert heartbeats_of(services, pair) == [OFFLINE_MARK + "晚上好，今天累不累？"]
@@ -93,5 +89,5 @@ def test_a_heartbeat_that_ends_the_topic_closes_it(services, runtime, fake_llm, 
     clock.advance(minutes=30)
     sweep(services, runtime)
     assert heartbeats_of(services, pair) == ["早点休息哦，晚安"]
-    state = services.memory.repo.topic_state(pair)
+    state = services.repo.topic_state(pair)
     assert state is not None and state.ended

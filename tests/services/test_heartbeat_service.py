@@ -26,7 +26,7 @@ def make_pairs(services, count: int, level: str) -> list[tuple[PairId, object]]:
         pair = services.ai_users.pair(account, ai_user.id)
         if level != "一般":
             services.soul.set_relationship(pair, ai_user, level, None, "")
-        relationship = services.memory.repo.relationship(pair)
+        relationship = services.repo.relationship(pair)
         services.heartbeat_states.change(
             pair, ai_user, relationship, lambda s: person_wrote(s, services.runtime.clock.now())
         )
@@ -35,7 +35,7 @@ def make_pairs(services, count: int, level: str) -> list[tuple[PairId, object]]:
 
 
 def heartbeat_messages(services, pair: PairId) -> list[str]:
-    messages, _ = services.memory.repo.log.messages(pair, before=None, after=None, limit=50)
+    messages, _ = services.repo.log.messages(pair, before=None, after=None, limit=50)
     return [m.content for m in messages if m.kind == "heartbeat"]
 
 
@@ -107,14 +107,14 @@ def test_a_sent_heartbeat_is_an_ordinary_ai_message_and_the_trigger_is_not_store
     clock.advance(minutes=30)
     services.heartbeat.sweep()
     runtime.bus.drain()
-    messages, _ = services.memory.repo.log.messages(pair, before=None, after=None, limit=10)
+    messages, _ = services.repo.log.messages(pair, before=None, after=None, limit=10)
     assert [(m.role, m.content, m.kind) for m in messages] == [
         ("user", "我今天有点感冒", "chat"),
         ("assistant", "今天降温了", "heartbeat"),
         ("assistant", "记得多穿点", "heartbeat"),
     ]
     assert all(m.delay_ms > 0 for m in messages[1:])
-    assert [m.content for m in services.memory.repo.short_term(pair)] == ["我今天有点感冒", "今天降温了", "记得多穿点"]
+    assert [m.content for m in services.repo.short_term(pair)] == ["我今天有点感冒", "今天降温了", "记得多穿点"]
     request = fake_llm.requests_for(CHAT_MODEL)[0].messages
     assert request[-1]["role"] == "system" and "心跳" in request[-1]["content"]
     state = services.heartbeat_states.get(pair)

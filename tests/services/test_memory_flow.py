@@ -24,7 +24,7 @@ SUMMARY = {
 
 def chat(services, *lines, clock=None):
     for line in lines:
-        services.memory.record(PAIR, "user", line)
+        services.topics.record(PAIR, "user", line)
         if clock:
             clock.advance(seconds=5)
 
@@ -40,10 +40,10 @@ def ended_topics(runtime) -> list[str]:
 
 
 def test_each_message_is_stored_with_a_second_precision_timestamp(services, clock) -> None:
-    message = services.memory.record(PAIR, "user", "你好")
+    message = services.topics.record(PAIR, "user", "你好")
     assert message.timestamp == int(clock.now().timestamp())
-    assert [m.content for m in services.memory.repo.short_term(PAIR)] == ["你好"]
-    assert services.memory.repo.log.last_message(PAIR).id == message.id
+    assert [m.content for m in services.repo.short_term(PAIR)] == ["你好"]
+    assert services.repo.log.last_message(PAIR).id == message.id
 
 
 @pytest.mark.every_store
@@ -52,27 +52,27 @@ def test_concurrent_sends_lose_nothing(services) -> None:
 
     def send(i: int) -> None:
         barrier.wait()
-        services.memory.record(PAIR, "user", f"消息{i}")
+        services.topics.record(PAIR, "user", f"消息{i}")
 
     with ThreadPoolExecutor(max_workers=10) as pool:
         list(pool.map(send, range(10)))
-    short = services.memory.repo.short_term(PAIR)
+    short = services.repo.short_term(PAIR)
     assert sorted(m.content for m in short) == sorted(f"消息{i}" for i in range(10))
     assert len({m.topic_id for m in short}) == 1
 
 
 def test_an_idle_gap_closes_the_topic_with_the_next_message(services, runtime, clock) -> None:
-    first = services.memory.record(PAIR, "user", "早上好")
+    first = services.topics.record(PAIR, "user", "早上好")
     clock.advance(hours=6)
-    second = services.memory.record(PAIR, "user", "我回来了")
+    second = services.topics.record(PAIR, "user", "我回来了")
     assert second.topic_id != first.topic_id
     assert ended_topics(runtime) == [first.topic_id]
 
 
 def test_a_short_pause_keeps_the_topic(services, runtime, clock) -> None:
-    first = services.memory.record(PAIR, "user", "早上好")
+    first = services.topics.record(PAIR, "user", "早上好")
     clock.advance(hours=5, minutes=59)
-    assert services.memory.record(PAIR, "user", "还在吗").topic_id == first.topic_id
+    assert services.topics.record(PAIR, "user", "还在吗").topic_id == first.topic_id
     assert ended_topics(runtime) == []
 
 
@@ -82,17 +82,17 @@ def test_compression_stores_one_mid_term_memory_and_clears_the_topic(services, r
     chat(
         services, "这个周末我们去哪里玩呢？我想去一个可以看海的地方放松一下", "那就去海边吧，周六早上出发", clock=clock
     )
-    topic = services.memory.repo.short_term(PAIR)[0].topic_id
-    services.memory.end_topic(PAIR, topic)
+    topic = services.repo.short_term(PAIR)[0].topic_id
+    services.topics.end_topic(PAIR, topic)
     mid = services.compression.compress(PAIR, topic)
     assert mid.summary == "讨论周末去海边" and mid.message_count == 2
     assert mid.time_precision == "hour" and mid.created_at % 3600 == 0
     assert mid.compression_ratio > 0.7 and not mid.degraded and not mid.extracted_to_long
     assert mid.emotion_tags.basic_emotion == "开心"
-    assert services.memory.repo.short_term(PAIR) == []
-    assert [m.content for m in services.memory.repo.log.messages(PAIR, before=None, after=None, limit=10)[0]][
-        0
-    ].startswith("这个周末")
+    assert services.repo.short_term(PAIR) == []
+    assert [m.content for m in services.repo.log.messages(PAIR, before=None, after=None, limit=10)[0]][0].startswith(
+        "这个周末"
+    )
     prompt = json.dumps(fake_llm.requests_for("qwen-plus")[0].messages, ensure_ascii=False)
     assert "看海" in prompt
 
@@ -101,10 +101,10 @@ def test_compression_stores_one_mid_term_memory_and_clears_the_topic(services, r
 def test_a_topic_ended_three_times_yields_one_mid_term_memory(services, fake_llm) -> None:
     fake_llm.script("qwen-plus", Reply.json(SUMMARY), Reply.json(SUMMARY), Reply.json(SUMMARY))
     chat(services, "聊聊海边", "好啊")
-    topic = services.memory.repo.short_term(PAIR)[0].topic_id
+    topic = services.repo.short_term(PAIR)[0].topic_id
     results = [services.compression.compress(PAIR, topic) for _ in range(3)]
     assert len({r.id for r in results}) == 1
-    assert len(services.memory.repo.mid_terms(PAIR)) == 1
+    assert len(services.repo.mid_terms(PAIR)) == 1
     assert len(fake_llm.requests_for("qwen-plus")) == 1
 
 
@@ -112,7 +112,7 @@ def test_a_topic_ended_three_times_yields_one_mid_term_memory(services, fake_llm
 def test_two_racing_workers_store_one_mid_term_memory(services, fake_llm) -> None:
     fake_llm.script("qwen-plus", Reply.json(SUMMARY), Reply.json({**SUMMARY, "summary": "另一个摘要"}))
     chat(services, "聊聊海边", "好啊")
-    topic = services.memory.repo.short_term(PAIR)[0].topic_id
+    topic = services.repo.short_term(PAIR)[0].topic_id
     barrier = threading.Barrier(2)
 
     def work(_: int):
@@ -121,7 +121,7 @@ def test_two_racing_workers_store_one_mid_term_memory(services, fake_llm) -> Non
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(work, range(2)))
-    stored = services.memory.repo.mid_terms(PAIR)
+    stored = services.repo.mid_terms(PAIR)
     assert len(stored) == 1
     assert {r.summary for r in results} == {stored[0].summary}
 
@@ -129,16 +129,16 @@ def test_two_racing_workers_store_one_mid_term_memory(services, fake_llm) -> Non
 @pytest.mark.every_store
 def test_messages_arriving_during_compression_stay(services, fake_llm, clock) -> None:
     chat(services, "聊聊海边", "好啊")
-    topic = services.memory.repo.short_term(PAIR)[0].topic_id
-    services.memory.end_topic(PAIR, topic)
+    topic = services.repo.short_term(PAIR)[0].topic_id
+    services.topics.end_topic(PAIR, topic)
 
     def summary_after_a_new_message(_body):
-        services.memory.record(PAIR, "user", "对了，明天见")
+        services.topics.record(PAIR, "user", "对了，明天见")
         return Reply.json(SUMMARY)
 
     fake_llm.default = summary_after_a_new_message
     services.compression.compress(PAIR, topic)
-    remaining = services.memory.repo.short_term(PAIR)
+    remaining = services.repo.short_term(PAIR)
     assert [m.content for m in remaining] == ["对了，明天见"]
     assert remaining[0].topic_id != topic
 
@@ -147,7 +147,7 @@ def test_an_invalid_label_is_repaired_then_mapped_to_the_closest(services, fake_
     bad = {"summary": "聊天", "emotion_tags": {"basic_emotion": "高兴", "scene": "闲聊", "atmosphere": "轻松"}}
     fake_llm.script("qwen-plus", Reply.json(bad), Reply.json(bad))
     chat(services, "今天真高兴", "太好了")
-    topic = services.memory.repo.short_term(PAIR)[0].topic_id
+    topic = services.repo.short_term(PAIR)[0].topic_id
     mid = services.compression.compress(PAIR, topic)
     assert mid.emotion_tags.basic_emotion == "开心"
     assert len(fake_llm.requests_for("qwen-plus")) == 2
@@ -157,11 +157,11 @@ def test_an_invalid_label_is_repaired_then_mapped_to_the_closest(services, fake_
 def test_a_failing_model_degrades_to_the_offline_summary_and_loses_nothing(services, fake_llm) -> None:
     fake_llm.default = lambda _body: Reply.error(500)
     chat(services, "我最近在学游泳，每周去三次游泳馆，教练说我进步很快", "真厉害")
-    topic = services.memory.repo.short_term(PAIR)[0].topic_id
+    topic = services.repo.short_term(PAIR)[0].topic_id
     mid = services.compression.compress(PAIR, topic)
     assert mid.degraded is True
     assert mid.summary
-    assert services.memory.repo.short_term(PAIR) == []
+    assert services.repo.short_term(PAIR) == []
 
 
 def test_compress_now_ends_the_open_topic(services, runtime, fake_llm) -> None:
@@ -169,7 +169,7 @@ def test_compress_now_ends_the_open_topic(services, runtime, fake_llm) -> None:
     chat(services, "聊聊海边", "好啊")
     produced = services.compression.compress_now(PAIR)
     assert len(produced) == 1
-    assert services.memory.record(PAIR, "user", "新话题").topic_id != produced[0].topic_id
+    assert services.topics.record(PAIR, "user", "新话题").topic_id != produced[0].topic_id
 
 
 def _two_compressed_topics(services, fake_llm, clock) -> list:
@@ -179,7 +179,7 @@ def _two_compressed_topics(services, fake_llm, clock) -> list:
     clock.advance(hours=2)
     chat(services, "工作好累", "抱抱你")
     services.compression.compress_now(PAIR)
-    return services.memory.repo.mid_terms(PAIR)
+    return services.repo.mid_terms(PAIR)
 
 
 def test_extraction_waits_for_the_threshold(services, fake_llm, clock) -> None:
@@ -218,14 +218,14 @@ def test_extraction_writes_detail_then_index_and_flags(services, runtime, fake_l
     assert [e.title for e in result.long_term] == ["周末出游计划", "工作压力"]
     entry = result.long_term[0]
     assert entry.detail_file == "2026-03-15_周末出游计划.json" and entry.time_precision == "day"
-    detail = services.memory.repo.detail(PAIR, entry)
+    detail = services.repo.detail(PAIR, entry)
     assert detail.source_mid_ids == [mids[0].id] and detail.emotion_tags.basic_emotion == "开心"
     # each document under its revision (the index entry names it): `<detail_file stem>.<revision>.json`
     assert runtime.blobs.list(keys.pair_blob_prefix(PAIR)) == [
         f"pairs/acc1/ai_1/long_term_details/2026-03-15_周末出游计划.{entry.detail_revision}.json",
         f"pairs/acc1/ai_1/long_term_details/2026-03-15_工作压力.{result.long_term[1].detail_revision}.json",
     ]
-    assert all(m.extracted_to_long for m in services.memory.repo.mid_terms(PAIR))
+    assert all(m.extracted_to_long for m in services.repo.mid_terms(PAIR))
     assert services.extractor.extract(PAIR, ZONE).long_term == []
     assert len(fake_llm.requests_for("doubao-pro-32k")) == 1
     assert runtime.store.query_due(keys.due_partition("EXTRACT", keys.shard(PAIR)), "9999").items == []
@@ -257,7 +257,7 @@ def test_core_memory_below_importance_eight_is_refused(services, fake_llm, clock
         "deepseek-chat", Reply.json({"create": True, "content": "喜欢海边", "importance": 7, "category": "偏好"})
     )
     assert services.extractor.extract(PAIR, ZONE).core == []
-    assert services.memory.repo.core(PAIR) == []
+    assert services.repo.core(PAIR) == []
 
 
 def test_recall_finds_the_detail_document(services, fake_llm, clock) -> None:
@@ -279,15 +279,15 @@ def test_recall_finds_the_detail_document(services, fake_llm, clock) -> None:
         ),
     )
     services.extractor.extract(PAIR, ZONE)
-    found = services.memory.recall(PAIR, "还记得我们说去海边吗")
+    found = services.context.recall(PAIR, "还记得我们说去海边吗")
     assert [r.detail.detail_content for r in found] == ["两人商量周六去海边看日出"]
 
 
 @pytest.mark.every_store
 def test_an_idle_topic_is_closed_by_the_sweep_without_a_new_message(services, runtime, clock) -> None:
-    first = services.memory.record(PAIR, "user", "晚点再聊")
+    first = services.topics.record(PAIR, "user", "晚点再聊")
     clock.advance(hours=5)
-    services.memory.record(PAIR, "user", "还在吗")
+    services.topics.record(PAIR, "user", "还在吗")
     clock.advance(hours=5)
     assert services.topics.close_idle_topics() == 0  # the second message moved the check
     assert ended_topics(runtime) == []
@@ -295,28 +295,28 @@ def test_an_idle_topic_is_closed_by_the_sweep_without_a_new_message(services, ru
     assert services.topics.close_idle_topics() == 1
     assert ended_topics(runtime) == [first.topic_id]
     assert services.topics.close_idle_topics() == 0  # out of the index once ended
-    assert services.memory.record(PAIR, "user", "我回来了").topic_id != first.topic_id
+    assert services.topics.record(PAIR, "user", "我回来了").topic_id != first.topic_id
 
 
 @pytest.mark.every_store
 def test_a_topic_whose_event_was_lost_is_compressed_by_the_safety_net(services, runtime, fake_llm, clock) -> None:
     fake_llm.script("qwen-plus", Reply.json(SUMMARY))
     chat(services, "周末去海边吧", "好呀")
-    topic = services.memory.repo.short_term(PAIR)[0].topic_id
-    services.memory.end_topic(PAIR, topic)
+    topic = services.repo.short_term(PAIR)[0].topic_id
+    services.topics.end_topic(PAIR, topic)
     assert ended_topics(runtime) == [topic]  # delivered nowhere: as if every retry had failed
     assert services.compression.compress_leftovers() == 0  # not before an hour has passed
     clock.advance(hours=1, seconds=1)
     assert services.compression.compress_leftovers() == 1
-    assert [m.topic_id for m in services.memory.repo.mid_terms(PAIR)] == [topic]
+    assert [m.topic_id for m in services.repo.mid_terms(PAIR)] == [topic]
     assert services.compression.compress_leftovers() == 0
 
 
 def test_a_normally_compressed_topic_leaves_no_leftover(services, runtime, fake_llm, clock) -> None:
     fake_llm.script("qwen-plus", Reply.json(SUMMARY))
     chat(services, "聊聊海边", "好")
-    topic = services.memory.repo.short_term(PAIR)[0].topic_id
-    services.memory.end_topic(PAIR, topic)
+    topic = services.repo.short_term(PAIR)[0].topic_id
+    services.topics.end_topic(PAIR, topic)
     services.compression.compress(PAIR, topic)
     clock.advance(hours=2)
     assert services.compression.compress_leftovers() == 0

@@ -158,8 +158,8 @@ class World:
 
     def topic(self, name: str) -> None:
         for i, pair in enumerate(self.pairs):
-            self.services.memory.record(pair, "user", f"{TOPICS[name]}（{i}）")
-            self.services.memory.record(pair, "assistant", REPLY)
+            self.services.topics.record(pair, "user", f"{TOPICS[name]}（{i}）")
+            self.services.topics.record(pair, "assistant", REPLY)
             self.services.compression.compress_now(pair)
         self.owed()
 
@@ -217,7 +217,7 @@ def test_an_hour_of_outage_is_healed_by_the_next_sweeps(world: World, capsys) ->
     last = {(account, h.kind, h.subject): h.outcome for account, h in world.healed}  # each item's last redo
     edited = {
         (p0.account_id, "compress", mid_b_of(world)),
-        (p1.account_id, "extract", services.memory.repo.long_index(p1)[0].id),
+        (p1.account_id, "extract", services.repo.long_index(p1)[0].id),
     }
     assert {k for k, outcome in last.items() if outcome == "cancelled"} == edited
     assert {k for k, outcome in last.items() if outcome == "healed"} == world.ever_owed - edited
@@ -235,7 +235,7 @@ def test_an_hour_of_outage_is_healed_by_the_next_sweeps(world: World, capsys) ->
 
 
 def mid_b_of(world: World) -> str:
-    return next(m.id for m in world.services.memory.repo.mid_terms(world.pairs[0]) if m.summary.startswith("我自己"))
+    return next(m.id for m in world.services.repo.mid_terms(world.pairs[0]) if m.summary.startswith("我自己"))
 
 
 def the_hour_of_outage_staggered(world: World) -> None:
@@ -245,19 +245,19 @@ def the_hour_of_outage_staggered(world: World) -> None:
     for i, pair in enumerate(world.pairs):
         if i == 2:
             world.clock.advance(hours=1)
-        services.memory.record(pair, "user", f"{TOPICS['A']}（{i}）")
-        services.memory.record(pair, "assistant", REPLY)
+        services.topics.record(pair, "user", f"{TOPICS['A']}（{i}）")
+        services.topics.record(pair, "assistant", REPLY)
         services.compression.compress_now(pair)
     world.at(OUTAGE + timedelta(minutes=5))
     world.topic("B")  # every key down: degraded summaries; 2nd topic: degraded reflections and judgments
     world.at(OUTAGE + timedelta(minutes=10))
     assert world.sweep() == 2  # pairs 0 and 1: degraded extractions (nothing judged from them)
     world.at(OUTAGE + timedelta(minutes=15))
-    [entry] = services.memory.repo.long_index(p1)
+    [entry] = services.repo.long_index(p1)
     assert entry.degraded
     services.memory_editor.long_term(p1, entry.id, False, {"key_points": ["我自己改的要点"]})
     world.at(OUTAGE + timedelta(minutes=20))
-    mid_b = next(m for m in services.memory.repo.mid_terms(p0) if m.degraded)
+    mid_b = next(m for m in services.repo.mid_terms(p0) if m.degraded)
     services.memory_editor.mid_term(p0, mid_b.id, False, {"summary": "我自己写的摘要：在学川菜"})
     world.at(OUTAGE + timedelta(minutes=40))
     world.topic("C")  # compression is back; DeepSeek is not
@@ -268,7 +268,7 @@ def the_hour_of_outage_staggered(world: World) -> None:
 
 
 def assert_nothing_lost_or_doubled(world: World) -> None:
-    repo = world.services.memory.repo
+    repo = world.services.repo
     for i, pair in enumerate(world.pairs):
         mids = repo.mid_terms(pair)
         assert len(mids) == 4 and len({m.id for m in mids}) == 4

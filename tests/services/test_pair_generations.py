@@ -87,7 +87,7 @@ def test_a_compression_waiting_on_the_model_lands_nothing_after_forget_and_befri
         thread.join(20)
 
     assert outcome == [None]
-    assert services.memory.repo.mid_terms(fresh) == []
+    assert services.repo.mid_terms(fresh) == []
     assert pair_rows(runtime.store, fresh) == []
     assert runtime.blobs.list(keys.pair_blob_prefix(fresh)) == []
 
@@ -108,9 +108,9 @@ def test_a_chat_turn_waiting_on_the_model_lands_nothing_after_forget_and_befrien
         services.chat.save(fresh, ai_user, "重新认识一下")
 
     assert isinstance(outcome[-1], Gone)
-    log = services.memory.repo.log.messages(fresh, before=None, after=None, limit=50)[0]
+    log = services.repo.log.messages(fresh, before=None, after=None, limit=50)[0]
     assert [m.content for m in log] == ["重新认识一下"]
-    assert [m.content for m in services.memory.repo.short_term(fresh)] == ["重新认识一下"]
+    assert [m.content for m in services.repo.short_term(fresh)] == ["重新认识一下"]
 
 
 def test_each_befriending_starts_a_new_generation(runtime) -> None:
@@ -186,7 +186,7 @@ def test_a_forget_overtaken_by_another_forget_and_a_befriending_leaves_the_new_f
 
     fresh = services.ai_users.companion(pair.account_id, pair.ai_user_id)[0]
     services.chat.save(fresh, ai_user, "还在吗")
-    assert [m.content for m in services.memory.repo.short_term(fresh)] == ["还在吗"]
+    assert [m.content for m in services.repo.short_term(fresh)] == ["还在吗"]
 
 
 def test_a_detail_document_written_after_its_entry_was_forgotten_is_not_left_behind(runtime) -> None:
@@ -201,8 +201,8 @@ def test_a_detail_document_written_after_its_entry_was_forgotten_is_not_left_beh
         runtime, memory_models=FallbackMemoryModels(offline, offline, attempts=1, sleep=lambda _: None)
     )
     pair, ai_user = friends_with_a_public_ai_user(services)
-    services.memory.record(pair, "user", SECRET + "，周末我们去海边看日出吧")
-    services.memory.record(pair, "assistant", "好呀，一起去海边")
+    services.topics.record(pair, "user", SECRET + "，周末我们去海边看日出吧")
+    services.topics.record(pair, "assistant", "好呀，一起去海边")
     assert services.compression.compress_now(pair)
     repo = services.extractor.repo
     written = repo.put_detail
@@ -218,4 +218,4 @@ def test_a_detail_document_written_after_its_entry_was_forgotten_is_not_left_beh
         services.extractor.extract(pair, "Asia/Shanghai", force=True)
     details = [k for k in runtime.blobs.list(keys.pair_blob_prefix(pair)) if "long_term_details" in k]
     assert details == []
-    assert services.memory.repo.long_index(pair.seen_in(None)) == []
+    assert services.repo.long_index(pair.seen_in(None)) == []

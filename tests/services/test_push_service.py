@@ -35,7 +35,7 @@ def befriended(services, account: str = "acc-push", name: str = "小梦"):
     ai_user = services.ai_users.create(account, {"name": name, "avatar": "🌙", "timezone": "Asia/Shanghai"})
     pair = services.ai_users.pair(account, ai_user.id)
     services.soul.set_relationship(pair, ai_user, "特别关心", None, "")  # a heartbeat every 20 minutes
-    relationship = services.memory.repo.relationship(pair)
+    relationship = services.repo.relationship(pair)
     services.heartbeat_states.change(
         pair, ai_user, relationship, lambda s: person_wrote(s, services.runtime.clock.now())
     )
@@ -55,7 +55,7 @@ def run_heartbeat(services, pair: PairId, clock, *, then=lambda: None, minutes: 
 
 
 def heartbeat_texts(services, pair: PairId) -> list[str]:
-    messages, _ = services.memory.repo.log.messages(pair, before=None, after=None, limit=50)
+    messages, _ = services.repo.log.messages(pair, before=None, after=None, limit=50)
     return [m.content for m in messages if m.kind == "heartbeat"]
 
 

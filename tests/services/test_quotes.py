@@ -26,7 +26,7 @@ SUMMARY = {"summary": "聊画画和出差", "emotion_tags": {"basic_emotion": "�
 
 def remember(services, server: FakeLLMServer, clock) -> list[str]:
     server.script("qwen-plus", Reply.json(SUMMARY))
-    ids = [services.memory.record(PAIR, role, text).id for role, text in SAID]
+    ids = [services.topics.record(PAIR, role, text).id for role, text in SAID]
     mid = services.compression.compress_now(PAIR)[0]
     clock.advance(hours=25)
     memory = {"title": "画画和出差", "key_points": POINTS, "detail_content": "聊了画画", "source_mid_ids": [mid.id]}
@@ -41,7 +41,7 @@ def entry(runtime) -> dict:
 
 
 def quotes_of(services, message: str) -> str:
-    context = services.memory.context(PAIR, AI, message, "")
+    context = services.context.context(PAIR, AI, message, "")
     return next(s.text for s in context.sections if s.name == "long_term_details")
 
 
@@ -67,13 +67,13 @@ def test_small_talk_shows_no_quote(runtime, fake_llm, clock) -> None:
 def test_a_message_the_person_deleted_is_never_quoted(runtime, fake_llm, clock) -> None:
     services = services_with_fake_llm(runtime, fake_llm)
     painted, _, _ = remember(services, fake_llm, clock)
-    assert services.memory.repo.log.delete_message(PAIR, painted)
+    assert services.repo.log.delete_message(PAIR, painted)
     assert "棕榈树" not in quotes_of(services, "你和孩子们最近画了什么画？")
 
 
 def test_quotes_stay_within_their_share_of_the_budget(runtime, fake_llm, clock) -> None:
     services = services_with_fake_llm(runtime, fake_llm)
-    services.memory.record(PAIR, "user", "画画 " + "我们画了好多好多的画，" * 200)
+    services.topics.record(PAIR, "user", "画画 " + "我们画了好多好多的画，" * 200)
     server = fake_llm
     server.script("qwen-plus", Reply.json(SUMMARY))
     mid = services.compression.compress_now(PAIR)[0]
@@ -81,7 +81,7 @@ def test_quotes_stay_within_their_share_of_the_budget(runtime, fake_llm, clock) 
     memory = {"title": "画", "key_points": ["他们画了好多画"], "detail_content": "画", "source_mid_ids": [mid.id]}
     server.script("doubao-pro-32k", Reply.json({"memories": [memory]}))
     services.extractor.extract(PAIR, ZONE)
-    context = services.memory.context(PAIR, AI, "你们画了什么画？", "")
+    context = services.context.context(PAIR, AI, "你们画了什么画？", "")
     text = next(s for s in context.sections if s.name == "long_term_details")
     said = text.text.split("\n【相关回忆详情】")[0]  # the quotes; the detail document follows them
     assert "好多好多的画" in said
@@ -92,7 +92,7 @@ def test_editing_key_points_keeps_the_sources_of_the_unchanged_ones(runtime, fak
     services = services_with_fake_llm(runtime, fake_llm)
     painted, _, _ = remember(services, fake_llm, clock)
     found = entry(runtime)
-    editor = MemoryEditor(services.memory.repo, runtime.clock, services.memory.retriever)
+    editor = MemoryEditor(services.repo, runtime.clock, services.retriever)
     editor.long_term(PAIR, found["id"], False, {"key_points": ["他很开心", POINTS[0], "新写的"]})
     assert entry(runtime)["sources"] == ["", painted, ""]
 
@@ -100,8 +100,8 @@ def test_editing_key_points_keeps_the_sources_of_the_unchanged_ones(runtime, fak
 def test_recall_memory_returns_the_words_said_behind_the_memory(runtime, fake_llm, clock) -> None:
     services = services_with_fake_llm(runtime, fake_llm)
     painted, _, _ = remember(services, fake_llm, clock)
-    [recalled] = services.memory.recall(PAIR, "孩子们画的画")
+    [recalled] = services.context.recall(PAIR, "孩子们画的画")
     assert recalled.detail.detail_content == "聊了画画"
     assert [q.message_id for q in recalled.said] == [painted] and "棕榈树" in recalled.said[0].text
-    assert services.memory.repo.log.delete_message(PAIR, painted)
-    assert services.memory.recall(PAIR, "孩子们画的画")[0].said == []
+    assert services.repo.log.delete_message(PAIR, painted)
+    assert services.context.recall(PAIR, "孩子们画的画")[0].said == []

@@ -51,7 +51,7 @@ def with_embeddings(runtime, server: FakeLLMServer, model: str = MODEL):
 def remember(services, server: FakeLLMServer, clock) -> None:
     server.script("qwen-plus", Reply.json(SUMMARY))
     for line in ("周末去海边吧", "好呀"):
-        services.memory.record(PAIR, "user", line)
+        services.topics.record(PAIR, "user", line)
     mid = services.compression.compress_now(PAIR)[0]
     clock.advance(hours=25)
     server.script("doubao-pro-32k", Reply.json({"memories": [{**MEMORY["memories"][0], "source_mid_ids": [mid.id]}]}))
@@ -82,7 +82,7 @@ def test_a_turn_embeds_its_query_in_one_call_and_finds_the_key_point(runtime, fa
     services = with_embeddings(runtime, fake_llm)
     remember(services, fake_llm, clock)
     before = embedding_calls(fake_llm)
-    context = services.memory.context(PAIR, AI, "还记得海边日出吗", "指令")
+    context = services.context.context(PAIR, AI, "还记得海边日出吗", "指令")
     assert embedding_calls(fake_llm) == before + 1
     assert "想去海边看日出" in next(s.text for s in context.sections if s.name == "long_term")
 
@@ -93,7 +93,7 @@ def test_with_the_endpoint_down_memories_are_kept_and_words_still_rank_them(runt
     remember(services, fake_llm, clock)
     [entry] = long_items(runtime)
     assert entry["key_points"] == ["想去海边看日出", "他怕晒"] and vec.FIELD not in entry
-    context = services.memory.context(PAIR, AI, "海边日出", "指令")
+    context = services.context.context(PAIR, AI, "海边日出", "指令")
     assert "想去海边看日出" in next(s.text for s in context.sections if s.name == "long_term")
     fake_llm.default = lambda body: Reply.text("ok")  # back up: the next write fills the gaps
     assert services.vectors.refresh(PAIR) == 2  # the mid-term memory and the long-term one
@@ -115,7 +115,7 @@ def test_garbage_vectors_from_the_endpoint_are_refused(runtime, fake_llm, clock)
         MODEL, Reply.embeddings((math.nan, 1.0)), Reply.embeddings((1.0, 0.0), (0.0, 1.0)), Reply.embeddings((0.0, 0.0))
     )
     for message in ("海边", "日出", "晒"):
-        context = services.memory.context(PAIR, AI, message, "指令")  # words alone rank; no exception
+        context = services.context.context(PAIR, AI, message, "指令")  # words alone rank; no exception
         assert "想去海边看日出" in next(s.text for s in context.sections if s.name == "long_term")
 
 
@@ -133,10 +133,10 @@ def test_a_late_embedding_endpoint_does_not_hold_the_turn(runtime, fake_llm, clo
     services = with_embeddings(runtime, fake_llm)
     remember(services, fake_llm, clock)
     slow = ApiEmbedder(fake_llm.base_url, "k", MODEL, timeout=0.3)
-    services.memory.retriever.embedder = slow
+    services.retriever.embedder = slow
     fake_llm.script(MODEL, Reply.slow(5), Reply.slow(5))
     started = time.monotonic()
-    context = services.memory.context(PAIR, AI, "海边日出", "指令")
+    context = services.context.context(PAIR, AI, "海边日出", "指令")
     assert time.monotonic() - started < 3
     assert "想去海边看日出" in next(s.text for s in context.sections if s.name == "long_term")
 
@@ -147,7 +147,7 @@ def test_a_persons_edit_makes_the_vectors_of_the_new_text_at_once(runtime, fake_
     services = with_embeddings(runtime, fake_llm)
     remember(services, fake_llm, clock)
     [entry] = long_items(runtime)
-    editor = MemoryEditor(services.memory.repo, clock, services.memory.retriever)
+    editor = MemoryEditor(services.repo, clock, services.retriever)
     editor.long_term(PAIR, entry["id"], False, {"key_points": ["其实想去爬山"]})
     stored = vec.StoredVectors.from_item(long_items(runtime)[0][vec.FIELD])
     assert vec.usable(stored, f"api:{MODEL}", ["其实想去爬山"]) is not None
@@ -167,18 +167,18 @@ def test_a_refused_key_is_not_called_again_for_ten_cool_downs(runtime, fake_llm,
     services = with_embeddings(runtime, fake_llm)
     remember(services, fake_llm, clock)
     ticks = Ticks()
-    services.memory.retriever.embedder = ApiEmbedder(fake_llm.base_url, "k", MODEL, cooldown=60, clock=ticks)
+    services.retriever.embedder = ApiEmbedder(fake_llm.base_url, "k", MODEL, cooldown=60, clock=ticks)
     fake_llm.default = lambda body: Reply.error(401) if "input" in body else Reply.text("ok")
     before = embedding_calls(fake_llm)
     for _ in range(5):  # every turn still finds the memory by its words
-        context = services.memory.context(PAIR, AI, "海边日出", "指令")
+        context = services.context.context(PAIR, AI, "海边日出", "指令")
         assert "想去海边看日出" in next(s.text for s in context.sections if s.name == "long_term")
     assert embedding_calls(fake_llm) - before == 1
     ticks.now = 599
-    services.memory.context(PAIR, AI, "海边日出", "指令")
+    services.context.context(PAIR, AI, "海边日出", "指令")
     assert embedding_calls(fake_llm) - before == 1
     ticks.now = 601
-    services.memory.context(PAIR, AI, "海边日出", "指令")
+    services.context.context(PAIR, AI, "海边日出", "指令")
     assert embedding_calls(fake_llm) - before == 2
 
 
@@ -186,14 +186,14 @@ def test_after_a_server_error_calls_resume_after_one_cool_down(runtime, fake_llm
     services = with_embeddings(runtime, fake_llm)
     remember(services, fake_llm, clock)
     ticks = Ticks()
-    services.memory.retriever.embedder = ApiEmbedder(fake_llm.base_url, "k", MODEL, cooldown=60, clock=ticks)
+    services.retriever.embedder = ApiEmbedder(fake_llm.base_url, "k", MODEL, cooldown=60, clock=ticks)
     fake_llm.script(MODEL, Reply.error(500), Reply.error(500))
     before = embedding_calls(fake_llm)
-    services.memory.context(PAIR, AI, "海边日出", "指令")
-    services.memory.context(PAIR, AI, "海边日出", "指令")
+    services.context.context(PAIR, AI, "海边日出", "指令")
+    services.context.context(PAIR, AI, "海边日出", "指令")
     assert embedding_calls(fake_llm) - before == 1  # no retry; the breaker holds the second turn
     ticks.now = 61
-    services.memory.context(PAIR, AI, "海边日出", "指令")
+    services.context.context(PAIR, AI, "海边日出", "指令")
     assert embedding_calls(fake_llm) - before == 2
 
 
@@ -206,11 +206,11 @@ def test_a_persons_edit_landing_during_a_re_embedding_is_never_overwritten(runti
     if stored == "before versions":  # as the previous release wrote it: the edit and the vectors give it one
         entry = {k: v for k, v in entry.items() if k != "version"}
         runtime.store.put(entry)
-    editor = MemoryEditor(services.memory.repo, clock, None)
+    editor = MemoryEditor(services.repo, clock, None)
     store, real_get, real_embedder = (
-        services.memory.repo.store,
-        services.memory.repo.store.get,
-        services.memory.retriever.embedder,
+        services.repo.store,
+        services.repo.store.get,
+        services.retriever.embedder,
     )
 
     class EditsWhileEmbedding:
@@ -223,7 +223,7 @@ def test_a_persons_edit_landing_during_a_re_embedding_is_never_overwritten(runti
 
     # and any read of the entry after that still sees it as it was (the edit lands between read and write)
     store.get = lambda pk, sk: entry if sk == entry["sk"] else real_get(pk, sk)
-    services.memory.retriever.embedder = EditsWhileEmbedding()
+    services.retriever.embedder = EditsWhileEmbedding()
     services.vectors.refresh(PAIR)
     store.get = real_get
     assert long_items(runtime)[0]["key_points"] == ["改成去山里"]

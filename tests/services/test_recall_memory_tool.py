@@ -55,8 +55,8 @@ def dated(runtime) -> Services:
 
 
 def tell(services: Services, clock, text: str) -> None:
-    services.memory.record(PAIR, "user", text)
-    services.memory.record(PAIR, "assistant", answer_to(text))
+    services.topics.record(PAIR, "user", text)
+    services.topics.record(PAIR, "assistant", answer_to(text))
     services.compression.compress_now(PAIR)
     clock.advance(hours=25)
     services.extractor.extract(PAIR, ZONE, force=True)
@@ -64,7 +64,9 @@ def tell(services: Services, clock, text: str) -> None:
 
 def recall(services: Services, clock, query: str) -> list[str]:
     ai = AIUser(id=PAIR.ai_user_id, owner_id=PAIR.account_id, name="小梦", timezone=ZONE, created_at=0, updated_at=0)
-    tools = ToolBox(PAIR, ai, services.memory, services.soul, services.heartbeat_states, NoSearch(), clock)
+    tools = ToolBox(
+        PAIR, ai, services.repo, services.context, services.soul, services.heartbeat_states, NoSearch(), clock
+    )
     answer = json.loads(tools.run("recall_memory", {"query": query}))
     return [found["detail"][:7] for found in answer["found"]]
 

@@ -57,8 +57,8 @@ def services_with(runtime, models: Redoing) -> Services:
 
 
 def tell(services: Services, clock, text: str) -> None:
-    services.memory.record(PAIR, "user", text)
-    services.memory.record(PAIR, "assistant", answer_to(text))
+    services.topics.record(PAIR, "user", text)
+    services.topics.record(PAIR, "assistant", answer_to(text))
     services.compression.compress_now(PAIR)
     clock.advance(hours=25)
     services.extractor.extract(PAIR, ZONE, force=True)
@@ -84,11 +84,11 @@ def the_move(runtime, clock, answer: tuple[list[str], dict[str, int]]) -> tuple[
 
 
 def entries(services: Services) -> list:
-    return sorted(services.memory.repo.long_index(PAIR), key=lambda e: e.created_at)
+    return sorted(services.repo.long_index(PAIR), key=lambda e: e.created_at)
 
 
 def context(services: Services) -> str:
-    return "\n".join(m["content"] for m in services.memory.context(PAIR, ai_of(PAIR), "我现在住在哪？", "").messages)
+    return "\n".join(m["content"] for m in services.context.context(PAIR, ai_of(PAIR), "我现在住在哪？", "").messages)
 
 
 @pytest.mark.every_store

@@ -66,7 +66,7 @@ def finish(model: HeldChat, thread: threading.Thread) -> None:
 
 
 def stored(services, pair, person: Message) -> tuple[Message | None, list[Message]]:
-    return services.memory.repo.log.message(pair, person.id), services.memory.repo.short_term(pair)
+    return services.repo.log.message(pair, person.id), services.repo.short_term(pair)
 
 
 def test_a_message_deleted_while_its_turn_waits_stays_deleted_after_a_read_without_reply(runtime) -> None:
@@ -74,7 +74,7 @@ def test_a_message_deleted_while_its_turn_waits_stays_deleted_after_a_read_witho
     with FakeLLMServer(default=model) as server:
         # words the crisis check reads as everyday: a message showing distress is never left unanswered
         services, pair, person, thread, _ = turn_waiting(runtime, server, model, "今天天气不错")
-        assert services.memory.repo.log.delete_message(pair, person.id)
+        assert services.repo.log.delete_message(pair, person.id)
         finish(model, thread)
     assert stored(services, pair, person) == (None, [])
 
@@ -83,7 +83,7 @@ def test_a_message_edited_while_its_turn_waits_keeps_the_edit_after_a_read_witho
     model = HeldChat("")
     with FakeLLMServer(default=model) as server:
         services, pair, person, thread, _ = turn_waiting(runtime, server, model, "原来的话")
-        MemoryEditor(services.memory.repo, runtime.clock).short_term(pair, person.id, False, {"content": "改过的话"})
+        MemoryEditor(services.repo, runtime.clock).short_term(pair, person.id, False, {"content": "改过的话"})
         finish(model, thread)
     log, short = stored(services, pair, person)
     assert log is not None and log.content == "改过的话"
@@ -94,7 +94,7 @@ def test_a_message_deleted_while_its_turn_waits_stays_deleted_after_a_topic_swit
     model = HeldChat("[TOPIC_SWITCH]换个话题吧")
     with FakeLLMServer(default=model) as server:
         services, pair, person, thread, _ = turn_waiting(runtime, server, model, "删掉这句")
-        assert services.memory.repo.log.delete_message(pair, person.id)
+        assert services.repo.log.delete_message(pair, person.id)
         finish(model, thread)
     log, short = stored(services, pair, person)
     assert log is None
@@ -133,23 +133,23 @@ def test_a_core_memory_deleted_during_an_edit_does_not_come_back(runtime) -> Non
     services = services_with_settings(runtime, FakeLLMServer())
     ai_user = services.ai_users.create("acc_core", {"name": "小梦"})
     pair = services.ai_users.pair("acc_core", ai_user.id)
-    editor = MemoryEditor(services.memory.repo, runtime.clock)
+    editor = MemoryEditor(services.repo, runtime.clock)
     added = editor.core(pair, None, False, {"content": "对花生过敏"})
     editor._storage = Storage(DeletedFirst(runtime.store, (keys.pair_pk(pair), keys.core(added["id"]))))
 
     with pytest.raises(Contended):
         editor.core(pair, added["id"], False, {"content": "对花生严重过敏"})
 
-    assert services.memory.repo.core(pair) == []
+    assert services.repo.core(pair) == []
 
 
 def test_parallel_edits_of_one_memory_each_land_or_lose_their_race_never_fail(runtime) -> None:
     services = services_with_settings(runtime, FakeLLMServer())
     ai_user = services.ai_users.create("acc_mid", {"name": "小梦"})
     pair = services.ai_users.pair("acc_mid", ai_user.id)
-    services.memory.record(pair, "user", "周末去海边")
+    services.topics.record(pair, "user", "周末去海边")
     [mid] = services.compression.compress_now(pair)
-    editor = MemoryEditor(services.memory.repo, runtime.clock)
+    editor = MemoryEditor(services.repo, runtime.clock)
     barrier = threading.Barrier(6)
 
     def edit(n: int) -> str:
@@ -163,4 +163,4 @@ def test_parallel_edits_of_one_memory_each_land_or_lose_their_race_never_fail(ru
     with ThreadPoolExecutor(6) as pool:
         answers = list(pool.map(edit, range(6)))
     assert "200" in answers and set(answers) <= {"200", "409"}
-    assert services.memory.repo.mid_term(pair, mid.topic_id).summary in {f"第{n}次修改" for n in range(6)}
+    assert services.repo.mid_term(pair, mid.topic_id).summary in {f"第{n}次修改" for n in range(6)}

@@ -77,8 +77,8 @@ def scripted_services(runtime, models: OfflineMemoryModels) -> Services:
 
 def tell(services: Services, pair: PairId, clock, text: str):
     """The person says `text` (and the AI answers); the topic is compressed, and extracted a day later."""
-    services.memory.record(pair, "user", text)
-    services.memory.record(pair, "assistant", answer_to(text))
+    services.topics.record(pair, "user", text)
+    services.topics.record(pair, "assistant", answer_to(text))
     services.compression.compress_now(pair)
     clock.advance(hours=25)
     return services.extractor.extract(pair, ZONE, force=True)
@@ -115,14 +115,14 @@ def as_current(text: str, old: str) -> list[str]:
 
 def outcome(services: Services, pair: PairId, ai: AIUser, case: dict) -> dict:
     """What the case came to: whether the old point is marked, the context, the history."""
-    entries = services.memory.repo.long_index(pair)
+    entries = services.repo.long_index(pair)
     old_entry, old_n = point_with(entries, case["old_mark"], newest=False)
     new_entry, new_n = point_with(entries, case["new_mark"], newest=True)
     old, new = old_entry.key_points[old_n], new_entry.key_points[new_n]
     marks = {s.point: split_ref(s.superseded_by) for s in old_entry.superseded}
-    context = "\n".join(m["content"] for m in services.memory.context(pair, ai, case["question"], "").messages)
+    context = "\n".join(m["content"] for m in services.context.context(pair, ai, case["question"], "").messages)
     view = services.views.memory_files(pair)
-    recalled = services.memory.recall(pair, case["old"])
+    recalled = services.context.recall(pair, case["old"])
     return {
         "marked": marks.get(old_n) == (new_entry.id, new_n),
         "new_in_context": new in context,
@@ -185,7 +185,7 @@ CARE = ["打疫苗", "体检", "洗澡", "剪指甲"]
 def seed_history(services: Services, pair: PairId, before: int) -> None:
     """Two years of memories about the pair's cat, more than the context's budget holds: a message
     about them fills the long-term section, and the latest summaries stand on their own."""
-    with Storage(services.memory.repo.store).pair(pair) as uow:
+    with Storage(services.repo.store).pair(pair) as uow:
         for month in range(20):
             points = [f"团子第{n}次{CARE[n % 4]}{'很乖' * (n % 3)}" for n in range(month * 10, month * 10 + 10)]
             entry = LongTermIndex(
@@ -214,8 +214,8 @@ def test_a_new_fact_right_after_the_old_one_leaves_no_summary_saying_the_old_one
         seed_history(services, pair, int(clock.now().timestamp()))
         live_through(services, pair, clock, case, between)
         found = outcome(services, pair, ai_of(pair), case)
-        old = point_with(services.memory.repo.long_index(pair), case["old_mark"], newest=False)
-        pets = "\n".join(m["content"] for m in services.memory.context(pair, ai_of(pair), PETS, "").messages)
+        old = point_with(services.repo.long_index(pair), case["old_mark"], newest=False)
+        pets = "\n".join(m["content"] for m in services.context.context(pair, ai_of(pair), PETS, "").messages)
         noted += any(
             line.find(case["old"]) < line.find(CHANGED_MARK) for line in pets.splitlines() if case["old"] in line
         )
@@ -232,9 +232,11 @@ def test_statements_that_are_no_update_both_stay_current_offline(runtime, clock,
     services = scripted_services(runtime, OfflineFacts())
     pair = PairId(account_id=f"ctl_{case['id']}", ai_user_id="ai_1")
     results = live_through(services, pair, clock, case)
-    assert all(e.superseded == [] for e in services.memory.repo.long_index(pair))
+    assert all(e.superseded == [] for e in services.repo.long_index(pair))
     assert results[1].superseded == 0
-    context = "\n".join(m["content"] for m in services.memory.context(pair, ai_of(pair), case["question"], "").messages)
+    context = "\n".join(
+        m["content"] for m in services.context.context(pair, ai_of(pair), case["question"], "").messages
+    )
     assert "以前：" not in context and case["old_mark"] in context
 
 
@@ -245,10 +247,10 @@ def test_ids_the_extraction_was_not_shown_are_dropped_and_counted(runtime, clock
     other = PairId(account_id="acc_other", ai_user_id="ai_1")
     setup = scripted_services(runtime, ScriptedFacts({}))
     tell(setup, other, clock, "我住在广州")
-    foreign_ref = f"{setup.memory.repo.long_index(other)[0].id}#000"
+    foreign_ref = f"{setup.repo.long_index(other)[0].id}#000"
     pair = PairId(account_id="acc_main", ai_user_id="ai_1")
     tell(setup, pair, clock, case["old"])
-    own_ref = f"{setup.memory.repo.long_index(pair)[0].id}#000"
+    own_ref = f"{setup.repo.long_index(pair)[0].id}#000"
     foreign = [
         Supersedes(id=foreign_ref, key_point=0),
         Supersedes(id="k99", key_point=0),
@@ -263,7 +265,7 @@ def test_ids_the_extraction_was_not_shown_are_dropped_and_counted(runtime, clock
     result = tell(services, pair, clock, case["new"])
     assert (result.superseded, result.supersessions_dropped) == (1, 5)  # one "k1" at 0 holds, once
     assert [p.key for p in models.shown[-1]] == ["k1"]  # the pair's own point alone was shown
-    assert all(e.superseded == [] for e in services.memory.repo.long_index(other))
+    assert all(e.superseded == [] for e in services.repo.long_index(other))
 
 
 def test_foreign_ids_alone_mark_nothing(runtime, clock) -> None:
@@ -275,8 +277,10 @@ def test_foreign_ids_alone_mark_nothing(runtime, clock) -> None:
     models.replaces = {case["new"]: "（没有这条）"}
     result = tell(services, pair, clock, case["new"])
     assert (result.superseded, result.supersessions_dropped) == (0, 2)
-    assert all(e.superseded == [] for e in services.memory.repo.long_index(pair))
-    context = "\n".join(m["content"] for m in services.memory.context(pair, ai_of(pair), case["question"], "").messages)
+    assert all(e.superseded == [] for e in services.repo.long_index(pair))
+    context = "\n".join(
+        m["content"] for m in services.context.context(pair, ai_of(pair), case["question"], "").messages
+    )
     assert "以前：" not in context
 
 
@@ -288,9 +292,9 @@ def test_the_old_entry_is_marked_in_the_new_entrys_transaction_on_every_store(ru
     tell(services, pair, clock, case["old"])
     clock.advance(days=90)
     assert tell(services, pair, clock, case["new"]).superseded == 1
-    old, new = sorted(services.memory.repo.long_index(pair), key=lambda e: e.created_at)
+    old, new = sorted(services.repo.long_index(pair), key=lambda e: e.created_at)
     assert [(s.point, s.superseded_by) for s in old.superseded] == [(0, f"{new.id}#000")]
-    sections = services.memory.context(pair, ai_of(pair), case["question"], "").sections
+    sections = services.context.context(pair, ai_of(pair), case["question"], "").sections
     context = "\n".join(s.text for s in sections)  # the latest summaries too
     assert f"以前：{case['old']}；" in context and case["new"] in context and as_current(context, case["old"]) == []
 
@@ -302,7 +306,7 @@ def test_a_later_update_makes_the_chain_point_to_what_holds_now(runtime, clock) 
     for step in steps:
         tell(services, pair, clock, step)
         clock.advance(days=60)
-    sections = services.memory.context(pair, ai_of(pair), "我现在住哪？", "").sections
+    sections = services.context.context(pair, ai_of(pair), "我现在住哪？", "").sections
     context = "\n".join(s.text for s in sections)
     assert as_current(context, steps[0]) == [] and as_current(context, steps[1]) == []
     assert f"以前：{steps[0]}；" in context and f"起：{steps[2]}" in context
@@ -317,9 +321,9 @@ def test_a_persons_edit_of_the_new_entry_moves_the_marks_naming_it_in_the_same_c
     tell(services, pair, clock, case["old"])
     clock.advance(days=90)
     tell(services, pair, clock, case["new"])
-    old, new = sorted(services.memory.repo.long_index(pair), key=lambda e: e.created_at)
+    old, new = sorted(services.repo.long_index(pair), key=lambda e: e.created_at)
     services.memory_editor.long_term(pair, new.id, False, {"key_points": ["周末去了外滩", case["new"]]})
-    old = next(e for e in services.memory.repo.long_index(pair) if e.id == old.id)
+    old = next(e for e in services.repo.long_index(pair) if e.id == old.id)
     assert [s.superseded_by for s in old.superseded] == [f"{new.id}#001"]
     services.memory_editor.long_term(pair, new.id, False, {"key_points": ["周末去了外滩"]})
-    assert next(e for e in services.memory.repo.long_index(pair) if e.id == old.id).superseded == []
+    assert next(e for e in services.repo.long_index(pair) if e.id == old.id).superseded == []

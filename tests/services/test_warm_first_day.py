@@ -78,18 +78,16 @@ def test_a_pair_past_its_first_messages_never_reads_the_start_of_its_log(runtime
     ai = services.ai_users.create("acc_new", {"name": "小梦"})
     pair, _ = services.ai_users.companion("acc_new", ai.id)
     reads = []
-    real = services.memory.repo.log.person_message_number
-    services.memory.repo.log.person_message_number = lambda *a: reads.append(a) or real(*a)
+    real = services.repo.log.person_message_number
+    services.repo.log.person_message_number = lambda *a: reads.append(a) or real(*a)
     turns(services, "acc_new", ai.id, 1)
     assert len(reads) == 1  # a new pair: read
     for _ in range(3):  # compressed topics holding more messages than the window
         runtime.clock.advance(hours=1)
         for n in range(9):
-            services.memory.record(pair, "user", f"第{n}句")
+            services.topics.record(pair, "user", f"第{n}句")
         services.compression.compress_now(pair)
-    assert sum(
-        m.message_count for m in services.memory.repo.mid_terms(pair)
-    ) >= services.memory.repo.log.message_window(2)
+    assert sum(m.message_count for m in services.repo.mid_terms(pair)) >= services.repo.log.message_window(2)
     assert [d.replied for d in turns(services, "acc_new", ai.id, 2)] == [False, False]
     assert len(reads) == 1
 

@@ -105,3 +105,74 @@ def test_the_domain_importing_itself_relatively_is_no_breach():
     imports = imports_of("from .models import PairId\nfrom . import text\n", "dreamchat.domain.leak")
     assert imports == {"dreamchat.domain.models.PairId", "dreamchat.domain.text"}
     assert breaches(imports, only=("dreamchat.domain",)) == []
+
+
+# Routers only translate: parse, authorize through a dependency, call one application service, map the
+# result to a response. What a use case holds (the store, a lease, an idempotency claim, a model slot, the
+# clock) is the services' business, and `api/app.py` builds them only through the container.
+API_NEVER_MODULES = (
+    "dreamchat.ports",
+    "dreamchat.services.leases",
+    "dreamchat.services.idempotency",
+    "dreamchat.services.limits",
+    "dreamchat.domain.clock",
+)
+API_NEVER_NAMES = {"ItemStore", "Clock", "Slot", "Leases", "Idempotency", "IdempotencyClaim"}
+API_NEVER_TEXT = ("runtime.store", "runtime.clock", ".reserve(")
+ROUTER_STATEMENTS = 15  # the longest function of a router module, in statements (its docstring not counted)
+
+
+def api_breaches(source: str, module: str) -> list[str]:
+    imports = imports_of(source, module)
+    found = [name for name in imports if within(name, API_NEVER_MODULES) or name.rpartition(".")[2] in API_NEVER_NAMES]
+    return sorted(found + [text for text in API_NEVER_TEXT if text in source])
+
+
+def test_the_api_holds_no_store_lease_idempotency_slot_or_clock():
+    found = []
+    for path in layer("api"):
+        found += [
+            f"{module_name(path)} -> {name}"
+            for name in api_breaches(path.read_text(encoding="utf-8"), module_name(path))
+        ]
+    assert found == []
+
+
+def test_no_router_imports_another_router():
+    found = []
+    for path in layer("api", "routers"):
+        module = module_name(path)
+        imports = imports_of(path.read_text(encoding="utf-8"), module, is_package=path.name == "__init__.py")
+        found += [f"{module} -> {name}" for name in breaches(imports, never=("dreamchat.api.routers",))]
+    assert found == []
+
+
+def statements(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """The statements of `function`'s body, nested ones included, its docstring not."""
+    body = function.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    return sum(isinstance(node, ast.stmt) for part in body for node in ast.walk(part))
+
+
+def test_every_router_function_is_short():
+    long = []
+    for path in layer("api", "routers"):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and statements(node) > ROUTER_STATEMENTS:
+                long.append(f"{module_name(path)}.{node.name}: {statements(node)} statements")
+    assert long == []
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("from dreamchat.ports import ItemStore", ["dreamchat.ports.ItemStore"]),
+        ("from dreamchat.services.leases import Leases", ["dreamchat.services.leases.Leases"]),
+        ("def f(services):\n    return services.runtime.store.get('pk', 'sk')\n", ["runtime.store"]),
+        ("def f(pool):\n    return pool.reserve('acc')\n", [".reserve("]),
+        ("from dreamchat.services.container import Services", []),
+    ],
+)
+def test_what_a_router_may_not_hold_is_found(source, found):
+    assert api_breaches(source, "dreamchat.api.routers.leak") == found

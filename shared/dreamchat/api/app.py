@@ -13,7 +13,6 @@ from dreamchat.adapters.scheduler import Job, LocalScheduler
 from dreamchat.api.deadline import RequestDeadline
 from dreamchat.api.errors import install_error_handlers
 from dreamchat.api.limits import BodySizeLimit, StrictJson
-from dreamchat.api.model_work import ModelPool
 from dreamchat.api.pages import NEXT_CURSOR
 from dreamchat.api.routers import (
     ai_users,
@@ -35,10 +34,7 @@ from dreamchat.api.routers import (
 from dreamchat.config import Settings
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.usage import CallRecord
-from dreamchat.ports import Counter
 from dreamchat.services.container import Services, build_services
-from dreamchat.services.limits import ModelCallBudget
-from dreamchat.services.storage.unit_of_work import Storage
 from dreamchat.wiring import Runtime, build_runtime
 
 
@@ -46,7 +42,7 @@ def create_app(
     settings: Settings | None = None,
     runtime: Runtime | None = None,
     *,
-    on_count: Counter | None = None,
+    on_count: Callable[..., None] | None = None,
     on_model_call: Callable[[CallRecord], None] | None = None,
 ) -> FastAPI:
     """The app; `on_count` receives operational counts and `on_model_call` each model call's tokens and
@@ -62,7 +58,7 @@ def create_app(
         yield
         for part in reversed(background):
             part.stop()
-        app.state.model_pool.close()
+        app.state.services.model_pool.close()
         runtime.close()
 
     app = FastAPI(title="DreamChat Cloud", version="0.1.0", lifespan=lifespan)
@@ -73,8 +69,6 @@ def create_app(
         OpenAIGateway.from_settings(settings, on_call=on_model_call) if settings.llm_configured else None
     )
     app.state.services = build_services(runtime, gateway=app.state.gateway, on_count=on_count)
-    budget = ModelCallBudget(Storage(runtime.store), runtime.clock, settings.model_calls_per_minute)
-    app.state.model_pool = ModelPool(settings.model_concurrency, budget.spend)
     app.state.cards = app.state.services.cards
     app.state.exports, app.state.imports = app.state.services.exports, app.state.services.imports
     install_error_handlers(app)

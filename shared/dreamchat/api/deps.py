@@ -1,4 +1,6 @@
-"""Request dependencies: the services, and the account behind the bearer token."""
+"""Request dependencies: the services, the account behind the bearer token, and what a route may touch:
+the caller's pair with the AI user in its path (`PairDep`), with the AI user too (`CompanionDep`), the
+request's deadline and the model pool."""
 
 from __future__ import annotations
 
@@ -8,9 +10,12 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from dreamchat.domain.models import Account
+from dreamchat.api.deadline import SCOPE_KEY
+from dreamchat.budget import Deadline
+from dreamchat.domain.models import Account, AIUser, PairId
 from dreamchat.errors import Unauthorized
 from dreamchat.services.container import Services
+from dreamchat.services.model_pool import ModelPool
 
 _bearer = HTTPBearer(auto_error=False)
 
@@ -54,3 +59,42 @@ def get_optional_caller(
 
 
 OptionalCaller = Annotated[Caller | None, Depends(get_optional_caller)]
+
+
+def get_pair(user_id: str, caller: CurrentCaller, services: ServicesDep) -> PairId:
+    """The caller's pair with `user_id`, one of their friends; NotFound otherwise."""
+    return services.ai_users.pair(caller.id, user_id)
+
+
+PairDep = Annotated[PairId, Depends(get_pair)]
+
+
+@dataclass(frozen=True)
+class Companion:
+    """The caller's pair with one of their AI friends, and that AI user."""
+
+    pair: PairId
+    ai_user: AIUser
+
+
+def get_companion(user_id: str, caller: CurrentCaller, services: ServicesDep) -> Companion:
+    """The caller's pair with `user_id` and the AI user; NotFound unless it is one of their friends."""
+    return Companion(*services.ai_users.companion(caller.id, user_id))
+
+
+CompanionDep = Annotated[Companion, Depends(get_companion)]
+
+
+def get_deadline(request: Request) -> Deadline:
+    """The request's deadline, set by `dreamchat.api.deadline.RequestDeadline`."""
+    return request.scope[SCOPE_KEY]
+
+
+DeadlineDep = Annotated[Deadline, Depends(get_deadline)]
+
+
+def get_model_pool(services: ServicesDep) -> ModelPool:
+    return services.model_pool
+
+
+ModelPoolDep = Annotated[ModelPool, Depends(get_model_pool)]

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from dreamchat import keys
 from dreamchat.budget import Deadline
 from dreamchat.config import Settings
 from dreamchat.domain import reply as replies
@@ -38,16 +38,14 @@ from dreamchat.llm.errors import LLMError
 from dreamchat.llm.offline import caring_reply, offline_reply
 from dreamchat.ports import Clock, RandomSource
 from dreamchat.services.chat_events import Done, Event, Failed, Notice, Reply, SafetyNotice, Sent, Thinking
+from dreamchat.services.context import ContextBuilder
 from dreamchat.services.crisis_protocol import CrisisProtocol
 from dreamchat.services.heartbeat_state import HeartbeatStates
-from dreamchat.services.limits import RateLimit
-from dreamchat.services.memory import MemoryService
+from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.reply_draw import ReplyDraw
 from dreamchat.services.sessions import Sessions
 from dreamchat.services.speaker import Line, Speaker
-from dreamchat.services.storage.unit_of_work import Storage
-
-__all__ = ["ChatService", "Done", "Event", "Failed", "Notice", "SafetyNotice", "Sent", "Thinking", "check_content"]
+from dreamchat.services.topics import Topics
 
 log = logging.getLogger(__name__)
 
@@ -63,30 +61,25 @@ def check_content(content: str) -> str:
     return content
 
 
+def _no_push(pair: PairId, ai_user: AIUser, messages: list[Message], deadline: Deadline) -> None:
+    """No push is sent."""
+
+
+@dataclass
 class ChatService:
-    def __init__(
-        self,
-        memory: MemoryService,
-        speaker: Speaker,
-        heartbeats: HeartbeatStates,
-        clock: Clock,
-        random: RandomSource,
-        settings: Settings,
-        *,
-        on_reply: Callable[[PairId, AIUser, list[Message], Deadline], object] | None = None,
-        protocol: CrisisProtocol | None = None,
-    ) -> None:
-        self.protocol = protocol or CrisisProtocol(memory, heartbeats, clock, settings)
-        self._on_reply = on_reply or (lambda pair, ai_user, messages, deadline: None)  # the push, once stored
-        self.memory = memory
-        self._speaker = speaker
-        self._heartbeats = heartbeats
-        self._clock = clock
-        self._random = random
-        self._settings = settings
-        self._limit = RateLimit(Storage(memory.repo.store), clock)
-        self._draw = ReplyDraw(memory.repo.log, clock, random, settings)
-        self._sessions = Sessions(Storage(memory.repo.store), clock, settings.break_reminder_minutes)
+    repo: MemoryRepository
+    topics: Topics
+    context: ContextBuilder
+    speaker: Speaker
+    heartbeats: HeartbeatStates
+    protocol: CrisisProtocol
+    draw: ReplyDraw
+    sessions: Sessions
+    spend_message: Callable[[str], None]  # the account's message budget: TooManyRequests beyond it
+    clock: Clock
+    random: RandomSource
+    settings: Settings
+    on_reply: Callable[[PairId, AIUser, list[Message], Deadline], object] = _no_push  # the push, once stored
 
     def crisis_help(self, account_id: str) -> SafetyNotice:
         return self.protocol.help(account_id)
@@ -101,13 +94,12 @@ class ChatService:
         content, whole = self.protocol.fitted(content)
         check_content(content)
         if limited:
-            scope, per_minute = keys.message_limit_scope(pair.account_id), self._settings.messages_per_minute
-            self._limit.hit(scope, per_minute, 60, "too many messages; wait a moment")
+            self.spend_message(pair.account_id)
         topic = self.protocol.open_topic(pair)
         verdict = self.protocol.judge(topic, content, whole)
-        message = self.memory.record(pair, "user", content, safety=marked(verdict))
-        now = self._clock.now()
-        minutes = self._settings.crisis_checkin_minutes
+        message = self.topics.record(pair, "user", content, safety=marked(verdict))
+        now = self.clock.now()
+        minutes = self.settings.crisis_checkin_minutes
         # in a crisis topic the check-in stays owed until the person has been answered after it
         owed = verdict.crisis or (topic_state(topic) == "crisis" and message.topic_id == topic[-1].topic_id)
 
@@ -115,9 +107,9 @@ class ChatService:
             answered = person_wrote(state, now)
             return check_in_after(answered, now, minutes) if owed else answered
 
-        relationship = self.memory.repo.relationship(pair)
-        self._heartbeats.change(pair, ai_user, relationship, wrote)
-        self._sessions.continue_with_message(pair.account_id)
+        relationship = self.repo.relationship(pair)
+        self.heartbeats.change(pair, ai_user, relationship, wrote)
+        self.sessions.continue_with_message(pair.account_id)
         if verdict.crisis:
             self.protocol.referred(ai_user, verdict.by or "lexicon")
         return message
@@ -129,9 +121,9 @@ class ChatService:
     def save(self, pair: PairId, ai_user: AIUser, content: str) -> tuple[Message, bool]:
         """Store a message without a reply; a farewell still ends the topic."""
         message = self.accept(pair, ai_user, content, limited=not self.protected(pair, content))
-        ended = message.safety is None and says_farewell(content, self._settings.farewell_keywords)
+        ended = message.safety is None and says_farewell(content, self.settings.farewell_keywords)
         if ended:
-            self.memory.end_topic(pair, message.topic_id)
+            self.topics.end_topic(pair, message.topic_id)
         return message, ended
 
     def respond(
@@ -147,11 +139,11 @@ class ChatService:
         """The AI's side of the turn, all of it done: the events to send, ending with Done or Failed;
         without the `model` (a crisis it has no room for), words of care and the help lines. A turn that
         `must_answer` (the person asked again after a failed one) is never declined by the draw."""
-        deadline = deadline or Deadline.after(self._settings.chat_turn_seconds)
-        state = topic_state(self.memory.repo.short_term(pair, person.topic_id)) or person.safety
+        deadline = deadline or Deadline.after(self.settings.chat_turn_seconds)
+        state = topic_state(self.repo.short_term(pair, person.topic_id)) or person.safety
         crisis = state == "crisis"  # the protocol holds for the rest of the topic
         distress = state is not None  # answered, never silence
-        budget = deadline.sooner(self._settings.chat_reserve_seconds)
+        budget = deadline.sooner(self.settings.chat_reserve_seconds)
         try:
             reply = (
                 self._generate(pair, ai_user, person, budget, state, must_answer)
@@ -173,7 +165,7 @@ class ChatService:
         elif crisis and person.safety != "crisis":  # later in a crisis topic: the check-in waits for this message
             self.protocol.check_in_later(pair, ai_user)
         if markers.switched:
-            person = self.memory.switch_topic(pair, person)
+            person = self.topics.switch_topic(pair, person)
         reasoning = reply.reasoning[:REASONING_CHARS]
         lines = replies.split_messages(text)
         if distress and not lines:
@@ -182,34 +174,34 @@ class ChatService:
             return [UNANSWERED]
         cap = replies.CRISIS_MAX_DELAY_SECONDS if distress else None
         how = Line(typed=reply.typed, reasoning=reasoning, cap=cap)
-        sent = [Sent(m, m.delay_ms, i) for i, m in enumerate(self._speaker.send(pair, lines, how, after=person.id))]
+        sent = [Sent(m, m.delay_ms, i) for i, m in enumerate(self.speaker.send(pair, lines, how, after=person.id))]
         if not sent:  # 已读不回: the history shows it, not only the live turn
             # over the message as read: a deletion or edit meanwhile stands
-            self.memory.update_message(
+            self.topics.update_message(
                 pair, person, person.model_copy(update={"read_no_reply": True, "reasoning": reasoning})
             )
         # A topic that grows past the limit ends too, so short-term memory stays bounded.
-        too_long = len(self.memory.repo.short_term(pair, person.topic_id)) >= self._settings.topic_max_messages
-        ended = (markers.ended or too_long) and self.memory.end_topic(pair, person.topic_id)
+        too_long = len(self.repo.short_term(pair, person.topic_id)) >= self.settings.topic_max_messages
+        ended = (markers.ended or too_long) and self.topics.end_topic(pair, person.topic_id)
         ended = (not crisis and self._end_on_farewell(pair, person)) or ended  # a farewell never ends a crisis
         thinking = [Thinking(reasoning)] if reasoning else []
         notices: list[Event] = [self.crisis_help(pair.account_id)] if shown else []
-        if sent and not distress and self._sessions.break_reminder_due(pair.account_id):
+        if sent and not distress and self.sessions.break_reminder_due(pair.account_id):
             notices.append(Notice("break", BREAK_NOTICE))
         pause = 0.0
         if not sent:
             pause = (
                 reply.read_pause
                 if reply.read_pause is not None
-                else replies.read_pause_seconds(self._random.random(), self._settings.max_delay_seconds)
+                else replies.read_pause_seconds(self.random.random(), self.settings.max_delay_seconds)
             )
         if sent:
-            self._on_reply(pair, ai_user, [s.message for s in sent], deadline)
+            self.on_reply(pair, ai_user, [s.message for s in sent], deadline)
         return [*notices, *thinking, *sent, Done(bool(sent), ended, len(sent), int(pause * 1000))]
 
     def _mark_crisis(self, pair: PairId, ai_user: AIUser, person: Message) -> Message:
         marked = person.model_copy(update={"safety": "crisis"})
-        self.memory.update_message(pair, person, marked)
+        self.topics.update_message(pair, person, marked)
         self.protocol.check_in_later(pair, ai_user)
         self.protocol.referred(ai_user, "model")
         return marked
@@ -220,29 +212,29 @@ class ChatService:
         """The AI's reply (the offline notice comes at once, untyped). When the draw says no, the
         model is not asked: the turn is 已读不回 — never in distress or a crisis (the topic's state),
         nor for a sincere question whether the AI is a person, nor when it `must` answer (a retry)."""
-        if not self._speaker.can_speak(ai_user):
+        if not self.speaker.can_speak(ai_user):
             text = caring_reply(state == "crisis", offline=True) if state else offline_reply(ai_user.name)
             return Reply(text, typed=False)
-        snapshot = self.memory.repo.snapshot(pair)
+        snapshot = self.repo.snapshot(pair)
         asked = asks_if_human(person.content)  # answered, always and honestly
         if state:
             guidance = CRISIS_GUIDANCE if state == "crisis" else DISTRESS_GUIDANCE
         else:
-            zone = self.memory.repo.zone(pair, ai_user)
-            decision = self._draw.decide(pair, snapshot, ai_user, person, zone, must_answer=asked or must)
-            if not decision.inclined and self._settings.reply_decision == "draw":
-                return self._draw.read_without_replying(ai_user, decision)
+            zone = self.repo.zone(pair, ai_user)
+            decision = self.draw.decide(pair, snapshot, ai_user, person, zone, must_answer=asked or must)
+            if not decision.inclined and self.settings.reply_decision == "draw":
+                return self.draw.read_without_replying(ai_user, decision)
             guidance = decision.guidance
         guidance += HUMAN_QUESTION_GUIDANCE if asked else ""
         # distress keeps the stable instructions (and the prompt cache); its turn block asks for care
         instructions = chat_instructions(ai_user.name, snapshot.relationship.level, crisis=state == "crisis")
-        context = self.memory.context(
+        context = self.context.context(
             pair, ai_user, person.content, instructions, exclude_message=person.id, snapshot=snapshot, guidance=guidance
         )
-        completion = self._speaker.generate(pair, ai_user, context.messages, deadline)
+        completion = self.speaker.generate(pair, ai_user, context.messages, deadline)
         return Reply(completion.text or "", reasoning=completion.reasoning)
 
     def _end_on_farewell(self, pair: PairId, person: Message) -> bool:
-        if not says_farewell(person.content, self._settings.farewell_keywords):
+        if not says_farewell(person.content, self.settings.farewell_keywords):
             return False
-        return self.memory.end_topic(pair, person.topic_id)
+        return self.topics.end_topic(pair, person.topic_id)

@@ -1,9 +1,12 @@
 """What a chat turn hands the client, in order: help lines or a notice, a reasoner's thinking, the AI's
-messages, then `Done` or `Failed` (the router turns each into one server-sent event)."""
+messages, then `Done` or `Failed`. `told` names each event and the fields the client is told (the
+router sends each as one server-sent event); a turn replayed for an Idempotency-Key comes back as
+`Replayed` events, told as they were the first time."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from dreamchat.domain.help_lines import CrisisResource
 from dreamchat.domain.models import Message
@@ -67,4 +70,36 @@ class Failed:
     message: str
 
 
-Event = SafetyNotice | Notice | Thinking | Sent | Done | Failed
+@dataclass(frozen=True)
+class Replayed:
+    """An event of an earlier turn with the same Idempotency-Key, as the client was told it then."""
+
+    name: str
+    fields: dict[str, Any]
+
+
+Event = SafetyNotice | Notice | Thinking | Sent | Done | Failed | Replayed
+
+
+def told(event: Event) -> tuple[str, dict[str, Any]]:
+    """The event's name and the fields the client is told."""
+    if isinstance(event, SafetyNotice):  # help lines for a person in crisis, before anything else
+        return "safety", event.as_dict()
+    if isinstance(event, Notice):  # an in-app notice (the break reminder), not the AI's words
+        return "notice", {"kind": event.kind, "text": event.text}
+    if isinstance(event, Thinking):  # a reasoning model's chain of thought, for clients that show it
+        return "thinking", {"content": event.content}
+    if isinstance(event, Sent):
+        message = event.message
+        fields = {"message_id": message.id, "content": message.content, "delay_ms": event.delay_ms}
+        return "message", {**fields, "index": event.index, "timestamp": message.timestamp}
+    if isinstance(event, Done):
+        return "done", {
+            "replied": event.replied,
+            "topic_ended": event.topic_ended,
+            "message_count": event.message_count,
+            "read_after_ms": event.read_after_ms,
+        }
+    if isinstance(event, Replayed):
+        return event.name, event.fields
+    return "error", {"code": event.code, "message": event.message}

@@ -2,49 +2,56 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from dreamchat import keys
 from dreamchat.adapters.embeddings import build_embedder
-from dreamchat.adapters.events import LocalEventBus, LocalWorkQueue, MissingQueue
+from dreamchat.adapters.events import MissingQueue
 from dreamchat.adapters.images import PillowAvatars
-from dreamchat.adapters.private import signing_secret, vapid_private_key
-from dreamchat.adapters.push import VapidKey, WebPushSender, new_private_key
-from dreamchat.adapters.search import NoSearch, WebSearch, bocha, searxng, tavily
-from dreamchat.config import Settings
+from dreamchat.adapters.private import signing_secret
+from dreamchat.domain.answering import ANSWER_MARGIN_SECONDS
 from dreamchat.events import ExtractionDue, HeartbeatDue, TopicEnded
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.memory_models import FallbackMemoryModels, build_memory_models
 from dreamchat.llm.port import LLMGateway
-from dreamchat.ports import Counter, Embedder, Event, WorkQueue
+from dreamchat.ports import Counter, Embedder, Event
 from dreamchat.services.ai_users import AIUserService, Caps
+from dreamchat.services.answering import RETRIES_PER_MESSAGE, Answering
 from dreamchat.services.auth import AuthService
 from dreamchat.services.cards import CardService
 from dreamchat.services.chat import ChatService
+from dreamchat.services.chat_messages import ChatMessages
+from dreamchat.services.chat_turns import ChatTurns
 from dreamchat.services.compression import AfterCompression, Compression
 from dreamchat.services.context import ContextBuilder
 from dreamchat.services.core_judgment import CoreJudge
 from dreamchat.services.crisis_protocol import CrisisProtocol
 from dreamchat.services.export import MemoryExport
+from dreamchat.services.extract_now import ExtractNow
 from dreamchat.services.extraction import ExtractionService
 from dreamchat.services.friend_lists import FriendLists
 from dreamchat.services.healing import Healing
 from dreamchat.services.heartbeat import HeartbeatService
 from dreamchat.services.heartbeat_state import HeartbeatStates
+from dreamchat.services.idempotency import Idempotency
 from dreamchat.services.leases import Leases
-from dreamchat.services.limits import AccountBudget
+from dreamchat.services.limits import AccountBudget, ModelCallBudget
 from dreamchat.services.long_term import Extractor
-from dreamchat.services.memory import MemoryService
 from dreamchat.services.memory_edit import MemoryEditor
 from dreamchat.services.memory_import import MemoryImport
 from dreamchat.services.memory_repo import MemoryRepository
+from dreamchat.services.model_pool import ModelPool
+from dreamchat.services.person_settings import PersonSettings
 from dreamchat.services.presence import Presence
 from dreamchat.services.profile import Profiles
 from dreamchat.services.push import PushSender, PushService
 from dreamchat.services.quality import OnFigure, QualityService
 from dreamchat.services.recall import Retriever
 from dreamchat.services.redo import Redo
+from dreamchat.services.reply_draw import ReplyDraw
+from dreamchat.services.sessions import Sessions
 from dreamchat.services.soul import SoulService
 from dreamchat.services.speaker import Speaker
 from dreamchat.services.storage.unit_of_work import Storage
@@ -52,7 +59,7 @@ from dreamchat.services.tombstones import Erasures
 from dreamchat.services.topics import Topics
 from dreamchat.services.vectors import VectorRefresh
 from dreamchat.services.views import Views
-from dreamchat.wiring import Runtime
+from dreamchat.wiring import Runtime, build_push, build_search, extract_queue
 
 
 @dataclass
@@ -61,7 +68,9 @@ class Services:
     auth: AuthService
     ai_users: AIUserService
     friend_lists: FriendLists  # the lists of AI users a person sees
-    memory: MemoryService  # what a conversation asks of the memory
+    repo: MemoryRepository  # the reads of a pair's memory that decide nothing
+    retriever: Retriever
+    context: ContextBuilder  # what the AI remembers in a turn, recall on demand
     topics: Topics
     compression: Compression
     extractor: Extractor
@@ -70,6 +79,11 @@ class Services:
     soul: SoulService
     heartbeat_states: HeartbeatStates
     chat: ChatService
+    chat_turns: ChatTurns  # a chat turn, and its answer asked for again
+    chat_messages: ChatMessages  # the greeting, a message saved, the history
+    model_pool: ModelPool  # where model calls run, a bounded share per account
+    person_settings: PersonSettings  # 关于我, clock, locale, heartbeat settings
+    extract_now: ExtractNow
     heartbeat: HeartbeatService
     extraction: ExtractionService
     healing: Healing  # degraded results redone once the model answers again
@@ -85,16 +99,6 @@ class Services:
     cards: CardService  # character cards in and out
     exports: MemoryExport  # a pair's memories out
     imports: MemoryImport  # and back in
-
-
-def build_search(settings: Settings) -> WebSearch | NoSearch:
-    """The configured provider: SearXNG needs its instance's URL, Bocha and Tavily an API key."""
-    key = settings.search_api_key.get_secret_value() if settings.search_api_key else None
-    if settings.search_provider == "searxng":
-        return searxng(settings.search_url, key) if settings.search_url else NoSearch()
-    if key is None:
-        return NoSearch()
-    return (bocha if settings.search_provider == "bocha" else tavily)(key, settings.search_url)
 
 
 def build_services(
@@ -114,25 +118,29 @@ def build_services(
     repo, storage = MemoryRepository(store, runtime.blobs), Storage(store)
     retriever = Retriever(embedder or build_embedder(settings), settings.embedding_batch)
     topics = Topics(repo, storage, runtime.bus, clock, runtime.random, settings)
-    memory = MemoryService(repo, retriever, topics, ContextBuilder(repo, retriever, clock, settings))
+    context = ContextBuilder(repo, retriever, clock, settings)
     heartbeats = HeartbeatStates(store, clock, settings)
     soul = SoulService(repo, models, heartbeats, clock, settings)
     search = build_search(settings)
     presence = Presence(storage, clock, settings.presence_seconds)
     push = PushService(storage, presence, push_sender or build_push(settings), clock, settings)
-    speaker = Speaker(memory, soul, heartbeats, gateway, search, clock, runtime.random, settings)
-    protocol = CrisisProtocol(memory, heartbeats, clock, settings, on_count)
-    chat = ChatService(
-        memory, speaker, heartbeats, clock, runtime.random, settings, on_reply=push.after_turn, protocol=protocol
-    )
+    speaker = Speaker(repo, topics, context, soul, heartbeats, gateway, search, clock, runtime.random, settings)
+    profiles = Profiles(storage)
+    protocol = CrisisProtocol(repo, profiles, heartbeats, clock, settings, on_count)
+
+    def budget(scope: Callable[[str], str], limit: int, window: int, message: str) -> Callable[[str], None]:
+        return AccountBudget(storage, clock, scope, limit, window, message).spend
+
+    draw = ReplyDraw(repo.log, clock, runtime.random, settings)
+    sessions = Sessions(storage, clock, settings.break_reminder_minutes)
+    messages = budget(keys.message_limit_scope, settings.messages_per_minute, 60, "too many messages; wait a moment")
+    parts = (repo, topics, context, speaker, heartbeats, protocol, draw, sessions, messages)
+    chat = ChatService(*parts, clock, runtime.random, settings, on_reply=push.after_turn)
     ai_users = AIUserService(store, runtime.blobs, clock, Caps(settings.max_ai_users, settings.max_friends))
     friend_lists = FriendLists(storage)
     leases = Leases(storage, clock, settings.lease_seconds, settings.lease_attempts)
     quality = QualityService(repo, gateway, clock, runtime.random, settings, on_quality)
     vectors = VectorRefresh(storage, retriever)
-
-    def budget(scope: Callable[[str], str], limit: int, window: int, message: str) -> Callable[[str], None]:
-        return AccountBudget(storage, clock, scope, limit, window, message).spend
 
     core_judge = CoreJudge(storage, models, clock, settings.heal_backoff)
     after = AfterCompression(repo, quality, soul, ai_users, clock, settings)
@@ -142,7 +150,9 @@ def build_services(
         store,
         heartbeats,
         ai_users,
-        memory,
+        repo,
+        topics,
+        context,
         speaker,
         runtime.queue or MissingQueue(),
         leases,
@@ -152,13 +162,22 @@ def build_services(
         presence=presence,
     )
     healing = Healing(repo, Redo(repo, storage, models, vectors, clock), core_judge, soul, ai_users, clock, settings)
-    extraction = ExtractionService(store, extractor, healing, leases, _extract_queue(runtime), clock, settings)
+    extraction = ExtractionService(store, extractor, healing, leases, extract_queue(runtime), clock, settings)
+    views = Views(ai_users, friend_lists, repo, context, heartbeats, quality, clock)
+    model_calls = ModelCallBudget(storage, clock, settings.model_calls_per_minute)
+    model_pool = ModelPool(settings.model_concurrency, model_calls.spend)
+    # leases on answering a person's message again, each as long as a turn can run
+    answers = Leases(storage, clock, math.ceil(settings.chat_turn_seconds) + ANSWER_MARGIN_SECONDS, RETRIES_PER_MESSAGE)
+    answering, idempotency = Answering(answers, clock, settings.chat_turn_seconds), Idempotency(storage, clock)
+    said = (chat, topics, repo, repo.log, heartbeats, ai_users, views, idempotency, answering)
     services = Services(
         runtime=runtime,
         auth=AuthService(storage, clock, settings, signing_secret(settings)),
         ai_users=ai_users,
         friend_lists=friend_lists,
-        memory=memory,
+        repo=repo,
+        retriever=retriever,
+        context=context,
         topics=topics,
         compression=compression,
         extractor=extractor,
@@ -167,6 +186,11 @@ def build_services(
         soul=soul,
         heartbeat_states=heartbeats,
         chat=chat,
+        chat_turns=ChatTurns(chat, protocol, repo.log, model_pool, idempotency, answering),
+        chat_messages=ChatMessages(*said),
+        model_pool=model_pool,
+        person_settings=PersonSettings(profiles, protocol, heartbeats, friend_lists, repo, views),
+        extract_now=ExtractNow(healing, extractor, repo),
         heartbeat=heartbeat,
         extraction=extraction,
         healing=healing,
@@ -176,8 +200,8 @@ def build_services(
         quality=quality,
         push=push,
         presence=presence,
-        views=Views(ai_users, friend_lists, memory, heartbeats, quality, clock),
-        profiles=Profiles(storage),
+        views=views,
+        profiles=profiles,
         memory_editor=MemoryEditor(repo, clock, retriever, settings.max_person_core_memories),
         cards=CardService(
             ai_users,
@@ -220,18 +244,3 @@ def _run_heartbeat(heartbeat: HeartbeatService, event: Event) -> None:
 
 def _run_extraction(extraction: ExtractionService, event: Event) -> None:
     extraction.run(ExtractionDue.of(event))
-
-
-def build_push(settings: Settings) -> WebPushSender | None:
-    """The Web Push sender with this server's VAPID key; None (push off) in aws mode without one."""
-    private_key = vapid_private_key(settings, new_private_key)
-    return WebPushSender(VapidKey(private_key), settings.push_contact) if private_key else None
-
-
-def _extract_queue(runtime: Runtime) -> WorkQueue:
-    """SQS in AWS; locally the bus's worker thread, like heartbeats."""
-    if runtime.extract_queue is not None:
-        return runtime.extract_queue
-    if isinstance(runtime.bus, LocalEventBus):
-        return LocalWorkQueue(runtime.bus, ExtractionDue.detail_type)
-    return MissingQueue("DREAMCHAT_EXTRACT_QUEUE_URL")

@@ -21,9 +21,8 @@ from dreamchat.domain.protocol import CUT_MARK, recent_words, topic_state
 from dreamchat.ports import Clock, Counter
 from dreamchat.services.chat_events import SafetyNotice
 from dreamchat.services.heartbeat_state import HeartbeatStates
-from dreamchat.services.memory import MemoryService
+from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.profile import Profiles
-from dreamchat.services.storage.unit_of_work import Storage
 
 log = logging.getLogger(__name__)
 
@@ -33,28 +32,29 @@ CRISIS_REFERRALS = "CrisisReferrals"
 class CrisisProtocol:
     def __init__(
         self,
-        memory: MemoryService,
+        repo: MemoryRepository,
+        profiles: Profiles,
         heartbeats: HeartbeatStates,
         clock: Clock,
         settings: Settings,
         count: Counter | None = None,
         check: CrisisCheck | None = None,
     ) -> None:
-        self._memory = memory
+        self._repo = repo
         self._heartbeats = heartbeats
         self._clock = clock
         self._settings = settings
         self._count = count or (lambda name, value=1: None)
         self.check = check or crisis_check()
-        self._profiles = Profiles(Storage(memory.repo.store))
+        self._profiles = profiles
         self._help: dict[str, SafetyNotice] = {}
 
     def locale(self, account_id: str) -> str:
-        """Whose help lines a crisis shows the person: their chosen locale, else the server's."""
+        """Whose help lines a crisis shows this person: the locale they chose, else the server's."""
         return self._profiles.locale(account_id) or self._settings.crisis_locale
 
     def help(self, account_id: str) -> SafetyNotice:
-        """The help lines of the person's locale (`locale`)."""
+        """The help lines of the person's locale (theirs if they chose one, else the server's)."""
         locale = self.locale(account_id)
         if locale not in self._help:
             self._help[locale] = SafetyNotice(tuple(help_lines.resources_for(locale, self._settings.crisis_table)))
@@ -62,8 +62,8 @@ class CrisisProtocol:
 
     def open_topic(self, pair: PairId) -> list[Message]:
         """The messages of the conversation's latest topic still in short-term memory."""
-        last = self._memory.repo.log.last_message(pair)
-        return self._memory.repo.short_term(pair, last.topic_id) if last else []
+        last = self._repo.log.last_message(pair)
+        return self._repo.short_term(pair, last.topic_id) if last else []
 
     def protected(self, pair: PairId, content: str) -> bool:
         """Whether a message is never refused (no 429, no 503): it shows distress or a crisis, or its topic
@@ -85,7 +85,7 @@ class CrisisProtocol:
 
     def check_in_later(self, pair: PairId, ai_user: AIUser) -> None:
         now, minutes = self._clock.now(), self._settings.crisis_checkin_minutes
-        relationship = self._memory.repo.relationship(pair)
+        relationship = self._repo.relationship(pair)
         self._heartbeats.change(pair, ai_user, relationship, lambda state: check_in_after(state, now, minutes))
 
     def referred(self, ai_user: AIUser, by: str) -> None:

@@ -1,9 +1,7 @@
-"""Heartbeats: the sweep finds due pairs through the sparse due index and fans them out;
-each work item runs one pair's heartbeat at most once.
-
-The run follows the spec: the heartbeat prompt → the model reads the short-term context →
-decides (HEARTBEAT_OK means do not disturb) → the normal chat pipeline: the messages are
-ordinary AI messages in the conversation and short-term memory, with typing delays.
+"""Heartbeats: the sweep finds due pairs through the sparse due index and fans them out; each work item
+runs one pair's heartbeat at most once. The run follows the spec: the heartbeat prompt → the model reads the
+short-term context → decides (HEARTBEAT_OK means do not disturb) → the normal chat pipeline: the messages
+are ordinary AI messages in the conversation and short-term memory, with typing delays.
 """
 
 from __future__ import annotations
@@ -29,14 +27,16 @@ from dreamchat.llm.errors import LLMError
 from dreamchat.llm.offline import offline_heartbeats
 from dreamchat.ports import Clock, ItemStore, WorkQueue
 from dreamchat.services.ai_users import AIUserService
+from dreamchat.services.context import ContextBuilder
 from dreamchat.services.due_index import due_pages, leased
 from dreamchat.services.heartbeat_outcome import Outcome, SweepResult
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.leases import LeaseClaim, Leases
-from dreamchat.services.memory import MemoryService
+from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.presence import Presence
 from dreamchat.services.speaker import Line, Speaker
 from dreamchat.services.storage.unit_of_work import live
+from dreamchat.services.topics import Topics
 
 __all__ = ["Outcome", "SweepResult"]
 
@@ -53,7 +53,9 @@ class HeartbeatService:
         store: ItemStore,
         states: HeartbeatStates,
         ai_users: AIUserService,
-        memory: MemoryService,
+        repo: MemoryRepository,
+        topics: Topics,
+        context: ContextBuilder,
         speaker: Speaker,
         queue: WorkQueue,
         leases: Leases,
@@ -68,10 +70,8 @@ class HeartbeatService:
         self._store = store
         self._states = states
         self._ai_users = ai_users
-        self._memory = memory
-        self._speaker = speaker
-        self._queue = queue
-        self._leases = leases
+        self._repo, self._topics, self._context = repo, topics, context
+        self._speaker, self._queue, self._leases = speaker, queue, leases
         self._clock = clock
         self._settings = settings
 
@@ -89,6 +89,10 @@ class HeartbeatService:
             result.due += len(work)
         return result
 
+    def run_now(self, pair: PairId) -> Outcome:
+        """One heartbeat now, whatever its timing (the person asked for it)."""
+        return self.run(HeartbeatDue(pair.account_id, pair.ai_user_id, int(self._clock.now().timestamp())), force=True)
+
     def _work(self, item: dict[str, Any]) -> HeartbeatDue:
         pair = keys.pair_from_pk(item["pk"])
         return HeartbeatDue(pair.account_id, pair.ai_user_id, int(item["next_due"]))
@@ -101,7 +105,7 @@ class HeartbeatService:
         if ai_user is None:
             self._store.delete(keys.pair_pk(pair), keys.HEARTBEAT_SK)
             return Outcome("gone", "the pair no longer exists")
-        relationship = self._memory.repo.relationship(pair)
+        relationship = self._repo.relationship(pair)
         state = hb.seen_present(self._states.get(pair), self._presence.last_seen(pair.account_id, pair.ai_user_id))
         prefs = self._states.prefs(pair.account_id)
         now = self._clock.now()
@@ -187,7 +191,7 @@ class HeartbeatService:
         if lines:
             sent = self._send(pair, lines)
             if markers.ended:  # the model closed the topic with its heartbeat, as it may in a turn
-                self._memory.end_topic(pair, sent[-1].topic_id)
+                self._topics.end_topic(pair, sent[-1].topic_id)
             return Outcome("sent", "", sent, moved)
         reason = "the AI chose not to disturb" if not wanted else "the same words were sent within 24 hours"
         return Outcome("skipped", reason, moved_hours=moved)
@@ -195,7 +199,7 @@ class HeartbeatService:
     def _offline(self, pair: PairId, state: hb.HeartbeatState, kind: str, due: hb.Due | None, now: datetime) -> Outcome:
         """No chat model: the offline demo still writes first, with a short line marked offline."""
         template = due.scheduled.message_template if due and due.scheduled else ""
-        level = self._memory.repo.relationship(pair).level
+        level = self._repo.relationship(pair).level
         fresh = [line for line in offline_heartbeats(kind, level, template) if not hb.sent_recently(state, line, now)]
         if not fresh:
             return Outcome("skipped", "the same words were sent within 24 hours")
@@ -222,10 +226,10 @@ class HeartbeatService:
     ) -> str:
         silent = (now.timestamp() - (state.last_person_at or now.timestamp())) / 3600
         template = due.scheduled.message_template if due and due.scheduled else ""
-        relationship, zone = self._memory.repo.relationship(pair), self._states.zone(pair, ai_user)
+        relationship, zone = self._repo.relationship(pair), self._states.zone(pair, ai_user)
         # a check-in after a crisis never plays the level's attitude (决裂: 拒绝沟通)
         instructions = chat_instructions(ai_user.name, relationship.level, crisis=kind == "checkin")
-        context = self._memory.context(pair, ai_user, None, instructions)
+        context = self._context.context(pair, ai_user, None, instructions)
         trigger = heartbeat_prompt(now, zone, kind, template, silent)
         messages = [*context.messages, {"role": "system", "content": trigger}]
         deadline = Deadline.after(self._settings.heartbeat_turn_seconds)

@@ -14,10 +14,12 @@ from dreamchat.llm.port import Completion, LLMGateway
 from dreamchat.llm.port import Message as ModelMessage
 from dreamchat.llm.tools import tool_schemas
 from dreamchat.ports import Clock, RandomSource, SearchProvider
+from dreamchat.services.context import ContextBuilder
 from dreamchat.services.heartbeat_state import HeartbeatStates
-from dreamchat.services.memory import MemoryService
+from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.soul import SoulService
 from dreamchat.services.tools import ToolBox
+from dreamchat.services.topics import Topics
 
 
 def chat_model_key(ai_user: AIUser) -> str:
@@ -38,7 +40,9 @@ class Line:
 
 @dataclass(frozen=True)
 class Speaker:
-    memory: MemoryService
+    repo: MemoryRepository
+    topics: Topics
+    context: ContextBuilder
     soul: SoulService
     heartbeat_states: HeartbeatStates
     gateway: LLMGateway | None
@@ -58,7 +62,8 @@ class Speaker:
         tools = ToolBox(
             pair,
             ai_user,
-            self.memory,
+            self.repo,
+            self.context,
             self.soul,
             self.heartbeat_states,
             self.search,
@@ -82,7 +87,7 @@ class Speaker:
         )
         for index, line in enumerate(lines):
             delay = replies.typing_delay(line, self.random.random(), longest) if how.typed else 0
-            message = self.memory.record(
+            message = self.topics.record(
                 pair,
                 "assistant",
                 line,

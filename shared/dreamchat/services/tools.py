@@ -35,9 +35,9 @@ from dreamchat.llm.tools import (
     UpdateSelfSoul,
 )
 from dreamchat.ports import Clock, SearchProvider, SearchUnavailable
-from dreamchat.services.context import Recalled
+from dreamchat.services.context import ContextBuilder, Recalled
 from dreamchat.services.heartbeat_state import HeartbeatStates
-from dreamchat.services.memory import MemoryService
+from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.soul import SoulService
 
 
@@ -47,7 +47,8 @@ class ToolBox:
 
     pair: PairId
     ai_user: AIUser
-    memory: MemoryService
+    repo: MemoryRepository
+    context: ContextBuilder
     soul: SoulService
     heartbeats: HeartbeatStates
     search: SearchProvider
@@ -72,7 +73,7 @@ class ToolBox:
         return _answer(error=problem) if problem else _answer(ok=True)
 
     def _update_relationship(self, args: UpdateRelationship) -> str:
-        current = self.memory.repo.relationship(self.pair)
+        current = self.repo.relationship(self.pair)
         if self.level_changed and args.level != current.level:
             return _answer(error="这一轮已经调整过关系等级了，关系不会一下子变那么多", level=current.level)
         updated = self.soul.set_relationship(self.pair, self.ai_user, args.level, args.heartbeat_hours, args.reason)
@@ -95,9 +96,9 @@ class ToolBox:
         return _answer(ok=True, scheduled=[s.model_dump() for s in state.scheduled])
 
     def _get_current_state(self, args: GetCurrentState) -> str:
-        relationship = self.memory.repo.relationship(self.pair)
+        relationship = self.repo.relationship(self.pair)
         state = self.heartbeats.get(self.pair)
-        mids = self.memory.repo.mid_terms(self.pair)
+        mids = self.repo.mid_terms(self.pair)
         mood = max(mids, key=lambda m: m.created_at).emotion_tags.basic_emotion if mids else DEFAULTS["basic_emotion"]
         due = self.heartbeats.next_due(self.pair, self.ai_user, relationship)
         zone = self._pair_zone()
@@ -126,7 +127,7 @@ class ToolBox:
 
     def _recall_memory(self, args: RecallMemory) -> str:
         zone = self._pair_zone()
-        found = self.memory.recall(self.pair, args.query, zone=zone)  # the time the query names, in the pair's zone
+        found = self.context.recall(self.pair, args.query, zone=zone)  # the time the query names, in the pair's zone
         if not found:
             return _answer(found=[], note="没有找到相关的长期记忆")
         tz = ZoneInfo(zone)
@@ -144,11 +145,11 @@ class ToolBox:
 
     def _pair_zone(self) -> str:
         if not self._zone:
-            self._zone = self.memory.repo.zone(self.pair, self.ai_user)
+            self._zone = self.repo.zone(self.pair, self.ai_user)
         return self._zone
 
     def _change(self, edit: Any) -> Any:
-        relationship = self.memory.repo.relationship(self.pair)
+        relationship = self.repo.relationship(self.pair)
         return self.heartbeats.change(self.pair, self.ai_user, relationship, edit)
 
 

@@ -27,9 +27,9 @@ from dreamchat.llm.chat_context import Context
 from dreamchat.llm.chat_prompts import chat_instructions
 from dreamchat.ports import Clock
 from dreamchat.services.ai_users import AIUserService
+from dreamchat.services.context import ContextBuilder
 from dreamchat.services.friend_lists import FriendLists
 from dreamchat.services.heartbeat_state import HeartbeatStates
-from dreamchat.services.memory import MemoryService
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.paging import Page, key_of
 from dreamchat.services.quality import QualityService
@@ -105,15 +105,16 @@ class Views:
         self,
         ai_users: AIUserService,
         friend_lists: FriendLists,
-        memory: MemoryService,
+        repo: MemoryRepository,
+        context: ContextBuilder,
         heartbeats: HeartbeatStates,
         quality: QualityService,
         clock: Clock,
     ) -> None:
         self._ai_users = ai_users
         self._friend_lists = friend_lists
-        self._memory = memory
-        self._repo: MemoryRepository = memory.repo
+        self._repo = repo
+        self._context = context
         self._heartbeats = heartbeats
         self._quality = quality
         self._clock = clock
@@ -169,7 +170,7 @@ class Views:
         """The context the model would see now (`message` previews retrieval), with the quality figures."""
         level = self._repo.relationship(pair).level
         instructions = chat_instructions(ai_user.name, level)
-        context = self._memory.context(pair, ai_user, message, instructions)
+        context = self._context.context(pair, ai_user, message, instructions)
         return ContextView(context, self._quality.figures(pair).report())
 
     def history(self, pair: PairId, before: str | None, after: str | None, limit: int) -> HistoryPage:

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from dreamchat.domain import accounts, bounds
 from dreamchat.domain.emotions import LABELS
-from dreamchat.domain.heartbeat import Night, Prefs, night_window
+from dreamchat.domain.heartbeat import Prefs, night_window
 from dreamchat.domain.models import CoreMemory
 from dreamchat.services.memory_import import MAX_IMPORT_BYTES
 
@@ -91,8 +91,8 @@ def client_config() -> ClientConfigOut:
     )
 
 
-def _night(night: Night) -> NightOut:
-    return NightOut(start=night.start, end=night.end)
+def _night(night: object) -> NightOut:
+    return NightOut.model_validate(night, from_attributes=True)
 
 
 def _range(model: type[BaseModel], field: str) -> RangeOut:

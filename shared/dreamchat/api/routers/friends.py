@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response, status
 
-from dreamchat.api.deps import CurrentCaller, ServicesDep
+from dreamchat.api.deps import CompanionDep, CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
 from dreamchat.api.pages import DEFAULT_LIMIT, Cursor, Limit, next_page, paged
 from dreamchat.api.responses import (
@@ -81,11 +81,9 @@ class HeartbeatMode(Body):
 
 @router.put("/{user_id}/heartbeat", response_model=FriendHeartbeatOut, responses=documented(400, 401, 404, 413, 422))
 def set_heartbeat(
-    user_id: str, body: HeartbeatMode, caller: CurrentCaller, services: ServicesDep
+    user_id: str, body: HeartbeatMode, companion: CompanionDep, services: ServicesDep
 ) -> FriendHeartbeatOut:
     """Heartbeats of this friend: `on` (every one), `off` (none) or `scheduled` (only the times it set).
     Muting a friend silences its pushes, not its heartbeats; this switch stops them."""
-    pair, ai_user = services.ai_users.companion(caller.id, user_id)
-    relationship = services.memory.repo.relationship(pair)
-    state = services.heartbeat_states.set_mode(pair, ai_user, relationship, body.mode)
+    state = services.person_settings.set_heartbeat_mode(companion.pair, companion.ai_user, body.mode)
     return FriendHeartbeatOut(ai_user_id=user_id, heartbeat=state.mode, next_heartbeat=state.next_due)

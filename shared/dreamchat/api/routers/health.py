@@ -19,7 +19,7 @@ RETRIEVAL = {
 def health(request: Request) -> Health:
     """Liveness, the storage mode, whether a model is configured, which retrieval runs, and this process's model usage."""
     settings = request.app.state.settings
-    embedder = request.app.state.services.memory.retriever.embedder
+    embedder = request.app.state.services.retriever.embedder
     gateway = request.app.state.gateway
     return Health(
         status="ok",

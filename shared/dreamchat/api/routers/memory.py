@@ -5,9 +5,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Query
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StringConstraints, ValidationError
 
-from dreamchat.api.deps import CurrentCaller, ServicesDep
+from dreamchat.api.deps import CompanionDep, ModelPoolDep, PairDep, ServicesDep
 from dreamchat.api.errors import documented
-from dreamchat.api.model_work import ModelPoolDep
 from dreamchat.api.responses import (
     Compressed,
     Extracted,
@@ -17,12 +16,10 @@ from dreamchat.api.responses import (
     MemoryEdited,
     MemoryFiles,
 )
-from dreamchat.budget import RedoWindow, models_deadline, models_deadline_set
 from dreamchat.domain import bounds
 from dreamchat.domain.models import EmotionTags, MemoryType
 from dreamchat.domain.text import is_blank
 from dreamchat.errors import Invalid
-from dreamchat.services.container import Services
 
 router = APIRouter(prefix="/api/memory", tags=["memory"], responses=documented(401, 404, 422))
 
@@ -87,25 +84,24 @@ EDITS: dict[str, type[Edit]] = {
 @router.get("/{user_id}", response_model=MemoryContext)
 def memory_context(
     user_id: str,
-    caller: CurrentCaller,
+    companion: CompanionDep,
     services: ServicesDep,
     q: str | None = Query(default=None, max_length=bounds.MESSAGE_CHARS),
 ) -> MemoryContext:
     """The context the model would see now, with tokens per section; `q` previews retrieval for a message."""
-    return MemoryContext.of(services.views.context(*services.ai_users.companion(caller.id, user_id), q))
+    return MemoryContext.of(services.views.context(companion.pair, companion.ai_user, q))
 
 
 @router.get("/{user_id}/files", response_model=MemoryFiles)
-def memory_files(user_id: str, caller: CurrentCaller, services: ServicesDep) -> MemoryFiles:
+def memory_files(user_id: str, pair: PairDep, services: ServicesDep) -> MemoryFiles:
     """Every tier with the spec's field names: `short_term` is the current topic; topics that
     ended but are not compressed yet are listed in `short_term_pending`."""
-    return MemoryFiles.model_validate(services.views.memory_files(services.ai_users.pair(caller.id, user_id)))
+    return MemoryFiles.model_validate(services.views.memory_files(pair))
 
 
 @router.get("/{user_id}/files/long_term_details/{detail_file}", response_model=LongTermDetailOut)
-def memory_detail(user_id: str, detail_file: str, caller: CurrentCaller, services: ServicesDep) -> LongTermDetailOut:
+def memory_detail(user_id: str, detail_file: str, pair: PairDep, services: ServicesDep) -> LongTermDetailOut:
     """One long-term detail document."""
-    pair = services.ai_users.pair(caller.id, user_id)
     return LongTermDetailOut.model_validate(services.views.detail(pair, detail_file))
 
 
@@ -113,12 +109,11 @@ def memory_detail(user_id: str, detail_file: str, caller: CurrentCaller, service
 def edit_memory(
     user_id: str,
     memory_type: MemoryType,
-    caller: CurrentCaller,
+    pair: PairDep,
     services: ServicesDep,
     body: dict[str, Any] = Body(...),
 ) -> MemoryEdited:
     """The person corrects or deletes one memory (or adds a core memory, without an id)."""
-    pair = services.ai_users.pair(caller.id, user_id)
     try:
         edit = EDITS[memory_type].model_validate(body)
     except ValidationError as error:
@@ -131,34 +126,18 @@ def edit_memory(
 
 
 @router.post("/{user_id}/compress", response_model=Compressed, responses=documented(429, 503))
-async def compress_now(user_id: str, caller: CurrentCaller, services: ServicesDep, pool: ModelPoolDep) -> Compressed:
+async def compress_now(user_id: str, pair: PairDep, services: ServicesDep, pool: ModelPoolDep) -> Compressed:
     """End the current topic and compress short-term memory into mid-term now."""
-    return await pool.call(caller.id, _compress_now, services, caller.id, user_id)
-
-
-def _compress_now(services: Services, account_id: str, user_id: str) -> Compressed:
-    pair = services.ai_users.pair(account_id, user_id)
-    return Compressed.model_validate({"mid_term": services.compression.compress_now(pair)})
+    return Compressed.model_validate(
+        {"mid_term": await pool.call(pair.account_id, services.compression.compress_now, pair)}
+    )
 
 
 @router.post("/{user_id}/extract", response_model=Extracted, responses=documented(429, 503))
-async def extract_now(user_id: str, caller: CurrentCaller, services: ServicesDep, pool: ModelPoolDep) -> Extracted:
+async def extract_now(user_id: str, companion: CompanionDep, services: ServicesDep, pool: ModelPoolDep) -> Extracted:
     """Redo the pair's degraded results now, then distil every un-extracted mid-term memory into
     long-term memory and judge core memory."""
-    return await pool.call(caller.id, _extract_now, services, caller.id, user_id)
-
-
-def _extract_now(services: Services, account_id: str, user_id: str) -> Extracted:
-    pair, ai_user = services.ai_users.companion(account_id, user_id)
-    # the redos end by their share of the request's deadline: the extraction after them keeps its time
-    request = models_deadline()  # set by RequestDeadline for every request
-    if request is None:
-        redone = services.healing.heal(pair, force=True)
-    else:
-        window = RedoWindow(request)
-        with models_deadline_set(window.deadline):
-            redone = services.healing.heal(pair, force=True, has_time=window.has_time)
-    healed = [HealedOut(kind=h.kind, id=h.subject, outcome=h.outcome) for h in redone]
-    result = services.extractor.extract(pair, services.memory.repo.zone(pair, ai_user), force=True)
-    still = services.healing.owed_by(pair)  # failed again, contended, or not started in time
-    return Extracted.model_validate(result).model_copy(update={"healed": healed, "still_owed": still})
+    pair = companion.pair
+    done = await pool.call(pair.account_id, services.extract_now.run, pair, companion.ai_user)
+    healed = [HealedOut(kind=h.kind, id=h.subject, outcome=h.outcome) for h in done.healed]
+    return Extracted.model_validate(done.result).model_copy(update={"healed": healed, "still_owed": done.still_owed})

@@ -6,7 +6,6 @@ from pydantic import Field, field_validator, model_validator
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
 from dreamchat.api.responses import LocaleOut, ProfileOut
-from dreamchat.api.routers.heartbeat import reschedule_all
 from dreamchat.api.schemas import Body, check_timezone
 from dreamchat.domain.help_lines import is_locale
 
@@ -31,19 +30,15 @@ class Profile(Body):
 @router.get("", response_model=ProfileOut)
 def get_profile(caller: CurrentCaller, services: ServicesDep) -> ProfileOut:
     """The caller's 关于我 (what every AI friend knows of them from the start) and time zone (null: each AI user's)."""
-    return ProfileOut(about_me=services.profiles.about_me(caller.id), timezone=services.profiles.timezone(caller.id))
+    return ProfileOut.model_validate(services.person_settings.profile(caller.id))
 
 
 @router.put("", response_model=ProfileOut, responses=documented(400, 413, 422))
 def put_profile(body: Profile, caller: CurrentCaller, services: ServicesDep) -> ProfileOut:
     """Write the caller's 关于我 (at most 1000 characters; empty clears it) and/or time zone (an IANA name
     such as America/Los_Angeles: night windows, scheduled heartbeats and the time the AI sees follow it)."""
-    if "about_me" in body.model_fields_set:
-        services.profiles.set_about_me(caller.id, body.about_me)
-    if "timezone" in body.model_fields_set:
-        services.profiles.set_timezone(caller.id, body.timezone)
-        reschedule_all(services, caller.id)  # scheduled times and night windows now fall elsewhere
-    return get_profile(caller, services)
+    changes = body.model_dump(include=body.model_fields_set)
+    return ProfileOut.model_validate(services.person_settings.change_profile(caller.id, changes))
 
 
 class Locale(Body):
@@ -63,14 +58,10 @@ class Locale(Body):
 def get_locale(caller: CurrentCaller, services: ServicesDep) -> LocaleOut:
     """The caller's locale and the help lines a crisis shows them (their locale's, else its language's,
     then the generic line; with none chosen, the server's DREAMCHAT_CRISIS_LOCALE)."""
-    help_lines = services.chat.crisis_help(caller.id).as_dict()
-    chosen = services.profiles.locale(caller.id)
-    effective = chosen or services.runtime.settings.crisis_locale
-    return LocaleOut.model_validate({"locale": chosen, "effective": effective, "resources": help_lines["resources"]})
+    return LocaleOut.model_validate(services.person_settings.locale(caller.id))
 
 
 @router.put("/locale", response_model=LocaleOut, responses=documented(400, 413, 422))
 def put_locale(body: Locale, caller: CurrentCaller, services: ServicesDep) -> LocaleOut:
     """Choose whose help lines a crisis shows (e.g. en-US: the US 988 Lifeline, then the generic line)."""
-    services.profiles.set_locale(caller.id, body.locale)
-    return get_locale(caller, services)
+    return LocaleOut.model_validate(services.person_settings.set_locale(caller.id, body.locale))

@@ -1,4 +1,5 @@
-"""Where model calls run: a bounded pool of their own, never the server's request threads.
+"""Where model calls run: a bounded pool of their own, never the server's request threads (built by the
+container, used by the routes that call a model and by the chat turn, `dreamchat.services.chat_turns`).
 
 A chat turn or any route that calls a model takes one of `size` slots for as long as it runs;
 when all are taken the request is answered 503 with Retry-After at once (nothing is stored),
@@ -19,9 +20,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import Annotated, Any, TypeVar
-
-from fastapi import Depends, Request
+from typing import Any, TypeVar
 
 from dreamchat.errors import Unavailable
 
@@ -105,10 +104,3 @@ class ModelPool:
         (its model deadline) goes along."""
         context = contextvars.copy_context()
         return await asyncio.get_running_loop().run_in_executor(self._executor, context.run, partial(work, *args))
-
-
-def get_model_pool(request: Request) -> ModelPool:
-    return request.app.state.model_pool
-
-
-ModelPoolDep = Annotated[ModelPool, Depends(get_model_pool)]

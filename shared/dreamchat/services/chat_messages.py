@@ -1,0 +1,102 @@
+"""The conversation's messages outside a turn: the greeting, a message saved without a reply, the history
+with the message that may be answered again, deleting one message, and how far the person has read."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from dreamchat.domain.models import AIUser, Message, PairId
+from dreamchat.domain.personas import opening
+from dreamchat.errors import NotFound
+from dreamchat.services.ai_users import AIUserService
+from dreamchat.services.answering import Answering
+from dreamchat.services.chat import ChatService
+from dreamchat.services.chat_turns import abandon_key, claim_key
+from dreamchat.services.heartbeat_state import HeartbeatStates
+from dreamchat.services.idempotency import Idempotency
+from dreamchat.services.memory_repo import MemoryRepository, MessageLog
+from dreamchat.services.topics import Topics
+from dreamchat.services.views import HistoryPage, Views
+
+
+@dataclass(frozen=True)
+class History:
+    """A page of the conversation, and the person's latest message when it may be answered again."""
+
+    page: HistoryPage
+    retry_message_id: str | None
+
+
+class ChatMessages:
+    def __init__(
+        self,
+        chat: ChatService,
+        topics: Topics,
+        repo: MemoryRepository,
+        message_log: MessageLog,
+        heartbeats: HeartbeatStates,
+        ai_users: AIUserService,
+        views: Views,
+        idempotency: Idempotency,
+        answering: Answering,
+    ) -> None:
+        self._chat = chat
+        self._topics = topics
+        self._repo = repo
+        self._log = message_log
+        self._heartbeats = heartbeats
+        self._ai_users = ai_users
+        self._views = views
+        self._idempotency = idempotency
+        self._answering = answering
+
+    def greet(self, pair: PairId, ai_user: AIUser) -> Message | None:
+        """Store the AI user's opening message when the chat is opened for the first time and is empty;
+        None otherwise (no greeting set, already greeted, the two have talked, or a greeting saved
+        before the honesty rule that claims to be human). First contact follows it."""
+        greeting = opening(ai_user.greeting)
+        if not greeting or self._log.last_message(pair) is not None:
+            return None
+        if not self._log.claim_greeting(pair):
+            return None
+        message = self._topics.record(pair, "assistant", greeting, kind="greeting")
+        self._heartbeats.greeted(pair, ai_user, self._repo.relationship(pair))
+        return message
+
+    def save(self, pair: PairId, ai_user: AIUser, content: str, key: str | None) -> Mapping[str, Any]:
+        """Store the person's message without asking for a reply: the message, whether it ended its
+        topic, and the help lines when it shows a crisis (a retry with the key gets the first again)."""
+        claim = claim_key(self._idempotency, pair.account_id, key, "save-message", pair.ai_user_id, content)
+        if claim is not None and claim.replay is not None:
+            return dict(claim.replay)
+        try:
+            message, ended = self._chat.save(pair, ai_user, content)
+        except BaseException:
+            abandon_key(self._idempotency, claim)
+            raise
+        help_lines = self._chat.safety_of(pair, message)
+        saved = {"message": message, "topic_ended": ended, "safety": help_lines.as_dict() if help_lines else None}
+        if claim is not None:
+            self._idempotency.finish(claim, {**saved, "message": message.model_dump(mode="json")})
+        return saved
+
+    def history(self, pair: PairId, before: str | None, after: str | None, limit: int) -> History:
+        """The conversation oldest to newest; `retry_message_id` names the person's latest message when
+        it is in this page and its turn ended without an answer (the model failed, the connection dropped)."""
+        page = self._views.history(pair, before, after, limit)
+        newest = page.newest
+        offered = newest is not None and self._answering.offered(pair, newest)
+        return History(page, newest.id if newest is not None and offered else None)
+
+    def delete(self, pair: PairId, message_id: str) -> None:
+        """Delete one message (the person's or the AI's), also from short-term memory."""
+        if not self._log.delete_message(pair, message_id):
+            raise NotFound("no such message in this conversation")
+
+    def mark_read(self, pair: PairId, message_id: str) -> None:
+        """The person has seen the conversation up to this message."""
+        if not self._log.has_message(pair, message_id):
+            raise NotFound("no such message in this conversation")
+        self._ai_users.mark_read(pair.account_id, pair.ai_user_id, message_id)

@@ -1,0 +1,223 @@
+"""A chat turn, and the answer asked for again after a turn that failed (`retry`).
+
+A turn is accepted before its answer is made: a model pool slot is reserved (full: 503, nothing stored),
+an Idempotency-Key claimed (a retry with the key gets the first answer again), then the person's message
+is stored (`ChatService.accept`). Distress or a crisis, or a message in its topic, is never refused: with
+no slot free, or past the message limit, it is stored and answered at once without the model (words of
+care and the help lines). Otherwise the answer runs on the model pool (`Turn.events`), whole, before its
+first event: a client that hangs up cannot cut it short. A turn that fails leaves the message free to be
+answered again (`dreamchat.services.answering`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from dreamchat.budget import Deadline
+from dreamchat.domain.answering import NOT_THE_LATEST
+from dreamchat.domain.models import AIUser, Message, PairId
+from dreamchat.errors import Conflict, NotFound, TooManyRequests, Unavailable
+from dreamchat.llm.offline import caring_reply
+from dreamchat.services.answering import Answering
+from dreamchat.services.chat import ChatService
+from dreamchat.services.chat_events import Event, Failed, Replayed, told
+from dreamchat.services.crisis_protocol import CrisisProtocol
+from dreamchat.services.idempotency import Idempotency, IdempotencyClaim, fingerprint
+from dreamchat.services.leases import LeaseClaim
+from dreamchat.services.memory_repo import MessageLog
+from dreamchat.services.model_pool import ModelPool, Slot
+from dreamchat.services.tombstones import Gone
+
+log = logging.getLogger(__name__)
+
+NOT_ANSWERED = "这次没能回复，你的消息已经保存。"
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A turn accepted: its events `ready` (a replay, or a crisis answered without the model), or their
+    `work` to run on a `slot` of the model pool, which is given back once they are made."""
+
+    ready: list[Event]
+    pool: ModelPool | None = None
+    slot: Slot | None = None
+    work: Callable[[], list[Event]] | None = None
+
+    async def events(self) -> AsyncIterator[Event]:
+        """The turn's events, all of them made before the first is handed on."""
+        events = self.ready
+        if self.work is not None and self.pool is not None and self.slot is not None:
+            try:
+                events = await self.pool.run(self.work)
+            except Exception as error:  # noqa: BLE001 - the stream has begun: it must still end with an event
+                log.error("chat stream failed", extra={"error": type(error).__name__})
+                events = [Failed("internal_error", NOT_ANSWERED)]
+            finally:
+                self.slot.release()
+        for event in events:
+            yield event
+
+
+class ChatTurns:
+    def __init__(
+        self,
+        chat: ChatService,
+        protocol: CrisisProtocol,
+        message_log: MessageLog,
+        pool: ModelPool,
+        idempotency: Idempotency,
+        answering: Answering,
+    ) -> None:
+        self._chat = chat
+        self._protocol = protocol
+        self._log = message_log
+        self._pool = pool
+        self._idempotency = idempotency
+        self._answering = answering
+
+    def send(self, pair: PairId, ai_user: AIUser, content: str, key: str | None, deadline: Deadline) -> Turn:
+        """Store the person's message and the turn that answers it (before the message is stored, a 503
+        means "send it again", nothing half-done: never for distress or a crisis)."""
+        crisis = self._protocol.protected(pair, content)
+        slot = self._slot(pair.account_id, crisis)
+        claim = None
+        try:
+            claim = claim_key(self._idempotency, pair.account_id, key, "chat", pair.ai_user_id, content)
+            if claim is not None and claim.replay is not None:
+                _release(slot)
+                return Turn([Replayed(e["event"], json.loads(e["data"])) for e in claim.replay])
+            try:
+                person = self._chat.accept(pair, ai_user, content)
+            except TooManyRequests:
+                if not crisis:
+                    raise
+                # past the message limit a crisis is still stored and answered, without the model
+                person = self._chat.accept(pair, ai_user, content, limited=False)
+                _release(slot)
+                slot = None
+        except BaseException:
+            _release(slot)
+            abandon_key(self._idempotency, claim)
+            raise
+        return self._run(slot, self._turn, pair, ai_user, person, deadline, claim)
+
+    def retry(self, pair: PairId, ai_user: AIUser, message_id: str, deadline: Deadline) -> Turn:
+        """Answer the person's latest message again after a failed turn (the message is not stored again);
+        Conflict unless it is the conversation's last, the person's, and not read without a reply."""
+        if not self._log.has_message(pair, message_id):
+            raise NotFound("no such message in this conversation")
+        last = self._log.last_message(pair)
+        refusal = self._answering.refusal(pair, last, message_id)
+        if refusal is not None or last is None:
+            raise Conflict(refusal or NOT_THE_LATEST)
+        slot = self._slot(pair.account_id, last.safety is not None)
+        try:
+            lease = self._answering.claim(pair, message_id)
+            if lease.status != "won":
+                raise Conflict("this message is already being answered")
+        except BaseException:
+            _release(slot)
+            raise
+        return self._run(slot, self._retried, pair, ai_user, last, deadline, lease)
+
+    def _run(self, slot: Slot | None, turn: Callable[..., list[Event]], *args: Any) -> Turn:
+        """The turn on its slot, or, a crisis without one, at once without the model."""
+        if slot is None:
+            return Turn(turn(*args, False))
+        return Turn([], self._pool, slot, lambda: turn(*args))
+
+    def _turn(
+        self,
+        pair: PairId,
+        ai_user: AIUser,
+        person: Message,
+        deadline: Deadline,
+        claim: IdempotencyClaim | None,
+        model: bool = True,
+    ) -> list[Event]:
+        """The whole AI side of a turn, kept for the Idempotency-Key's retries."""
+        turn = self._respond(pair, ai_user, person, deadline, model)
+        if isinstance(turn[-1], Failed):  # the person may ask for the answer again at once
+            self._answering.free(pair, person.id)
+        if claim is not None:
+            with contextlib.suppress(Gone):  # none is kept once the conversation or the account was deleted
+                self._idempotency.finish(claim, [_kept(event) for event in turn])
+        return turn
+
+    def _retried(
+        self,
+        pair: PairId,
+        ai_user: AIUser,
+        person: Message,
+        deadline: Deadline,
+        lease: LeaseClaim,
+        model: bool = True,
+    ) -> list[Event]:
+        """A retry's turn under its lease: a failure leaves the message free to retry, an answer ends it.
+        The person asked for an answer: the draw never declines it (已读不回 is no answer to 重试)."""
+        turn = self._respond(pair, ai_user, person, deadline, model, must_answer=True)
+        self._answering.settle(lease, answered=not isinstance(turn[-1], Failed))
+        return turn
+
+    def _respond(
+        self,
+        pair: PairId,
+        ai_user: AIUser,
+        person: Message,
+        deadline: Deadline,
+        model: bool = True,
+        *,
+        must_answer: bool = False,
+    ) -> list[Event]:
+        try:
+            return list(self._chat.respond(pair, ai_user, person, deadline, model=model, must_answer=must_answer))
+        except Gone:  # the account or the pair was deleted while the AI was answering
+            return [Failed("gone", "this conversation was deleted")]
+        except Exception as error:  # noqa: BLE001 - logged; the stream must still end with an event
+            log.error("chat turn failed", extra={"ai_user_id": ai_user.id, "error": type(error).__name__})
+            # a crisis or distress turn that fails all the same still leaves words of care (and the help lines)
+            words = caring_reply(person.safety == "crisis", offline=False) if person.safety else NOT_ANSWERED
+            return [*self._help_lines(pair, person), Failed("internal_error", words)]
+
+    def _help_lines(self, pair: PairId, person: Message) -> list[Event]:
+        """The help lines a turn on a crisis message shows even when it fails."""
+        with contextlib.suppress(Exception):  # the turn's own failure may be the store's
+            return [self._protocol.help(pair.account_id)] if person.safety == "crisis" else []
+        return []
+
+    def _slot(self, account_id: str, crisis: bool) -> Slot | None:
+        """A model pool slot for the turn; for a crisis, when none is free, None: it is answered
+        without the model (words of care and the help lines), never with a 503 (a crisis spends no budget)."""
+        try:
+            return self._pool.reserve(account_id, budgeted=not crisis)
+        except (Unavailable, TooManyRequests):
+            if not crisis:
+                raise
+            return None
+
+
+def claim_key(idempotency: Idempotency, account_id: str, key: str | None, *request: str) -> IdempotencyClaim | None:
+    """The request's claim on its Idempotency-Key (its `replay` when a request with it finished), if it sent one."""
+    return idempotency.claim(account_id, key, fingerprint(*request)) if key is not None else None
+
+
+def abandon_key(idempotency: Idempotency, claim: IdempotencyClaim | None) -> None:
+    """The request failed before it stored anything: a retry with its key may run it."""
+    if claim is not None and claim.replay is None:
+        idempotency.abandon(claim)
+
+
+def _kept(event: Event) -> dict[str, str]:
+    """An event as an Idempotency-Key keeps it for the retries: its name and its fields as JSON."""
+    name, fields = told(event)
+    return {"event": name, "data": json.dumps(fields, ensure_ascii=False)}
+
+
+def _release(slot: Slot | None) -> None:
+    if slot is not None:
+        slot.release()
