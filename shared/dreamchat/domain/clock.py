@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 
-def pair_zone(person_zone: str | None, ai_zone: str) -> str:
+def pair_zone(chosen: str | None, ai_zone: str) -> str:
     """The pair's IANA zone: the person's when set, else the AI user's (the default for accounts
     that never set one)."""
-    return person_zone or ai_zone
+    return chosen or ai_zone
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from dreamchat.llm.chat_prompts import CRISIS_GUIDANCE, DISTRESS_GUIDANCE, HUMAN
 from dreamchat.llm.errors import LLMError
 from dreamchat.llm.offline import caring_reply, offline_reply
 from dreamchat.ports import Clock, RandomSource
-from dreamchat.services.chat_events import Done, Event, Failed, Notice, Reply, SafetyNotice, Sent, Thinking
+from dreamchat.services.chat_events import ChatEvent, Done, Failed, Notice, Reply, SafetyNotice, Sent, Thinking
 from dreamchat.services.context import ContextBuilder
 from dreamchat.services.crisis_protocol import CrisisProtocol
 from dreamchat.services.heartbeat_state import HeartbeatStates
@@ -135,7 +135,7 @@ class ChatService:
         *,
         model: bool = True,
         must_answer: bool = False,
-    ) -> list[Event]:
+    ) -> list[ChatEvent]:
         """The AI's side of the turn, all of it done: the events to send, ending with Done or Failed;
         without the `model` (a crisis it has no room for), words of care and the help lines. A turn that
         `must_answer` (the person asked again after a failed one) is never declined by the draw."""
@@ -185,7 +185,7 @@ class ChatService:
         ended = (markers.ended or too_long) and self.topics.end_topic(pair, person.topic_id)
         ended = (not crisis and self._end_on_farewell(pair, person)) or ended  # a farewell never ends a crisis
         thinking = [Thinking(reasoning)] if reasoning else []
-        notices: list[Event] = [self.crisis_help(pair.account_id)] if shown else []
+        notices: list[ChatEvent] = [self.crisis_help(pair.account_id)] if shown else []
         if sent and not distress and self.sessions.break_reminder_due(pair.account_id):
             notices.append(Notice("break", BREAK_NOTICE))
         pause = 0.0

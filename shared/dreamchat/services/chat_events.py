@@ -78,10 +78,10 @@ class Replayed:
     fields: dict[str, Any]
 
 
-Event = SafetyNotice | Notice | Thinking | Sent | Done | Failed | Replayed
+ChatEvent = SafetyNotice | Notice | Thinking | Sent | Done | Failed | Replayed
 
 
-def told(event: Event) -> tuple[str, dict[str, Any]]:
+def told(event: ChatEvent) -> tuple[str, dict[str, Any]]:
     """The event's name and the fields the client is told."""
     if isinstance(event, SafetyNotice):  # help lines for a person in crisis, before anything else
         return "safety", event.as_dict()

@@ -25,7 +25,7 @@ from dreamchat.errors import Conflict, NotFound, TooManyRequests, Unavailable
 from dreamchat.llm.offline import caring_reply
 from dreamchat.services.answering import Answering
 from dreamchat.services.chat import ChatService
-from dreamchat.services.chat_events import Event, Failed, Replayed, told
+from dreamchat.services.chat_events import ChatEvent, Failed, Replayed, told
 from dreamchat.services.crisis_protocol import CrisisProtocol
 from dreamchat.services.idempotency import Idempotency, IdempotencyClaim, fingerprint
 from dreamchat.services.leases import LeaseClaim
@@ -43,12 +43,12 @@ class Turn:
     """A turn accepted: its events `ready` (a replay, or a crisis answered without the model), or their
     `work` to run on a `slot` of the model pool, which is given back once they are made."""
 
-    ready: list[Event]
+    ready: list[ChatEvent]
     pool: ModelPool | None = None
     slot: Slot | None = None
-    work: Callable[[], list[Event]] | None = None
+    work: Callable[[], list[ChatEvent]] | None = None
 
-    async def events(self) -> AsyncIterator[Event]:
+    async def events(self) -> AsyncIterator[ChatEvent]:
         """The turn's events, all of them made before the first is handed on."""
         events = self.ready
         if self.work is not None and self.pool is not None and self.slot is not None:
@@ -125,7 +125,7 @@ class ChatTurns:
             raise
         return self._run(slot, self._retried, pair, ai_user, last, deadline, lease)
 
-    def _run(self, slot: Slot | None, turn: Callable[..., list[Event]], *args: Any) -> Turn:
+    def _run(self, slot: Slot | None, turn: Callable[..., list[ChatEvent]], *args: Any) -> Turn:
         """The turn on its slot, or, a crisis without one, at once without the model."""
         if slot is None:
             return Turn(turn(*args, False))
@@ -139,7 +139,7 @@ class ChatTurns:
         deadline: Deadline,
         claim: IdempotencyClaim | None,
         model: bool = True,
-    ) -> list[Event]:
+    ) -> list[ChatEvent]:
         """The whole AI side of a turn, kept for the Idempotency-Key's retries."""
         turn = self._respond(pair, ai_user, person, deadline, model)
         if isinstance(turn[-1], Failed):  # the person may ask for the answer again at once
@@ -157,7 +157,7 @@ class ChatTurns:
         deadline: Deadline,
         lease: LeaseClaim,
         model: bool = True,
-    ) -> list[Event]:
+    ) -> list[ChatEvent]:
         """A retry's turn under its lease: a failure leaves the message free to retry, an answer ends it.
         The person asked for an answer: the draw never declines it (已读不回 is no answer to 重试)."""
         turn = self._respond(pair, ai_user, person, deadline, model, must_answer=True)
@@ -173,7 +173,7 @@ class ChatTurns:
         model: bool = True,
         *,
         must_answer: bool = False,
-    ) -> list[Event]:
+    ) -> list[ChatEvent]:
         try:
             return list(self._chat.respond(pair, ai_user, person, deadline, model=model, must_answer=must_answer))
         except Gone:  # the account or the pair was deleted while the AI was answering
@@ -184,7 +184,7 @@ class ChatTurns:
             words = caring_reply(person.safety == "crisis", offline=False) if person.safety else NOT_ANSWERED
             return [*self._help_lines(pair, person), Failed("internal_error", words)]
 
-    def _help_lines(self, pair: PairId, person: Message) -> list[Event]:
+    def _help_lines(self, pair: PairId, person: Message) -> list[ChatEvent]:
         """The help lines a turn on a crisis message shows even when it fails."""
         with contextlib.suppress(Exception):  # the turn's own failure may be the store's
             return [self._protocol.help(pair.account_id)] if person.safety == "crisis" else []
@@ -212,7 +212,7 @@ def abandon_key(idempotency: Idempotency, claim: IdempotencyClaim | None) -> Non
         idempotency.abandon(claim)
 
 
-def _kept(event: Event) -> dict[str, str]:
+def _kept(event: ChatEvent) -> dict[str, str]:
     """An event as an Idempotency-Key keeps it for the retries: its name and its fields as JSON."""
     name, fields = told(event)
     return {"event": name, "data": json.dumps(fields, ensure_ascii=False)}

@@ -4,7 +4,7 @@ their chats follow) and locale (whose help lines a crisis shows)."""
 from __future__ import annotations
 
 from dreamchat.services.storage.unit_of_work import Storage
-from dreamchat.services.zones import person_zone, set_person_zone
+from dreamchat.services.zones import chosen_zone, set_chosen_zone
 
 
 class Profiles:
@@ -25,11 +25,11 @@ class Profiles:
 
     def timezone(self, account_id: str) -> str | None:
         """The zone the person set, or None: each AI user's."""
-        return person_zone(self._storage, account_id)
+        return chosen_zone(self._storage, account_id)
 
     def set_timezone(self, account_id: str, zone: str | None) -> None:
         """Set it (an IANA name, validated by the caller); None goes back to each AI user's."""
-        set_person_zone(self._storage, account_id, zone)
+        set_chosen_zone(self._storage, account_id, zone)
 
     def locale(self, account_id: str) -> str | None:
         """The locale the person chose (validated when set), or None: the server's."""

@@ -7,13 +7,13 @@ from dreamchat.domain.models import AIUser, PairId
 from dreamchat.services.storage.unit_of_work import Storage
 
 
-def person_zone(storage: Storage, account_id: str) -> str | None:
+def chosen_zone(storage: Storage, account_id: str) -> str | None:
     """The zone the person set (their device's, sent by the client), or None."""
     with storage.begin() as uow:
         return uow.zones.get(account_id)
 
 
-def set_person_zone(storage: Storage, account_id: str, zone: str | None) -> None:
+def set_chosen_zone(storage: Storage, account_id: str, zone: str | None) -> None:
     """Set the person's zone (an IANA name, validated by the caller); None goes back to the AI user's."""
     with storage.begin() as uow:
         uow.zones.save(account_id, zone)
@@ -22,7 +22,7 @@ def set_person_zone(storage: Storage, account_id: str, zone: str | None) -> None
 
 def zone_for(storage: Storage, account_id: str, ai_user: AIUser) -> str:
     """The clock of the pair (account, ai_user)."""
-    return pair_zone(person_zone(storage, account_id), ai_user.timezone)
+    return pair_zone(chosen_zone(storage, account_id), ai_user.timezone)
 
 
 def zone_of(storage: Storage, pair: PairId, default: str) -> str:
