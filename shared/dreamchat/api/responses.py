@@ -93,7 +93,7 @@ class AIUserOut(Out):
         )
 
 
-class AIUserPage(Out):
+class AIUserPageOut(Out):
     ai_users: list[AIUserOut]
     next_cursor: str | None
 
@@ -110,7 +110,7 @@ class ImportedOut(Out):
     unused: list[str]
 
 
-class ImportedAIUser(AIUserOut):
+class ImportedAIUserOut(AIUserOut):
     imported: ImportedOut
 
 
@@ -155,23 +155,23 @@ class FriendHeartbeatOut(Out):
     next_heartbeat: int | None
 
 
-class EndedFriendship(Out):
+class EndedFriendshipOut(Out):
     ai_user_id: str
     reason: Literal["no_longer_visible"]
 
 
-class FriendList(Out):
+class FriendListOut(Out):
     friends: list[FriendOut]
     # friendships that ended because the owner made the AI user private or deleted it (forgetting still works)
-    ended: list[EndedFriendship]
+    ended: list[EndedFriendshipOut]
 
 
-class Befriended(Out):
+class BefriendedOut(Out):
     friend: AIUserOut
     created: bool
 
 
-class Unfriended(Out):
+class UnfriendedOut(Out):
     removed: bool
     forgot: bool
     erased: ErasedOut
@@ -199,13 +199,13 @@ class MessageOut(Out):
     safety: Safety | None
 
 
-class MessagePage(Out):
+class MessagePageOut(Out):
     messages: list[MessageOut]
     next_cursor: str | None
     retry_message_id: str | None
 
 
-class Greeting(Out):
+class GreetingOut(Out):
     message: MessageOut | None
 
 
@@ -227,13 +227,13 @@ class LocaleOut(Out):
     resources: list[CrisisResourceOut]  # the help lines a crisis would show now
 
 
-class SavedMessage(Out):
+class SavedMessageOut(Out):
     message: MessageOut
     topic_ended: bool
     safety: HelpLinesOut | None
 
 
-class MessageDeleted(Out):
+class MessageDeletedOut(Out):
     deleted: str
 
 
@@ -325,7 +325,7 @@ class RelationshipOut(Out):
     updated_at: int
 
 
-class MemoryFiles(Out):
+class MemoryFilesOut(Out):
     short_term: TopicOut
     short_term_pending: list[TopicOut]
     mid_term: list[MidTermOut]
@@ -342,21 +342,21 @@ class SectionOut(Out):
     text: str
 
 
-class QualityFigure(Out):
+class QualityFigureOut(Out):
     value: float | None
     runs: int
     target: float
 
 
-class MemoryContext(Out):
+class MemoryContextOut(Out):
     sections: list[SectionOut]
     total_tokens: int
     long_term_in_context: list[str]
     messages: list[dict[str, str]]  # the chat messages the model would get ({"role", "content"})
-    quality: dict[str, QualityFigure]
+    quality: dict[str, QualityFigureOut]
 
     @classmethod
-    def of(cls, view: ContextView) -> MemoryContext:
+    def of(cls, view: ContextView) -> MemoryContextOut:
         context = view.context
         return cls.model_validate(
             {
@@ -369,14 +369,14 @@ class MemoryContext(Out):
         )
 
 
-class MemoryEdited(Out):
+class MemoryEditedOut(Out):
     memory_type: str
     deleted: bool
     # the required fields tell the four apart: only a message has a role, only a mid-term memory a summary...
     memory: MessageOut | MidTermOut | LongTermOut | CoreOut | None
 
 
-class Compressed(Out):
+class CompressedOut(Out):
     mid_term: list[MidTermOut]
 
 
@@ -390,7 +390,7 @@ class HealedOut(Out):
     outcome: Literal["healed", "degraded", "cancelled", "contended"]
 
 
-class Extracted(Out):
+class ExtractedOut(Out):
     long_term: list[LongTermOut]
     core: list[CoreOut]
     degraded: bool
@@ -410,14 +410,14 @@ class SoulOut(Out):
     persona: str
 
 
-class Reflected(Out):
+class ReflectedOut(Out):
     changed: bool
     self_soul: str
     degraded: bool
     refused: str | None  # why the rules refused the new self-image, if they did
 
 
-class Judged(Out):
+class JudgedOut(Out):
     relationship: RelationshipOut
     changed: bool
     degraded: bool
@@ -442,7 +442,7 @@ class ScheduledOut(Out):
     message_template: str
 
 
-class HeartbeatEntry(Out):
+class HeartbeatEntryOut(Out):
     ai_user_id: str
     name: str
     avatar: str
@@ -455,7 +455,7 @@ class HeartbeatEntry(Out):
     scheduled: list[ScheduledOut]
 
     @classmethod
-    def of(cls, row: HeartbeatRow, prefs: Prefs) -> HeartbeatEntry:
+    def of(cls, row: HeartbeatRow, prefs: Prefs) -> HeartbeatEntryOut:
         state = row.state
         return cls(
             ai_user_id=row.ai_user.id,
@@ -471,24 +471,24 @@ class HeartbeatEntry(Out):
         )
 
 
-class HeartbeatStatus(Out):
+class HeartbeatStatusOut(Out):
     prefs: PrefsOut
-    ai_users: list[HeartbeatEntry]
+    ai_users: list[HeartbeatEntryOut]
 
     @classmethod
-    def of(cls, view: HeartbeatStatusView) -> HeartbeatStatus:
+    def of(cls, view: HeartbeatStatusView) -> HeartbeatStatusOut:
         return cls(
-            prefs=PrefsOut.model_validate(view.prefs), ai_users=[HeartbeatEntry.of(r, view.prefs) for r in view.rows]
+            prefs=PrefsOut.model_validate(view.prefs), ai_users=[HeartbeatEntryOut.of(r, view.prefs) for r in view.rows]
         )
 
 
-class Triggered(Out):
+class TriggeredOut(Out):
     status: str
     reason: str
     messages: list[MessageOut]
 
 
-class Schedule(Out):
+class ScheduleOut(Out):
     ai_user_id: str
     scheduled: list[ScheduledOut]
 
@@ -496,16 +496,16 @@ class Schedule(Out):
 # push, presence, health
 
 
-class PublicKey(Out):
+class PublicKeyOut(Out):
     public_key: str
 
 
-class Subscribed(Out):
+class SubscribedOut(Out):
     id: str
     devices: int
 
 
-class Removed(Out):
+class RemovedOut(Out):
     removed: bool
 
 
@@ -532,7 +532,7 @@ class UsageOut(Out):
     cached_share: float
 
 
-class Health(Out):
+class HealthOut(Out):
     status: str
     storage: str
     llm: str

@@ -23,7 +23,7 @@ from openai import OpenAI
 from dreamchat.budget import MIN_CALL_SECONDS, RETRY_BACKOFF_SECONDS, Deadline, models_deadline
 from dreamchat.llm import provider_errors
 from dreamchat.llm.errors import LLMNotConfigured, LLMOutOfTime, LLMOutputError, LLMUnavailable
-from dreamchat.llm.port import Message, TokenUsage
+from dreamchat.llm.port import ModelMessage, TokenUsage
 from dreamchat.llm.registry import ModelConfig
 from dreamchat.llm.usage import CallRecord, UsageLedger, UsageTotals
 
@@ -66,7 +66,7 @@ class OpenAIClient:
     def chat(
         self,
         key: str,
-        conversation: list[Message],
+        conversation: list[ModelMessage],
         *,
         deadline: Deadline | None = None,
         share: float = 1.0,
@@ -81,7 +81,7 @@ class OpenAIClient:
             raise LLMOutputError(f"{key}: the response had no choices")
         return response.choices[0].message, usage
 
-    def stream(self, key: str, messages: Sequence[Message]) -> Iterator[str]:
+    def stream(self, key: str, messages: Sequence[ModelMessage]) -> Iterator[str]:
         """Text deltas as the model produces them; only the opening request is retried."""
         started = self._monotonic()
         chunks = self._create(key, messages=list(messages), stream=True, stream_options={"include_usage": True})

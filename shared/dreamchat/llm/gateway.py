@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from dreamchat.budget import RETRY_BACKOFF_SECONDS, Deadline
 from dreamchat.config import Settings
 from dreamchat.llm.client import OpenAIClient, reasoning_of
-from dreamchat.llm.port import Coerce, Completion, Message, ToolRunner
+from dreamchat.llm.port import Coerce, Completion, ModelMessage, ToolRunner
 from dreamchat.llm.provider_errors import Refusals, or_shorter
 from dreamchat.llm.registry import ModelConfig, build_registry
 from dreamchat.llm.structured import StructuredOutput
@@ -74,7 +74,7 @@ class OpenAIGateway:
     def complete(
         self,
         key: str,
-        messages: Sequence[Message],
+        messages: Sequence[ModelMessage],
         *,
         tools: Sequence[Mapping[str, Any]] | None = None,
         run_tool: ToolRunner | None = None,
@@ -95,7 +95,7 @@ class OpenAIGateway:
     def _complete(
         self,
         key: str,
-        conversation: list[Message],
+        conversation: list[ModelMessage],
         tools: Sequence[Mapping[str, Any]] | None,
         run_tool: ToolRunner | None,
         rounds: int,
@@ -107,16 +107,16 @@ class OpenAIGateway:
         loop = partial(self._tool_loop.run, key, list(conversation), list(tools), run_tool, rounds, deadline)
         return self._refusals.attempt("tools", key, loop, answer)
 
-    def _answer(self, key: str, conversation: list[Message], deadline: Deadline | None) -> Completion:
+    def _answer(self, key: str, conversation: list[ModelMessage], deadline: Deadline | None) -> Completion:
         message, usage = self._client.chat(key, conversation, deadline=deadline)
         return Completion(message.content or "", usage, reasoning=reasoning_of(message))
 
     def structured[T: BaseModel](
-        self, key: str, messages: Sequence[Message], schema: type[T], *, coerce: Coerce[T] | None = None
+        self, key: str, messages: Sequence[ModelMessage], schema: type[T], *, coerce: Coerce[T] | None = None
     ) -> T:
         """See `StructuredOutput.call`."""
         return self._structured.call(key, messages, schema, coerce=coerce)
 
-    def stream(self, key: str, messages: Sequence[Message]) -> Iterator[str]:
+    def stream(self, key: str, messages: Sequence[ModelMessage]) -> Iterator[str]:
         """Text deltas as the model produces them (not part of the port: no service streams)."""
         return self._client.stream(key, messages)

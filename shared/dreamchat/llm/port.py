@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from dreamchat.budget import Deadline
 
-Message = dict[str, Any]
+ModelMessage = dict[str, Any]
 ToolRunner = Callable[[str, dict[str, Any]], str]
 type Coerce[T: BaseModel] = Callable[[dict[str, Any]], T]  # repairs an object the schema refused
 
@@ -78,12 +78,12 @@ class LLMGateway(Protocol):
         """True when `key` has an API key to call with."""
         ...
 
-    def complete(self, key: str, messages: Sequence[Message], **options: Unpack[CompleteOptions]) -> Completion:
+    def complete(self, key: str, messages: Sequence[ModelMessage], **options: Unpack[CompleteOptions]) -> Completion:
         """A chat completion; with tools, the model may call them for a few rounds before it answers."""
         ...
 
     def structured[T: BaseModel](
-        self, key: str, messages: Sequence[Message], schema: type[T], *, coerce: Coerce[T] | None = None
+        self, key: str, messages: Sequence[ModelMessage], schema: type[T], *, coerce: Coerce[T] | None = None
     ) -> T:
         """The answer as one `schema` object (an invalid one is asked again once, then given to `coerce`)."""
         ...

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 import openai
 
 from dreamchat.llm.errors import LLMContextTooLong, LLMOutOfTime, LLMRefused, LLMUnavailable
-from dreamchat.llm.port import Message
+from dreamchat.llm.port import ModelMessage
 
 logger = logging.getLogger(__name__)
 
@@ -151,7 +151,7 @@ class Refusals:
         return without_it()
 
 
-def or_shorter[R](key: str, messages: Sequence[Message], call: Callable[[list[Message]], R]) -> R:
+def or_shorter[R](key: str, messages: Sequence[ModelMessage], call: Callable[[list[ModelMessage]], R]) -> R:
     """`call(messages)`; after a context-length 400, once more with the older half left out."""
     try:
         return call(list(messages))
@@ -160,7 +160,7 @@ def or_shorter[R](key: str, messages: Sequence[Message], call: Callable[[list[Me
         return call(shorter(messages))
 
 
-def shorter(messages: Sequence[Message]) -> list[Message]:
+def shorter(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
     """The conversation without the older half of what follows the system prompt (the latest message stays)."""
     head = list(messages[:1]) if messages and messages[0].get("role") == "system" else []
     rest = list(messages[len(head) :])

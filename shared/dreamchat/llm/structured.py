@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 from dreamchat.llm.client import OpenAIClient
 from dreamchat.llm.errors import LLMOutputError
 from dreamchat.llm.parsing import extract_json_object
-from dreamchat.llm.port import Coerce, Message
+from dreamchat.llm.port import Coerce, ModelMessage
 from dreamchat.llm.provider_errors import Refusals
 
 logger = logging.getLogger(__name__)
@@ -31,7 +31,7 @@ class StructuredOutput:
         self._json_mode = json_mode
 
     def call[T: BaseModel](
-        self, key: str, messages: Sequence[Message], schema: type[T], *, coerce: Coerce[T] | None = None
+        self, key: str, messages: Sequence[ModelMessage], schema: type[T], *, coerce: Coerce[T] | None = None
     ) -> T:
         """One JSON object validated as `schema`; one corrective retry, then `coerce`, else LLMOutputError."""
         conversation = list(messages)
@@ -51,7 +51,7 @@ class StructuredOutput:
             return _coerced(coerce, last_object, key)
         raise LLMOutputError(f"{key}: no valid {schema.__name__} after a retry: {problem}")
 
-    def _text(self, key: str, conversation: list[Message]) -> str:
+    def _text(self, key: str, conversation: list[ModelMessage]) -> str:
         def ask(**options: Any) -> str:
             message, _ = self._client.chat(key, conversation, **options)
             return message.content or ""
@@ -80,7 +80,7 @@ def _describe_invalid(error: ValidationError | LLMOutputError) -> str:
     return "; ".join(f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}" for e in error.errors())
 
 
-def _correction(problem: str) -> Message:
+def _correction(problem: str) -> ModelMessage:
     return {
         "role": "user",
         "content": f"上面的输出不符合要求：{problem}。请修正，只输出一个符合格式要求的 JSON 对象，不要输出其他文字。",

@@ -17,7 +17,7 @@ from dreamchat.budget import MIN_CALL_SECONDS, TOOL_SECONDS, Deadline
 from dreamchat.errors import DreamChatError
 from dreamchat.llm.client import OpenAIClient, reasoning_of
 from dreamchat.llm.errors import LLMUnavailable
-from dreamchat.llm.port import Completion, Message, TokenUsage, ToolCall, ToolRunner
+from dreamchat.llm.port import Completion, ModelMessage, TokenUsage, ToolCall, ToolRunner
 from dreamchat.llm.provider_errors import timed_out
 
 logger = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ class ToolLoop:
     def run(
         self,
         key: str,
-        conversation: list[Message],
+        conversation: list[ModelMessage],
         tools: list[Any],
         run_tool: ToolRunner,
         rounds: int,
@@ -79,14 +79,14 @@ class ToolLoop:
         return Completion(message.content or "", usage + round_usage, tuple(calls), _joined(thoughts))
 
 
-def _assistant_turn(message: Any) -> Message:
+def _assistant_turn(message: Any) -> ModelMessage:
     """The assistant's tool-calling turn, rebuilt so provider-only fields are not sent back, except
     `reasoning_content`: a thinking model must see its own reasoning for the calls it made."""
     calls = [
         {"id": c.id, "type": "function", "function": {"name": c.function.name, "arguments": c.function.arguments}}
         for c in message.tool_calls
     ]
-    turn: Message = {"role": "assistant", "content": message.content or "", "tool_calls": calls}
+    turn: ModelMessage = {"role": "assistant", "content": message.content or "", "tool_calls": calls}
     if reasoning := reasoning_of(message):
         turn["reasoning_content"] = reasoning
     return turn

@@ -15,7 +15,7 @@ from dreamchat.errors import Contended
 from dreamchat.llm.contracts import QualityScore
 from dreamchat.llm.errors import LLMError
 from dreamchat.llm.port import LLMGateway
-from dreamchat.llm.prompts import Messages, accuracy_prompt, completeness_prompt
+from dreamchat.llm.prompts import Prompt, accuracy_prompt, completeness_prompt
 from dreamchat.ports import Clock, RandomSource
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.storage.unit_of_work import Storage
@@ -82,7 +82,7 @@ class QualityService:
         summaries = [m.summary for m in self._repo.mid_terms(pair) if m.id in sources]
         return self._score(accuracy_prompt(summaries, [(m.title, m.key_points) for m in memories]))
 
-    def _score(self, messages: Messages) -> float | None:
+    def _score(self, messages: Prompt) -> float | None:
         assert self._gateway is not None
         try:
             return self._gateway.structured(JUDGE_KEY, messages, QualityScore).score / 100

@@ -10,8 +10,7 @@ from dreamchat.budget import Deadline
 from dreamchat.config import Settings
 from dreamchat.domain import reply as replies
 from dreamchat.domain.models import AIUser, Message, MessageKind, PairId
-from dreamchat.llm.port import Completion, LLMGateway
-from dreamchat.llm.port import Message as ModelMessage
+from dreamchat.llm.port import Completion, LLMGateway, ModelMessage
 from dreamchat.llm.tools import tool_schemas
 from dreamchat.ports import Clock, RandomSource, SearchProvider
 from dreamchat.services.context import ContextBuilder

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Query, status
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
-from dreamchat.api.responses import AIUserOut, AIUserPage, DeletedOut, ErasedOut
+from dreamchat.api.responses import AIUserOut, AIUserPageOut, DeletedOut, ErasedOut
 from dreamchat.api.schemas import AIUserCreate, AIUserUpdate
 from dreamchat.services.paging import DEFAULT_LIMIT
 
@@ -14,7 +14,7 @@ router = APIRouter(prefix="/api/ai-users", tags=["ai-users"])
 PUBLIC_PAGE = 50  # what `scope=public` shows when no limit is asked
 
 
-@router.get("", response_model=AIUserPage, responses=documented(400, 401, 422))
+@router.get("", response_model=AIUserPageOut, responses=documented(400, 401, 422))
 def list_ai_users(
     caller: CurrentCaller,
     services: ServicesDep,
@@ -23,14 +23,14 @@ def list_ai_users(
         default=None, ge=1, le=100, description=f"default {DEFAULT_LIMIT} (mine), {PUBLIC_PAGE} (public)"
     ),
     cursor: str | None = Query(default=None, max_length=512),
-) -> AIUserPage:
+) -> AIUserPageOut:
     """The caller's own AI users and befriended public ones (by id); `scope=public` lists public ones to discover.
     Either way a page at a time: `next_cursor` is the next page's `cursor` (null on the last)."""
     if scope == "public":
         found, next_cursor = services.friend_lists.public(limit or PUBLIC_PAGE, cursor)
-        return AIUserPage(ai_users=[AIUserOut.of(a, caller.id) for a in found], next_cursor=next_cursor)
+        return AIUserPageOut(ai_users=[AIUserOut.of(a, caller.id) for a in found], next_cursor=next_cursor)
     page = services.views.ai_users(caller.id, cursor, limit or DEFAULT_LIMIT)
-    return AIUserPage(ai_users=[AIUserOut.of(a, caller.id) for a in page.items], next_cursor=page.cursor)
+    return AIUserPageOut(ai_users=[AIUserOut.of(a, caller.id) for a in page.items], next_cursor=page.cursor)
 
 
 @router.post(

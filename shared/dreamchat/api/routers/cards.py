@@ -16,7 +16,7 @@ from starlette.exceptions import HTTPException
 from dreamchat.api.deps import CurrentCaller
 from dreamchat.api.errors import documented
 from dreamchat.api.json_response import StrictJSONResponse
-from dreamchat.api.responses import AIUserOut, ImportedAIUser
+from dreamchat.api.responses import AIUserOut, ImportedAIUserOut
 from dreamchat.errors import Invalid
 from dreamchat.services.cards import CardService, Preview
 
@@ -55,7 +55,7 @@ CardsDep = Annotated[CardService, Depends(get_cards)]
 @router.post(
     "/import",
     status_code=status.HTTP_201_CREATED,
-    response_model=ImportedAIUser,
+    response_model=ImportedAIUserOut,
     responses={
         200: {"description": "With `preview=true`: what would be created; nothing is stored"},
         **documented(400, 401, 404, 413, 415, 422, 429),  # 404: the account was erased meanwhile
@@ -73,7 +73,7 @@ async def import_card(request: Request, caller: CurrentCaller, cards: CardsDep, 
             {"preview": {**found.fields, "avatar": avatar or found.fields["avatar"]}, **_imported(found)}
         )
     ai_user, found = await run_in_threadpool(cards.import_card, caller.id, upload)
-    return ImportedAIUser.model_validate({**AIUserOut.of(ai_user, caller.id).model_dump(), **_imported(found)})
+    return ImportedAIUserOut.model_validate({**AIUserOut.of(ai_user, caller.id).model_dump(), **_imported(found)})
 
 
 @router.get(

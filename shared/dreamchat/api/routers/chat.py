@@ -15,7 +15,14 @@ from sse_starlette import EventSourceResponse
 
 from dreamchat.api.deps import CompanionDep, DeadlineDep, PairDep, ServicesDep
 from dreamchat.api.errors import documented
-from dreamchat.api.responses import Greeting, MessageDeleted, MessageOut, MessagePage, ReadUpToOut, SavedMessage
+from dreamchat.api.responses import (
+    GreetingOut,
+    MessageDeletedOut,
+    MessageOut,
+    MessagePageOut,
+    ReadUpToOut,
+    SavedMessageOut,
+)
 from dreamchat.api.schemas import Body
 from dreamchat.services.chat_events import told
 from dreamchat.services.chat_turns import Turn
@@ -97,26 +104,28 @@ def retry(
     return EventSourceResponse(_sse(turn), ping=15)
 
 
-@router.delete("/{user_id}/messages/{message_id}", response_model=MessageDeleted, responses=documented(401, 404, 422))
-def delete_message(user_id: str, pair: PairDep, services: ServicesDep, message_id: MessageId) -> MessageDeleted:
+@router.delete(
+    "/{user_id}/messages/{message_id}", response_model=MessageDeletedOut, responses=documented(401, 404, 422)
+)
+def delete_message(user_id: str, pair: PairDep, services: ServicesDep, message_id: MessageId) -> MessageDeletedOut:
     """Delete one message of the conversation (the person's or the AI's), also from short-term memory."""
     services.chat_messages.delete(pair, message_id)
-    return MessageDeleted(deleted=message_id)
+    return MessageDeletedOut(deleted=message_id)
 
 
-@router.post("/{user_id}/greet", response_model=Greeting, responses=documented(401, 404, 422))
-def greet(user_id: str, companion: CompanionDep, services: ServicesDep) -> Greeting:
+@router.post("/{user_id}/greet", response_model=GreetingOut, responses=documented(401, 404, 422))
+def greet(user_id: str, companion: CompanionDep, services: ServicesDep) -> GreetingOut:
     """Store and return the AI user's opening message when the chat is opened for the first time and is empty;
     `{"message": null}` otherwise (no greeting set, already greeted, the two have talked, or a greeting
     saved before the honesty rule that claims to be human)."""
     message = services.chat_messages.greet(companion.pair, companion.ai_user)
-    return Greeting(message=MessageOut.model_validate(message) if message is not None else None)
+    return GreetingOut(message=MessageOut.model_validate(message) if message is not None else None)
 
 
 @router.post(
     "/{user_id}/save-message",
     status_code=status.HTTP_201_CREATED,
-    response_model=SavedMessage,
+    response_model=SavedMessageOut,
     responses=documented(400, 401, 404, 409, 413, 422, 429),
 )
 def save_message(
@@ -125,13 +134,13 @@ def save_message(
     companion: CompanionDep,
     services: ServicesDep,
     idempotency_key: IdempotencyKey = None,
-) -> SavedMessage:
+) -> SavedMessageOut:
     """Store the person's message without asking for a reply; `safety` holds help lines when it shows a crisis."""
     saved = services.chat_messages.save(companion.pair, companion.ai_user, body.content, idempotency_key)
-    return SavedMessage.model_validate(saved)
+    return SavedMessageOut.model_validate(saved)
 
 
-@router.get("/{user_id}/messages", response_model=MessagePage, responses=documented(400, 401, 404, 422))
+@router.get("/{user_id}/messages", response_model=MessagePageOut, responses=documented(400, 401, 404, 422))
 def messages(
     user_id: str,
     pair: PairDep,
@@ -139,13 +148,13 @@ def messages(
     before: str | None = Query(default=None, min_length=1, max_length=64),
     after: str | None = Query(default=None, min_length=1, max_length=64),
     limit: int = Query(default=50, ge=1, le=200),
-) -> MessagePage:
+) -> MessagePageOut:
     """The conversation oldest to newest; `before` pages back, `after` fetches newer messages.
 
     `retry_message_id` names the person's latest message when it is in this page and its turn ended
     without an answer (the model failed, the connection dropped): `POST .../retry` answers it."""
     history = services.chat_messages.history(pair, before, after, limit)
-    return MessagePage(
+    return MessagePageOut(
         messages=[MessageOut.model_validate(m) for m in history.page.messages],
         next_cursor=history.page.next_cursor,
         retry_message_id=history.retry_message_id,

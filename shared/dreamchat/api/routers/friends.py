@@ -7,14 +7,14 @@ from dreamchat.api.errors import documented
 from dreamchat.api.pages import DEFAULT_LIMIT, Cursor, Limit, next_page, paged
 from dreamchat.api.responses import (
     AIUserOut,
-    Befriended,
-    EndedFriendship,
+    BefriendedOut,
+    EndedFriendshipOut,
     ErasedOut,
     FriendHeartbeatOut,
-    FriendList,
+    FriendListOut,
     FriendOut,
     FriendSettingsOut,
-    Unfriended,
+    UnfriendedOut,
 )
 from dreamchat.api.schemas import Body
 from dreamchat.domain.heartbeat import Mode
@@ -22,43 +22,43 @@ from dreamchat.domain.heartbeat import Mode
 router = APIRouter(prefix="/api/friends", tags=["friends"])
 
 
-@router.get("", response_model=FriendList, responses={**paged("A page of the chat list"), **documented(401, 422)})
+@router.get("", response_model=FriendListOut, responses={**paged("A page of the chat list"), **documented(401, 422)})
 def list_friends(
     caller: CurrentCaller,
     services: ServicesDep,
     response: Response,
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
-) -> FriendList:
+) -> FriendListOut:
     """The AI users the caller is friends with, a page at a time (by id; `X-Next-Cursor` names the next page)."""
     page = services.views.friends(caller.id, cursor, limit)
     next_page(response, page.cursor)
     ended = [
-        EndedFriendship(ai_user_id=ai_user_id, reason="no_longer_visible")
+        EndedFriendshipOut(ai_user_id=ai_user_id, reason="no_longer_visible")
         for ai_user_id in services.friend_lists.ended(caller.id)
     ]
-    return FriendList(friends=[FriendOut.from_view(friend, caller.id) for friend in page.items], ended=ended)
+    return FriendListOut(friends=[FriendOut.from_view(friend, caller.id) for friend in page.items], ended=ended)
 
 
 @router.post(
     "/{user_id}",
     status_code=status.HTTP_201_CREATED,
-    response_model=Befriended,
+    response_model=BefriendedOut,
     responses={200: {"description": "Already friends"}, **documented(401, 404, 409, 422)},
 )
-def add_friend(user_id: str, caller: CurrentCaller, services: ServicesDep, response: Response) -> Befriended:
+def add_friend(user_id: str, caller: CurrentCaller, services: ServicesDep, response: Response) -> BefriendedOut:
     """Befriend one's own or a public AI user; a new pair starts with fresh memories."""
     already = any(a.id == user_id for a, _ in services.friend_lists.friends(caller.id))
     ai_user = services.ai_users.befriend(caller.id, user_id)
     response.status_code = status.HTTP_200_OK if already else status.HTTP_201_CREATED
-    return Befriended(friend=AIUserOut.of(ai_user, caller.id), created=not already)
+    return BefriendedOut(friend=AIUserOut.of(ai_user, caller.id), created=not already)
 
 
-@router.delete("/{user_id}", response_model=Unfriended, responses=documented(401, 404, 409, 422))
-def remove_friend(user_id: str, caller: CurrentCaller, services: ServicesDep, forget: bool = False) -> Unfriended:
+@router.delete("/{user_id}", response_model=UnfriendedOut, responses=documented(401, 404, 409, 422))
+def remove_friend(user_id: str, caller: CurrentCaller, services: ServicesDep, forget: bool = False) -> UnfriendedOut:
     """Remove from the friends list; `forget=true` also erases the pair's memories."""
     erased = services.ai_users.unfriend(caller.id, user_id, forget=forget)
-    return Unfriended(removed=True, forgot=forget, erased=ErasedOut.model_validate(erased))
+    return UnfriendedOut(removed=True, forgot=forget, erased=ErasedOut.model_validate(erased))
 
 
 class FriendSettings(Body):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 
-from dreamchat.api.responses import Health, UsageOut
+from dreamchat.api.responses import HealthOut, UsageOut
 from dreamchat.llm.usage import UsageTotals
 
 router = APIRouter()
@@ -15,13 +15,13 @@ RETRIEVAL = {
 }
 
 
-@router.get("/api/health", response_model=Health)
-def health(request: Request) -> Health:
+@router.get("/api/health", response_model=HealthOut)
+def health(request: Request) -> HealthOut:
     """Liveness, the storage mode, whether a model is configured, which retrieval runs, and this process's model usage."""
     settings = request.app.state.settings
     embedder = request.app.state.services.retriever.embedder
     gateway = request.app.state.gateway
-    return Health(
+    return HealthOut(
         status="ok",
         storage=settings.storage,
         llm="configured" if settings.llm_configured else "offline",

@@ -8,13 +8,13 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, S
 from dreamchat.api.deps import CompanionDep, ModelPoolDep, PairDep, ServicesDep
 from dreamchat.api.errors import documented
 from dreamchat.api.responses import (
-    Compressed,
-    Extracted,
+    CompressedOut,
+    ExtractedOut,
     HealedOut,
     LongTermDetailOut,
-    MemoryContext,
-    MemoryEdited,
-    MemoryFiles,
+    MemoryContextOut,
+    MemoryEditedOut,
+    MemoryFilesOut,
 )
 from dreamchat.domain import bounds
 from dreamchat.domain.models import EmotionTags, MemoryType
@@ -36,7 +36,7 @@ MessageText = Annotated[str, StringConstraints(min_length=1, max_length=bounds.M
 SummaryText = Annotated[str, StringConstraints(min_length=1, max_length=bounds.SUMMARY_CHARS), _SHOWS]
 TitleText = Annotated[str, StringConstraints(min_length=1, max_length=bounds.TITLE_CHARS), _SHOWS]
 KeyPointText = Annotated[str, StringConstraints(min_length=1, max_length=bounds.KEY_POINT_CHARS), _SHOWS]
-CoreText = Annotated[str, StringConstraints(min_length=1, max_length=bounds.CORE_CHARS), _SHOWS]
+PersonCoreText = Annotated[str, StringConstraints(min_length=1, max_length=bounds.CORE_CHARS), _SHOWS]
 CategoryText = Annotated[str, StringConstraints(min_length=1, max_length=bounds.CATEGORY_CHARS), _SHOWS]
 
 
@@ -68,7 +68,7 @@ class LongTermEdit(Edit):
 class CoreEdit(Edit):
     # A new core memory has no id yet: optional here, unlike every other edit (pydantic allows the narrowing)
     id: str | None = Field(default=None, min_length=1, max_length=100)  # type: ignore[assignment]
-    content: CoreText | None = None
+    content: PersonCoreText | None = None
     importance: int | None = Field(default=None, ge=1, le=10, strict=True)
     category: CategoryText | None = None
 
@@ -81,22 +81,22 @@ EDITS: dict[str, type[Edit]] = {
 }
 
 
-@router.get("/{user_id}", response_model=MemoryContext)
+@router.get("/{user_id}", response_model=MemoryContextOut)
 def memory_context(
     user_id: str,
     companion: CompanionDep,
     services: ServicesDep,
     q: str | None = Query(default=None, max_length=bounds.MESSAGE_CHARS),
-) -> MemoryContext:
+) -> MemoryContextOut:
     """The context the model would see now, with tokens per section; `q` previews retrieval for a message."""
-    return MemoryContext.of(services.views.context(companion.pair, companion.ai_user, q))
+    return MemoryContextOut.of(services.views.context(companion.pair, companion.ai_user, q))
 
 
-@router.get("/{user_id}/files", response_model=MemoryFiles)
-def memory_files(user_id: str, pair: PairDep, services: ServicesDep) -> MemoryFiles:
+@router.get("/{user_id}/files", response_model=MemoryFilesOut)
+def memory_files(user_id: str, pair: PairDep, services: ServicesDep) -> MemoryFilesOut:
     """Every tier with the spec's field names: `short_term` is the current topic; topics that
     ended but are not compressed yet are listed in `short_term_pending`."""
-    return MemoryFiles.model_validate(services.views.memory_files(pair))
+    return MemoryFilesOut.model_validate(services.views.memory_files(pair))
 
 
 @router.get("/{user_id}/files/long_term_details/{detail_file}", response_model=LongTermDetailOut)
@@ -105,14 +105,14 @@ def memory_detail(user_id: str, detail_file: str, pair: PairDep, services: Servi
     return LongTermDetailOut.model_validate(services.views.detail(pair, detail_file))
 
 
-@router.put("/{user_id}/{memory_type}", response_model=MemoryEdited, responses=documented(400, 409, 413))
+@router.put("/{user_id}/{memory_type}", response_model=MemoryEditedOut, responses=documented(400, 409, 413))
 def edit_memory(
     user_id: str,
     memory_type: MemoryType,
     pair: PairDep,
     services: ServicesDep,
     body: dict[str, Any] = Body(...),
-) -> MemoryEdited:
+) -> MemoryEditedOut:
     """The person corrects or deletes one memory (or adds a core memory, without an id)."""
     try:
         edit = EDITS[memory_type].model_validate(body)
@@ -122,22 +122,22 @@ def edit_memory(
     if not edit.delete and not changes:
         raise Invalid("nothing to change")
     result = getattr(services.memory_editor, memory_type)(pair, edit.id, edit.delete, changes)
-    return MemoryEdited(memory_type=memory_type, deleted=edit.delete, memory=result)
+    return MemoryEditedOut(memory_type=memory_type, deleted=edit.delete, memory=result)
 
 
-@router.post("/{user_id}/compress", response_model=Compressed, responses=documented(429, 503))
-async def compress_now(user_id: str, pair: PairDep, services: ServicesDep, pool: ModelPoolDep) -> Compressed:
+@router.post("/{user_id}/compress", response_model=CompressedOut, responses=documented(429, 503))
+async def compress_now(user_id: str, pair: PairDep, services: ServicesDep, pool: ModelPoolDep) -> CompressedOut:
     """End the current topic and compress short-term memory into mid-term now."""
-    return Compressed.model_validate(
+    return CompressedOut.model_validate(
         {"mid_term": await pool.call(pair.account_id, services.compression.compress_now, pair)}
     )
 
 
-@router.post("/{user_id}/extract", response_model=Extracted, responses=documented(429, 503))
-async def extract_now(user_id: str, companion: CompanionDep, services: ServicesDep, pool: ModelPoolDep) -> Extracted:
+@router.post("/{user_id}/extract", response_model=ExtractedOut, responses=documented(429, 503))
+async def extract_now(user_id: str, companion: CompanionDep, services: ServicesDep, pool: ModelPoolDep) -> ExtractedOut:
     """Redo the pair's degraded results now, then distil every un-extracted mid-term memory into
     long-term memory and judge core memory."""
     pair = companion.pair
     done = await pool.call(pair.account_id, services.extract_now.run, pair, companion.ai_user)
     healed = [HealedOut(kind=h.kind, id=h.subject, outcome=h.outcome) for h in done.healed]
-    return Extracted.model_validate(done.result).model_copy(update={"healed": healed, "still_owed": done.still_owed})
+    return ExtractedOut.model_validate(done.result).model_copy(update={"healed": healed, "still_owed": done.still_owed})

@@ -7,7 +7,7 @@ from pydantic import Field, StrictBool
 
 from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
-from dreamchat.api.responses import PublicKey, PushSettingsOut, Removed, Subscribed
+from dreamchat.api.responses import PublicKeyOut, PushSettingsOut, RemovedOut, SubscribedOut
 from dreamchat.api.schemas import Body
 from dreamchat.domain.push import MAX_ENDPOINT_CHARS
 from dreamchat.errors import NotFound
@@ -37,32 +37,32 @@ class SettingsBody(Body):
     show_content: StrictBool
 
 
-@router.get("/key", response_model=PublicKey, responses=documented(503))
-def public_key(caller: CurrentCaller, services: ServicesDep) -> PublicKey:
+@router.get("/key", response_model=PublicKeyOut, responses=documented(503))
+def public_key(caller: CurrentCaller, services: ServicesDep) -> PublicKeyOut:
     """The VAPID public key (base64url) to pass as `applicationServerKey` to `PushManager.subscribe`."""
-    return PublicKey(public_key=services.push.public_key())
+    return PublicKeyOut(public_key=services.push.public_key())
 
 
 @router.post(
     "/subscriptions",
     status_code=status.HTTP_201_CREATED,
-    response_model=Subscribed,
+    response_model=SubscribedOut,
     responses=documented(400, 413, 422, 503),
 )
-def subscribe(body: PushSubscriptionBody, caller: CurrentCaller, services: ServicesDep) -> Subscribed:
+def subscribe(body: PushSubscriptionBody, caller: CurrentCaller, services: ServicesDep) -> SubscribedOut:
     """Keep this device's push subscription (one per device; several devices per account).
 
     422 unless the endpoint is under `DREAMCHAT_PUSH_ALLOWED_ENDPOINTS` and the keys are a P-256 key and an auth secret."""
     subscription = services.push.subscribe(caller.id, body.endpoint, body.keys.p256dh, body.keys.auth)
-    return Subscribed(id=subscription.id, devices=len(services.push.subscriptions(caller.id)))
+    return SubscribedOut(id=subscription.id, devices=len(services.push.subscriptions(caller.id)))
 
 
-@router.delete("/subscriptions", response_model=Removed, responses=documented(400, 404, 413, 422))
-def unsubscribe(body: Endpoint, caller: CurrentCaller, services: ServicesDep) -> Removed:
+@router.delete("/subscriptions", response_model=RemovedOut, responses=documented(400, 404, 413, 422))
+def unsubscribe(body: Endpoint, caller: CurrentCaller, services: ServicesDep) -> RemovedOut:
     """Forget the device with this endpoint (the browser unsubscribed, or the person turned notifications off)."""
     if not services.push.unsubscribe(caller.id, body.endpoint):
         raise NotFound("no such subscription")
-    return Removed(removed=True)
+    return RemovedOut(removed=True)
 
 
 @router.get("/settings", response_model=PushSettingsOut)
