@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dreamchat.adapters import cursor as cursors
+from dreamchat.adapters.item_store_base import TransactingStore
 from dreamchat.ports import (
     DUE_PK,
     DUE_SK,
@@ -62,7 +63,7 @@ class _Row:
         return self.expires_at is None or self.expires_at > now
 
 
-class MemoryItemStore:
+class MemoryItemStore(TransactingStore):
     def __init__(self, clock: Clock) -> None:
         self._clock = clock
         self._lock = threading.RLock()
@@ -77,24 +78,6 @@ class MemoryItemStore:
         with self._lock:
             row = self._live(pk, sk)
         return json.loads(row.body) if row else None
-
-    def put(self, item: Item) -> None:
-        self.transact([Put(item)])
-
-    def put_if_absent(self, item: Item) -> bool:
-        try:
-            self.transact([Put(item, if_absent=True)])
-        except ConditionFailed:
-            return False
-        return True
-
-    def put_versioned(self, item: Item, expected_version: int | None) -> int:
-        new_version = (expected_version or 0) + 1
-        self.transact([Put({**item, "version": new_version}, expected_version=expected_version or 0)])
-        return new_version
-
-    def delete(self, pk: str, sk: str) -> None:
-        self.transact([Delete(pk, sk)])
 
     def transact(self, operations: Sequence[Operation]) -> None:
         check_transaction(operations)

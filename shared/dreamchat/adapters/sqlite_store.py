@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from dreamchat.adapters import cursor as cursors
+from dreamchat.adapters.item_store_base import TransactingStore
 from dreamchat.adapters.private import FILE_MODE, private_dir, private_file
 from dreamchat.ports import (
     DUE_PK,
@@ -42,7 +43,7 @@ CREATE INDEX IF NOT EXISTS items_due ON items (due_pk, due_sk, pk, sk) WHERE due
 """
 
 
-class SqliteItemStore:
+class SqliteItemStore(TransactingStore):
     def __init__(self, path: Path, clock: Clock) -> None:
         # SQLite gives the -wal and -shm files the database file's mode, so all three are 0600.
         private_file(private_dir(path.parent) / path.name)
@@ -66,24 +67,6 @@ class SqliteItemStore:
                 "SELECT body FROM items WHERE pk = ? AND sk = ? AND " + self._alive(), (pk, sk, self._now())
             ).fetchone()
         return json.loads(row[0]) if row else None
-
-    def put(self, item: Item) -> None:
-        self.transact([Put(item)])
-
-    def put_if_absent(self, item: Item) -> bool:
-        try:
-            self.transact([Put(item, if_absent=True)])
-        except ConditionFailed:
-            return False
-        return True
-
-    def put_versioned(self, item: Item, expected_version: int | None) -> int:
-        new_version = (expected_version or 0) + 1
-        self.transact([Put({**item, "version": new_version}, expected_version=expected_version or 0)])
-        return new_version
-
-    def delete(self, pk: str, sk: str) -> None:
-        self.transact([Delete(pk, sk)])
 
     def transact(self, operations: Sequence[Operation]) -> None:
         check_transaction(operations)

@@ -19,13 +19,12 @@ from dreamchat.errors import Conflict, Contended, Forbidden, Invalid, NotFound
 from dreamchat.ports import BlobStore, Clock, ItemStore
 from dreamchat.services.friend_lists import visible_to
 from dreamchat.services.pairs import NOTHING, Erased, erase_ai_user_blobs, erase_pair
-from dreamchat.services.storage.unit_of_work import Storage, UnitOfWork
+from dreamchat.services.storage.unit_of_work import Storage, UnitOfWork, retry_on_conflict
 from dreamchat.services.tombstones import Erasures, Gone
 
 log = logging.getLogger(__name__)
 
 _NOT_FOUND = "AI user not found"
-_FRIEND_WRITE_ATTEMPTS = 5
 
 
 @dataclass(frozen=True)
@@ -210,7 +209,8 @@ class AIUserService:
         of them at once both land, the read mark never moves back, and a write racing an unfriend
         cannot bring the friendship back (the version condition needs the item to exist).
         """
-        for _ in range(_FRIEND_WRITE_ATTEMPTS):
+
+        def write() -> Friendship | None:
             with self._storage.pair(pair.seen_in(None)) as uow:  # the friendship as it is now, each time
                 read = uow.friendship.get()
                 if read is None:
@@ -221,10 +221,11 @@ class AIUserService:
                 uow.friendship.save(changed, read)
                 try:
                     uow.commit()
-                except (Contended, Gone):  # Gone: a friendship begun again meanwhile, read it afresh
-                    continue
+                except Gone:  # a friendship begun again meanwhile: read it afresh
+                    raise Contended("the friendship kept changing; try again") from None
             return changed
-        raise Contended("the friendship kept changing; try again")
+
+        return retry_on_conflict(write)
 
     def _load(self, ai_user_id: str) -> AIUser | None:
         with self._storage.begin() as uow:

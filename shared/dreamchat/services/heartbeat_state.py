@@ -23,13 +23,10 @@ from dreamchat.domain.heartbeat import (
 )
 from dreamchat.domain.models import AIUser, PairId, Relationship
 from dreamchat.domain.relationship import heartbeat_interval
-from dreamchat.errors import Contended
 from dreamchat.ports import Clock, Item, ItemStore
 from dreamchat.services.storage.session import item
-from dreamchat.services.storage.unit_of_work import Storage
+from dreamchat.services.storage.unit_of_work import Storage, retry_on_conflict
 from dreamchat.services.zones import zone_for
-
-_ATTEMPTS = 20
 
 
 class HeartbeatStates:
@@ -76,7 +73,8 @@ class HeartbeatStates:
     ) -> HeartbeatState:
         """Apply `edit` under optimistic locking, then store the state with its next due time."""
         prefs, zone = self.prefs(pair.account_id), self.zone(pair, ai_user)
-        for _ in range(_ATTEMPTS):
+
+        def write() -> HeartbeatState:
             with self._storage.pair(pair) as uow:
                 read = uow.heartbeat.get()
                 now = self._clock.now()
@@ -89,12 +87,10 @@ class HeartbeatStates:
                     }
                 )
                 uow.heartbeat.save(updated, read, indexed_at(due.at, updated, now) if due else None)
-                try:
-                    uow.commit()
-                    return updated
-                except Contended:
-                    continue
-        raise Contended("heartbeat state kept changing")
+                uow.commit()
+                return updated
+
+        return retry_on_conflict(write)
 
     def greeted(self, pair: PairId, ai_user: AIUser, relationship: Relationship) -> HeartbeatState:
         """The greeting of a new friendship was sent: first contact follows if the person never writes."""

@@ -18,7 +18,7 @@ from dreamchat.llm.port import LLMGateway
 from dreamchat.llm.prompts import Messages, accuracy_prompt, completeness_prompt
 from dreamchat.ports import Clock, RandomSource
 from dreamchat.services.memory_repo import MemoryRepository
-from dreamchat.services.storage.unit_of_work import Storage
+from dreamchat.services.storage.unit_of_work import Storage, retry_on_conflict
 
 log = logging.getLogger(__name__)
 
@@ -94,13 +94,13 @@ class QualityService:
         self._on_figure(name, value)
 
     def _update(self, pair: PairId, change: Callable[[QualityFigures], QualityFigures]) -> None:
-        for _ in range(10):
+        def write() -> None:
             with self._storage.pair(pair) as uow:
                 read = uow.quality.get()
                 uow.quality.save(change(read.entity), read)
-                try:
-                    uow.commit()
-                    return
-                except Contended:
-                    continue
-        log.warning("quality figures kept changing; this run is not counted", extra={"ai_user_id": pair.ai_user_id})
+                uow.commit()
+
+        try:
+            retry_on_conflict(write)
+        except Contended:
+            log.warning("quality figures kept changing; this run is not counted", extra={"ai_user_id": pair.ai_user_id})

@@ -22,10 +22,9 @@ from dreamchat.events import TopicEnded
 from dreamchat.ports import Clock, Event, EventBus, RandomSource
 from dreamchat.services.due_index import due_pages
 from dreamchat.services.memory_repo import MemoryRepository
-from dreamchat.services.storage.unit_of_work import Storage
+from dreamchat.services.storage.unit_of_work import Storage, retry_on_conflict
 
 COMPRESS_SAFETY_NET = timedelta(hours=1)  # an ended topic not compressed by then is compressed by the sweep
-_APPEND_ATTEMPTS = 50
 
 
 def topic_ended(pair: PairId, topic_id: str) -> Event:
@@ -62,7 +61,8 @@ class Topics:
         safety: Safety | None = None,
     ) -> Message:
         """Store one message durably in the log and its topic; opens or closes topics as needed."""
-        for _ in range(_APPEND_ATTEMPTS):
+
+        def place() -> tuple[Message, Placement]:
             with self._storage.pair(pair) as uow:
                 now = self._clock.now()
                 read = uow.topic.get()
@@ -92,13 +92,12 @@ class Topics:
                     uow.topic.save(TopicState(fresh, int(now.timestamp())), read, self._idle_check(now))
                 if placement.closes_topic:
                     uow.pending.add(placement.closes_topic, self._retry_check(now))
-                try:
-                    uow.commit()
-                except Contended:
-                    continue  # another message opened a topic first; place this one again
-            self._announce(pair, placement)
-            return message
-        raise Contended("could not place the message after many concurrent attempts")
+                uow.commit()  # Contended: another message opened a topic first; place this one again
+                return message, placement
+
+        message, placement = retry_on_conflict(place)
+        self._announce(pair, placement)
+        return message
 
     def update_message(self, pair: PairId, seen: Message, updated: Message) -> Message | None:
         """Store a recorded message again, changed (read without a reply, its reasoning, a crisis
