@@ -68,6 +68,7 @@ class ChatService:
     def __init__(
         self,
         memory: MemoryService,
+        storage: Storage,
         speaker: Speaker,
         heartbeats: HeartbeatStates,
         clock: Clock,
@@ -75,9 +76,9 @@ class ChatService:
         settings: Settings,
         *,
         on_reply: Callable[[PairId, AIUser, list[Message], Deadline], object] | None = None,
-        protocol: CrisisProtocol | None = None,
+        protocol: CrisisProtocol,
     ) -> None:
-        self.protocol = protocol or CrisisProtocol(memory, heartbeats, clock, settings)
+        self.protocol = protocol
         self._on_reply = on_reply or (lambda pair, ai_user, messages, deadline: None)  # the push, once stored
         self.memory = memory
         self._speaker = speaker
@@ -85,9 +86,9 @@ class ChatService:
         self._clock = clock
         self._random = random
         self._settings = settings
-        self._limit = RateLimit(Storage(memory.repo.store), clock)
+        self._limit = RateLimit(storage, clock)
         self._draw = ReplyDraw(memory.repo.log, clock, random, settings)
-        self._sessions = Sessions(Storage(memory.repo.store), clock, settings.break_reminder_minutes)
+        self._sessions = Sessions(storage, clock, settings.break_reminder_minutes)
 
     def crisis_help(self, account_id: str) -> SafetyNotice:
         return self.protocol.help(account_id)

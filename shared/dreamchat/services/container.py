@@ -111,35 +111,44 @@ def build_services(
     if gateway is None and settings.llm_configured:
         gateway = OpenAIGateway.from_settings(settings)
     models = memory_models or build_memory_models(settings, gateway)
-    repo, storage = MemoryRepository(store, runtime.blobs), Storage(store)
+    storage = Storage(store)
+    repo, profiles = MemoryRepository(storage, runtime.blobs), Profiles(storage)
     retriever = Retriever(embedder or build_embedder(settings), settings.embedding_batch)
     topics = Topics(repo, storage, runtime.bus, clock, runtime.random, settings)
-    memory = MemoryService(repo, retriever, topics, ContextBuilder(repo, retriever, clock, settings))
-    heartbeats = HeartbeatStates(store, clock, settings)
-    soul = SoulService(repo, models, heartbeats, clock, settings)
+    memory = MemoryService(repo, retriever, topics, ContextBuilder(repo, profiles, retriever, clock, settings))
+    heartbeats = HeartbeatStates(storage, clock, settings)
+    soul = SoulService(repo, storage, models, heartbeats, clock, settings)
     search = build_search(settings)
     presence = Presence(storage, clock, settings.presence_seconds)
     push = PushService(storage, presence, push_sender or build_push(settings), clock, settings)
     speaker = Speaker(memory, soul, heartbeats, gateway, search, clock, runtime.random, settings)
-    protocol = CrisisProtocol(memory, heartbeats, clock, settings, on_count)
+    protocol = CrisisProtocol(memory, profiles, heartbeats, clock, settings, on_count)
     chat = ChatService(
-        memory, speaker, heartbeats, clock, runtime.random, settings, on_reply=push.after_turn, protocol=protocol
+        memory,
+        storage,
+        speaker,
+        heartbeats,
+        clock,
+        runtime.random,
+        settings,
+        on_reply=push.after_turn,
+        protocol=protocol,
     )
-    ai_users = AIUserService(store, runtime.blobs, clock, Caps(settings.max_ai_users, settings.max_friends))
+    ai_users = AIUserService(storage, runtime.blobs, clock, Caps(settings.max_ai_users, settings.max_friends))
     friend_lists = FriendLists(storage)
     leases = Leases(storage, clock, settings.lease_seconds, settings.lease_attempts)
-    quality = QualityService(repo, gateway, clock, runtime.random, settings, on_quality)
+    quality = QualityService(repo, storage, gateway, clock, runtime.random, settings, on_quality)
     vectors = VectorRefresh(storage, retriever)
 
     def budget(scope: Callable[[str], str], limit: int, window: int, message: str) -> Callable[[str], None]:
         return AccountBudget(storage, clock, scope, limit, window, message).spend
 
     core_judge = CoreJudge(storage, models, clock, settings.heal_backoff)
-    after = AfterCompression(repo, quality, soul, ai_users, clock, settings)
+    after = AfterCompression(repo, storage, quality, soul, ai_users, clock, settings)
     compression = Compression(repo, storage, topics, models, vectors, after, clock, settings)
     extractor = Extractor(repo, storage, models, core_judge, vectors, quality, clock, settings)
     heartbeat = HeartbeatService(
-        store,
+        storage,
         heartbeats,
         ai_users,
         memory,
@@ -151,8 +160,10 @@ def build_services(
         on_sent=push.after_heartbeat,
         presence=presence,
     )
-    healing = Healing(repo, Redo(repo, storage, models, vectors, clock), core_judge, soul, ai_users, clock, settings)
-    extraction = ExtractionService(store, extractor, healing, leases, _extract_queue(runtime), clock, settings)
+    healing = Healing(
+        repo, storage, Redo(repo, storage, models, vectors, clock), core_judge, soul, ai_users, clock, settings
+    )
+    extraction = ExtractionService(storage, extractor, healing, leases, _extract_queue(runtime), clock, settings)
     services = Services(
         runtime=runtime,
         auth=AuthService(storage, clock, settings, signing_secret(settings)),
@@ -177,8 +188,8 @@ def build_services(
         push=push,
         presence=presence,
         views=Views(ai_users, friend_lists, memory, heartbeats, quality, clock),
-        profiles=Profiles(storage),
-        memory_editor=MemoryEditor(repo, clock, retriever, settings.max_person_core_memories),
+        profiles=profiles,
+        memory_editor=MemoryEditor(repo, storage, clock, retriever, settings.max_person_core_memories),
         cards=CardService(
             ai_users,
             runtime.blobs,
@@ -188,6 +199,7 @@ def build_services(
         ),
         exports=MemoryExport(
             repo,
+            profiles,
             heartbeats,
             ai_users,
             friend_lists,
@@ -195,7 +207,8 @@ def build_services(
             budget(keys.export_limit_scope, settings.account_exports_per_hour, 3600, "too many exports; wait a while"),
         ),
         imports=MemoryImport(
-            store,
+            repo,
+            storage,
             runtime.blobs,
             ai_users,
             heartbeats,

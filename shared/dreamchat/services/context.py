@@ -17,6 +17,7 @@ from dreamchat.domain.retrieval import Hit, Scored, strong_matches
 from dreamchat.domain.supersession import Now, as_past, past_of, replacements
 from dreamchat.ports import Clock
 from dreamchat.services.memory_repo import MemoryRepository, PairSnapshot
+from dreamchat.services.profile import Profiles
 from dreamchat.services.recall import Found, Retriever
 
 
@@ -30,8 +31,11 @@ class Recalled:
 
 
 class ContextBuilder:
-    def __init__(self, repo: MemoryRepository, retriever: Retriever, clock: Clock, settings: Settings) -> None:
+    def __init__(
+        self, repo: MemoryRepository, profiles: Profiles, retriever: Retriever, clock: Clock, settings: Settings
+    ) -> None:
         self.repo = repo
+        self._profiles = profiles
         self.retriever = retriever
         self._clock = clock
         self._settings = settings
@@ -70,7 +74,7 @@ class ContextBuilder:
             found.units,
             self._details(pair, opening, found.hits, snapshot.long_index, tz),
             short_term,
-            self.repo.about.get(pair.account_id),
+            self._profiles.about_me(pair.account_id),
             self._quotes(pair, opening, found.hits),
             turn,
         )

@@ -23,7 +23,6 @@ from dreamchat.services.chat_events import SafetyNotice
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.memory import MemoryService
 from dreamchat.services.profile import Profiles
-from dreamchat.services.storage.unit_of_work import Storage
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +33,7 @@ class CrisisProtocol:
     def __init__(
         self,
         memory: MemoryService,
+        profiles: Profiles,
         heartbeats: HeartbeatStates,
         clock: Clock,
         settings: Settings,
@@ -46,7 +46,7 @@ class CrisisProtocol:
         self._settings = settings
         self._count = count or (lambda name, value=1: None)
         self.check = check or crisis_check()
-        self._profiles = Profiles(Storage(memory.repo.store))
+        self._profiles = profiles
         self._help: dict[str, SafetyNotice] = {}
 
     def help(self, account_id: str) -> SafetyNotice:

@@ -37,6 +37,7 @@ class Healing:
     def __init__(
         self,
         repo: MemoryRepository,
+        storage: Storage,
         redo: Redo,
         core: CoreJudge,
         soul: SoulService,
@@ -45,7 +46,7 @@ class Healing:
         settings: Settings,
     ) -> None:
         self._repo = repo
-        self._storage = Storage(repo.store)
+        self._storage = storage
         self._redo = redo
         self._core = core
         self._soul = soul
@@ -78,7 +79,7 @@ class Healing:
 
     def owed(self) -> int:
         """How many degraded results are owed now, every pair's (the `DegradedOwed` metric)."""
-        return sum(len(page.items) for page in due_pages(self._repo.store, keys.HEAL_DUE_KIND, EVERYTHING))
+        return sum(len(page.items) for page in due_pages(self._storage, keys.HEAL_DUE_KIND, EVERYTHING))
 
     def owed_by(self, pair: PairId) -> int:
         """How many of the pair's results are owed now (a redo not started for lack of time stays owed)."""

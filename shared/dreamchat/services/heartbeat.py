@@ -27,7 +27,7 @@ from dreamchat.events import HeartbeatDue
 from dreamchat.llm.chat_prompts import chat_instructions, heartbeat_prompt
 from dreamchat.llm.errors import LLMError
 from dreamchat.llm.offline import offline_heartbeats
-from dreamchat.ports import Clock, ItemStore, WorkQueue
+from dreamchat.ports import Clock, WorkQueue
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.due_index import due_pages, leased
 from dreamchat.services.heartbeat_outcome import Outcome, SweepResult
@@ -36,7 +36,7 @@ from dreamchat.services.leases import LeaseClaim, Leases
 from dreamchat.services.memory import MemoryService
 from dreamchat.services.presence import Presence
 from dreamchat.services.speaker import Line, Speaker
-from dreamchat.services.storage.unit_of_work import live
+from dreamchat.services.storage.unit_of_work import Storage
 
 __all__ = ["Outcome", "SweepResult"]
 
@@ -50,7 +50,7 @@ CHECK_IN_LINE = "我有点放心不下你，现在感觉好些了吗？如果还
 class HeartbeatService:
     def __init__(
         self,
-        store: ItemStore,
+        storage: Storage,
         states: HeartbeatStates,
         ai_users: AIUserService,
         memory: MemoryService,
@@ -65,7 +65,7 @@ class HeartbeatService:
     ) -> None:
         self._presence = presence  # when the person last had this chat open: their silence counts from then
         self._on_sent = on_sent or (lambda pair, ai_user, messages: None)  # the push, after the messages are stored
-        self._store = store
+        self._storage = storage
         self._states = states
         self._ai_users = ai_users
         self._memory = memory
@@ -80,7 +80,7 @@ class HeartbeatService:
         sweeps skip it until the run ends or the lease lapses); reads only the due index."""
         result = SweepResult()
         until = self._leases.until()
-        pages = due_pages(self._store, keys.HEARTBEAT_DUE_KIND, keys.due_until(self._clock.now()))
+        pages = due_pages(self._storage, keys.HEARTBEAT_DUE_KIND, keys.due_until(self._clock.now()))
         for items in leased(pages, lambda found: self._states.lease(found, until)):
             result.reads += 1
             work = [self._work(item) for item in items]
@@ -96,10 +96,12 @@ class HeartbeatService:
     def run(self, work: HeartbeatDue, *, force: bool = False) -> Outcome:
         """Run one pair's heartbeat under a lease: the same (pair, due time) sends at most once, a
         run that died is retried once its lease lapses, and after the last attempt it moves on."""
-        pair = live(self._store, work.pair)  # a generation begun during the run gets none of its writes
+        pair = self._storage.live(work.pair)  # a generation begun during the run gets none of its writes
         ai_user = self._ai_user(pair)
         if ai_user is None:
-            self._store.delete(keys.pair_pk(pair), keys.HEARTBEAT_SK)
+            with self._storage.pair(pair.seen_in(None)) as uow:
+                uow.heartbeat.remove()
+                uow.commit()
             return Outcome("gone", "the pair no longer exists")
         relationship = self._memory.repo.relationship(pair)
         state = hb.seen_present(self._states.get(pair), self._presence.last_seen(pair.account_id, pair.ai_user_id))

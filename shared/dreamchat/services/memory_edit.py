@@ -32,11 +32,16 @@ from dreamchat.services.supersession import follow
 
 class MemoryEditor:
     def __init__(
-        self, repo: MemoryRepository, clock: Clock, retriever: Retriever | None = None, max_core: int = 50
+        self,
+        repo: MemoryRepository,
+        storage: Storage,
+        clock: Clock,
+        retriever: Retriever | None = None,
+        max_core: int = 50,
     ) -> None:
         self._max_core = max_core  # core memories a person may add to one pair
         self._repo = repo
-        self._storage = Storage(repo.store)
+        self._storage = storage
         self._clock = clock
         self._retriever = retriever
 

@@ -30,6 +30,7 @@ class QualityService:
     def __init__(
         self,
         repo: MemoryRepository,
+        storage: Storage,
         gateway: LLMGateway | None,
         clock: Clock,
         random: RandomSource,
@@ -37,7 +38,7 @@ class QualityService:
         on_figure: OnFigure | None = None,
     ) -> None:
         self._repo = repo
-        self._storage = Storage(repo.store)
+        self._storage = storage
         self._gateway = gateway
         self._clock = clock
         self._random = random

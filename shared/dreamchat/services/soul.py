@@ -51,13 +51,14 @@ class SoulService:
     def __init__(
         self,
         repo: MemoryRepository,
+        storage: Storage,
         models: FallbackMemoryModels,
         heartbeats: HeartbeatStates,
         clock: Clock,
         settings: Settings,
     ) -> None:
         self._repo = repo
-        self._storage = Storage(repo.store)
+        self._storage = storage
         self._models = models
         self._heartbeats = heartbeats
         self._clock = clock

@@ -157,7 +157,7 @@ class Topics:
         """End open topics nobody wrote to for TOPIC_IDLE_HOURS, so they are compressed without
         waiting for the next message. Reads only the due index; how many topics it ended."""
         ended = 0
-        for page in due_pages(self.repo.store, keys.TOPIC_DUE_KIND, keys.due_until(self._clock.now())):
+        for page in due_pages(self._storage, keys.TOPIC_DUE_KIND, keys.due_until(self._clock.now())):
             for found in page.items:
                 ended += self._check_idle(keys.pair_from_pk(found["pk"]))
         return ended
@@ -189,7 +189,7 @@ class Topics:
 
     def leftovers(self) -> Iterator[tuple[PairId, str]]:
         """Ended topics whose TopicEnded was lost (their marker is over an hour old), to compress."""
-        for page in due_pages(self.repo.store, keys.COMPRESS_DUE_KIND, keys.due_until(self._clock.now())):
+        for page in due_pages(self._storage, keys.COMPRESS_DUE_KIND, keys.due_until(self._clock.now())):
             for found in page.items:
                 yield keys.pair_from_pk(found["pk"]), found["topic_id"]
 

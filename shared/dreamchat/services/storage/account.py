@@ -120,6 +120,9 @@ class Presences:
         """The chat with this AI user was open at `at` (kept until `keep_until`)."""
         self._session.put(item(keys.last_present(account_id, ai_user_id), {"at": at, TTL_ATTRIBUTE: keep_until}))
 
+    def forget_open(self, account_id: str, ai_user_id: str) -> None:
+        self._session.delete(keys.last_present(account_id, ai_user_id))
+
     def leave(self, account_id: str, device: str) -> None:
         self._session.delete(keys.presence(account_id, device))
 
