@@ -39,6 +39,7 @@ from dreamchat.services.export import PAGE_SIZE, MemoryExport  # noqa: E402
 from dreamchat.services.friend_lists import FriendLists  # noqa: E402
 from dreamchat.services.heartbeat_state import HeartbeatStates  # noqa: E402
 from dreamchat.services.memory_repo import MemoryRepository  # noqa: E402
+from dreamchat.services.profile import Profiles  # noqa: E402
 from dreamchat.services.storage.unit_of_work import Storage  # noqa: E402
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
@@ -50,10 +51,10 @@ def fill(directory: Path, count: int) -> tuple[MemoryExport, PairId, SqliteItemS
     clock = ManualClock(START)
     store = SqliteItemStore(directory / "items.db", clock)
     blobs = DirectoryBlobStore(directory / "blobs")
-    ai_users = AIUserService(store, blobs, clock)
+    storage, previous = Storage(store), None
+    ai_users = AIUserService(storage, blobs, clock)
     ai_user = ai_users.create("acc_bench", {"name": "小梦"})
     pair = PairId(account_id="acc_bench", ai_user_id=ai_user.id)
-    storage, previous = Storage(store), None
     for start in range(0, count, BATCH):
         with storage.pair(pair) as uow:
             for n in range(start, min(start + BATCH, count)):
@@ -71,10 +72,11 @@ def fill(directory: Path, count: int) -> tuple[MemoryExport, PairId, SqliteItemS
         uow.commit()
     settings = Settings(data_dir=directory, run_scheduler=False)
     export = MemoryExport(
-        MemoryRepository(store, blobs),
-        HeartbeatStates(store, clock, settings),
+        MemoryRepository(storage, blobs),
+        Profiles(storage),
+        HeartbeatStates(storage, clock, settings),
         ai_users,
-        FriendLists(Storage(store)),
+        FriendLists(storage),
         clock,
     )
     return export, pair, store

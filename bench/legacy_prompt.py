@@ -141,7 +141,7 @@ def legacy_context(
         found.units,
         self._details(pair, current or "", found.hits, snapshot.long_index, ZoneInfo(ai_user.timezone)),
         short_term,
-        self.repo.about.get(pair.account_id),
+        self._profiles.about_me(pair.account_id),
         self._quotes(pair, current or "", found.hits),
     )
     settings = self._settings

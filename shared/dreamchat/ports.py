@@ -70,7 +70,7 @@ MAX_TRANSACTION_CHECKS = 75  # DynamoDB takes 100 items in all
 
 
 @dataclass(frozen=True)
-class Page:
+class ItemPage:
     items: list[Item]
     cursor: str | None = None
 
@@ -128,12 +128,12 @@ class ItemStore(Protocol):
         descending: bool = False,
         cursor: str | None = None,
         consistent: bool = True,
-    ) -> Page:
+    ) -> ItemPage:
         """Items of one partition in sort-key order; `consistent=False` may miss writes of the last
         second or so, at half the read cost on DynamoDB (for reads where freshness does not matter)."""
         ...
 
-    def query_due(self, due_pk: str, until: str, *, limit: int | None = None, cursor: str | None = None) -> Page:
+    def query_due(self, due_pk: str, until: str, *, limit: int | None = None, cursor: str | None = None) -> ItemPage:
         """Items of the sparse due index in `due_pk` whose `due_sk` <= until, in due order."""
         ...
 

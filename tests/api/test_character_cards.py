@@ -27,6 +27,7 @@ from dreamchat.domain.png_text import SIGNATURE, read_png_text, with_text
 from dreamchat.errors import Unavailable
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.cards import CardService
+from dreamchat.services.storage.unit_of_work import Storage
 from dreamchat.wiring import Runtime
 from tests import cards
 from tests.api.conftest import Person, register
@@ -548,7 +549,7 @@ class FailingAIUsers(AIUserService):
 def test_an_import_that_fails_when_storing_the_ai_user_leaves_no_blob_behind(world: World) -> None:
     stores = world.runtime
     service = CardService(
-        FailingAIUsers(stores.store, stores.blobs, stores.clock),
+        FailingAIUsers(Storage(stores.store), stores.blobs, stores.clock),
         stores.blobs,
         world.client.app.state.cards._images,
         "Asia/Shanghai",

@@ -11,7 +11,7 @@ def test_about_me_is_in_every_ai_friends_prompt_as_the_persons_words(runtime) ->
     first = services.ai_users.create("acc_person", {"name": "小梦", "base_soul": "温柔的朋友"})
     second = services.ai_users.create("acc_person", {"name": "阿青", "base_soul": "爱开玩笑"})
     other = services.ai_users.create("acc_other", {"name": "路人"})
-    services.repo.about.set("acc_person", "我叫小林，在杭州做设计，对芒果过敏")
+    services.profiles.set_about_me("acc_person", "我叫小林，在杭州做设计，对芒果过敏")
 
     for ai_user in (first, second):
         pair = PairId(account_id="acc_person", ai_user_id=ai_user.id)
@@ -25,6 +25,6 @@ def test_about_me_is_in_every_ai_friends_prompt_as_the_persons_words(runtime) ->
     # another account's AI friend knows nothing of it; an empty profile adds nothing
     pair = PairId(account_id="acc_other", ai_user_id=other.id)
     assert "关于对方" not in services.context.context(pair, other, "你好", "【指令】").messages[0]["content"]
-    services.repo.about.set("acc_person", "")
+    services.profiles.set_about_me("acc_person", "")
     pair = PairId(account_id="acc_person", ai_user_id=first.id)
     assert "关于对方" not in services.context.context(pair, first, "你好", "【指令】").messages[0]["content"]

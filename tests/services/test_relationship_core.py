@@ -36,7 +36,7 @@ def companion(services):
 def remember(services, pair, clock) -> None:
     """The pair's core memories, oldest first: "极度恐高" is the oldest of importance 8."""
     entries = [(FEAR, 8, "ai"), *((text, 9, "ai") for text in OTHERS), (NAME, 8, "person"), (MINOR, 7, "ai")]
-    with Storage(services.repo.store).pair(pair) as uow:
+    with Storage(services.runtime.store).pair(pair) as uow:
         for n, (content, importance, source) in enumerate(entries):
             at = int(clock.now().timestamp()) + n
             uow.core.add(
@@ -79,7 +79,7 @@ def test_the_current_entry_is_written_over_in_place_and_the_history_is_kept(runt
 
     change_five_times(services, pair, ai_user, clock)
 
-    with Storage(services.repo.store).pair(pair) as uow:
+    with Storage(services.runtime.store).pair(pair) as uow:
         stored = [read for read in uow.core.read_all() if read.entity.source == "relationship"]
     current = [read for read in stored if read.entity.id == RELATIONSHIP_ID]
     assert len(current) == 1 and current[0].version == len(CHANGES)  # one item, written five times
@@ -110,7 +110,7 @@ def test_the_same_level_again_writes_no_change(runtime, offline_services, clock)
 def old_format(services, pair, clock) -> None:
     """A store written before the current entry existed: one core entry per change, and the level."""
     levels = ["一般", *CHANGES]
-    with Storage(services.repo.store).pair(pair) as uow:
+    with Storage(services.runtime.store).pair(pair) as uow:
         for n in range(len(CHANGES)):
             clock.advance(days=10)
             at = int(clock.now().timestamp())
@@ -154,7 +154,14 @@ def test_the_export_holds_the_current_entry_among_core_and_every_change_as_histo
     pair, ai_user = companion(services)
     remember(services, pair, clock)
     change_five_times(services, pair, ai_user, clock)
-    exports = MemoryExport(services.repo, services.heartbeat_states, services.ai_users, services.friend_lists, clock)
+    exports = MemoryExport(
+        services.repo,
+        services.profiles,
+        services.heartbeat_states,
+        services.ai_users,
+        services.friend_lists,
+        clock,
+    )
 
     document = json.loads(b"".join(exports.pair("acc_rel", ai_user.id)))
 
@@ -176,7 +183,7 @@ def test_the_core_judge_sees_the_current_entries_not_the_relationship_history(ru
     pair, ai_user = companion(services)
     remember(services, pair, clock)
     change_five_times(services, pair, ai_user, clock)
-    storage = Storage(services.repo.store)
+    storage = Storage(services.runtime.store)
     with storage.pair(pair) as uow:
         entry = LongTermIndex(id="long_x", title="缆车", key_points=["坐缆车"], detail_file="x.json", created_at=1)
         uow.long_terms.add(entry, None)

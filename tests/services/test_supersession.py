@@ -185,7 +185,7 @@ CARE = ["打疫苗", "体检", "洗澡", "剪指甲"]
 def seed_history(services: Services, pair: PairId, before: int) -> None:
     """Two years of memories about the pair's cat, more than the context's budget holds: a message
     about them fills the long-term section, and the latest summaries stand on their own."""
-    with Storage(services.repo.store).pair(pair) as uow:
+    with Storage(services.runtime.store).pair(pair) as uow:
         for month in range(20):
             points = [f"团子第{n}次{CARE[n % 4]}{'很乖' * (n % 3)}" for n in range(month * 10, month * 10 + 10)]
             entry = LongTermIndex(

@@ -8,7 +8,7 @@ from dreamchat import keys
 from dreamchat.domain.models import CoreMemory, EmotionTags, MidTermMemory, PairId, Relationship
 from dreamchat.domain.topics import TopicState
 from dreamchat.errors import Contended
-from dreamchat.ports import KeyRange, query_all
+from dreamchat.ports import MAX_TRANSACTION_ITEMS, KeyRange, query_all
 from dreamchat.services.storage.session import NOT_STORED
 from dreamchat.services.storage.unit_of_work import Storage
 
@@ -83,12 +83,31 @@ def test_an_item_stored_before_versions_gets_its_first_and_a_racing_upgrade_lose
     assert after["summary"] == "改过" and after["version"] == 1 and not after["extracted_to_long"]
 
 
-def test_more_writes_than_a_transaction_takes_are_committed_in_several(store) -> None:
+def core_memories(uow, count: int) -> None:
+    for n in range(count):
+        uow.core.add(CoreMemory(id=f"core_{n:02d}", content=f"第{n}件事", importance=8, created_at=n))
+
+
+def test_a_commit_of_more_writes_than_one_transaction_takes_is_refused(store) -> None:
     with Storage(store).pair(PAIR) as uow:
-        for n in range(30):
-            uow.core.add(CoreMemory(id=f"core_{n:02d}", content=f"第{n}件事", importance=8, created_at=n))
+        core_memories(uow, MAX_TRANSACTION_ITEMS + 1)
+        with pytest.raises(ValueError, match="26 writes cannot be one transaction"):
+            uow.commit()
+    assert query_all(store, keys.pair_pk(PAIR), KeyRange(prefix=keys.CORE_PREFIX)) == []
+
+
+def test_more_writes_than_a_transaction_takes_are_sent_by_commit_in_parts(store) -> None:
+    with Storage(store).pair(PAIR) as uow:
+        core_memories(uow, MAX_TRANSACTION_ITEMS + 1)
+        uow.commit_in_parts()
+    assert len(query_all(store, keys.pair_pk(PAIR), KeyRange(prefix=keys.CORE_PREFIX))) == 26
+
+
+def test_a_commit_of_as_many_writes_as_a_transaction_takes_is_one_transaction(store) -> None:
+    with Storage(store).pair(PAIR) as uow:
+        core_memories(uow, MAX_TRANSACTION_ITEMS)
         uow.commit()
-    assert len(query_all(store, keys.pair_pk(PAIR), KeyRange(prefix=keys.CORE_PREFIX))) == 30
+    assert len(query_all(store, keys.pair_pk(PAIR), KeyRange(prefix=keys.CORE_PREFIX))) == 25
 
 
 def test_leaving_without_a_commit_writes_nothing(store) -> None:

@@ -164,6 +164,37 @@ def test_every_router_function_is_short():
     assert long == []
 
 
+# Services modules still reaching the raw item store; each one moved to the unit of work leaves this list.
+_NOT_YET: set[str] = set()
+RAW_STORE_NAMES = {"dreamchat.ports.ItemStore", "dreamchat.ports.query_all"}
+
+
+def raw_store_uses(source: str, module: str) -> list[str]:
+    """What in `source` reaches the item store past the unit of work: an import of `ItemStore` or
+    `query_all`, a `Storage(...)` built by hand, an attribute `store` (or `_store`) read as a value."""
+    tree = ast.parse(source)
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    found = sorted(RAW_STORE_NAMES & imports_of(source, module))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Storage":
+            found.append("Storage(")
+        elif isinstance(node, ast.Attribute) and node.attr in {"store", "_store"} and id(node) not in called:
+            found.append(f".{node.attr}")
+    return found
+
+
+def test_no_service_outside_storage_reaches_the_raw_item_store():
+    storage = SHARED / "dreamchat" / "services" / "storage"
+    found = {
+        module: uses
+        for path in layer("services")
+        if not path.is_relative_to(storage)
+        and (module := module_name(path)) not in COMPOSITION_ROOTS | _NOT_YET
+        and (uses := raw_store_uses(path.read_text(encoding="utf-8"), module))
+    }
+    assert found == {}
+
+
 @pytest.mark.parametrize(
     ("source", "found"),
     [
@@ -176,3 +207,19 @@ def test_every_router_function_is_short():
 )
 def test_what_a_router_may_not_hold_is_found(source, found):
     assert api_breaches(source, "dreamchat.api.routers.leak") == found
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("from dreamchat.ports import ItemStore", ["dreamchat.ports.ItemStore"]),
+        ("from dreamchat.ports import query_all", ["dreamchat.ports.query_all"]),
+        ("storage = Storage(repo.store)", ["Storage(", ".store"]),
+        ("self._store.get(pk, sk)", ["._store"]),
+        ("due_pages(self.repo.store, kind, until)", [".store"]),
+        ("made = vec.store(name, texts, rows)", []),
+        ('"""Written to the store."""', []),
+    ],
+)
+def test_a_raw_store_use_is_found(source, found):
+    assert raw_store_uses(source, "dreamchat.services.example") == found

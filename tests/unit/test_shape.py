@@ -58,3 +58,35 @@ def test_the_limits_see_what_they_are_meant_to():
     methods = "\n".join(f"    def m{i}(self): ...\n" for i in range(MAX_PUBLIC_METHODS + 1))
     assert hubs(f"class Hub:\n{methods}\n    def _private(self): ...\n") == {"Hub": MAX_PUBLIC_METHODS + 1}
     assert hubs(f"class Fine:\n{methods}".replace("def m0", "def _m0")) == {}
+
+
+def test_a_public_class_or_type_name_means_one_thing_in_the_whole_library():
+    """A name (`Event`, `Page`, `Slot`, `Profile`…) defined in two modules meant two things; each is one now."""
+    homes: dict[str, set[str]] = {}
+    for path in DREAMCHAT.rglob("*.py"):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef | ast.TypeAlias):
+                name = node.name if isinstance(node, ast.ClassDef) else node.name.id
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                name = node.targets[0].id
+                if not (name[:1].isupper() and not name.isupper()):
+                    continue  # a constant or a variable, not a type
+            else:
+                continue
+            if not name.startswith("_"):
+                homes.setdefault(name, set()).add(path.relative_to(DREAMCHAT).as_posix())
+    assert {name: sorted(files) for name, files in homes.items() if len(files) > 1} == {}
+
+
+def test_every_response_schema_ends_in_out():
+    """One scheme for what a route answers: `<Thing>Out` (request bodies are `Body` subclasses)."""
+    tree = ast.parse((DREAMCHAT / "api" / "responses.py").read_text(encoding="utf-8"))
+    answers = [node.name for node in tree.body if isinstance(node, ast.ClassDef)]
+    for path in (DREAMCHAT / "api" / "routers").glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        answers += [
+            n.name
+            for n in tree.body
+            if isinstance(n, ast.ClassDef) and "Out" in [getattr(b, "id", "") for b in n.bases]
+        ]
+    assert len(answers) > 60 and [name for name in answers if not name.endswith("Out")] == []

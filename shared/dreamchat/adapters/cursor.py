@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable
 
 from dreamchat.errors import BadRequest
-from dreamchat.ports import Item, KeyRange, Page, StoreError
+from dreamchat.ports import Item, ItemPage, KeyRange, StoreError
 
 _HIGHEST = "\U0010ffff"
 
@@ -33,11 +33,11 @@ def decode(cursor: str, fields: tuple[str, ...]) -> dict[str, str]:
     return {f: position[f] for f in fields}
 
 
-def page(items: list[Item], limit: int | None, position: Callable[[Item], dict[str, str]]) -> Page:
+def page(items: list[Item], limit: int | None, position: Callable[[Item], dict[str, str]]) -> ItemPage:
     """The first `limit` of `items` (read one past the limit), with a cursor after the last when more follow."""
     more = limit is not None and len(items) > limit
     items = items[:limit] if limit is not None else items
-    return Page(items, encode(position(items[-1])) if more else None)
+    return ItemPage(items, encode(position(items[-1])) if more else None)
 
 
 def bounds(key: KeyRange) -> tuple[str, str]:

@@ -16,6 +16,7 @@ from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
 from dreamchat.adapters import cursor as cursors
+from dreamchat.adapters.item_store_base import TransactingStore
 from dreamchat.ports import (
     DUE_PK,
     DUE_SK,
@@ -25,9 +26,9 @@ from dreamchat.ports import (
     ConditionFailed,
     Delete,
     Item,
+    ItemPage,
     KeyRange,
     Operation,
-    Page,
     Put,
     StoreError,
     check_transaction,
@@ -66,7 +67,7 @@ def create_table(client: Any, name: str) -> None:
     )
 
 
-class DynamoItemStore:
+class DynamoItemStore(TransactingStore):
     def __init__(self, client: Any, table: str, clock: Clock) -> None:
         self._client = client
         self._table = table
@@ -79,32 +80,6 @@ class DynamoItemStore:
             return None
         decoded = _decode(item)
         return decoded if self._alive(decoded) else None
-
-    def put(self, item: Item) -> None:
-        self._client.put_item(TableName=self._table, Item=_encode(item))
-
-    def put_if_absent(self, item: Item) -> bool:
-        try:
-            self._client.put_item(TableName=self._table, Item=_encode(item), **self._absent_condition())
-        except ClientError as error:
-            if _code(error) == "ConditionalCheckFailedException":
-                return False
-            raise
-        return True
-
-    def put_versioned(self, item: Item, expected_version: int | None) -> int:
-        new_version = (expected_version or 0) + 1
-        put = Put({**item, "version": new_version}, expected_version=expected_version or 0)
-        try:
-            self._client.put_item(TableName=self._table, Item=_encode(put.item), **self._condition(put))
-        except ClientError as error:
-            if _code(error) == "ConditionalCheckFailedException":
-                raise ConditionFailed("version changed") from error
-            raise
-        return new_version
-
-    def delete(self, pk: str, sk: str) -> None:
-        self._client.delete_item(TableName=self._table, Key=_key(pk, sk))
 
     def transact(self, operations: Sequence[Operation]) -> None:
         check_transaction(operations)  # so a lone operation is a write, never a bare check
@@ -127,13 +102,10 @@ class DynamoItemStore:
         raise StoreError("transaction kept conflicting")
 
     def _write_one(self, operation: Put | Delete) -> None:
-        if isinstance(operation, Delete) and not operation.expected_version:
-            self.delete(operation.pk, operation.sk)
-            return
         try:
             if isinstance(operation, Delete):
                 key = _key(operation.pk, operation.sk)
-                condition = self._version_condition(operation.expected_version)
+                condition = self._version_condition(operation.expected_version) if operation.expected_version else {}
                 self._client.delete_item(TableName=self._table, Key=key, **condition)
                 return
             self._client.put_item(TableName=self._table, Item=_encode(operation.item), **self._condition(operation))
@@ -151,7 +123,7 @@ class DynamoItemStore:
         descending: bool = False,
         cursor: str | None = None,
         consistent: bool = True,
-    ) -> Page:
+    ) -> ItemPage:
         condition, values = _key_condition(key)
         request: dict[str, Any] = {
             "TableName": self._table,
@@ -165,7 +137,7 @@ class DynamoItemStore:
         items = self._collect(request, limit)
         return cursors.page(items, limit, lambda item: {"sk": item["sk"]})
 
-    def query_due(self, due_pk: str, until: str, *, limit: int | None = None, cursor: str | None = None) -> Page:
+    def query_due(self, due_pk: str, until: str, *, limit: int | None = None, cursor: str | None = None) -> ItemPage:
         request: dict[str, Any] = {
             "TableName": self._table,
             "IndexName": DUE_INDEX,

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dreamchat.adapters import cursor as cursors
+from dreamchat.adapters.item_store_base import TransactingStore
 from dreamchat.ports import (
     DUE_PK,
     DUE_SK,
@@ -26,14 +27,14 @@ from dreamchat.ports import (
     ConditionFailed,
     Delete,
     Item,
+    ItemPage,
     KeyRange,
     Operation,
-    Page,
     Put,
     check_transaction,
 )
 
-Due = tuple[str, str, str]  # (due_sk, pk, sk): the index's order, as SQLite's items_due
+DueKey = tuple[str, str, str]  # (due_sk, pk, sk): the index's order, as SQLite's items_due
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class _Row:
     body: str
     version: Any
     expires_at: Any
-    due: tuple[str, Due] | None  # (due_pk, position) when the item is in the due index
+    due: tuple[str, DueKey] | None  # (due_pk, position) when the item is in the due index
 
     @classmethod
     def of(cls, item: Item) -> _Row:
@@ -62,13 +63,13 @@ class _Row:
         return self.expires_at is None or self.expires_at > now
 
 
-class MemoryItemStore:
+class MemoryItemStore(TransactingStore):
     def __init__(self, clock: Clock) -> None:
         self._clock = clock
         self._lock = threading.RLock()
         self._rows: dict[tuple[str, str], _Row] = {}
         self._partitions: dict[str, list[str]] = {}  # pk -> its sort keys, sorted
-        self._due: dict[str, list[Due]] = {}  # due_pk -> positions, sorted
+        self._due: dict[str, list[DueKey]] = {}  # due_pk -> positions, sorted
 
     def close(self) -> None:
         """Nothing to release; here so the store can stand where SQLite's does."""
@@ -77,24 +78,6 @@ class MemoryItemStore:
         with self._lock:
             row = self._live(pk, sk)
         return json.loads(row.body) if row else None
-
-    def put(self, item: Item) -> None:
-        self.transact([Put(item)])
-
-    def put_if_absent(self, item: Item) -> bool:
-        try:
-            self.transact([Put(item, if_absent=True)])
-        except ConditionFailed:
-            return False
-        return True
-
-    def put_versioned(self, item: Item, expected_version: int | None) -> int:
-        new_version = (expected_version or 0) + 1
-        self.transact([Put({**item, "version": new_version}, expected_version=expected_version or 0)])
-        return new_version
-
-    def delete(self, pk: str, sk: str) -> None:
-        self.transact([Delete(pk, sk)])
 
     def transact(self, operations: Sequence[Operation]) -> None:
         check_transaction(operations)
@@ -117,7 +100,7 @@ class MemoryItemStore:
         descending: bool = False,
         cursor: str | None = None,
         consistent: bool = True,  # one process's memory is always consistent
-    ) -> Page:
+    ) -> ItemPage:
         low, high = cursors.bounds(key)
         after = cursors.decode(cursor, ("sk",))["sk"] if cursor is not None else None
         with self._lock:
@@ -131,7 +114,7 @@ class MemoryItemStore:
             found = self._take(((pk, sk) for sk in (reversed(window) if descending else window)), limit)
         return cursors.page(found, limit, lambda item: {"sk": item["sk"]})
 
-    def query_due(self, due_pk: str, until: str, *, limit: int | None = None, cursor: str | None = None) -> Page:
+    def query_due(self, due_pk: str, until: str, *, limit: int | None = None, cursor: str | None = None) -> ItemPage:
         after = cursors.decode(cursor, ("due_sk", "pk", "sk")) if cursor is not None else None
         with self._lock:
             index = self._due.get(due_pk, [])
@@ -199,7 +182,7 @@ class MemoryItemStore:
         if old.due is not None:
             self._unindex(old.due)
 
-    def _unindex(self, due: tuple[str, Due]) -> None:
+    def _unindex(self, due: tuple[str, DueKey]) -> None:
         due_pk, position = due
         index = self._due[due_pk]
         del index[bisect.bisect_left(index, position)]

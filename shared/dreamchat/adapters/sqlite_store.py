@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from dreamchat.adapters import cursor as cursors
+from dreamchat.adapters.item_store_base import TransactingStore
 from dreamchat.adapters.private import FILE_MODE, private_dir, private_file
 from dreamchat.ports import (
     DUE_PK,
@@ -20,9 +21,9 @@ from dreamchat.ports import (
     ConditionFailed,
     Delete,
     Item,
+    ItemPage,
     KeyRange,
     Operation,
-    Page,
     Put,
     check_transaction,
 )
@@ -42,7 +43,7 @@ CREATE INDEX IF NOT EXISTS items_due ON items (due_pk, due_sk, pk, sk) WHERE due
 """
 
 
-class SqliteItemStore:
+class SqliteItemStore(TransactingStore):
     def __init__(self, path: Path, clock: Clock) -> None:
         # SQLite gives the -wal and -shm files the database file's mode, so all three are 0600.
         private_file(private_dir(path.parent) / path.name)
@@ -67,24 +68,6 @@ class SqliteItemStore:
             ).fetchone()
         return json.loads(row[0]) if row else None
 
-    def put(self, item: Item) -> None:
-        self.transact([Put(item)])
-
-    def put_if_absent(self, item: Item) -> bool:
-        try:
-            self.transact([Put(item, if_absent=True)])
-        except ConditionFailed:
-            return False
-        return True
-
-    def put_versioned(self, item: Item, expected_version: int | None) -> int:
-        new_version = (expected_version or 0) + 1
-        self.transact([Put({**item, "version": new_version}, expected_version=expected_version or 0)])
-        return new_version
-
-    def delete(self, pk: str, sk: str) -> None:
-        self.transact([Delete(pk, sk)])
-
     def transact(self, operations: Sequence[Operation]) -> None:
         check_transaction(operations)
         with self._lock:
@@ -106,7 +89,7 @@ class SqliteItemStore:
         descending: bool = False,
         cursor: str | None = None,
         consistent: bool = True,  # one SQLite file is always consistent
-    ) -> Page:
+    ) -> ItemPage:
         low, high = cursors.bounds(key)
         sql = "SELECT body FROM items WHERE pk = ? AND sk >= ? AND sk <= ? AND " + self._alive()
         params: list[Any] = [pk, low, high, self._now()]
@@ -117,7 +100,7 @@ class SqliteItemStore:
         sql += " ORDER BY sk DESC" if descending else " ORDER BY sk"
         return cursors.page(self._fetch(sql, params, limit), limit, lambda item: {"sk": item["sk"]})
 
-    def query_due(self, due_pk: str, until: str, *, limit: int | None = None, cursor: str | None = None) -> Page:
+    def query_due(self, due_pk: str, until: str, *, limit: int | None = None, cursor: str | None = None) -> ItemPage:
         sql = "SELECT body FROM items WHERE due_pk = ? AND due_sk <= ? AND " + self._alive()
         params: list[Any] = [due_pk, until, self._now()]
         if cursor is not None:

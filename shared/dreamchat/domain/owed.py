@@ -20,7 +20,7 @@ OwedKind = Literal["compress", "extract", "judge_core", "reflect", "judge_relati
 # the order a pair's owed work is redone in: a summary before what is extracted from it, the
 # long-term entries before the core judgment that reads them
 OWED_ORDER: tuple[OwedKind, ...] = ("compress", "extract", "judge_core", "reflect", "judge_relationship", "embed")
-Outcome = Literal["healed", "degraded", "cancelled", "contended"]
+RedoOutcome = Literal["healed", "degraded", "cancelled", "contended"]
 
 
 class OwedWork(Entity):
@@ -78,4 +78,4 @@ class Healed:
 
     kind: OwedKind
     subject: str
-    outcome: Outcome
+    outcome: RedoOutcome

@@ -16,16 +16,15 @@ from dreamchat import keys
 from dreamchat.domain.models import AIUser, Friendship, PairId
 from dreamchat.domain.personas import first_problem
 from dreamchat.errors import Conflict, Contended, Forbidden, Invalid, NotFound
-from dreamchat.ports import BlobStore, Clock, ItemStore
+from dreamchat.ports import BlobStore, Clock
 from dreamchat.services.friend_lists import visible_to
 from dreamchat.services.pairs import NOTHING, Erased, erase_ai_user_blobs, erase_pair
-from dreamchat.services.storage.unit_of_work import Storage, UnitOfWork
+from dreamchat.services.storage.unit_of_work import Storage, UnitOfWork, retry_on_conflict
 from dreamchat.services.tombstones import Erasures, Gone
 
 log = logging.getLogger(__name__)
 
 _NOT_FOUND = "AI user not found"
-_FRIEND_WRITE_ATTEMPTS = 5
 
 
 @dataclass(frozen=True)
@@ -37,10 +36,9 @@ class Caps:
 
 
 class AIUserService:
-    def __init__(self, store: ItemStore, blobs: BlobStore, clock: Clock, caps: Caps | None = None) -> None:
+    def __init__(self, storage: Storage, blobs: BlobStore, clock: Clock, caps: Caps | None = None) -> None:
         self._caps = caps or Caps()
-        self._store = store
-        self._storage = Storage(store)
+        self._storage = storage
         self._blobs = blobs
         self._clock = clock
         self._erasures = Erasures(self._storage, blobs, clock)
@@ -113,7 +111,7 @@ class AIUserService:
                 uow.commit()
             except Contended:
                 self._lost_to_a_befriending(pair)  # or to another forget: then erase as it does
-        return erase_pair(self._store, self._blobs, pair) if forget else NOTHING
+        return erase_pair(self._storage, self._blobs, pair) if forget else NOTHING
 
     def _lost_to_a_befriending(self, pair: PairId) -> None:
         """A forget whose generation ended meanwhile: if a new friendship began, it keeps its data
@@ -178,7 +176,7 @@ class AIUserService:
         for friendship in friendships:
             pair = PairId(account_id=account_id, ai_user_id=friendship.ai_user_id)
             self._erasures.mark_pair(pair)
-            erased += erase_pair(self._store, self._blobs, pair)
+            erased += erase_pair(self._storage, self._blobs, pair)
             self._end_friendship(pair)
         return erased
 
@@ -190,7 +188,7 @@ class AIUserService:
         for account_id in members:
             pair = PairId(account_id=account_id, ai_user_id=ai_user_id)
             self._erasures.mark_pair(pair)
-            erased += erase_pair(self._store, self._blobs, pair)
+            erased += erase_pair(self._storage, self._blobs, pair)
             self._end_friendship(pair)
         with self._storage.begin() as uow:
             uow.ai_users.remove(ai_user_id, owner_id)
@@ -210,7 +208,8 @@ class AIUserService:
         of them at once both land, the read mark never moves back, and a write racing an unfriend
         cannot bring the friendship back (the version condition needs the item to exist).
         """
-        for _ in range(_FRIEND_WRITE_ATTEMPTS):
+
+        def write() -> Friendship | None:
             with self._storage.pair(pair.seen_in(None)) as uow:  # the friendship as it is now, each time
                 read = uow.friendship.get()
                 if read is None:
@@ -221,10 +220,11 @@ class AIUserService:
                 uow.friendship.save(changed, read)
                 try:
                     uow.commit()
-                except (Contended, Gone):  # Gone: a friendship begun again meanwhile, read it afresh
-                    continue
+                except Gone:  # a friendship begun again meanwhile: read it afresh
+                    raise Contended("the friendship kept changing; try again") from None
             return changed
-        raise Contended("the friendship kept changing; try again")
+
+        return retry_on_conflict(write)
 
     def _load(self, ai_user_id: str) -> AIUser | None:
         with self._storage.begin() as uow:

@@ -27,7 +27,7 @@ from dreamchat.services.storage.session import Versioned
 from dreamchat.services.storage.unit_of_work import Storage, UnitOfWork
 
 _ALGORITHM = "HS256"
-Claims = dict[str, Any]  # a decoded JWT
+TokenClaims = dict[str, Any]  # a decoded JWT
 _BAD_LOGIN = "invalid username or password"
 
 
@@ -176,7 +176,7 @@ class AuthService:
         refresh = jwt.encode({**base, "typ": "refresh", "jti": jti, "exp": refresh_exp}, self._secret, _ALGORITHM)
         return Tokens(access, refresh, int(access_life.total_seconds()))
 
-    def _decode(self, token: str, kind: str) -> Claims:
+    def _decode(self, token: str, kind: str) -> TokenClaims:
         claims = self._verified(token)
         if claims.get("typ") != kind:
             raise Unauthorized(f"this is not a {kind} token")
@@ -192,12 +192,12 @@ class AuthService:
             "too many sign-in requests from this address; wait a moment",
         )
 
-    def _verified(self, token: str) -> Claims:
+    def _verified(self, token: str) -> TokenClaims:
         """The claims of a token signed with the current secret, or with the previous one while
         the rotation window lasts (tokens are only ever signed with the current one)."""
         for secret in self._verifying_secrets():
             try:
-                claims: Claims = jwt.decode(
+                claims: TokenClaims = jwt.decode(
                     token,
                     secret,
                     algorithms=[_ALGORITHM],

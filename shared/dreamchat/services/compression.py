@@ -155,6 +155,7 @@ class AfterCompression:
     def __init__(
         self,
         repo: MemoryRepository,
+        storage: Storage,
         quality: QualityService,
         soul: SoulService,
         ai_users: AIUserService,
@@ -162,6 +163,7 @@ class AfterCompression:
         settings: Settings,
     ) -> None:
         self._repo = repo
+        self._storage = storage
         self._quality = quality
         self._soul = soul
         self._ai_users = ai_users
@@ -190,7 +192,7 @@ class AfterCompression:
 
     def _owed(self, pair: PairId, kind: OwedKind, degraded: bool) -> None:
         """A degraded reflection or judgment is owed (once per pair); one the model made pays it."""
-        with Storage(self._repo.store).pair(pair) as uow:
+        with self._storage.pair(pair) as uow:
             read = uow.owed.get(kind)
             if degraded and read is None:
                 uow.owed.owe(self._settings.heal_backoff.first(kind, int(self._clock.now().timestamp())))

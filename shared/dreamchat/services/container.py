@@ -115,17 +115,17 @@ def build_services(
     if gateway is None and settings.llm_configured:
         gateway = OpenAIGateway.from_settings(settings)
     models = memory_models or build_memory_models(settings, gateway)
-    repo, storage = MemoryRepository(store, runtime.blobs), Storage(store)
+    storage = Storage(store)
+    repo, profiles = MemoryRepository(storage, runtime.blobs), Profiles(storage)
     retriever = Retriever(embedder or build_embedder(settings), settings.embedding_batch)
     topics = Topics(repo, storage, runtime.bus, clock, runtime.random, settings)
-    context = ContextBuilder(repo, retriever, clock, settings)
-    heartbeats = HeartbeatStates(store, clock, settings)
-    soul = SoulService(repo, models, heartbeats, clock, settings)
+    context = ContextBuilder(repo, profiles, retriever, clock, settings)
+    heartbeats = HeartbeatStates(storage, clock, settings)
+    soul = SoulService(repo, storage, models, heartbeats, clock, settings)
     search = build_search(settings)
     presence = Presence(storage, clock, settings.presence_seconds)
     push = PushService(storage, presence, push_sender or build_push(settings), clock, settings)
     speaker = Speaker(repo, topics, context, soul, heartbeats, gateway, search, clock, runtime.random, settings)
-    profiles = Profiles(storage)
     protocol = CrisisProtocol(repo, profiles, heartbeats, clock, settings, on_count)
 
     def budget(scope: Callable[[str], str], limit: int, window: int, message: str) -> Callable[[str], None]:
@@ -136,18 +136,18 @@ def build_services(
     messages = budget(keys.message_limit_scope, settings.messages_per_minute, 60, "too many messages; wait a moment")
     parts = (repo, topics, context, speaker, heartbeats, protocol, draw, sessions, messages)
     chat = ChatService(*parts, clock, runtime.random, settings, on_reply=push.after_turn)
-    ai_users = AIUserService(store, runtime.blobs, clock, Caps(settings.max_ai_users, settings.max_friends))
+    ai_users = AIUserService(storage, runtime.blobs, clock, Caps(settings.max_ai_users, settings.max_friends))
     friend_lists = FriendLists(storage)
     leases = Leases(storage, clock, settings.lease_seconds, settings.lease_attempts)
-    quality = QualityService(repo, gateway, clock, runtime.random, settings, on_quality)
+    quality = QualityService(repo, storage, gateway, clock, runtime.random, settings, on_quality)
     vectors = VectorRefresh(storage, retriever)
 
     core_judge = CoreJudge(storage, models, clock, settings.heal_backoff)
-    after = AfterCompression(repo, quality, soul, ai_users, clock, settings)
+    after = AfterCompression(repo, storage, quality, soul, ai_users, clock, settings)
     compression = Compression(repo, storage, topics, models, vectors, after, clock, settings)
     extractor = Extractor(repo, storage, models, core_judge, vectors, quality, clock, settings)
     heartbeat = HeartbeatService(
-        store,
+        storage,
         heartbeats,
         ai_users,
         repo,
@@ -161,8 +161,10 @@ def build_services(
         on_sent=push.after_heartbeat,
         presence=presence,
     )
-    healing = Healing(repo, Redo(repo, storage, models, vectors, clock), core_judge, soul, ai_users, clock, settings)
-    extraction = ExtractionService(store, extractor, healing, leases, extract_queue(runtime), clock, settings)
+    healing = Healing(
+        repo, storage, Redo(repo, storage, models, vectors, clock), core_judge, soul, ai_users, clock, settings
+    )
+    extraction = ExtractionService(storage, extractor, healing, leases, extract_queue(runtime), clock, settings)
     views = Views(ai_users, friend_lists, repo, context, heartbeats, quality, clock)
     model_calls = ModelCallBudget(storage, clock, settings.model_calls_per_minute)
     model_pool = ModelPool(settings.model_concurrency, model_calls.spend)
@@ -202,7 +204,7 @@ def build_services(
         presence=presence,
         views=views,
         profiles=profiles,
-        memory_editor=MemoryEditor(repo, clock, retriever, settings.max_person_core_memories),
+        memory_editor=MemoryEditor(repo, storage, clock, retriever, settings.max_person_core_memories),
         cards=CardService(
             ai_users,
             runtime.blobs,
@@ -212,6 +214,7 @@ def build_services(
         ),
         exports=MemoryExport(
             repo,
+            profiles,
             heartbeats,
             ai_users,
             friend_lists,
@@ -219,7 +222,8 @@ def build_services(
             budget(keys.export_limit_scope, settings.account_exports_per_hour, 3600, "too many exports; wait a while"),
         ),
         imports=MemoryImport(
-            store,
+            repo,
+            storage,
             runtime.blobs,
             ai_users,
             heartbeats,

@@ -16,6 +16,7 @@ from dreamchat.domain.supersession import Now, past_of, replacements
 from dreamchat.llm.chat_context import Context, MemoryView, TurnRecall, assemble, topic_opening, with_changes
 from dreamchat.ports import Clock
 from dreamchat.services.memory_repo import MemoryRepository, PairSnapshot
+from dreamchat.services.profile import Profiles
 from dreamchat.services.recall import Found, Retriever
 
 
@@ -29,8 +30,11 @@ class Recalled:
 
 
 class ContextBuilder:
-    def __init__(self, repo: MemoryRepository, retriever: Retriever, clock: Clock, settings: Settings) -> None:
+    def __init__(
+        self, repo: MemoryRepository, profiles: Profiles, retriever: Retriever, clock: Clock, settings: Settings
+    ) -> None:
         self.repo = repo
+        self._profiles = profiles
         self.retriever = retriever
         self._clock = clock
         self._settings = settings
@@ -69,7 +73,7 @@ class ContextBuilder:
             found.units,
             self._details(pair, opening, found.hits, snapshot.long_index, tz),
             short_term,
-            self.repo.about.get(pair.account_id),
+            self._profiles.about_me(pair.account_id),
             self._quotes(pair, opening, found.hits),
             turn,
         )

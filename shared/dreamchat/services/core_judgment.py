@@ -13,8 +13,11 @@ from dreamchat.domain.models import CoreMemory, PairId
 from dreamchat.domain.owed import Backoff
 from dreamchat.errors import Contended
 from dreamchat.llm.memory_models import FallbackMemoryModels
-from dreamchat.ports import Clock
+from dreamchat.ports import MAX_TRANSACTION_ITEMS, Clock
 from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
+
+# Entries judged in one call: their marks, the core memory made and the owed record are one transaction.
+JUDGED_AT_ONCE = MAX_TRANSACTION_ITEMS - 2
 
 
 class CoreJudge:
@@ -29,7 +32,8 @@ class CoreJudge:
     def judge(self, pair: PairId, zone: str) -> list[CoreMemory]:
         """Let the model propose a core memory from unjudged long-term entries; the rules decide."""
         with self._storage.pair(pair) as uow:
-            unjudged = [e for e in uow.long_terms.unjudged() if not e.entity.degraded]
+            waiting = [e for e in uow.long_terms.unjudged() if not e.entity.degraded]
+            unjudged, later = waiting[:JUDGED_AT_ONCE], waiting[JUDGED_AT_ONCE:]
             owed = uow.owed.get("judge_core")
             if not unjudged:
                 if owed is not None:  # nothing left to judge (deleted, or judged meanwhile): nothing owed
@@ -61,8 +65,10 @@ class CoreJudge:
                 created.append(memory)
             for entry in unjudged:  # over the version judged: an edit or a deletion meanwhile fails it
                 uow.long_terms.judged(entry)
-            if owed is not None:
+            if owed is not None and not later:
                 uow.owed.paid(owed)
+            elif owed is None and later:  # the rest judged when the healer comes back to it
+                uow.owed.owe(self._backoff.first("judge_core", int(now.timestamp())))
             try:
                 uow.commit()
             except Contended:

@@ -6,24 +6,19 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 from dreamchat import keys
-from dreamchat.ports import Item, ItemStore, Page
+from dreamchat.ports import Item, ItemPage
+from dreamchat.services.storage.unit_of_work import Storage
 
-PAGE = 100
 LEASE_THREADS = 16  # a lease is one conditional write: 16 at a time lease 10k due pairs in seconds
 
 
-def due_pages(store: ItemStore, kind: str, until: str, *, shards: int = keys.DUE_SHARDS) -> Iterator[Page]:
+def due_pages(storage: Storage, kind: str, until: str, *, shards: int = keys.DUE_SHARDS) -> Iterator[ItemPage]:
     """Every page of items of `kind` due by `until`, shard after shard (one query per page)."""
-    for shard in range(shards):
-        cursor = None
-        while True:
-            page = store.query_due(keys.due_partition(kind, shard), until, limit=PAGE, cursor=cursor)
-            yield page
-            if (cursor := page.cursor) is None:
-                break
+    with storage.begin() as uow:
+        yield from uow.due.pages(kind, until, shards=shards)
 
 
-def leased(pages: Iterator[Page], lease: Callable[[Item], bool]) -> Iterator[list[Item]]:
+def leased(pages: Iterator[ItemPage], lease: Callable[[Item], bool]) -> Iterator[list[Item]]:
     """Per page, the items this call leased (`lease` is one conditional write per item,
     run LEASE_THREADS at a time; an item someone changed meanwhile is left out)."""
     with ThreadPoolExecutor(LEASE_THREADS, thread_name_prefix="dreamchat-lease") as pool:

@@ -32,6 +32,7 @@ from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.limits import unlimited
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.paging import key_of
+from dreamchat.services.profile import Profiles
 
 PAGE_SIZE = 200  # messages read, and written, at a time
 
@@ -40,6 +41,7 @@ class MemoryExport:
     def __init__(
         self,
         repo: MemoryRepository,
+        profiles: Profiles,
         heartbeats: HeartbeatStates,
         ai_users: AIUserService,
         friend_lists: FriendLists,
@@ -47,6 +49,7 @@ class MemoryExport:
         spend: Callable[[str], None] = unlimited,
     ) -> None:
         self._repo = repo
+        self._profiles = profiles
         self._heartbeats = heartbeats
         self._ai_users = ai_users
         self._friend_lists = friend_lists
@@ -68,7 +71,7 @@ class MemoryExport:
         head = {
             **heading(ACCOUNT_FORMAT, self._now()),
             "account": {"id": account.id, "username": account.username, "created_at": account.created_at},
-            "profile": {"about_me": self._repo.about.get(account.id)},
+            "profile": {"about_me": self._profiles.about_me(account.id)},
             "heartbeat_prefs": self._heartbeats.prefs(account.id).model_dump(),
             "owned_ai_users": [a.model_dump() for a in self._listed(account.id) if a.owner_id == account.id],
         }

@@ -14,7 +14,7 @@ from dreamchat import keys
 from dreamchat.config import Settings
 from dreamchat.domain.owed import Healed
 from dreamchat.events import ExtractionDue
-from dreamchat.ports import Clock, Item, ItemStore, WorkQueue
+from dreamchat.ports import Clock, Item, WorkQueue
 from dreamchat.services.due_index import due_pages, leased
 from dreamchat.services.healing import Healing
 from dreamchat.services.leases import Leases
@@ -47,7 +47,7 @@ class ExtractOutcome:
 class ExtractionService:
     def __init__(
         self,
-        store: ItemStore,
+        storage: Storage,
         extractor: Extractor,
         healing: Healing,
         leases: Leases,
@@ -55,8 +55,7 @@ class ExtractionService:
         clock: Clock,
         settings: Settings,
     ) -> None:
-        self._store = store
-        self._storage = Storage(store)
+        self._storage = storage
         self._extractor = extractor
         self._healing = healing
         self._leases = leases
@@ -71,11 +70,11 @@ class ExtractionService:
         until = self._leases.until()
         threshold = timedelta(hours=self._settings.extract_after_hours)
         sent: set[str] = set()
-        pages = due_pages(self._store, keys.EXTRACT_DUE_KIND, keys.due_until(self._clock.now() - threshold))
+        pages = due_pages(self._storage, keys.EXTRACT_DUE_KIND, keys.due_until(self._clock.now() - threshold))
         for items in leased(pages, lambda found: self._lease(found, until, threshold)):
             result.reads += 1
             self._send(items, until, sent)
-        owed = due_pages(self._store, keys.HEAL_DUE_KIND, keys.due_until(self._clock.now()))
+        owed = due_pages(self._storage, keys.HEAL_DUE_KIND, keys.due_until(self._clock.now()))
         for items in leased(owed, lambda found: self._lease_owed(found, until)):
             result.reads += 1
             result.healing += len(items)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dreamchat import keys
 from dreamchat.config import Settings
 from dreamchat.domain.models import PairId
-from dreamchat.domain.owed import OWED_ORDER, Healed, Outcome, OwedWork
+from dreamchat.domain.owed import OWED_ORDER, Healed, OwedWork, RedoOutcome
 from dreamchat.errors import Contended, NotFound
 from dreamchat.ports import Clock
 from dreamchat.services.ai_users import AIUserService
@@ -37,6 +37,7 @@ class Healing:
     def __init__(
         self,
         repo: MemoryRepository,
+        storage: Storage,
         redo: Redo,
         core: CoreJudge,
         soul: SoulService,
@@ -45,7 +46,7 @@ class Healing:
         settings: Settings,
     ) -> None:
         self._repo = repo
-        self._storage = Storage(repo.store)
+        self._storage = storage
         self._redo = redo
         self._core = core
         self._soul = soul
@@ -78,7 +79,7 @@ class Healing:
 
     def owed(self) -> int:
         """How many degraded results are owed now, every pair's (the `DegradedOwed` metric)."""
-        return sum(len(page.items) for page in due_pages(self._repo.store, keys.HEAL_DUE_KIND, EVERYTHING))
+        return sum(len(page.items) for page in due_pages(self._storage, keys.HEAL_DUE_KIND, EVERYTHING))
 
     def owed_by(self, pair: PairId) -> int:
         """How many of the pair's results are owed now (a redo not started for lack of time stays owed)."""
@@ -95,7 +96,7 @@ class Healing:
                 return None
         return taken
 
-    def _run(self, pair: PairId, taken: Versioned[OwedWork], zone: str, has_time: Callable[[], bool]) -> Outcome:
+    def _run(self, pair: PairId, taken: Versioned[OwedWork], zone: str, has_time: Callable[[], bool]) -> RedoOutcome:
         kind = taken.entity.kind
         if kind == "embed":
             return self._redo.embed(pair, taken, has_time)
@@ -108,7 +109,7 @@ class Healing:
             return "degraded" if self._still_owed(pair, taken) else "healed"
         return self._soul_work(pair, taken)
 
-    def _soul_work(self, pair: PairId, taken: Versioned[OwedWork]) -> Outcome:
+    def _soul_work(self, pair: PairId, taken: Versioned[OwedWork]) -> RedoOutcome:
         """A reflection or relationship judgment made now, unless one was made (or the person set the
         level) since the offline one: then it is moot."""
         try:
@@ -125,7 +126,7 @@ class Healing:
             degraded = self._soul.judge_relationship(pair, ai_user)[2]
         return "degraded" if degraded else self._pay(pair, taken, "healed")
 
-    def _pay(self, pair: PairId, taken: Versioned[OwedWork], outcome: Outcome) -> Outcome:
+    def _pay(self, pair: PairId, taken: Versioned[OwedWork], outcome: RedoOutcome) -> RedoOutcome:
         with self._storage.pair(pair) as uow:
             uow.owed.paid(taken)
             try:

@@ -22,35 +22,31 @@ from dreamchat.domain.relationship import heartbeat_interval
 from dreamchat.domain.topics import read_markers
 from dreamchat.errors import NotFound
 from dreamchat.events import HeartbeatDue
-from dreamchat.llm.chat_prompts import chat_instructions, heartbeat_prompt
+from dreamchat.llm.chat_prompts import CHECK_IN_LINE, chat_instructions, heartbeat_prompt
 from dreamchat.llm.errors import LLMError
 from dreamchat.llm.offline import offline_heartbeats
-from dreamchat.ports import Clock, ItemStore, WorkQueue
+from dreamchat.ports import Clock, WorkQueue
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.context import ContextBuilder
 from dreamchat.services.due_index import due_pages, leased
-from dreamchat.services.heartbeat_outcome import Outcome, SweepResult
+from dreamchat.services.heartbeat_outcome import HeartbeatOutcome, SweepResult
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.leases import LeaseClaim, Leases
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.presence import Presence
 from dreamchat.services.speaker import Line, Speaker
-from dreamchat.services.storage.unit_of_work import live
+from dreamchat.services.storage.unit_of_work import Storage
 from dreamchat.services.topics import Topics
-
-__all__ = ["Outcome", "SweepResult"]
 
 log = logging.getLogger(__name__)
 
 _SLACK = timedelta(seconds=60)
-# a check-in after a crisis is never skipped: when the model cannot (or will not) write, this is sent
-CHECK_IN_LINE = "我有点放心不下你，现在感觉好些了吗？如果还是很难受，记得联系心理援助热线或者身边信任的人，我一直都在。"
 
 
 class HeartbeatService:
     def __init__(
         self,
-        store: ItemStore,
+        storage: Storage,
         states: HeartbeatStates,
         ai_users: AIUserService,
         repo: MemoryRepository,
@@ -67,7 +63,7 @@ class HeartbeatService:
     ) -> None:
         self._presence = presence  # when the person last had this chat open: their silence counts from then
         self._on_sent = on_sent or (lambda pair, ai_user, messages: None)  # the push, after the messages are stored
-        self._store = store
+        self._storage = storage
         self._states = states
         self._ai_users = ai_users
         self._repo, self._topics, self._context = repo, topics, context
@@ -80,7 +76,7 @@ class HeartbeatService:
         sweeps skip it until the run ends or the lease lapses); reads only the due index."""
         result = SweepResult()
         until = self._leases.until()
-        pages = due_pages(self._store, keys.HEARTBEAT_DUE_KIND, keys.due_until(self._clock.now()))
+        pages = due_pages(self._storage, keys.HEARTBEAT_DUE_KIND, keys.due_until(self._clock.now()))
         for items in leased(pages, lambda found: self._states.lease(found, until)):
             result.reads += 1
             work = [self._work(item) for item in items]
@@ -89,7 +85,7 @@ class HeartbeatService:
             result.due += len(work)
         return result
 
-    def run_now(self, pair: PairId) -> Outcome:
+    def run_now(self, pair: PairId) -> HeartbeatOutcome:
         """One heartbeat now, whatever its timing (the person asked for it)."""
         return self.run(HeartbeatDue(pair.account_id, pair.ai_user_id, int(self._clock.now().timestamp())), force=True)
 
@@ -97,14 +93,16 @@ class HeartbeatService:
         pair = keys.pair_from_pk(item["pk"])
         return HeartbeatDue(pair.account_id, pair.ai_user_id, int(item["next_due"]))
 
-    def run(self, work: HeartbeatDue, *, force: bool = False) -> Outcome:
+    def run(self, work: HeartbeatDue, *, force: bool = False) -> HeartbeatOutcome:
         """Run one pair's heartbeat under a lease: the same (pair, due time) sends at most once, a
         run that died is retried once its lease lapses, and after the last attempt it moves on."""
-        pair = live(self._store, work.pair)  # a generation begun during the run gets none of its writes
+        pair = self._storage.live(work.pair)  # a generation begun during the run gets none of its writes
         ai_user = self._ai_user(pair)
         if ai_user is None:
-            self._store.delete(keys.pair_pk(pair), keys.HEARTBEAT_SK)
-            return Outcome("gone", "the pair no longer exists")
+            with self._storage.pair(pair.seen_in(None)) as uow:
+                uow.heartbeat.remove()
+                uow.commit()
+            return HeartbeatOutcome("gone", "the pair no longer exists")
         relationship = self._repo.relationship(pair)
         state = hb.seen_present(self._states.get(pair), self._presence.last_seen(pair.account_id, pair.ai_user_id))
         prefs = self._states.prefs(pair.account_id)
@@ -114,7 +112,7 @@ class HeartbeatService:
         if not force and (due is None or due.at > now + _SLACK):
             present_at = state.last_present_at  # the person was in the app since: the silence starts later
             self._states.change(pair, ai_user, relationship, lambda s: _unleased(hb.seen_present(s, present_at)))
-            return Outcome("not_due", "the person wrote, was present or the plan changed since the sweep")
+            return HeartbeatOutcome("not_due", "the person wrote, was present or the plan changed since the sweep")
         claim = None if force else self._leases.claim(*keys.heartbeat_run(pair, str(work.due)))
         due_at = due.at if due else now
         if claim is not None and claim.status != "won":
@@ -126,7 +124,7 @@ class HeartbeatService:
             if claim.attempt < self._leases.max_attempts:
                 self._leases.release(claim)  # not finished: the queue delivers it again
                 return outcome
-            outcome = Outcome("abandoned", outcome.reason)
+            outcome = HeartbeatOutcome("abandoned", outcome.reason)
         self._record(pair, ai_user, relationship, due_at, outcome)
         if claim is not None:
             self._leases.finish(claim)
@@ -137,19 +135,19 @@ class HeartbeatService:
 
     def _not_claimed(
         self, claim: LeaseClaim, pair: PairId, ai_user: AIUser, relationship: Relationship, due_at: datetime
-    ) -> Outcome:
+    ) -> HeartbeatOutcome:
         if claim.status == "done":
-            return Outcome("duplicate", "this heartbeat already ran")
+            return HeartbeatOutcome("duplicate", "this heartbeat already ran")
         if claim.status == "held":
-            return Outcome("leased", "another run holds this heartbeat")
+            return HeartbeatOutcome("leased", "another run holds this heartbeat")
         # Every attempt died (crashed or timed out): move on to the next heartbeat.
-        self._record(pair, ai_user, relationship, due_at, Outcome("abandoned"))
+        self._record(pair, ai_user, relationship, due_at, HeartbeatOutcome("abandoned"))
         self._leases.finish(claim)
         log.warning("heartbeat abandoned", extra={"ai_user_id": pair.ai_user_id, "attempts": claim.attempt})
-        return Outcome("abandoned", f"{claim.attempt} attempts did not finish")
+        return HeartbeatOutcome("abandoned", f"{claim.attempt} attempts did not finish")
 
     def _record(
-        self, pair: PairId, ai_user: AIUser, relationship: Relationship, due_at: datetime, outcome: Outcome
+        self, pair: PairId, ai_user: AIUser, relationship: Relationship, due_at: datetime, outcome: HeartbeatOutcome
     ) -> None:
         """The run is over: the due time moves on, what was sent counts, the lease ends."""
         now, zone = self._clock.now(), self._states.zone(pair, ai_user)
@@ -172,19 +170,19 @@ class HeartbeatService:
         kind: str,
         due: hb.Due | None,
         now: datetime,
-    ) -> Outcome:
+    ) -> HeartbeatOutcome:
         if kind == "checkin":
             return self._check_in(pair, ai_user, state, due, now)
         if kind == "scheduled" and hb.person_active(state, prefs, now):
-            return Outcome("skipped", "the person is in the middle of a conversation")
+            return HeartbeatOutcome("skipped", "the person is in the middle of a conversation")
         if hb.cap_reached(state, prefs, now, self._states.zone(pair, ai_user)):
-            return Outcome("skipped", "today's heartbeat cap is reached")
+            return HeartbeatOutcome("skipped", "today's heartbeat cap is reached")
         if not self._speaker.can_speak(ai_user):
             return self._offline(pair, state, kind, due, now)
         try:
             text = self._generate(pair, ai_user, state, kind, due, now)
         except LLMError as error:
-            return Outcome("failed", f"the chat model failed ({type(error).__name__})")
+            return HeartbeatOutcome("failed", f"the chat model failed ({type(error).__name__})")
         markers = read_markers(text)
         wanted, moved = hb.read_heartbeat_reply(read_crisis_marker(markers.text)[0])
         lines = [line for line in replies.split_messages(wanted) if not hb.sent_recently(state, line, now)]
@@ -192,22 +190,24 @@ class HeartbeatService:
             sent = self._send(pair, lines)
             if markers.ended:  # the model closed the topic with its heartbeat, as it may in a turn
                 self._topics.end_topic(pair, sent[-1].topic_id)
-            return Outcome("sent", "", sent, moved)
+            return HeartbeatOutcome("sent", "", sent, moved)
         reason = "the AI chose not to disturb" if not wanted else "the same words were sent within 24 hours"
-        return Outcome("skipped", reason, moved_hours=moved)
+        return HeartbeatOutcome("skipped", reason, moved_hours=moved)
 
-    def _offline(self, pair: PairId, state: hb.HeartbeatState, kind: str, due: hb.Due | None, now: datetime) -> Outcome:
+    def _offline(
+        self, pair: PairId, state: hb.HeartbeatState, kind: str, due: hb.Due | None, now: datetime
+    ) -> HeartbeatOutcome:
         """No chat model: the offline demo still writes first, with a short line marked offline."""
         template = due.scheduled.message_template if due and due.scheduled else ""
         level = self._repo.relationship(pair).level
         fresh = [line for line in offline_heartbeats(kind, level, template) if not hb.sent_recently(state, line, now)]
         if not fresh:
-            return Outcome("skipped", "the same words were sent within 24 hours")
-        return Outcome("sent", "", self._send(pair, fresh[:1]))
+            return HeartbeatOutcome("skipped", "the same words were sent within 24 hours")
+        return HeartbeatOutcome("sent", "", self._send(pair, fresh[:1]))
 
     def _check_in(
         self, pair: PairId, ai_user: AIUser, state: hb.HeartbeatState, due: hb.Due | None, now: datetime
-    ) -> Outcome:
+    ) -> HeartbeatOutcome:
         """After a crisis: the AI asks how the person is. Sent whatever the model does (HEARTBEAT_OK,
         nothing, a failure, no model at all), as only the person's own switch stops it."""
         text = ""
@@ -219,7 +219,7 @@ class HeartbeatService:
                     "check-in model failed", extra={"ai_user_id": pair.ai_user_id, "error": type(error).__name__}
                 )
         wanted, _ = hb.read_heartbeat_reply(read_crisis_marker(read_markers(text).text)[0])
-        return Outcome("sent", "", self._send(pair, replies.split_messages(wanted) or [CHECK_IN_LINE]))
+        return HeartbeatOutcome("sent", "", self._send(pair, replies.split_messages(wanted) or [CHECK_IN_LINE]))
 
     def _generate(
         self, pair: PairId, ai_user: AIUser, state: hb.HeartbeatState, kind: str, due: hb.Due | None, now: datetime

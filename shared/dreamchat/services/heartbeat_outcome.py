@@ -14,7 +14,7 @@ class SweepResult:
 
 
 @dataclass
-class Outcome:
+class HeartbeatOutcome:
     status: str  # sent | skipped | not_due | duplicate | gone | abandoned, or not finished: failed | leased
     reason: str = ""
     messages: list[Message] = field(default_factory=list)

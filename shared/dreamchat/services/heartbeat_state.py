@@ -23,19 +23,14 @@ from dreamchat.domain.heartbeat import (
 )
 from dreamchat.domain.models import AIUser, PairId, Relationship
 from dreamchat.domain.relationship import heartbeat_interval
-from dreamchat.errors import Contended
-from dreamchat.ports import Clock, Item, ItemStore
-from dreamchat.services.storage.session import item
-from dreamchat.services.storage.unit_of_work import Storage
+from dreamchat.ports import Clock, Item
+from dreamchat.services.storage.unit_of_work import Storage, retry_on_conflict
 from dreamchat.services.zones import zone_for
-
-_ATTEMPTS = 20
 
 
 class HeartbeatStates:
-    def __init__(self, store: ItemStore, clock: Clock, settings: Settings) -> None:
-        self._store = store
-        self._storage = Storage(store)
+    def __init__(self, storage: Storage, clock: Clock, settings: Settings) -> None:
+        self._storage = storage
         self._clock = clock
         self._settings = settings
 
@@ -48,12 +43,8 @@ class HeartbeatStates:
             return uow.heartbeat.get().entity
 
     def prefs(self, account_id: str) -> Prefs:
-        found = self._store.get(*keys.heartbeat_prefs(account_id))
-        defaults = self.default_prefs()
-        if found is None:
-            return defaults
-        stored = {k: v for k, v in found.items() if k in Prefs.model_fields}
-        return Prefs.model_validate({**defaults.model_dump(), **stored})
+        with self._storage.begin() as uow:
+            return uow.heartbeat_prefs.get(account_id, self.default_prefs())
 
     def default_prefs(self) -> Prefs:
         s = self._settings
@@ -65,7 +56,9 @@ class HeartbeatStates:
         )
 
     def save_prefs(self, account_id: str, prefs: Prefs) -> None:
-        self._store.put(item(keys.heartbeat_prefs(account_id), prefs.model_dump()))
+        with self._storage.begin() as uow:
+            uow.heartbeat_prefs.save(account_id, prefs)
+            uow.commit()
 
     def change(
         self,
@@ -76,7 +69,8 @@ class HeartbeatStates:
     ) -> HeartbeatState:
         """Apply `edit` under optimistic locking, then store the state with its next due time."""
         prefs, zone = self.prefs(pair.account_id), self.zone(pair, ai_user)
-        for _ in range(_ATTEMPTS):
+
+        def write() -> HeartbeatState:
             with self._storage.pair(pair) as uow:
                 read = uow.heartbeat.get()
                 now = self._clock.now()
@@ -89,12 +83,10 @@ class HeartbeatStates:
                     }
                 )
                 uow.heartbeat.save(updated, read, indexed_at(due.at, updated, now) if due else None)
-                try:
-                    uow.commit()
-                    return updated
-                except Contended:
-                    continue
-        raise Contended("heartbeat state kept changing")
+                uow.commit()
+                return updated
+
+        return retry_on_conflict(write)
 
     def greeted(self, pair: PairId, ai_user: AIUser, relationship: Relationship) -> HeartbeatState:
         """The greeting of a new friendship was sent: first contact follows if the person never writes."""

@@ -26,19 +26,22 @@ from dreamchat.services.memory_repo import MemoryRepository, detail_key, new_det
 from dreamchat.services.recall import Retriever
 from dreamchat.services.storage.memory import Embedded
 from dreamchat.services.storage.session import Versioned
-from dreamchat.services.storage.unit_of_work import Storage
+from dreamchat.services.storage.unit_of_work import Storage, retry_on_conflict
 from dreamchat.services.supersession import follow
-
-_EDIT_ATTEMPTS = 3
 
 
 class MemoryEditor:
     def __init__(
-        self, repo: MemoryRepository, clock: Clock, retriever: Retriever | None = None, max_core: int = 50
+        self,
+        repo: MemoryRepository,
+        storage: Storage,
+        clock: Clock,
+        retriever: Retriever | None = None,
+        max_core: int = 50,
     ) -> None:
         self._max_core = max_core  # core memories a person may add to one pair
         self._repo = repo
-        self._storage = Storage(repo.store)
+        self._storage = storage
         self._clock = clock
         self._retriever = retriever
 
@@ -111,16 +114,21 @@ class MemoryEditor:
     ) -> tuple[LongTermIndex, LongTermIndex] | None:
         """The changes committed over the entry stored now (tried again when it changed meanwhile):
         the entry written and the one it replaced; None when it kept changing."""
-        for _ in range(_EDIT_ATTEMPTS):
+
+        def write() -> tuple[LongTermIndex, LongTermIndex]:
             with self._storage.pair(pair) as uow:
                 latest = _find(uow.long_terms, entry_id, "no such long-term memory")
                 edited = _edited(latest.entity, changes, current_again)
                 uow.long_terms.save(edited, latest, self._vectors(latest.entity, edited))
                 if edited.key_points != latest.entity.key_points:
                     follow(uow, entry_id, renumbered(latest.entity.key_points, edited.key_points))
-                if uow.committed():
-                    return edited, latest.entity
-        return None
+                uow.commit()
+                return edited, latest.entity
+
+        try:
+            return retry_on_conflict(write)
+        except Contended:
+            return None
 
     def core(self, pair: PairId, entry_id: str | None, delete: bool, changes: dict[str, Any]) -> dict[str, Any] | None:
         if entry_id is None:

@@ -29,12 +29,11 @@ from dreamchat.domain.memory_export import MemoryDocument, reissue, with_safety
 from dreamchat.domain.models import AIUser, PairId, Relationship, SelfSoul
 from dreamchat.domain.owed import OwedWork
 from dreamchat.errors import Conflict
-from dreamchat.ports import MAX_TRANSACTION_ITEMS, BlobStore, Clock, ItemStore, RandomSource
+from dreamchat.ports import MAX_TRANSACTION_ITEMS, BlobStore, Clock, RandomSource
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.import_document import Write, read_document, writes
 from dreamchat.services.memory_repo import MemoryRepository, detail_key
-from dreamchat.services.storage.replacement import replacing
 from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
 from dreamchat.services.vectors import VectorRefresh
 
@@ -56,7 +55,8 @@ class Imported:
 class MemoryImport:
     def __init__(
         self,
-        store: ItemStore,
+        repo: MemoryRepository,
+        storage: Storage,
         blobs: BlobStore,
         ai_users: AIUserService,
         heartbeats: HeartbeatStates,
@@ -66,10 +66,9 @@ class MemoryImport:
         check: CrisisCheck,
         spend: Callable[[str], None],
     ) -> None:
-        self._store = store
         self._blobs = blobs
-        self._repo = MemoryRepository(store, blobs)
-        self._storage = Storage(store)
+        self._repo = repo
+        self._storage = storage
         self._ai_users = ai_users
         self._heartbeats = heartbeats
         self._vectors = vectors
@@ -86,7 +85,7 @@ class MemoryImport:
         document = with_safety(reissue(read_document(upload), self._random.random), self._check)
         if not replace and not self._is_new(pair):
             raise Conflict("this AI friend already has memories of you: import with replace=true to erase them first")
-        with replacing(self._store, self._blobs, pair):  # replace, or a new pair's greeting; as it was on failure
+        with self._storage.replacing(self._blobs, pair):  # replace, or a new pair's greeting; as it was on failure
             self._write(pair, ai_user, document)
         vectors, owed = self._embed(pair)
         return Imported(

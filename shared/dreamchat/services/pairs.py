@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from dreamchat import keys
 from dreamchat.domain.models import PairId
-from dreamchat.ports import BlobStore, ItemStore
-from dreamchat.services.storage.records import erase_partition
+from dreamchat.ports import BlobStore
+from dreamchat.services.storage.unit_of_work import Storage
 
 
 @dataclass(frozen=True)
@@ -22,17 +22,18 @@ class Erased:
 NOTHING = Erased(0, 0)
 
 
-def erase_pair(store: ItemStore, blobs: BlobStore, pair: PairId) -> Erased:
+def erase_pair(storage: Storage, blobs: BlobStore, pair: PairId) -> Erased:
     """Delete everything the pair owns (its partitions, its blobs, and when its chat was last open);
     safe to repeat after a partial failure."""
     blob_keys = blobs.list(keys.pair_blob_prefix(pair))
     for key in blob_keys:
         blobs.delete(key)
-    items = sum(erase_partition(store, pk) for pk in keys.pair_partitions(pair))
-    last_seen = keys.last_present(pair.account_id, pair.ai_user_id)  # in the account's partition
-    if store.get(*last_seen) is not None:
-        store.delete(*last_seen)
-        items += 1
+    items = sum(storage.erase(pk) for pk in keys.pair_partitions(pair))
+    with storage.begin() as uow:  # when its chat was last open is in the account's partition
+        if uow.presences.last_open(pair.account_id, pair.ai_user_id) is not None:
+            uow.presences.forget_open(pair.account_id, pair.ai_user_id)
+            uow.commit()
+            items += 1
     return Erased(items, len(blob_keys))
 
 

@@ -18,7 +18,7 @@ from dreamchat.llm.port import LLMGateway
 from dreamchat.llm.prompts import Prompt, accuracy_prompt, completeness_prompt
 from dreamchat.ports import Clock, RandomSource
 from dreamchat.services.memory_repo import MemoryRepository
-from dreamchat.services.storage.unit_of_work import Storage
+from dreamchat.services.storage.unit_of_work import Storage, retry_on_conflict
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +30,7 @@ class QualityService:
     def __init__(
         self,
         repo: MemoryRepository,
+        storage: Storage,
         gateway: LLMGateway | None,
         clock: Clock,
         random: RandomSource,
@@ -37,7 +38,7 @@ class QualityService:
         on_figure: OnFigure | None = None,
     ) -> None:
         self._repo = repo
-        self._storage = Storage(repo.store)
+        self._storage = storage
         self._gateway = gateway
         self._clock = clock
         self._random = random
@@ -94,13 +95,13 @@ class QualityService:
         self._on_figure(name, value)
 
     def _update(self, pair: PairId, change: Callable[[QualityFigures], QualityFigures]) -> None:
-        for _ in range(10):
+        def write() -> None:
             with self._storage.pair(pair) as uow:
                 read = uow.quality.get()
                 uow.quality.save(change(read.entity), read)
-                try:
-                    uow.commit()
-                    return
-                except Contended:
-                    continue
-        log.warning("quality figures kept changing; this run is not counted", extra={"ai_user_id": pair.ai_user_id})
+                uow.commit()
+
+        try:
+            retry_on_conflict(write)
+        except Contended:
+            log.warning("quality figures kept changing; this run is not counted", extra={"ai_user_id": pair.ai_user_id})

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 from dreamchat.domain import supersession as sup
 from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import Conversation, LongTermDetail, MidTermMemory, PairId
-from dreamchat.domain.owed import Outcome, OwedWork
+from dreamchat.domain.owed import OwedWork, RedoOutcome
 from dreamchat.domain.quotes import anchor
 from dreamchat.errors import Contended
 from dreamchat.llm.contracts import ExtractedMemory
@@ -42,7 +42,7 @@ class Redo:
         self._clock = clock
         self._superseder = Superseder(vectors.retriever)
 
-    def compress(self, pair: PairId, owed: Versioned[OwedWork], zone: str) -> Outcome:
+    def compress(self, pair: PairId, owed: Versioned[OwedWork], zone: str) -> RedoOutcome:
         """The topic summarised again from its messages in the log; then it is due for extraction."""
         with self._storage.pair(pair) as uow:
             read = next((m for m in uow.mid_terms.all() if m.entity.id == owed.entity.subject), None)
@@ -69,7 +69,7 @@ class Redo:
             uow.mid_terms.redone(healed, read, self._vectors.retriever.vectors(vec.embedded_texts(healed)))
             return _commit(uow, "healed")
 
-    def embed(self, pair: PairId, owed: Versioned[OwedWork], has_time: Callable[[], bool]) -> Outcome:
+    def embed(self, pair: PairId, owed: Versioned[OwedWork], has_time: Callable[[], bool]) -> RedoOutcome:
         """Vectors for every memory of the pair that lacks them, made while `has_time()`: paid once none
         does. A run that made some but not all (time ran out) leaves the rest due again at once, without
         the back-off (it progressed); one that made none (the embedder failed) is backed off."""
@@ -84,7 +84,7 @@ class Redo:
             uow.owed.paid(owed)
             return _commit(uow, "healed")
 
-    def extract(self, pair: PairId, owed: Versioned[OwedWork], zone: str) -> Outcome:
+    def extract(self, pair: PairId, owed: Versioned[OwedWork], zone: str) -> RedoOutcome:
         """The entry's sources extracted again; the answer replaces the entry (and its detail document)
         in place (its document stored first, under a new revision: an edit committed after the redo's
         commit keeps theirs), and only then are the sources flagged extracted. The model is shown the related key
@@ -125,7 +125,7 @@ class Redo:
                 source_mid_ids=[m.id for m in mids],
             )
             healed = new_detail(self._repo, pair, healed, detail)  # before the commit: the winner's is current
-            outcome: Outcome = "contended"
+            outcome: RedoOutcome = "contended"
             try:
                 uow.long_terms.save(healed, entry, vectors)
                 self._superseder.mark(uow, shown, memory, healed, sup.renumbered(entry.entity.key_points, points))
@@ -162,7 +162,7 @@ def merged(memories: list[ExtractedMemory], known: set[str]) -> ExtractedMemory:
     )
 
 
-def _commit(uow: PairUnitOfWork, outcome: Outcome) -> Outcome:
+def _commit(uow: PairUnitOfWork, outcome: RedoOutcome) -> RedoOutcome:
     try:
         uow.commit()
     except Contended:  # changed meanwhile (an edit, a racing redo): nothing written, tried again later

@@ -34,7 +34,7 @@ from dreamchat.ports import Clock
 from dreamchat.services.heartbeat_state import HeartbeatStates
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.storage.session import Versioned
-from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
+from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage, retry_on_conflict
 
 RECENT_MESSAGES = 40
 
@@ -51,13 +51,14 @@ class SoulService:
     def __init__(
         self,
         repo: MemoryRepository,
+        storage: Storage,
         models: FallbackMemoryModels,
         heartbeats: HeartbeatStates,
         clock: Clock,
         settings: Settings,
     ) -> None:
         self._repo = repo
-        self._storage = Storage(repo.store)
+        self._storage = storage
         self._models = models
         self._heartbeats = heartbeats
         self._clock = clock
@@ -110,7 +111,8 @@ class SoulService:
     ) -> Relationship:
         """Change the level (and optionally the heartbeat hours); a change of level is written over the
         pair's current relationship entry in core memory and kept in its history."""
-        for _ in range(10):
+
+        def write() -> Relationship:
             with self._storage.pair(pair) as uow:
                 read = uow.relationship.get()
                 updated = Relationship(
@@ -119,13 +121,12 @@ class SoulService:
                 uow.relationship.save(updated, read)
                 if read.entity.level != level:
                     self._record_change(uow, read.entity.level, level, reason)
-                try:
-                    uow.commit()
-                except Contended:
-                    continue
-            self._heartbeats.change(pair, ai_user, updated, unchanged)
-            return updated
-        raise Contended("the relationship kept changing; try again")
+                uow.commit()
+                return updated
+
+        updated = retry_on_conflict(write)
+        self._heartbeats.change(pair, ai_user, updated, unchanged)
+        return updated
 
     def judge_relationship(self, pair: PairId, ai_user: AIUser) -> tuple[Relationship, bool, bool]:
         """Let the model judge the level from recent conversations, at most one level at a time unless

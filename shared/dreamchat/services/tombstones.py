@@ -59,7 +59,7 @@ class Erasures:
 
     def _erase(self, owner: str) -> Erased:
         if keys.is_pair_pk(owner):
-            return erase_pair(self._storage.store, self._blobs, keys.pair_from_pk(owner))
+            return erase_pair(self._storage, self._blobs, keys.pair_from_pk(owner))
         listing = keys.public_listing_of(owner)
         erased = Erased(self._storage.erase(owner, *([listing] if listing else [])), 0)
         if (ai_user_id := keys.ai_user_of(owner)) is not None:  # its blobs too: an upload may have raced it

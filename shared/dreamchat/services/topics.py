@@ -22,10 +22,9 @@ from dreamchat.events import TopicEnded
 from dreamchat.ports import Clock, Event, EventBus, RandomSource
 from dreamchat.services.due_index import due_pages
 from dreamchat.services.memory_repo import MemoryRepository
-from dreamchat.services.storage.unit_of_work import Storage
+from dreamchat.services.storage.unit_of_work import Storage, retry_on_conflict
 
 COMPRESS_SAFETY_NET = timedelta(hours=1)  # an ended topic not compressed by then is compressed by the sweep
-_APPEND_ATTEMPTS = 50
 
 
 def topic_ended(pair: PairId, topic_id: str) -> Event:
@@ -62,7 +61,8 @@ class Topics:
         safety: Safety | None = None,
     ) -> Message:
         """Store one message durably in the log and its topic; opens or closes topics as needed."""
-        for _ in range(_APPEND_ATTEMPTS):
+
+        def place() -> tuple[Message, Placement]:
             with self._storage.pair(pair) as uow:
                 now = self._clock.now()
                 read = uow.topic.get()
@@ -92,13 +92,12 @@ class Topics:
                     uow.topic.save(TopicState(fresh, int(now.timestamp())), read, self._idle_check(now))
                 if placement.closes_topic:
                     uow.pending.add(placement.closes_topic, self._retry_check(now))
-                try:
-                    uow.commit()
-                except Contended:
-                    continue  # another message opened a topic first; place this one again
-            self._announce(pair, placement)
-            return message
-        raise Contended("could not place the message after many concurrent attempts")
+                uow.commit()  # Contended: another message opened a topic first; place this one again
+                return message, placement
+
+        message, placement = retry_on_conflict(place)
+        self._announce(pair, placement)
+        return message
 
     def update_message(self, pair: PairId, seen: Message, updated: Message) -> Message | None:
         """Store a recorded message again, changed (read without a reply, its reasoning, a crisis
@@ -158,7 +157,7 @@ class Topics:
         """End open topics nobody wrote to for TOPIC_IDLE_HOURS, so they are compressed without
         waiting for the next message. Reads only the due index; how many topics it ended."""
         ended = 0
-        for page in due_pages(self.repo.store, keys.TOPIC_DUE_KIND, keys.due_until(self._clock.now())):
+        for page in due_pages(self._storage, keys.TOPIC_DUE_KIND, keys.due_until(self._clock.now())):
             for found in page.items:
                 ended += self._check_idle(keys.pair_from_pk(found["pk"]))
         return ended
@@ -190,7 +189,7 @@ class Topics:
 
     def leftovers(self) -> Iterator[tuple[PairId, str]]:
         """Ended topics whose TopicEnded was lost (their marker is over an hour old), to compress."""
-        for page in due_pages(self.repo.store, keys.COMPRESS_DUE_KIND, keys.due_until(self._clock.now())):
+        for page in due_pages(self._storage, keys.COMPRESS_DUE_KIND, keys.due_until(self._clock.now())):
             for found in page.items:
                 yield keys.pair_from_pk(found["pk"]), found["topic_id"]
 

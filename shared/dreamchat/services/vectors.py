@@ -12,6 +12,7 @@ from functools import partial
 
 from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import LongTermIndex, MidTermMemory, PairId
+from dreamchat.ports import MAX_TRANSACTION_ITEMS
 from dreamchat.services.recall import REFRESH_BATCH, Retriever
 from dreamchat.services.storage.memory import Embedded
 from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
@@ -74,14 +75,15 @@ class VectorRefresh:
 
 def _calls(stale: list[Stale], per_call: int, at_most: int) -> list[list[Stale]]:
     """The memories grouped so each group's texts fill one call (a memory with more texts than a call
-    takes goes alone; the embedder splits it), at most `at_most` texts in all."""
+    takes goes alone; the embedder splits it) and its vectors one commit (at most
+    MAX_TRANSACTION_ITEMS memories), at most `at_most` texts in all."""
     calls: list[list[Stale]] = []
     size = total = 0
     for memory in stale:
         total += len(memory[0])
         if total > at_most:
             break
-        if not calls or size + len(memory[0]) > per_call:
+        if not calls or size + len(memory[0]) > per_call or len(calls[-1]) == MAX_TRANSACTION_ITEMS:
             calls.append([])
             size = 0
         calls[-1].append(memory)

@@ -13,10 +13,8 @@ from dreamchat.domain.idempotency import KeyedRequest
 from dreamchat.domain.presence import Seen
 from dreamchat.domain.push import PushSettings, Subscription
 from dreamchat.ports import TTL_ATTRIBUTE, ItemStore, KeyRange
-from dreamchat.services.storage.records import erase_partition
+from dreamchat.services.storage.records import Key, erase_partition
 from dreamchat.services.storage.session import Session, item
-
-Key = tuple[str, str]
 
 _LIST = ""  # where a device shows the chat list, not one chat
 
@@ -119,6 +117,9 @@ class Presences:
     def open(self, account_id: str, ai_user_id: str, at: int, keep_until: int) -> None:
         """The chat with this AI user was open at `at` (kept until `keep_until`)."""
         self._session.put(item(keys.last_present(account_id, ai_user_id), {"at": at, TTL_ATTRIBUTE: keep_until}))
+
+    def forget_open(self, account_id: str, ai_user_id: str) -> None:
+        self._session.delete(keys.last_present(account_id, ai_user_id))
 
     def leave(self, account_id: str, device: str) -> None:
         self._session.delete(keys.presence(account_id, device))

@@ -61,6 +61,10 @@ class Heartbeats(_Tier):
             fields |= due(keys.HEARTBEAT_DUE_KIND, keys.shard(self._pair), self._due_sort(indexed))
         self._session.put_over(item((self._pk, keys.HEARTBEAT_SK), fields), over)
 
+    def remove(self) -> None:
+        """The state gone whatever it was (its pair no longer exists)."""
+        self._session.delete((self._pk, keys.HEARTBEAT_SK))
+
     def lease(self, found: Item, until: int) -> None:
         """A due heartbeat (an item read from the due index) in flight until `until`: its index
         entry moves there, so later sweeps skip it; a change since it was read fails the commit."""

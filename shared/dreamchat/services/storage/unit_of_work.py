@@ -17,14 +17,15 @@ computed before the person forgot the pair and befriended the AI user again fail
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import Self
 
 from dreamchat import keys
 from dreamchat.domain.models import PairId
 from dreamchat.errors import Contended
-from dreamchat.ports import MAX_TRANSACTION_ITEMS, Check, ConditionFailed, ItemStore, Put
-from dreamchat.services.storage import account, memory, owed, pair, records
+from dreamchat.ports import MAX_TRANSACTION_ITEMS, BlobStore, Check, ConditionFailed, ItemStore, Put
+from dreamchat.services.storage import account, memory, owed, pair, reads, records, replacement, schedule
 from dreamchat.services.storage.guard import Gone
 from dreamchat.services.storage.session import Session
 
@@ -65,6 +66,10 @@ class UnitOfWork:
         self.push_switches = account.PushSwitches(session)
         self.presences = account.Presences(session)
         self.idempotency = account.IdempotencyKeys(session)
+        self.due = schedule.DueIndex(session)
+        self.heartbeat_prefs = schedule.HeartbeatPrefs(session)
+        self.memory = reads.MemoryReads(session)
+        self.log = reads.ConversationLog(session)
 
     def __enter__(self) -> Self:
         return self
@@ -75,9 +80,16 @@ class UnitOfWork:
         self.rollback()
 
     def commit(self) -> None:
-        """Send the collected writes: one transaction, or one per MAX_TRANSACTION_ITEMS writes (each
-        all or nothing; every one is tried). Contended when any lost its race."""
-        self._send([])
+        """Send the collected writes as one transaction (all or nothing): Contended when it lost its
+        race. More writes than one transaction holds (MAX_TRANSACTION_ITEMS) are refused (ValueError),
+        nothing sent; work that truly needs that many says so with `commit_in_parts`."""
+        self._deliver(whole=True)
+
+    def commit_in_parts(self) -> None:
+        """Send the collected writes in transactions of at most MAX_TRANSACTION_ITEMS writes: each part
+        is all or nothing, the whole is not (a part may land while another loses its race). Every part
+        is tried; Contended when any lost. For work that is safe to repeat: imports, erasure, replacement."""
+        self._deliver(whole=False)
 
     def committed(self) -> bool:
         """`commit`, answering whether every write landed: False when one lost its race (Contended)."""
@@ -86,6 +98,19 @@ class UnitOfWork:
         except Contended:
             return False
         return True
+
+    def _deliver(self, *, whole: bool) -> None:
+        if whole:
+            self._refuse_more_than_one_transaction()
+        self._send([])
+
+    def _refuse_more_than_one_transaction(self) -> None:
+        count = len(self._session.writes)
+        if count > MAX_TRANSACTION_ITEMS:
+            self.rollback()
+            raise ValueError(
+                f"{count} writes cannot be one transaction (at most {MAX_TRANSACTION_ITEMS}); use commit_in_parts"
+            )
 
     def _send(self, checks: list[Check]) -> None:
         writes, self._session.writes = self._session.writes, []
@@ -123,9 +148,11 @@ class PairUnitOfWork(UnitOfWork):
         self.quality = pair.Qualities(session, pair_id)
         self.owed = owed.OwedWorks(session, pair_id)
 
-    def commit(self) -> None:
-        """As `UnitOfWork.commit`, each transaction also checking the pair's generation: Gone when
-        the pair was forgotten (and perhaps befriended again) since it was seen."""
+    def _deliver(self, *, whole: bool) -> None:
+        """As `UnitOfWork`'s, each transaction also checking the pair's generation: Gone when the pair
+        was forgotten (and perhaps befriended again) since it was seen."""
+        if whole:
+            self._refuse_more_than_one_transaction()
         checks = self._generation_check()
         try:
             self._send(checks)
@@ -158,6 +185,11 @@ class Storage:
         """Delete a whole partition and the single items `also` names, at once and not as one unit of
         work (an erasure may be larger than a transaction; it is safe to repeat). How many."""
         return account.erase(self.store, pk, also)
+
+    def replacing(self, blobs: BlobStore, pair_id: PairId) -> AbstractContextManager[None]:
+        """The pair emptied for a `with` block that writes it anew; put back as it was when the block
+        raises (not one unit of work: a pair may hold more than a transaction)."""
+        return replacement.replacing(self.store, blobs, pair_id)
 
     def live(self, pair_id: PairId) -> PairId:
         """The pair as it is now, in its current generation (work that runs long starts with this)."""
