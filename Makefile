@@ -7,9 +7,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
-# two workers (pytest-xdist); `PYTEST_ARGS=` runs the suite serially. Whole files go to a worker (loadfile):
-# a module's server, browser or Lambda bundle is built once, not once per worker that gets one of its tests.
-PYTEST_ARGS ?= -n 2 --dist loadfile
+# two workers (pytest-xdist); `PYTEST_ARGS=` runs the suite serially. Whole files go to a worker and every
+# browser test to the same one (loadgroup; the groups are set in tests/conftest.py).
+PYTEST_ARGS ?= -n 2 --dist loadgroup
 LOCK_ARGS ?=
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -263,3 +263,13 @@ def queries_of_one_partition() -> Iterator[None]:
 
     with mock.patch.object(Table, "query", query):
         yield
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """How `make test` shares the tests between its two workers (`--dist loadgroup`): each file whole on
+    one worker (a module's bundle, server or browser is started once, not on both), and every browser
+    test on the same worker, so two Chromiums never draw at once beside the rest of the suite."""
+    for item in items:
+        path = item.path.relative_to(Path(__file__).parent).as_posix()
+        group = "browser" if path.startswith("browser/") else path
+        item.add_marker(pytest.mark.xdist_group(group))

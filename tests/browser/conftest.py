@@ -148,7 +148,11 @@ def browser() -> Iterator[Any]:
             "(`apt-get install -y chromium fonts-noto-cjk`, see docs/web-client.md)",
             pytrace=False,
         )
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
+
+    # What a test waits for must appear, but a loaded CI machine (the other worker busy beside the
+    # browser) may take more than Playwright's 5 s to draw it.
+    expect.set_options(timeout=15_000)
 
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
@@ -165,7 +169,7 @@ def open_context(browser: Any) -> Iterator[Any]:
     def open_(size: dict[str, Any], **options: Any) -> Any:
         # a test may live elsewhere (timezone_id=...): the device's zone is the person's clock
         context = browser.new_context(**{"locale": "zh-CN", "timezone_id": "Asia/Shanghai", **size, **options})
-        context.set_default_timeout(10_000)
+        context.set_default_timeout(20_000)
         context.on("page", lambda page: watch(page, errors))
         contexts.append(context)
         return context

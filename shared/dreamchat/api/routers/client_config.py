@@ -5,7 +5,6 @@ The client loads it before its first screen and keeps the last copy, so it opens
 
 from __future__ import annotations
 
-from annotated_types import Ge, Le
 from fastapi import APIRouter
 from pydantic import BaseModel
 
@@ -98,6 +97,6 @@ def _night(night: object) -> NightOut:
 def _range(model: type[BaseModel], field: str) -> RangeOut:
     """The `ge`/`le` bounds a model declares for `field`."""
     metadata = model.model_fields[field].metadata
-    low = next(m.ge for m in metadata if isinstance(m, Ge))
-    high = next(m.le for m in metadata if isinstance(m, Le))
+    low = next(m.ge for m in metadata if hasattr(m, "ge"))  # annotated_types.Ge, read by shape (pydantic's own)
+    high = next(m.le for m in metadata if hasattr(m, "le"))
     return RangeOut.model_validate({"min": low, "max": high})
