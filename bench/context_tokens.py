@@ -10,7 +10,7 @@ figures measure the memory system, not a model.
 After each session, the tokens of the context for one turn (a fixed probe message) under:
   (a) whole history: the system prompt + every raw turn so far + the message;
   (b) the spec's layering: system + core + latest 5 mid-term + EVERY long-term index entry + short-term;
-  (c) ours: `ContextBuilder.context` (everything remembered within DREAMCHAT_MEMORY_TOKENS: the
+  (c) ours: `ContextService.context` (everything remembered within DREAMCHAT_MEMORY_TOKENS: the
       key points ranked for the message, dated, then recent summaries; detail documents of strong
       matches), with the embedding provider named in the output.
 Then, for every question of categories 1-4 asked as the current message, whether its evidence facts

@@ -2,7 +2,7 @@
 history a page at a time, so the peak should not grow with the history.
 
 A pair on SQLite (a file in a temporary directory) with N messages of about 60 characters, a few
-memories of every tier; `MemoryExport.pair` is read to its end piece by piece (the pieces are
+memories of every tier; `ExportService.pair` is read to its end piece by piece (the pieces are
 counted and dropped, as a response body sent to a client would be) under `tracemalloc`, started
 after the pair was written, so only what the export allocates is measured. For comparison, the
 peak of holding the same document whole (`json.loads` of the joined pieces).
@@ -35,11 +35,11 @@ from dreamchat.config import Settings  # noqa: E402
 from dreamchat.domain.ids import message_id  # noqa: E402
 from dreamchat.domain.models import CoreMemory, Message, PairId  # noqa: E402
 from dreamchat.services.ai_users import AIUserService  # noqa: E402
-from dreamchat.services.export import PAGE_SIZE, MemoryExport  # noqa: E402
-from dreamchat.services.friend_lists import FriendLists  # noqa: E402
-from dreamchat.services.heartbeat_state import HeartbeatStates  # noqa: E402
+from dreamchat.services.export import PAGE_SIZE, ExportService  # noqa: E402
+from dreamchat.services.friend_lists import FriendListService  # noqa: E402
+from dreamchat.services.heartbeat_state import HeartbeatStateService  # noqa: E402
 from dreamchat.services.memory_repo import MemoryRepository  # noqa: E402
-from dreamchat.services.profile import Profiles  # noqa: E402
+from dreamchat.services.profile import ProfileService  # noqa: E402
 from dreamchat.services.storage.unit_of_work import Storage  # noqa: E402
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
@@ -47,7 +47,7 @@ LINE = "今天下班路上看到一只橘猫在便利店门口晒太阳，想起
 BATCH = 12  # messages per commit (two items each would pass 25)
 
 
-def fill(directory: Path, count: int) -> tuple[MemoryExport, PairId, SqliteItemStore]:
+def fill(directory: Path, count: int) -> tuple[ExportService, PairId, SqliteItemStore]:
     clock = ManualClock(START)
     store = SqliteItemStore(directory / "items.db", clock)
     blobs = DirectoryBlobStore(directory / "blobs")
@@ -71,12 +71,12 @@ def fill(directory: Path, count: int) -> tuple[MemoryExport, PairId, SqliteItemS
         uow.core.add(CoreMemory(id="core_1", content="喜欢橘猫", importance=9, created_at=int(START.timestamp())))
         uow.commit()
     settings = Settings(data_dir=directory, run_scheduler=False)
-    export = MemoryExport(
+    export = ExportService(
         MemoryRepository(storage, blobs),
-        Profiles(storage),
-        HeartbeatStates(storage, clock, settings),
+        ProfileService(storage),
+        HeartbeatStateService(storage, clock, settings),
         ai_users,
-        FriendLists(storage),
+        FriendListService(storage),
         clock,
     )
     return export, pair, store

@@ -3,7 +3,7 @@
 One system message: persona + 关于对方 + instructions with the clock and the reply guidance, then the
 memories ranked for the current message (the latest summaries competing with its units for the
 budget), then the history, then the person's message as stored. `installed()` swaps it into
-`ContextBuilder.context` for the length of a `with` block, so the same replay measures both orders.
+`ContextService.context` for the length of a `with` block, so the same replay measures both orders.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from dreamchat.llm.chat_context import (
     render_mids,
     render_units,
 )
-from dreamchat.services.context import ContextBuilder
+from dreamchat.services.context import ContextService
 from dreamchat.services.memory_repo import PairSnapshot
 
 NEW_FIRST_LINE = "【这一轮的提示】是系统写的，不是对方的话。"
@@ -114,7 +114,7 @@ def legacy_assemble(
 
 
 def legacy_context(
-    self: ContextBuilder,
+    self: ContextService,
     pair: PairId,
     ai_user: AIUser,
     current: str | None,
@@ -123,7 +123,7 @@ def legacy_context(
     snapshot: PairSnapshot | None = None,
     guidance: str = "",
 ) -> Context:
-    """`ContextBuilder.context` as it was: ranked for the current message, the clock and the
+    """`ContextService.context` as it was: ranked for the current message, the clock and the
     guidance in the system message."""
     snapshot = snapshot or self.repo.snapshot(pair)
     short_term = [m for m in self.repo.short_term(pair) if m.id != exclude_message]
@@ -153,9 +153,9 @@ def legacy_context(
 @contextlib.contextmanager
 def installed() -> Iterator[None]:
     """The previous order in every ContextBuilder while the block runs."""
-    saved = ContextBuilder.context
-    ContextBuilder.context = legacy_context  # type: ignore[method-assign]
+    saved = ContextService.context
+    ContextService.context = legacy_context  # type: ignore[method-assign]
     try:
         yield
     finally:
-        ContextBuilder.context = saved  # type: ignore[method-assign]
+        ContextService.context = saved  # type: ignore[method-assign]

@@ -32,7 +32,7 @@ from dreamchat.config import Settings  # noqa: E402
 from dreamchat.domain import vectors as vec  # noqa: E402
 from dreamchat.domain.models import LongTermIndex, PairId  # noqa: E402
 from dreamchat.llm.chat_context import MemoryView, plan_memory  # noqa: E402
-from dreamchat.services.recall import Retriever  # noqa: E402
+from dreamchat.services.recall import RecallService  # noqa: E402
 
 PAIR = PairId(account_id="acc_bench", ai_user_id="ai_bench")
 BUDGET = 1700  # DREAMCHAT_MEMORY_TOKENS
@@ -70,8 +70,8 @@ def pair_memories(count: int, facts: list[str], dims: int, name: str):
     return entries, stored
 
 
-def turn(retriever: Retriever, entries, stored, question: str, budget: int) -> tuple[float, float]:
-    """One turn's retrieval as `ContextBuilder.context` runs it, from memories already read:
+def turn(retriever: RecallService, entries, stored, question: str, budget: int) -> tuple[float, float]:
+    """One turn's retrieval as `ContextService.context` runs it, from memories already read:
     (wall ms, CPU ms of this process)."""
     started, cpu = time.perf_counter(), time.process_time()
     found = retriever.find(PAIR, entries, [], stored, question)
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None, out=None) -> int:
     )
     for size in args.sizes:
         embedder = FixedEmbedder(args.dims)
-        retriever = Retriever(embedder)
+        retriever = RecallService(embedder)
         entries, stored = pair_memories(size, facts, args.dims, embedder.name)
         first, _ = turn(retriever, entries, stored, questions[0], BUDGET)
         measured = [turn(retriever, entries, stored, q, BUDGET) for q in questions]

@@ -16,7 +16,7 @@ from dreamchat.api.app import create_app
 from dreamchat.config import Settings
 from dreamchat.domain.bounds import MESSAGE_CHARS as MAX_MESSAGE_CHARS
 from dreamchat.domain.models import PairId
-from dreamchat.services.idempotency import Idempotency
+from dreamchat.services.idempotency import IdempotencyService
 from dreamchat.wiring import build_runtime
 from tests.api.conftest import Person, register
 from tests.api.sse import parse_sse
@@ -227,7 +227,7 @@ def test_a_failure_after_the_answer_still_ends_the_stream_with_an_event(app, per
     def store_down(*args, **kwargs):
         raise RuntimeError("the store is down")
 
-    monkeypatch.setattr(Idempotency, "finish", store_down)
+    monkeypatch.setattr(IdempotencyService, "finish", store_down)
     headers = {**person.headers, "Idempotency-Key": "k-2"}
     response = person.client.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"}, headers=headers)
     assert response.status_code == 200

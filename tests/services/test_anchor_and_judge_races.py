@@ -6,7 +6,7 @@ import pytest
 
 from dreamchat import keys
 from dreamchat.ports import KeyRange, query_all
-from dreamchat.services.memory_edit import MemoryEditor
+from dreamchat.services.memory_edit import MemoryEditService
 from dreamchat.services.storage.unit_of_work import Storage
 from tests.fakes.fake_llm import Reply
 from tests.services.conftest import services_with_fake_llm
@@ -40,7 +40,7 @@ def test_the_core_judge_never_reverts_an_edit_of_an_item_stored_before_versions(
     [found] = query_all(runtime.store, keys.pair_pk(PAIR), KeyRange(prefix=keys.LONG_PREFIX))
     old = {k: v for k, v in found.items() if k != "version"}
     runtime.store.put({**old, "core_judged": False})  # as the previous release stored it, not yet judged
-    editor = MemoryEditor(services.repo, Storage(services.runtime.store), clock, services.retriever)
+    editor = MemoryEditService(services.repo, Storage(services.runtime.store), clock, services.retriever)
     models = services.memory_models
     real_judge = models.judge_core
 

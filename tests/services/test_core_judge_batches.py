@@ -8,7 +8,7 @@ from dreamchat.domain.models import LongTermIndex, PairId
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.llm.offline import OfflineMemoryModels
 from dreamchat.ports import MAX_TRANSACTION_ITEMS
-from dreamchat.services.core_judgment import JUDGED_AT_ONCE, CoreJudge
+from dreamchat.services.core_judgment import JUDGED_AT_ONCE, CoreJudgeService
 from dreamchat.services.storage.unit_of_work import Storage
 from dreamchat.services.vectors import Stale, _calls
 
@@ -26,7 +26,7 @@ def test_more_unjudged_entries_than_a_transaction_holds_are_judged_in_turns(runt
             uow.long_terms.add(entry, None)
         uow.commit_in_parts()
     models = OfflineMemoryModels()
-    judge = CoreJudge(storage, FallbackMemoryModels(models, attempts=1), clock)
+    judge = CoreJudgeService(storage, FallbackMemoryModels(models, attempts=1), clock)
 
     judge.judge(PAIR, ZONE)
     with storage.pair(PAIR) as uow:

@@ -7,13 +7,13 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from dreamchat.errors import Conflict
-from dreamchat.services.idempotency import Idempotency, fingerprint
+from dreamchat.services.idempotency import IdempotencyService, fingerprint
 from dreamchat.services.storage.unit_of_work import Storage
 
 
 @pytest.mark.every_store
 def test_of_racing_retries_exactly_one_runs(runtime) -> None:
-    keys = Idempotency(Storage(runtime.store), runtime.clock)
+    keys = IdempotencyService(Storage(runtime.store), runtime.clock)
 
     def claim(_: int) -> str:
         try:
@@ -29,7 +29,7 @@ def test_of_racing_retries_exactly_one_runs(runtime) -> None:
 
 @pytest.mark.every_store
 def test_a_finished_request_is_replayed_until_it_expires(runtime) -> None:
-    keys = Idempotency(Storage(runtime.store), runtime.clock)
+    keys = IdempotencyService(Storage(runtime.store), runtime.clock)
     claim = keys.claim("acc", "k", fingerprint("a"))
     keys.finish(claim, {"message": {"id": "m1"}})
     assert keys.claim("acc", "k", fingerprint("a")).replay == {"message": {"id": "m1"}}
@@ -41,6 +41,6 @@ def test_a_finished_request_is_replayed_until_it_expires(runtime) -> None:
 
 
 def test_an_abandoned_claim_can_be_claimed_again(runtime) -> None:
-    keys = Idempotency(Storage(runtime.store), runtime.clock)
+    keys = IdempotencyService(Storage(runtime.store), runtime.clock)
     keys.abandon(keys.claim("acc", "k", fingerprint("a")))
     assert keys.claim("acc", "k", fingerprint("a")).replay is None

@@ -10,7 +10,7 @@ import pytest
 
 from dreamchat.ports import EmbeddingUnavailable
 from dreamchat.services import recall
-from dreamchat.services.recall import Retriever
+from dreamchat.services.recall import RecallService
 
 
 class CountingEmbedder:
@@ -34,7 +34,7 @@ def expected(texts: list[str], *, query: bool) -> np.ndarray:
 
 def test_a_repeated_query_text_is_embedded_once_and_the_rows_keep_their_order() -> None:
     embedder = CountingEmbedder()
-    retriever = Retriever(embedder)
+    retriever = RecallService(embedder)
     first = retriever.embed(["我们聊聊搬家", "打包好累"], query=True)
     second = retriever.embed(["我们聊聊搬家", "新家离公司近", "打包好累"], query=True)
     assert embedder.calls == [(["我们聊聊搬家", "打包好累"], True), (["新家离公司近"], True)]
@@ -45,7 +45,7 @@ def test_a_repeated_query_text_is_embedded_once_and_the_rows_keep_their_order() 
 
 def test_memory_texts_always_reach_the_model_and_never_fill_the_query_cache() -> None:
     embedder = CountingEmbedder()
-    retriever = Retriever(embedder)
+    retriever = RecallService(embedder)
     retriever.embed(["我住在上海"], query=False)
     retriever.embed(["我住在上海"], query=False)
     rows = retriever.embed(["我住在上海"], query=True)  # a query vector differs from a passage vector
@@ -55,7 +55,7 @@ def test_memory_texts_always_reach_the_model_and_never_fill_the_query_cache() ->
 
 def test_a_failed_model_caches_nothing_and_words_rank_alone() -> None:
     embedder = CountingEmbedder()
-    retriever = Retriever(embedder)
+    retriever = RecallService(embedder)
     embedder.down = True
     assert retriever.embed(["在吗"], query=True) is None
     embedder.down = False
@@ -66,7 +66,7 @@ def test_a_failed_model_caches_nothing_and_words_rank_alone() -> None:
 def test_the_cache_is_bounded_and_keyed_by_a_digest_not_the_text(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(recall, "CACHED_QUERIES", 3)
     embedder = CountingEmbedder()
-    retriever = Retriever(embedder)
+    retriever = RecallService(embedder)
     for text in ["一", "二", "三", "四"]:
         retriever.embed([text], query=True)
     assert len(retriever._queries) == 3

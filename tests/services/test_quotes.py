@@ -8,7 +8,7 @@ from dreamchat.domain.models import AIUser, PairId
 from dreamchat.domain.tokens import estimate_tokens
 from dreamchat.llm.chat_context import QUOTE_SHARE
 from dreamchat.ports import KeyRange, query_all
-from dreamchat.services.memory_edit import MemoryEditor
+from dreamchat.services.memory_edit import MemoryEditService
 from dreamchat.services.storage.unit_of_work import Storage
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 from tests.services.conftest import services_with_fake_llm
@@ -93,7 +93,7 @@ def test_editing_key_points_keeps_the_sources_of_the_unchanged_ones(runtime, fak
     services = services_with_fake_llm(runtime, fake_llm)
     painted, _, _ = remember(services, fake_llm, clock)
     found = entry(runtime)
-    editor = MemoryEditor(services.repo, Storage(services.runtime.store), runtime.clock, services.retriever)
+    editor = MemoryEditService(services.repo, Storage(services.runtime.store), runtime.clock, services.retriever)
     editor.long_term(PAIR, found["id"], False, {"key_points": ["他很开心", POINTS[0], "新写的"]})
     assert entry(runtime)["sources"] == ["", painted, ""]
 

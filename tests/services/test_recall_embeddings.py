@@ -14,7 +14,7 @@ from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import AIUser, PairId
 from dreamchat.ports import KeyRange, query_all
 from dreamchat.services.container import build_services
-from dreamchat.services.memory_edit import MemoryEditor
+from dreamchat.services.memory_edit import MemoryEditService
 from dreamchat.services.storage.unit_of_work import Storage
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 from tests.services.conftest import services_with_fake_llm
@@ -143,12 +143,12 @@ def test_a_late_embedding_endpoint_does_not_hold_the_turn(runtime, fake_llm, clo
 
 
 def test_a_persons_edit_makes_the_vectors_of_the_new_text_at_once(runtime, fake_llm, clock) -> None:
-    from dreamchat.services.memory_edit import MemoryEditor
+    from dreamchat.services.memory_edit import MemoryEditService
 
     services = with_embeddings(runtime, fake_llm)
     remember(services, fake_llm, clock)
     [entry] = long_items(runtime)
-    editor = MemoryEditor(services.repo, Storage(services.runtime.store), clock, services.retriever)
+    editor = MemoryEditService(services.repo, Storage(services.runtime.store), clock, services.retriever)
     editor.long_term(PAIR, entry["id"], False, {"key_points": ["其实想去爬山"]})
     stored = vec.StoredVectors.from_item(long_items(runtime)[0][vec.FIELD])
     assert vec.usable(stored, f"api:{MODEL}", ["其实想去爬山"]) is not None
@@ -207,7 +207,7 @@ def test_a_persons_edit_landing_during_a_re_embedding_is_never_overwritten(runti
     if stored == "before versions":  # as the previous release wrote it: the edit and the vectors give it one
         entry = {k: v for k, v in entry.items() if k != "version"}
         runtime.store.put(entry)
-    editor = MemoryEditor(services.repo, Storage(services.runtime.store), clock, None)
+    editor = MemoryEditService(services.repo, Storage(services.runtime.store), clock, None)
     store, real_get, real_embedder = (
         services.runtime.store,
         services.runtime.store.get,

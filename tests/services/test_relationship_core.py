@@ -15,8 +15,8 @@ from dreamchat.llm.contracts import CoreJudgment
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.llm.offline import OfflineMemoryModels
 from dreamchat.services.container import build_services
-from dreamchat.services.core_judgment import CoreJudge
-from dreamchat.services.export import MemoryExport
+from dreamchat.services.core_judgment import CoreJudgeService
+from dreamchat.services.export import ExportService
 from dreamchat.services.storage.unit_of_work import Storage
 
 pytestmark = pytest.mark.every_store
@@ -154,7 +154,7 @@ def test_the_export_holds_the_current_entry_among_core_and_every_change_as_histo
     pair, ai_user = companion(services)
     remember(services, pair, clock)
     change_five_times(services, pair, ai_user, clock)
-    exports = MemoryExport(
+    exports = ExportService(
         services.repo,
         services.profiles,
         services.heartbeat_states,
@@ -189,7 +189,7 @@ def test_the_core_judge_sees_the_current_entries_not_the_relationship_history(ru
         uow.long_terms.add(entry, None)
         uow.commit()
     models = Recording()
-    CoreJudge(storage, FallbackMemoryModels(models, attempts=1), clock).judge(pair, ai_user.timezone)
+    CoreJudgeService(storage, FallbackMemoryModels(models, attempts=1), clock).judge(pair, ai_user.timezone)
 
     [shown] = models.shown
     assert FEAR in shown and len(shown) == 1 + len(OTHERS) + 2 + 1  # five of the AI's, the person's, the current one

@@ -18,7 +18,7 @@ from dreamchat import keys
 from dreamchat.domain.models import Message
 from dreamchat.errors import Contended
 from dreamchat.ports import Put
-from dreamchat.services.memory_edit import MemoryEditor
+from dreamchat.services.memory_edit import MemoryEditService
 from dreamchat.services.storage.unit_of_work import Storage
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 from tests.services.conftest import services_with_settings
@@ -83,7 +83,7 @@ def test_a_message_edited_while_its_turn_waits_keeps_the_edit_after_a_read_witho
     model = HeldChat("")
     with FakeLLMServer(default=model) as server:
         services, pair, person, thread, _ = turn_waiting(runtime, server, model, "原来的话")
-        MemoryEditor(services.repo, Storage(services.runtime.store), runtime.clock).short_term(
+        MemoryEditService(services.repo, Storage(services.runtime.store), runtime.clock).short_term(
             pair, person.id, False, {"content": "改过的话"}
         )
         finish(model, thread)
@@ -135,7 +135,7 @@ def test_a_core_memory_deleted_during_an_edit_does_not_come_back(runtime) -> Non
     services = services_with_settings(runtime, FakeLLMServer())
     ai_user = services.ai_users.create("acc_core", {"name": "小梦"})
     pair = services.ai_users.pair("acc_core", ai_user.id)
-    editor = MemoryEditor(services.repo, Storage(services.runtime.store), runtime.clock)
+    editor = MemoryEditService(services.repo, Storage(services.runtime.store), runtime.clock)
     added = editor.core(pair, None, False, {"content": "对花生过敏"})
     editor._storage = Storage(DeletedFirst(runtime.store, (keys.pair_pk(pair), keys.core(added["id"]))))
 
@@ -151,7 +151,7 @@ def test_parallel_edits_of_one_memory_each_land_or_lose_their_race_never_fail(ru
     pair = services.ai_users.pair("acc_mid", ai_user.id)
     services.topics.record(pair, "user", "周末去海边")
     [mid] = services.compression.compress_now(pair)
-    editor = MemoryEditor(services.repo, Storage(services.runtime.store), runtime.clock)
+    editor = MemoryEditService(services.repo, Storage(services.runtime.store), runtime.clock)
     barrier = threading.Barrier(6)
 
     def edit(n: int) -> str:

@@ -90,3 +90,26 @@ def test_every_response_schema_ends_in_out():
             if isinstance(n, ast.ClassDef) and "Out" in [getattr(b, "id", "") for b in n.bases]
         ]
     assert len(answers) > 60 and [name for name in answers if not name.endswith("Out")] == []
+
+
+# What the container builds that is a resource, not a service: the memory's reads, the model pool, budgets.
+NOT_SERVICES = {"MemoryRepository", "ModelPool", "AccountBudget", "ModelCallBudget", "Caps", "Services"}
+
+
+def test_every_service_is_named_subject_service():
+    """One scheme for services: `<Subject>Service` (docs/architecture.md, "Names")."""
+    services = {
+        path.stem: {
+            node.name for node in ast.parse(path.read_text(encoding="utf-8")).body if isinstance(node, ast.ClassDef)
+        }
+        for path in (DREAMCHAT / "services").glob("*.py")
+    }
+    defined = set().union(*services.values())
+    container = ast.parse((DREAMCHAT / "services" / "container.py").read_text(encoding="utf-8"))
+    built = {
+        node.func.id
+        for node in ast.walk(container)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in defined
+    }
+    built -= NOT_SERVICES
+    assert len(built) > 25 and sorted(name for name in built if not name.endswith("Service")) == []

@@ -36,7 +36,7 @@ _SENTENCE_END = re.compile(r"(?:[。！？!?…~～]+|[.!?]+(?=\s))[”’」』
 @dataclass(frozen=True)
 class ReplyDecision:
     """The draw's outcome and what the model's guidance for the turn says (its words are the llm layer's:
-    `dreamchat.llm.chat_prompts.reply_guidance`, which `ReplyDraw.decide` puts in `guidance`)."""
+    `dreamchat.llm.chat_prompts.reply_guidance`, which `ReplyDrawService.decide` puts in `guidance`)."""
 
     inclined: bool
     probability: float

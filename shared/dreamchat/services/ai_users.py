@@ -20,7 +20,7 @@ from dreamchat.ports import BlobStore, Clock
 from dreamchat.services.friend_lists import visible_to
 from dreamchat.services.pairs import NOTHING, Erased, erase_ai_user_blobs, erase_pair
 from dreamchat.services.storage.unit_of_work import Storage, UnitOfWork, retry_on_conflict
-from dreamchat.services.tombstones import Erasures, Gone
+from dreamchat.services.tombstones import ErasureService, Gone
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ class AIUserService:
         self._storage = storage
         self._blobs = blobs
         self._clock = clock
-        self._erasures = Erasures(self._storage, blobs, clock)
+        self._erasures = ErasureService(self._storage, blobs, clock)
 
     def create(self, owner_id: str, fields: dict[str, Any], *, ai_user_id: str | None = None) -> AIUser:
         """`ai_user_id`: one made by `new_ai_user_id` beforehand (a card import stores its blobs first)."""

@@ -10,14 +10,14 @@ from dreamchat import keys
 from dreamchat.domain.answering import awaits_answer, retry_offered, retry_refusal, turn_over
 from dreamchat.domain.models import Message, PairId
 from dreamchat.ports import Clock
-from dreamchat.services.leases import LeaseClaim, Leases
+from dreamchat.services.leases import LeaseClaim, LeaseService
 from dreamchat.services.tombstones import Gone
 
 RETRIES_PER_MESSAGE = 1000  # a person may keep asking; each retry is a real turn on the model pool
 
 
-class Answering:
-    def __init__(self, leases: Leases, clock: Clock, turn_seconds: float) -> None:
+class AnsweringService:
+    def __init__(self, leases: LeaseService, clock: Clock, turn_seconds: float) -> None:
         self._leases = leases
         self._clock = clock
         self._turn_seconds = turn_seconds

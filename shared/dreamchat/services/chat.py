@@ -38,14 +38,14 @@ from dreamchat.llm.errors import LLMError
 from dreamchat.llm.offline import caring_reply, offline_reply
 from dreamchat.ports import Clock, RandomSource
 from dreamchat.services.chat_events import ChatEvent, Done, Failed, Notice, Reply, SafetyNotice, Sent, Thinking
-from dreamchat.services.context import ContextBuilder
-from dreamchat.services.crisis_protocol import CrisisProtocol
-from dreamchat.services.heartbeat_state import HeartbeatStates
+from dreamchat.services.context import ContextService
+from dreamchat.services.crisis_protocol import CrisisService
+from dreamchat.services.heartbeat_state import HeartbeatStateService
 from dreamchat.services.memory_repo import MemoryRepository
-from dreamchat.services.reply_draw import ReplyDraw
-from dreamchat.services.sessions import Sessions
-from dreamchat.services.speaker import Line, Speaker
-from dreamchat.services.topics import Topics
+from dreamchat.services.reply_draw import ReplyDrawService
+from dreamchat.services.sessions import SessionService
+from dreamchat.services.speaker import Line, SpeakerService
+from dreamchat.services.topics import TopicService
 
 log = logging.getLogger(__name__)
 
@@ -68,13 +68,13 @@ def _no_push(pair: PairId, ai_user: AIUser, messages: list[Message], deadline: D
 @dataclass
 class ChatService:
     repo: MemoryRepository
-    topics: Topics
-    context: ContextBuilder
-    speaker: Speaker
-    heartbeats: HeartbeatStates
-    protocol: CrisisProtocol
-    draw: ReplyDraw
-    sessions: Sessions
+    topics: TopicService
+    context: ContextService
+    speaker: SpeakerService
+    heartbeats: HeartbeatStateService
+    protocol: CrisisService
+    draw: ReplyDrawService
+    sessions: SessionService
     spend_message: Callable[[str], None]  # the account's message budget: TooManyRequests beyond it
     clock: Clock
     random: RandomSource

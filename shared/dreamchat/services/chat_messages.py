@@ -11,14 +11,14 @@ from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.domain.personas import opening
 from dreamchat.errors import NotFound
 from dreamchat.services.ai_users import AIUserService
-from dreamchat.services.answering import Answering
+from dreamchat.services.answering import AnsweringService
 from dreamchat.services.chat import ChatService
 from dreamchat.services.chat_turns import abandon_key, claim_key
-from dreamchat.services.heartbeat_state import HeartbeatStates
-from dreamchat.services.idempotency import Idempotency
+from dreamchat.services.heartbeat_state import HeartbeatStateService
+from dreamchat.services.idempotency import IdempotencyService
 from dreamchat.services.memory_repo import MemoryRepository, MessageLog
-from dreamchat.services.topics import Topics
-from dreamchat.services.views import HistoryPage, Views
+from dreamchat.services.topics import TopicService
+from dreamchat.services.views import HistoryPage, ViewService
 
 
 @dataclass(frozen=True)
@@ -29,18 +29,18 @@ class History:
     retry_message_id: str | None
 
 
-class ChatMessages:
+class ChatMessageService:
     def __init__(
         self,
         chat: ChatService,
-        topics: Topics,
+        topics: TopicService,
         repo: MemoryRepository,
         message_log: MessageLog,
-        heartbeats: HeartbeatStates,
+        heartbeats: HeartbeatStateService,
         ai_users: AIUserService,
-        views: Views,
-        idempotency: Idempotency,
-        answering: Answering,
+        views: ViewService,
+        idempotency: IdempotencyService,
+        answering: AnsweringService,
     ) -> None:
         self._chat = chat
         self._topics = topics

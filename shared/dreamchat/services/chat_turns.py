@@ -23,11 +23,11 @@ from dreamchat.domain.answering import NOT_THE_LATEST
 from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.errors import Conflict, NotFound, TooManyRequests, Unavailable
 from dreamchat.llm.offline import caring_reply
-from dreamchat.services.answering import Answering
+from dreamchat.services.answering import AnsweringService
 from dreamchat.services.chat import ChatService
 from dreamchat.services.chat_events import ChatEvent, Failed, Replayed, told
-from dreamchat.services.crisis_protocol import CrisisProtocol
-from dreamchat.services.idempotency import Idempotency, IdempotencyClaim, fingerprint
+from dreamchat.services.crisis_protocol import CrisisService
+from dreamchat.services.idempotency import IdempotencyClaim, IdempotencyService, fingerprint
 from dreamchat.services.leases import LeaseClaim
 from dreamchat.services.memory_repo import MessageLog
 from dreamchat.services.model_pool import ModelPool, Slot
@@ -63,15 +63,15 @@ class Turn:
             yield event
 
 
-class ChatTurns:
+class ChatTurnService:
     def __init__(
         self,
         chat: ChatService,
-        protocol: CrisisProtocol,
+        protocol: CrisisService,
         message_log: MessageLog,
         pool: ModelPool,
-        idempotency: Idempotency,
-        answering: Answering,
+        idempotency: IdempotencyService,
+        answering: AnsweringService,
     ) -> None:
         self._chat = chat
         self._protocol = protocol
@@ -201,12 +201,14 @@ class ChatTurns:
             return None
 
 
-def claim_key(idempotency: Idempotency, account_id: str, key: str | None, *request: str) -> IdempotencyClaim | None:
+def claim_key(
+    idempotency: IdempotencyService, account_id: str, key: str | None, *request: str
+) -> IdempotencyClaim | None:
     """The request's claim on its Idempotency-Key (its `replay` when a request with it finished), if it sent one."""
     return idempotency.claim(account_id, key, fingerprint(*request)) if key is not None else None
 
 
-def abandon_key(idempotency: Idempotency, claim: IdempotencyClaim | None) -> None:
+def abandon_key(idempotency: IdempotencyService, claim: IdempotencyClaim | None) -> None:
     """The request failed before it stored anything: a retry with its key may run it."""
     if claim is not None and claim.replay is None:
         idempotency.abandon(claim)

@@ -1,7 +1,7 @@
 """Short-term to mid-term: an ended topic becomes one mid-term memory, and what follows a compression
 (the quality figures, and every few topics the AI's reflection and the relationship judgment).
 
-`Compression.compress` is the one entry point: the TopicEnded event, the person's compress-now and
+`CompressionService.compress` is the one entry point: the TopicEnded event, the person's compress-now and
 the sweep of lost events all go through it. It is idempotent: a TopicEnded delivered twice, or a
 compress-now racing it, stores one mid-term memory, and only the call whose write stored it goes on.
 """
@@ -30,22 +30,22 @@ from dreamchat.services.quality import QualityService
 from dreamchat.services.soul import SoulService
 from dreamchat.services.storage.guard import Gone
 from dreamchat.services.storage.unit_of_work import Storage
-from dreamchat.services.topics import Topics
-from dreamchat.services.vectors import VectorRefresh
+from dreamchat.services.topics import TopicService
+from dreamchat.services.vectors import VectorService
 from dreamchat.services.zones import zone_of
 
 log = logging.getLogger(__name__)
 
 
-class Compression:
+class CompressionService:
     def __init__(
         self,
         repo: MemoryRepository,
         storage: Storage,
-        topics: Topics,
+        topics: TopicService,
         models: FallbackMemoryModels,
-        vectors: VectorRefresh,
-        after: AfterCompression,
+        vectors: VectorService,
+        after: AfterCompressionService,
         clock: Clock,
         settings: Settings,
     ) -> None:
@@ -148,7 +148,7 @@ class Compression:
         return self._clock.now().astimezone(ZoneInfo(zone_of(self._storage, pair, self._settings.timezone)))
 
 
-class AfterCompression:
+class AfterCompressionService:
     """What a stored compression brings: its quality figures, and when due the AI's reflection on
     itself and the relationship judgment."""
 

@@ -16,8 +16,8 @@ from dreamchat.domain.supersession import Now, past_of, replacements
 from dreamchat.llm.chat_context import Context, MemoryView, TurnRecall, assemble, topic_opening, with_changes
 from dreamchat.ports import Clock
 from dreamchat.services.memory_repo import MemoryRepository, PairSnapshot
-from dreamchat.services.profile import Profiles
-from dreamchat.services.recall import Found, Retriever
+from dreamchat.services.profile import ProfileService
+from dreamchat.services.recall import Found, RecallService
 
 
 @dataclass(frozen=True)
@@ -29,9 +29,14 @@ class Recalled:
     changed: list[tuple[str, Now]] = field(default_factory=list)  # its key points later ones replaced, and by what
 
 
-class ContextBuilder:
+class ContextService:
     def __init__(
-        self, repo: MemoryRepository, profiles: Profiles, retriever: Retriever, clock: Clock, settings: Settings
+        self,
+        repo: MemoryRepository,
+        profiles: ProfileService,
+        retriever: RecallService,
+        clock: Clock,
+        settings: Settings,
     ) -> None:
         self.repo = repo
         self._profiles = profiles

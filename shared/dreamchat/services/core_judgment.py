@@ -20,7 +20,7 @@ from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
 JUDGED_AT_ONCE = MAX_TRANSACTION_ITEMS - 2
 
 
-class CoreJudge:
+class CoreJudgeService:
     def __init__(
         self, storage: Storage, models: FallbackMemoryModels, clock: Clock, backoff: Backoff | None = None
     ) -> None:

@@ -1,6 +1,6 @@
 """The person comes first: what the chat turn asks of the crisis check, and what the protocol does.
 
-`CrisisProtocol.judge` reads a new message with the topic's latest ones (`dreamchat.domain.crisis.CrisisCheck`:
+`CrisisService.judge` reads a new message with the topic's latest ones (`dreamchat.domain.crisis.CrisisCheck`:
 the lexicon and the classifier); `protected` says whether a message may ever be refused; `help` gives the
 help lines of the person's locale; `check_in_later` owes the pair a check-in heartbeat; `referred` counts a
 referral (ids and counts only, never the words).
@@ -20,21 +20,21 @@ from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.domain.protocol import CUT_MARK, recent_words, topic_state
 from dreamchat.ports import Clock, Counter
 from dreamchat.services.chat_events import SafetyNotice
-from dreamchat.services.heartbeat_state import HeartbeatStates
+from dreamchat.services.heartbeat_state import HeartbeatStateService
 from dreamchat.services.memory_repo import MemoryRepository
-from dreamchat.services.profile import Profiles
+from dreamchat.services.profile import ProfileService
 
 log = logging.getLogger(__name__)
 
 CRISIS_REFERRALS = "CrisisReferrals"
 
 
-class CrisisProtocol:
+class CrisisService:
     def __init__(
         self,
         repo: MemoryRepository,
-        profiles: Profiles,
-        heartbeats: HeartbeatStates,
+        profiles: ProfileService,
+        heartbeats: HeartbeatStateService,
         clock: Clock,
         settings: Settings,
         count: Counter | None = None,

@@ -27,24 +27,24 @@ from dreamchat.domain.memory_export import (
 from dreamchat.domain.models import Account, AIUser, PairId
 from dreamchat.ports import Clock
 from dreamchat.services.ai_users import AIUserService
-from dreamchat.services.friend_lists import FriendLists
-from dreamchat.services.heartbeat_state import HeartbeatStates
+from dreamchat.services.friend_lists import FriendListService
+from dreamchat.services.heartbeat_state import HeartbeatStateService
 from dreamchat.services.limits import unlimited
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.paging import key_of
-from dreamchat.services.profile import Profiles
+from dreamchat.services.profile import ProfileService
 
 PAGE_SIZE = 200  # messages read, and written, at a time
 
 
-class MemoryExport:
+class ExportService:
     def __init__(
         self,
         repo: MemoryRepository,
-        profiles: Profiles,
-        heartbeats: HeartbeatStates,
+        profiles: ProfileService,
+        heartbeats: HeartbeatStateService,
         ai_users: AIUserService,
-        friend_lists: FriendLists,
+        friend_lists: FriendListService,
         clock: Clock,
         spend: Callable[[str], None] = unlimited,
     ) -> None:

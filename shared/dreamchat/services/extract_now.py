@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from dreamchat.budget import RedoWindow, models_deadline, models_deadline_set
 from dreamchat.domain.models import AIUser, PairId
 from dreamchat.domain.owed import Healed
-from dreamchat.services.healing import Healing
-from dreamchat.services.long_term import Extractor, ExtractResult
+from dreamchat.services.healing import HealingService
+from dreamchat.services.long_term import ExtractResult, LongTermService
 from dreamchat.services.memory_repo import MemoryRepository
 
 
@@ -21,8 +21,8 @@ class ExtractedNow:
     still_owed: int  # of it, what is owed still: failed again, contended, or not started in time
 
 
-class ExtractNow:
-    def __init__(self, healing: Healing, extractor: Extractor, repo: MemoryRepository) -> None:
+class ExtractNowService:
+    def __init__(self, healing: HealingService, extractor: LongTermService, repo: MemoryRepository) -> None:
         self._healing = healing
         self._extractor = extractor
         self._repo = repo

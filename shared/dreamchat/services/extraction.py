@@ -16,9 +16,9 @@ from dreamchat.domain.owed import Healed
 from dreamchat.events import ExtractionDue
 from dreamchat.ports import Clock, Item, WorkQueue
 from dreamchat.services.due_index import due_pages, leased
-from dreamchat.services.healing import Healing
-from dreamchat.services.leases import Leases
-from dreamchat.services.long_term import Extractor, ExtractResult
+from dreamchat.services.healing import HealingService
+from dreamchat.services.leases import LeaseService
+from dreamchat.services.long_term import ExtractResult, LongTermService
 from dreamchat.services.storage.unit_of_work import Storage
 from dreamchat.services.zones import zone_of
 
@@ -48,9 +48,9 @@ class ExtractionService:
     def __init__(
         self,
         storage: Storage,
-        extractor: Extractor,
-        healing: Healing,
-        leases: Leases,
+        extractor: LongTermService,
+        healing: HealingService,
+        leases: LeaseService,
         queue: WorkQueue,
         clock: Clock,
         settings: Settings,

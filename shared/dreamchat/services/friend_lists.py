@@ -15,7 +15,7 @@ def visible_to(account_id: str, ai_user: AIUser | None) -> bool:
     return ai_user is not None and (ai_user.owner_id == account_id or ai_user.visibility == "public")
 
 
-class FriendLists:
+class FriendListService:
     def __init__(self, storage: Storage) -> None:
         self._storage = storage
 

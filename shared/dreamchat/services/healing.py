@@ -19,10 +19,10 @@ from dreamchat.domain.owed import OWED_ORDER, Healed, OwedWork, RedoOutcome
 from dreamchat.errors import Contended, NotFound
 from dreamchat.ports import Clock
 from dreamchat.services.ai_users import AIUserService
-from dreamchat.services.core_judgment import CoreJudge
+from dreamchat.services.core_judgment import CoreJudgeService
 from dreamchat.services.due_index import due_pages
 from dreamchat.services.memory_repo import MemoryRepository
-from dreamchat.services.redo import Redo
+from dreamchat.services.redo import RedoService
 from dreamchat.services.soul import SoulService
 from dreamchat.services.storage.guard import Gone
 from dreamchat.services.storage.session import Versioned
@@ -33,13 +33,13 @@ log = logging.getLogger(__name__)
 EVERYTHING = "~"  # above every due time: a due query that reads the whole index of a kind
 
 
-class Healing:
+class HealingService:
     def __init__(
         self,
         repo: MemoryRepository,
         storage: Storage,
-        redo: Redo,
-        core: CoreJudge,
+        redo: RedoService,
+        core: CoreJudgeService,
         soul: SoulService,
         ai_users: AIUserService,
         clock: Clock,

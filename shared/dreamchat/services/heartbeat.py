@@ -27,16 +27,16 @@ from dreamchat.llm.errors import LLMError
 from dreamchat.llm.offline import offline_heartbeats
 from dreamchat.ports import Clock, WorkQueue
 from dreamchat.services.ai_users import AIUserService
-from dreamchat.services.context import ContextBuilder
+from dreamchat.services.context import ContextService
 from dreamchat.services.due_index import due_pages, leased
 from dreamchat.services.heartbeat_outcome import HeartbeatOutcome, SweepResult
-from dreamchat.services.heartbeat_state import HeartbeatStates
-from dreamchat.services.leases import LeaseClaim, Leases
+from dreamchat.services.heartbeat_state import HeartbeatStateService
+from dreamchat.services.leases import LeaseClaim, LeaseService
 from dreamchat.services.memory_repo import MemoryRepository
-from dreamchat.services.presence import Presence
-from dreamchat.services.speaker import Line, Speaker
+from dreamchat.services.presence import PresenceService
+from dreamchat.services.speaker import Line, SpeakerService
 from dreamchat.services.storage.unit_of_work import Storage
-from dreamchat.services.topics import Topics
+from dreamchat.services.topics import TopicService
 
 log = logging.getLogger(__name__)
 
@@ -47,18 +47,18 @@ class HeartbeatService:
     def __init__(
         self,
         storage: Storage,
-        states: HeartbeatStates,
+        states: HeartbeatStateService,
         ai_users: AIUserService,
         repo: MemoryRepository,
-        topics: Topics,
-        context: ContextBuilder,
-        speaker: Speaker,
+        topics: TopicService,
+        context: ContextService,
+        speaker: SpeakerService,
         queue: WorkQueue,
-        leases: Leases,
+        leases: LeaseService,
         clock: Clock,
         settings: Settings,
         *,
-        presence: Presence,
+        presence: PresenceService,
         on_sent: Callable[[PairId, AIUser, list[Message]], object] | None = None,
     ) -> None:
         self._presence = presence  # when the person last had this chat open: their silence counts from then

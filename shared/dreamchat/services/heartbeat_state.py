@@ -28,7 +28,7 @@ from dreamchat.services.storage.unit_of_work import Storage, retry_on_conflict
 from dreamchat.services.zones import zone_for
 
 
-class HeartbeatStates:
+class HeartbeatStateService:
     def __init__(self, storage: Storage, clock: Clock, settings: Settings) -> None:
         self._storage = storage
         self._clock = clock

@@ -35,7 +35,7 @@ def fingerprint(*parts: str) -> str:
     return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()
 
 
-class Idempotency:
+class IdempotencyService:
     def __init__(self, storage: Storage, clock: Clock) -> None:
         self._storage = storage
         self._clock = clock

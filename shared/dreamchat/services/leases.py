@@ -36,7 +36,7 @@ class LeaseClaim:
         return self.pk, self.sk
 
 
-class Leases:
+class LeaseService:
     def __init__(self, storage: Storage, clock: Clock, lease_seconds: int, max_attempts: int) -> None:
         self._storage = storage
         self._clock = clock

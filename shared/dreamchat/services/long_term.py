@@ -22,13 +22,13 @@ from dreamchat.errors import Contended
 from dreamchat.llm.contracts import ExtractedMemory
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.ports import MAX_TRANSACTION_ITEMS, Clock
-from dreamchat.services.core_judgment import CoreJudge
+from dreamchat.services.core_judgment import CoreJudgeService
 from dreamchat.services.memory_repo import MemoryRepository, new_detail, settle_detail
 from dreamchat.services.quality import QualityService
 from dreamchat.services.storage.session import Versioned
 from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
 from dreamchat.services.supersession import MAX_ENTRIES, Superseder
-from dreamchat.services.vectors import VectorRefresh
+from dreamchat.services.vectors import VectorService
 
 log = logging.getLogger(__name__)
 
@@ -66,14 +66,14 @@ def safe_title(title: str) -> str:
     return _UNSAFE.sub("_", title).strip("_")[:40] or "memory"
 
 
-class Extractor:
+class LongTermService:
     def __init__(
         self,
         repo: MemoryRepository,
         storage: Storage,
         models: FallbackMemoryModels,
-        core: CoreJudge,
-        vectors: VectorRefresh,
+        core: CoreJudgeService,
+        vectors: VectorService,
         quality: QualityService,
         clock: Clock,
         settings: Settings,

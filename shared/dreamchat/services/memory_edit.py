@@ -23,20 +23,20 @@ from dreamchat.domain.supersession import carried, renumbered, undo_problem, und
 from dreamchat.errors import Conflict, Contended, Invalid, NotFound
 from dreamchat.ports import Clock
 from dreamchat.services.memory_repo import MemoryRepository, detail_key, new_detail, settle_detail
-from dreamchat.services.recall import Retriever
+from dreamchat.services.recall import RecallService
 from dreamchat.services.storage.memory import Embedded
 from dreamchat.services.storage.session import Versioned
 from dreamchat.services.storage.unit_of_work import Storage, retry_on_conflict
 from dreamchat.services.supersession import follow
 
 
-class MemoryEditor:
+class MemoryEditService:
     def __init__(
         self,
         repo: MemoryRepository,
         storage: Storage,
         clock: Clock,
-        retriever: Retriever | None = None,
+        retriever: RecallService | None = None,
         max_core: int = 50,
     ) -> None:
         self._max_core = max_core  # core memories a person may add to one pair
@@ -70,7 +70,7 @@ class MemoryEditor:
                 return None
             if "emotion_tags" in changes:
                 changes["emotion_tags"] = EmotionTags.model_validate(changes["emotion_tags"]).model_dump()
-            # the person's words now: an owed redo of its compression is cancelled (`Redo.compress`)
+            # the person's words now: an owed redo of its compression is cancelled (`RedoService.compress`)
             theirs = {"degraded": False, "summary_cut": False}
             memory = MidTermMemory.model_validate({**found.entity.model_dump(), **changes, **theirs})
             uow.mid_terms.save(memory, found, self._vectors(found.entity, memory))

@@ -11,7 +11,7 @@ written to the blob store under new revisions, the items into the pair through t
 memories, ended topics still in short-term, the open topic's idle check), then the heartbeat state with
 its next due time. Anything that fails on the way puts the pair back as it was.
 
-Vectors come last, a call's worth of memories at a time (`VectorRefresh`), while the request has time;
+Vectors come last, a call's worth of memories at a time (`VectorService`), while the request has time;
 what is left is owed work (an `embed` record, written with the import), which the extraction sweep's
 healing pays. Imports are limited per account (DREAMCHAT_MEMORY_IMPORTS_PER_HOUR).
 """
@@ -31,11 +31,11 @@ from dreamchat.domain.owed import OwedWork
 from dreamchat.errors import Conflict
 from dreamchat.ports import MAX_TRANSACTION_ITEMS, BlobStore, Clock, RandomSource
 from dreamchat.services.ai_users import AIUserService
-from dreamchat.services.heartbeat_state import HeartbeatStates
+from dreamchat.services.heartbeat_state import HeartbeatStateService
 from dreamchat.services.import_document import Write, read_document, writes
 from dreamchat.services.memory_repo import MemoryRepository, detail_key
 from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
-from dreamchat.services.vectors import VectorRefresh
+from dreamchat.services.vectors import VectorService
 
 MAX_IMPORT_BYTES = 4 * 1024 * 1024  # as a character card: what one Lambda request can carry
 _GREETING_WINDOW = 5  # a pair whose log holds only its greeting (at most this many) counts as new
@@ -52,15 +52,15 @@ class Imported:
     vectors_owed: int  # memories whose vectors are owed work, made by the next extraction sweep
 
 
-class MemoryImport:
+class ImportService:
     def __init__(
         self,
         repo: MemoryRepository,
         storage: Storage,
         blobs: BlobStore,
         ai_users: AIUserService,
-        heartbeats: HeartbeatStates,
-        vectors: VectorRefresh,
+        heartbeats: HeartbeatStateService,
+        vectors: VectorService,
         clock: Clock,
         random: RandomSource,
         check: CrisisCheck,

@@ -11,13 +11,13 @@ from dreamchat.domain.heartbeat import HeartbeatState, Mode, Prefs, remove_sched
 from dreamchat.domain.help_lines import CrisisResource
 from dreamchat.domain.models import AIUser, PairId
 from dreamchat.errors import NotFound
-from dreamchat.services.crisis_protocol import CrisisProtocol
-from dreamchat.services.friend_lists import FriendLists
-from dreamchat.services.heartbeat_state import HeartbeatStates
+from dreamchat.services.crisis_protocol import CrisisService
+from dreamchat.services.friend_lists import FriendListService
+from dreamchat.services.heartbeat_state import HeartbeatStateService
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.paging import DEFAULT_LIMIT
-from dreamchat.services.profile import Profiles
-from dreamchat.services.views import HeartbeatStatusView, Views
+from dreamchat.services.profile import ProfileService
+from dreamchat.services.views import HeartbeatStatusView, ViewService
 
 
 @dataclass(frozen=True)
@@ -33,15 +33,15 @@ class LocaleView:
     resources: tuple[CrisisResource, ...]  # the help lines a crisis would show now
 
 
-class PersonSettings:
+class PersonSettingsService:
     def __init__(
         self,
-        profiles: Profiles,
-        protocol: CrisisProtocol,
-        heartbeats: HeartbeatStates,
-        friend_lists: FriendLists,
+        profiles: ProfileService,
+        protocol: CrisisService,
+        heartbeats: HeartbeatStateService,
+        friend_lists: FriendListService,
         repo: MemoryRepository,
-        views: Views,
+        views: ViewService,
     ) -> None:
         self._profiles = profiles
         self._protocol = protocol

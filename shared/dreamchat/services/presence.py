@@ -15,14 +15,14 @@ from dreamchat.domain.presence import Seen
 from dreamchat.ports import Clock
 from dreamchat.services.storage.unit_of_work import Storage
 
-__all__ = ["LAST_SEEN_KEPT", "MAX_DEVICES", "Presence", "Seen"]
+__all__ = ["LAST_SEEN_KEPT", "MAX_DEVICES", "PresenceService", "Seen"]
 
 # The moment a chat was last open only moves its next timed heartbeat, and none waits longer than this.
 LAST_SEEN_KEPT = int(LONGEST_WAIT.total_seconds())
 MAX_DEVICES = 50  # read at most this many (an account's own devices; more only by abuse of its own)
 
 
-class Presence:
+class PresenceService:
     def __init__(self, storage: Storage, clock: Clock, seconds: int) -> None:
         self._storage = storage
         self._clock = clock

@@ -7,7 +7,7 @@ from dreamchat.services.storage.unit_of_work import Storage
 from dreamchat.services.zones import chosen_zone, set_chosen_zone
 
 
-class Profiles:
+class ProfileService:
     def __init__(self, storage: Storage) -> None:
         self._storage = storage
 

@@ -24,7 +24,7 @@ from dreamchat.domain.push import BadEndpoint, check_endpoint, notification
 from dreamchat.errors import Invalid, Unavailable
 from dreamchat.logsafe import failure
 from dreamchat.ports import Clock
-from dreamchat.services.presence import Presence
+from dreamchat.services.presence import PresenceService
 from dreamchat.services.push_parts import PushReport, PushSender, PushSettings, Subscription
 from dreamchat.services.storage.unit_of_work import Storage, UnitOfWork
 
@@ -42,7 +42,7 @@ class PushService:
     def __init__(
         self,
         storage: Storage,
-        presence: Presence,
+        presence: PresenceService,
         sender: PushSender | None,
         clock: Clock,
         settings: Settings,

@@ -66,7 +66,7 @@ def _source(entry: LongTermIndex, number: int) -> str:
     return entry.sources[number] if number < len(entry.sources) else ""
 
 
-class Retriever:
+class RecallService:
     def __init__(self, embedder: Embedder, texts_per_call: int = 10) -> None:
         self.embedder = embedder
         self.texts_per_call = texts_per_call  # what one embeddings call takes (DREAMCHAT_EMBEDDING_BATCH)

@@ -23,16 +23,16 @@ from dreamchat.services.memory_repo import MemoryRepository, new_detail, settle_
 from dreamchat.services.storage.session import Versioned
 from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
 from dreamchat.services.supersession import Superseder
-from dreamchat.services.vectors import VectorRefresh
+from dreamchat.services.vectors import VectorService
 
 
-class Redo:
+class RedoService:
     def __init__(
         self,
         repo: MemoryRepository,
         storage: Storage,
         models: FallbackMemoryModels,
-        vectors: VectorRefresh,
+        vectors: VectorService,
         clock: Clock,
     ) -> None:
         self._repo = repo

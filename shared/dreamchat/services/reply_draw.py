@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class ReplyDraw:
+class ReplyDrawService:
     message_log: MessageLog
     clock: Clock
     random: RandomSource

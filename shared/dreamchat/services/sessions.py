@@ -8,7 +8,7 @@ from dreamchat.ports import Clock
 from dreamchat.services.storage.unit_of_work import Storage
 
 
-class Sessions:
+class SessionService:
     def __init__(self, storage: Storage, clock: Clock, reminder_minutes: int) -> None:
         self._storage = storage
         self._clock = clock

@@ -31,7 +31,7 @@ from dreamchat.errors import Contended
 from dreamchat.llm.chat_context import persona
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.ports import Clock
-from dreamchat.services.heartbeat_state import HeartbeatStates
+from dreamchat.services.heartbeat_state import HeartbeatStateService
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.storage.session import Versioned
 from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage, retry_on_conflict
@@ -53,7 +53,7 @@ class SoulService:
         repo: MemoryRepository,
         storage: Storage,
         models: FallbackMemoryModels,
-        heartbeats: HeartbeatStates,
+        heartbeats: HeartbeatStateService,
         clock: Clock,
         settings: Settings,
     ) -> None:

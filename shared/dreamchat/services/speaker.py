@@ -13,12 +13,12 @@ from dreamchat.domain.models import AIUser, Message, MessageKind, PairId
 from dreamchat.llm.port import Completion, LLMGateway, ModelMessage
 from dreamchat.llm.tools import tool_schemas
 from dreamchat.ports import Clock, RandomSource, SearchProvider
-from dreamchat.services.context import ContextBuilder
-from dreamchat.services.heartbeat_state import HeartbeatStates
+from dreamchat.services.context import ContextService
+from dreamchat.services.heartbeat_state import HeartbeatStateService
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.soul import SoulService
 from dreamchat.services.tools import ToolBox
-from dreamchat.services.topics import Topics
+from dreamchat.services.topics import TopicService
 
 
 def chat_model_key(ai_user: AIUser) -> str:
@@ -38,12 +38,12 @@ class Line:
 
 
 @dataclass(frozen=True)
-class Speaker:
+class SpeakerService:
     repo: MemoryRepository
-    topics: Topics
-    context: ContextBuilder
+    topics: TopicService
+    context: ContextService
     soul: SoulService
-    heartbeat_states: HeartbeatStates
+    heartbeat_states: HeartbeatStateService
     gateway: LLMGateway | None
     search: SearchProvider
     clock: Clock

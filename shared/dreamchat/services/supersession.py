@@ -16,7 +16,7 @@ from dreamchat.domain.fact_slots import query_words
 from dreamchat.domain.models import LongTermIndex, MidTermMemory
 from dreamchat.domain.retrieval import Query, Unit, search
 from dreamchat.llm.contracts import ExtractedMemory
-from dreamchat.services.recall import Retriever
+from dreamchat.services.recall import RecallService
 from dreamchat.services.storage.session import Versioned
 from dreamchat.services.storage.unit_of_work import PairUnitOfWork
 
@@ -37,7 +37,7 @@ class Supersessions:
 
 
 class Superseder:
-    def __init__(self, retriever: Retriever) -> None:
+    def __init__(self, retriever: RecallService) -> None:
         self._retriever = retriever
 
     def related(

@@ -18,14 +18,14 @@ from dreamchat.services.pairs import Erased, erase_ai_user_blobs, erase_pair
 from dreamchat.services.storage.guard import Gone, TombstoneGuard
 from dreamchat.services.storage.unit_of_work import Storage
 
-__all__ = ["ERASE_AGAIN_AFTER", "KEEP_TOMBSTONE", "Erasures", "Gone", "TombstoneGuard"]
+__all__ = ["ERASE_AGAIN_AFTER", "KEEP_TOMBSTONE", "ErasureService", "Gone", "TombstoneGuard"]
 
 # Longer than a chat turn (model timeout x retries x tool rounds) or a background step can run.
 ERASE_AGAIN_AFTER = timedelta(minutes=15)
 KEEP_TOMBSTONE = timedelta(days=30)
 
 
-class Erasures:
+class ErasureService:
     def __init__(self, storage: Storage, blobs: BlobStore, clock: Clock) -> None:
         self._storage = storage
         self._blobs = blobs

@@ -35,8 +35,8 @@ from dreamchat.llm.tools import (
     UpdateSelfSoul,
 )
 from dreamchat.ports import Clock, SearchProvider, SearchUnavailable
-from dreamchat.services.context import ContextBuilder, Recalled
-from dreamchat.services.heartbeat_state import HeartbeatStates
+from dreamchat.services.context import ContextService, Recalled
+from dreamchat.services.heartbeat_state import HeartbeatStateService
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.soul import SoulService
 
@@ -48,9 +48,9 @@ class ToolBox:
     pair: PairId
     ai_user: AIUser
     repo: MemoryRepository
-    context: ContextBuilder
+    context: ContextService
     soul: SoulService
-    heartbeats: HeartbeatStates
+    heartbeats: HeartbeatStateService
     search: SearchProvider
     clock: Clock
     results: int = 5

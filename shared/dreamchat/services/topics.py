@@ -31,7 +31,7 @@ def topic_ended(pair: PairId, topic_id: str) -> Event:
     return TopicEnded(pair.account_id, pair.ai_user_id, topic_id).event()
 
 
-class Topics:
+class TopicService:
     def __init__(
         self,
         repo: MemoryRepository,

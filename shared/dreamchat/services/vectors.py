@@ -1,8 +1,8 @@
 """Vectors kept up to date: a memory whose vectors are missing or stale (a new embedding model, an
 edited text) gets new ones after the next compression or extraction of its pair, or when an import's
-owed work is paid (`VectorRefresh.complete`).
+owed work is paid (`VectorService.complete`).
 
-Memories are embedded together: as many as fill one embeddings call (`Retriever.texts_per_call`, the
+Memories are embedded together: as many as fill one embeddings call (`RecallService.texts_per_call`, the
 model's limit), their vectors written in one commit."""
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ from functools import partial
 from dreamchat.domain import vectors as vec
 from dreamchat.domain.models import LongTermIndex, MidTermMemory, PairId
 from dreamchat.ports import MAX_TRANSACTION_ITEMS
-from dreamchat.services.recall import REFRESH_BATCH, Retriever
+from dreamchat.services.recall import REFRESH_BATCH, RecallService
 from dreamchat.services.storage.memory import Embedded
 from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage
 
 Stale = tuple[list[str], Callable[[vec.StoredVectors], None]]  # a memory's texts, and how to save its vectors
 
 
-class VectorRefresh:
-    def __init__(self, storage: Storage, retriever: Retriever) -> None:
+class VectorService:
+    def __init__(self, storage: Storage, retriever: RecallService) -> None:
         self._storage = storage
         self.retriever = retriever
 

@@ -27,9 +27,9 @@ from dreamchat.llm.chat_context import Context
 from dreamchat.llm.chat_prompts import chat_instructions
 from dreamchat.ports import Clock
 from dreamchat.services.ai_users import AIUserService
-from dreamchat.services.context import ContextBuilder
-from dreamchat.services.friend_lists import FriendLists
-from dreamchat.services.heartbeat_state import HeartbeatStates
+from dreamchat.services.context import ContextService
+from dreamchat.services.friend_lists import FriendListService
+from dreamchat.services.heartbeat_state import HeartbeatStateService
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.paging import Page, key_of
 from dreamchat.services.quality import QualityService
@@ -100,14 +100,14 @@ class HeartbeatStatusView:
     next_cursor: str | None
 
 
-class Views:
+class ViewService:
     def __init__(
         self,
         ai_users: AIUserService,
-        friend_lists: FriendLists,
+        friend_lists: FriendListService,
         repo: MemoryRepository,
-        context: ContextBuilder,
-        heartbeats: HeartbeatStates,
+        context: ContextService,
+        heartbeats: HeartbeatStateService,
         quality: QualityService,
         clock: Clock,
     ) -> None:

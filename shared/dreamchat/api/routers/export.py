@@ -12,8 +12,8 @@ from fastapi.responses import StreamingResponse
 
 from dreamchat.api.deps import CurrentCaller
 from dreamchat.api.errors import documented
-from dreamchat.services.export import MemoryExport
-from dreamchat.services.memory_import import MAX_IMPORT_BYTES, MemoryImport
+from dreamchat.services.export import ExportService
+from dreamchat.services.memory_import import MAX_IMPORT_BYTES, ImportService
 
 IMPORT_PATH = "/api/ai-users/{user_id}/memory/import"
 _STREAMED = {"description": "The document, streamed", "content": {"application/json": {}}}
@@ -31,16 +31,16 @@ _IMPORT_BODY = {
 router = APIRouter(tags=["export"])
 
 
-def get_exports(request: Request) -> MemoryExport:
+def get_exports(request: Request) -> ExportService:
     return request.app.state.exports
 
 
-def get_imports(request: Request) -> MemoryImport:
+def get_imports(request: Request) -> ImportService:
     return request.app.state.imports
 
 
-ExportsDep = Annotated[MemoryExport, Depends(get_exports)]
-ImportsDep = Annotated[MemoryImport, Depends(get_imports)]
+ExportsDep = Annotated[ExportService, Depends(get_exports)]
+ImportsDep = Annotated[ImportService, Depends(get_imports)]
 
 
 @router.get("/api/memory/{user_id}/export", responses={200: _STREAMED, **documented(401, 404)})
