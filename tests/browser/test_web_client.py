@@ -30,9 +30,16 @@ pytestmark = pytest.mark.browser
 
 def open_logged_in(page: Any, stack: Stack, account: dict[str, Any], path: str = "/") -> None:
     page.goto(f"{stack.base}/")
+    drawn(page)  # the app routes once its client config is in: a session set before then races that first route
     page.evaluate("value => localStorage.setItem('dreamchat.session', value)", session_json(account))
     page.goto(f"{stack.base}/#{path}")
     page.reload()
+    drawn(page)
+
+
+def drawn(page: Any) -> None:
+    """Wait for the app's first screen (it leaves `loading` once the client config is loaded)."""
+    expect(page.locator("#app")).not_to_have_attribute("data-view", "loading")
 
 
 def access_token(page: Any) -> str:
