@@ -153,6 +153,11 @@ class Settings(BaseSettings):
     crisis_checkin_minutes: int = Field(default=60, ge=5, le=24 * 60)
     break_reminder_minutes: int = Field(default=120, ge=0, le=24 * 60)
 
+    # running the service: operators, reports, crisis escalations
+    operators: WordList = Field(default_factory=list)  # usernames, comma-separated
+    report_response_hours: int = Field(default=72, ge=1, le=24 * 30)
+    operator_topic_arn: str | None = None  # SNS topic told of a new escalation (AWS); locally a log line
+
     # heartbeat (defaults of every account; each account may change its own)
     heartbeat_daily_cap: int = Field(default=heartbeat.DAILY_CAP, ge=0)
     heartbeat_quiet_minutes: int = Field(default=heartbeat.QUIET_MINUTES, ge=0)

@@ -338,3 +338,52 @@ def last_present(account_id: str, ai_user_id: str) -> tuple[str, str]:
 def presence(account_id: str, device: str) -> tuple[str, str]:
     """Where one device of the account is looking now (kept a short while: `expires_at`)."""
     return f"ACCOUNT#{account_id}", f"{PRESENCE_PREFIX}{device}"
+
+
+# Running the service: reports, escalations, the audit log, the crisis referral counts. A list's sort
+# key is `<epoch, 10 digits>-<id>`: oldest first, and a page cursor can name it.
+REPORTS_PK = "REPORTS"
+ESCALATIONS_PK = "ESCALATIONS"
+AUDIT_PK = "AUDIT"
+REPORT_PREFIX = "REPORT#"
+
+
+def listed(at: int, item_id: str) -> str:
+    """The sort key of an entry in a list kept in time order."""
+    return f"{at:010d}-{item_id}"
+
+
+def report(report_id: str) -> tuple[str, str]:
+    return f"REPORT#{report_id}", "REPORT"
+
+
+def report_listing(status: str, at: int, report_id: str) -> tuple[str, str]:
+    """A report in its status's list (`REPORTS#open`, oldest first)."""
+    return f"{REPORTS_PK}#{status}", listed(at, report_id)
+
+
+def reports_of(account_id: str, at: int, report_id: str) -> tuple[str, str]:
+    """A report in its reporter's list, in their own partition."""
+    return f"ACCOUNT#{account_id}", f"{REPORT_PREFIX}{listed(at, report_id)}"
+
+
+def escalation(escalation_id: str) -> tuple[str, str]:
+    return f"ESCALATION#{escalation_id}", "ESCALATION"
+
+
+def escalation_listing(status: str, at: int, escalation_id: str) -> tuple[str, str]:
+    return f"{ESCALATIONS_PK}#{status}", listed(at, escalation_id)
+
+
+def pair_escalation(pair: PairId) -> tuple[str, str]:
+    """The pair's escalation still open or taken over (erased with the pair)."""
+    return pair_pk(pair), "ESCALATION"
+
+
+def audit_entry(at: int, entry_id: str) -> tuple[str, str]:
+    return AUDIT_PK, listed(at, entry_id)
+
+
+def crisis_counts(month: str) -> tuple[str, str]:
+    """The crisis protocol's counts for one month (`YYYY-MM`): numbers only."""
+    return "CRISIS_COUNTS", month

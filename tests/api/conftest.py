@@ -10,6 +10,8 @@ from dreamchat.api.app import create_app
 from dreamchat.config import Settings
 from tests.conftest import memory_runtime
 
+OPERATORS = ["ops", "ops2"]  # the operators of the `client` fixture's app
+
 
 @dataclass
 class Person:
@@ -45,7 +47,7 @@ class Person:
 
 @pytest.fixture
 def settings(tmp_path) -> Settings:
-    return Settings(data_dir=tmp_path / "data", run_scheduler=False)
+    return Settings(data_dir=tmp_path / "data", run_scheduler=False, operators=OPERATORS)
 
 
 @pytest.fixture
@@ -74,6 +76,12 @@ def bob(client) -> Person:
 
 
 @pytest.fixture
+def ops(client) -> Person:
+    """An operator (named in DREAMCHAT_OPERATORS)."""
+    return register(client, "ops")
+
+
+@pytest.fixture
 def app(tmp_path, clock, rng, fake_llm):
     """The app with the fake OpenAI-compatible server as every model, on the memory store."""
     settings = Settings(
@@ -85,6 +93,7 @@ def app(tmp_path, clock, rng, fake_llm):
         llm_max_retries=0,
         max_delay_seconds=30,
         access_token_minutes=60 * 24 * 365,
+        operators=OPERATORS,
     )
     return create_app(settings, memory_runtime(settings, clock, rng))
 

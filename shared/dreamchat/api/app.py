@@ -15,19 +15,23 @@ from dreamchat.api.errors import install_error_handlers
 from dreamchat.api.limits import BodySizeLimit, StrictJson
 from dreamchat.api.pages import NEXT_CURSOR
 from dreamchat.api.routers import (
+    admin,
     ai_users,
     auth,
     cards,
     chat,
     client_config,
+    escalations,
     export,
     friends,
     health,
     heartbeat,
     memory,
+    moderation,
     presence,
     profile,
     push,
+    reports,
     soul,
     web,
 )
@@ -87,6 +91,10 @@ def create_app(
         profile.router,
         push.router,
         presence.router,
+        reports.router,
+        admin.router,
+        moderation.router,
+        escalations.router,
         web.router,
     ):
         app.include_router(router)

@@ -98,3 +98,12 @@ def get_model_pool(services: ServicesDep) -> ModelPool:
 
 
 ModelPoolDep = Annotated[ModelPool, Depends(get_model_pool)]
+
+
+def get_operator(caller: CurrentCaller, services: ServicesDep) -> Caller:
+    """The caller, who must be an operator (`DREAMCHAT_OPERATORS`); 403 for everyone else."""
+    services.operators.require(caller.account)
+    return caller
+
+
+OperatorDep = Annotated[Caller, Depends(get_operator)]

@@ -539,3 +539,38 @@ class HealthOut(Out):
     retrieval: str
     embedding_model: str
     usage: dict[str, UsageOut]
+
+
+# Running the service: operators and the audit log
+
+
+class AuditEntryOut(Out):
+    id: str
+    at: int
+    operator_id: str
+    operator: str
+    action: str
+    target: str | None
+    account_id: str | None
+    ai_user_id: str | None
+
+
+class AuditPageOut(Out):
+    entries: list[AuditEntryOut]
+    next_cursor: str | None
+
+
+class OperatorOut(Out):
+    """What the console shows on its first screen: whether the caller is an operator, and the badges."""
+
+    operator: bool
+    username: str
+
+
+# Reports (举报/投诉) and takedowns
+
+
+# Suspensions
+
+
+# Crisis escalations and the referral report

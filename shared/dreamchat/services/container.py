@@ -43,6 +43,7 @@ from dreamchat.services.memory_edit import MemoryEditService
 from dreamchat.services.memory_import import ImportService
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.model_pool import ModelPool
+from dreamchat.services.operators import OperatorService
 from dreamchat.services.person_settings import PersonSettingsService
 from dreamchat.services.presence import PresenceService
 from dreamchat.services.profile import ProfileService
@@ -99,6 +100,7 @@ class Services:
     cards: CardService  # character cards in and out
     exports: ExportService  # a pair's memories out
     imports: ImportService  # and back in
+    operators: OperatorService  # who runs the service, and the audit of what they did
 
 
 def build_services(
@@ -226,6 +228,7 @@ def build_services(
         ),
         exports=ExportService(repo, profiles, heartbeats, ai_users, friend_lists, clock, export_budget),
         imports=ImportService(repo, storage, runtime.blobs, ai_users, heartbeats, vectors, clock, *imports),
+        operators=OperatorService(storage, clock, settings),
     )
     subscribe = getattr(runtime.bus, "subscribe", None)
     if subscribe is not None:  # the local bus; in AWS, EventBridge invokes the compress function

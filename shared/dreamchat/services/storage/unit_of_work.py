@@ -25,7 +25,7 @@ from dreamchat import keys
 from dreamchat.domain.models import PairId
 from dreamchat.errors import Contended
 from dreamchat.ports import MAX_TRANSACTION_ITEMS, BlobStore, Check, ConditionFailed, ItemStore, Put
-from dreamchat.services.storage import account, memory, owed, pair, reads, records, replacement, schedule
+from dreamchat.services.storage import account, memory, moderation, owed, pair, reads, records, replacement, schedule
 from dreamchat.services.storage.guard import Gone
 from dreamchat.services.storage.session import Session
 
@@ -70,6 +70,10 @@ class UnitOfWork:
         self.heartbeat_prefs = schedule.HeartbeatPrefs(session)
         self.memory = reads.MemoryReads(session)
         self.log = reads.ConversationLog(session)
+        self.reports = moderation.Reports(session)
+        self.escalations = moderation.Escalations(session)
+        self.audit = moderation.AuditLog(session)
+        self.crisis_counts = moderation.CrisisCounts(session)
 
     def __enter__(self) -> Self:
         return self
