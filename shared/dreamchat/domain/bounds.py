@@ -54,6 +54,11 @@ AVATAR_CHARS = 2048
 TAGS = 30
 TAG_CHARS = 40
 
+# running the service
+REPORT_REASON_CHARS = 500  # a report's reason, as the person writes it
+NOTE_CHARS = 1000  # an operator's note to the reporter or the owner
+SUSPENSION_REASON_CHARS = 500
+
 
 def time_problem(value: int) -> str | None:
     """Why `value` is not a time the product can hold, or None."""

@@ -49,11 +49,31 @@ class PairId(Entity):
         return self.model_copy(update={"generation": generation})
 
 
+class Moderation(Entity):
+    """An AI user an operator took down: private at once, and the owner cannot make it public again
+    until an operator restores it (then it is as public as it was)."""
+
+    status: Literal["taken_down"] = "taken_down"
+    note: str = Field(default="", max_length=bounds.NOTE_CHARS)
+    at: int
+    was_public: bool = True
+    report_id: str | None = None
+
+
+class Suspension(Entity):
+    """An account an operator suspended: it cannot log in, its tokens stop, its public AI users hide."""
+
+    reason: str = Field(max_length=bounds.SUSPENSION_REASON_CHARS)
+    at: int
+    by: str  # the operator's account id
+
+
 class Account(Entity):
     id: str
     username: str
     password_hash: str
     created_at: int
+    suspension: Suspension | None = None  # an operator suspended it (`Suspension`); None while in good standing
 
 
 class TokenFamily(Entity):
@@ -83,6 +103,18 @@ class AIUser(Entity):
     from_card: bool = False
     created_at: int
     updated_at: int
+    # an operator took it down (`dreamchat.domain.moderation.Moderation`); None while it stands
+    moderation: Moderation | None = None
+    owner_suspended: bool = False  # its owner's account is suspended: hidden from everyone else meanwhile
+
+    @property
+    def listed(self) -> bool:
+        """Everyone sees it: public, not taken down, its owner not suspended."""
+        return self.visibility == "public" and self.moderation is None and not self.owner_suspended
+
+    def shown_to(self, account_id: str) -> bool:
+        """Its owner sees an AI user; everyone else only a listed one."""
+        return self.owner_id == account_id or self.listed
 
 
 class Friendship(Entity):

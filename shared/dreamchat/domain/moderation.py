@@ -1,5 +1,6 @@
 """Running the service: who is an operator, what they act on (reports, escalations), what they do to an
-AI user (a takedown) or an account (a suspension), and the audit entry each action leaves.
+AI user (a takedown, `dreamchat.domain.models.Moderation`) or an account (a suspension,
+`dreamchat.domain.models.Suspension`), and the audit entry each action leaves.
 
 Pure rules and entities: times are epoch seconds, passed in. An audit entry names who, what, when and
 which pair, never a word anyone wrote."""
@@ -12,12 +13,10 @@ from typing import Literal
 from pydantic import Field
 
 from dreamchat.domain.accounts import username_skeleton
+from dreamchat.domain.bounds import NOTE_CHARS, REPORT_REASON_CHARS
 from dreamchat.domain.models import Entity
 
-REPORT_REASON_CHARS = 500  # a report's reason, as the person writes it
 OPEN_REPORTS_PER_PERSON = 20  # open reports one person may have at once
-NOTE_CHARS = 1000  # an operator's note to the reporter or the owner
-SUSPENSION_REASON_CHARS = 500
 
 ReportKind = Literal["ai_user", "message"]
 ReportStatus = Literal["open", "resolved", "dismissed"]
@@ -30,25 +29,6 @@ def is_operator(username: str, operators: Iterable[str]) -> bool:
     (look-alikes are one name, so no one can register a name that reads as an operator's)."""
     skeleton = username_skeleton(username)
     return any(username_skeleton(name) == skeleton for name in operators if name.strip())
-
-
-class Suspension(Entity):
-    """An account an operator suspended: it cannot log in, its tokens stop, its public AI users hide."""
-
-    reason: str = Field(max_length=SUSPENSION_REASON_CHARS)
-    at: int
-    by: str  # the operator's account id
-
-
-class Moderation(Entity):
-    """An AI user an operator took down: private at once, and the owner cannot make it public again
-    until an operator restores it (then it is as public as it was)."""
-
-    status: Literal["taken_down"] = "taken_down"
-    note: str = Field(default="", max_length=NOTE_CHARS)
-    at: int
-    was_public: bool = True
-    report_id: str | None = None
 
 
 class Report(Entity):

@@ -71,13 +71,27 @@ class AIUserService:
         return ai_user
 
     def update(self, account_id: str, ai_user_id: str, changes: dict[str, Any]) -> AIUser:
-        current = self.owned(account_id, ai_user_id)
+        """The owner's change, over the version read (an operator's takedown meanwhile stands); one taken
+        down cannot be made public until an operator restores it."""
+        self.owned(account_id, ai_user_id)
         _refuse_unfit(changes)
-        updated = AIUser.model_validate({**current.model_dump(), **changes, "updated_at": self._epoch()})
-        with self._storage.begin() as uow:
-            uow.ai_users.save(updated)
-            uow.commit()
-        return updated
+        return self.change(ai_user_id, lambda current: _owners_change(current, changes, self._epoch()))
+
+    def change(self, ai_user_id: str, decide: Callable[[AIUser], AIUser]) -> AIUser:
+        """Apply `decide` to the AI user as stored now, over the version read (read again after a lost
+        race); NotFound when it is gone."""
+
+        def write() -> AIUser:
+            with self._storage.begin() as uow:
+                read = uow.ai_users.read(ai_user_id)
+                if read is None:
+                    raise NotFound(_NOT_FOUND)
+                changed = decide(read.entity)
+                uow.ai_users.save(changed, read)
+                uow.commit()
+            return changed
+
+        return retry_on_conflict(write)
 
     def delete(self, account_id: str, ai_user_id: str) -> Erased:
         """Delete the AI user and every pair it has, with every account."""
@@ -236,6 +250,13 @@ class AIUserService:
 
     def _epoch(self) -> int:
         return int(self._clock.now().timestamp())
+
+
+def _owners_change(current: AIUser, changes: dict[str, Any], now: int) -> AIUser:
+    if current.moderation is not None and changes.get("visibility") == "public":
+        note = f": {current.moderation.note}" if current.moderation.note else ""
+        raise Forbidden(f"an operator took this AI user down{note}; it stays private until they restore it")
+    return AIUser.model_validate({**current.model_dump(), **changes, "updated_at": now})
 
 
 def _refuse_unfit(fields: dict[str, Any]) -> None:

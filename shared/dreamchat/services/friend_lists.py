@@ -11,8 +11,8 @@ from dreamchat.services.storage.unit_of_work import Storage
 
 
 def visible_to(account_id: str, ai_user: AIUser | None) -> bool:
-    """Its owner sees an AI user, everyone sees a public one."""
-    return ai_user is not None and (ai_user.owner_id == account_id or ai_user.visibility == "public")
+    """Its owner sees an AI user, everyone sees a public one (`AIUser.shown_to`)."""
+    return ai_user is not None and ai_user.shown_to(account_id)
 
 
 class FriendListService:
@@ -33,7 +33,7 @@ class FriendListService:
         with self._storage.begin() as uow:
             ids, cursor = uow.ai_users.public(limit, cursor)
         found = [self._load(ai_user_id) for ai_user_id in ids]
-        return [a for a in found if a and a.visibility == "public"], cursor
+        return [a for a in found if a and a.listed], cursor
 
     def ended(self, account_id: str) -> list[str]:
         """Friendships that ended because the AI user is no longer visible to the caller (its owner

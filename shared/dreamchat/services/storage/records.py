@@ -131,14 +131,20 @@ class AIUsers:
         found = self._session.get(keys.ai_user(ai_user_id))
         return to_model(AIUser, found) if found else None
 
+    def read(self, ai_user_id: str) -> Versioned[AIUser] | None:
+        """The AI user and the version it was read at, to change it over that version."""
+        found = self._session.get(keys.ai_user(ai_user_id))
+        return Versioned(to_model(AIUser, found), version_of(found)) if found else None
+
     def add(self, ai_user: AIUser) -> None:
         self._session.put(item(keys.ai_user(ai_user.id), ai_user.model_dump()), if_absent=True)
         self._session.put(item(keys.owned(ai_user.owner_id, ai_user.id), {"ai_user_id": ai_user.id}))
-        if ai_user.visibility == "public":
+        if ai_user.listed:
             self._list(ai_user)
 
-    def save(self, ai_user: AIUser) -> None:
-        self._session.put(item(keys.ai_user(ai_user.id), ai_user.model_dump()))
+    def save(self, ai_user: AIUser, over: Versioned[AIUser]) -> None:
+        """Over the version read: an owner's edit and an operator's takedown at once, one wins."""
+        self._session.put_over(item(keys.ai_user(ai_user.id), ai_user.model_dump()), over)
         self._list(ai_user)
 
     def remove(self, ai_user_id: str, owner_id: str) -> None:
@@ -164,7 +170,7 @@ class AIUsers:
         return [i["ai_user_id"] for i in page.items], page.cursor
 
     def _list(self, ai_user: AIUser) -> None:
-        if ai_user.visibility == "public":
+        if ai_user.listed:
             self._session.put(item(keys.public_listing(ai_user.id), {"ai_user_id": ai_user.id}))
         else:
             self._session.delete(keys.public_listing(ai_user.id))
