@@ -14,7 +14,7 @@ from pydantic import Field
 
 from dreamchat.domain.accounts import username_skeleton
 from dreamchat.domain.bounds import NOTE_CHARS, REPORT_REASON_CHARS
-from dreamchat.domain.models import Entity
+from dreamchat.domain.models import AIUser, Entity
 
 OPEN_REPORTS_PER_PERSON = 20  # open reports one person may have at once
 
@@ -29,6 +29,14 @@ def is_operator(username: str, operators: Iterable[str]) -> bool:
     (look-alikes are one name, so no one can register a name that reads as an operator's)."""
     skeleton = username_skeleton(username)
     return any(username_skeleton(name) == skeleton for name in operators if name.strip())
+
+
+def publish_refusal(ai_user: AIUser, visibility: str | None) -> str | None:
+    """Why its owner may not make an AI user public (an operator took it down), or None."""
+    if ai_user.moderation is None or visibility != "public":
+        return None
+    note = f": {ai_user.moderation.note}" if ai_user.moderation.note else ""
+    return f"an operator took this AI user down{note}; it stays private until an operator restores it"
 
 
 class Report(Entity):

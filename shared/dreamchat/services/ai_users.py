@@ -1,8 +1,5 @@
-"""AI users (characters) and friendships: who may see, change, delete or talk to which.
-
-An AI user is owned by the account that created it and is private unless public. Any other
-account asking about a private one gets NotFound, exactly as if it did not exist.
-"""
+"""AI users (characters) and friendships: who may see, change, delete or talk to which. An AI user is
+owned by its creator and private unless public; another account asking about a private one gets NotFound."""
 
 from __future__ import annotations
 
@@ -14,11 +11,12 @@ from typing import Any
 
 from dreamchat import keys
 from dreamchat.domain.models import AIUser, Friendship, PairId
+from dreamchat.domain.moderation import publish_refusal
 from dreamchat.domain.personas import first_problem
 from dreamchat.errors import Conflict, Contended, Forbidden, Invalid, NotFound
 from dreamchat.ports import BlobStore, Clock
 from dreamchat.services.friend_lists import visible_to
-from dreamchat.services.pairs import NOTHING, Erased, erase_ai_user_blobs, erase_pair
+from dreamchat.services.pairs import NOTHING, Erased, end_pair, erase_ai_user_blobs, erase_pair
 from dreamchat.services.storage.unit_of_work import Storage, UnitOfWork, retry_on_conflict
 from dreamchat.services.tombstones import ErasureService, Gone
 
@@ -75,11 +73,16 @@ class AIUserService:
         down cannot be made public until an operator restores it."""
         self.owned(account_id, ai_user_id)
         _refuse_unfit(changes)
-        return self.change(ai_user_id, lambda current: _owners_change(current, changes, self._epoch()))
+
+        def owners(current: AIUser) -> AIUser:
+            if (refused := publish_refusal(current, changes.get("visibility"))) is not None:
+                raise Forbidden(refused)
+            return AIUser.model_validate({**current.model_dump(), **changes, "updated_at": self._epoch()})
+
+        return self.change(ai_user_id, owners)
 
     def change(self, ai_user_id: str, decide: Callable[[AIUser], AIUser]) -> AIUser:
-        """Apply `decide` to the AI user as stored now, over the version read (read again after a lost
-        race); NotFound when it is gone."""
+        """`decide` applied to the AI user as stored now, over the version read; NotFound when gone."""
 
         def write() -> AIUser:
             with self._storage.begin() as uow:
@@ -110,11 +113,8 @@ class AIUserService:
         return ai_user
 
     def unfriend(self, account_id: str, ai_user_id: str, *, forget: bool) -> Erased:
-        """End the friendship; `forget` erases the pair too. The caller's own pair, so it never
-        depends on whether the AI user is still visible to them (an owner may have made it private).
-
-        Forgetting ends the pair's generation first (the AI user's record of the pair goes, only if
-        it is still the one this call saw), so nothing computed in it can land in a friendship begun
+        """End the friendship (`forget`: and erase the pair), whether or not the AI user is still visible.
+        Forgetting ends the pair's generation first, so nothing computed in it lands in a friendship begun
         again at once; a befriending that won the race keeps its own record."""
         pair = self._friend_pair(account_id, ai_user_id)
         if forget:
@@ -189,9 +189,7 @@ class AIUserService:
             friendships = uow.ai_users.friendships_of(account_id)
         for friendship in friendships:
             pair = PairId(account_id=account_id, ai_user_id=friendship.ai_user_id)
-            self._erasures.mark_pair(pair)
-            erased += erase_pair(self._storage, self._blobs, pair)
-            self._end_friendship(pair)
+            erased += end_pair(self._storage, self._blobs, self._erasures.mark_pair, pair)
         return erased
 
     def _delete(self, ai_user_id: str, owner_id: str) -> Erased:
@@ -201,27 +199,15 @@ class AIUserService:
             members = uow.ai_users.members(ai_user_id)
         for account_id in members:
             pair = PairId(account_id=account_id, ai_user_id=ai_user_id)
-            self._erasures.mark_pair(pair)
-            erased += erase_pair(self._storage, self._blobs, pair)
-            self._end_friendship(pair)
+            erased += end_pair(self._storage, self._blobs, self._erasures.mark_pair, pair)
         with self._storage.begin() as uow:
             uow.ai_users.remove(ai_user_id, owner_id)
             uow.commit()
         return erased + erase_ai_user_blobs(self._blobs, ai_user_id)
 
-    def _end_friendship(self, pair: PairId) -> None:
-        """The friendship and the AI user's record of the pair, in one transaction."""
-        with self._storage.pair(pair) as uow:
-            uow.friendship.remove(member=True)
-            uow.commit()
-
     def _change_friend(self, pair: PairId, change: Callable[[Friendship], Friendship | None]) -> Friendship | None:
-        """Apply `change` to the friendship as it is stored now; None when there is none.
-
-        Pin, mute and the read mark are written over the version they were computed from, so two
-        of them at once both land, the read mark never moves back, and a write racing an unfriend
-        cannot bring the friendship back (the version condition needs the item to exist).
-        """
+        """`change` applied to the friendship as stored now (None when there is none), over the version
+        read: two at once both land, the read mark never moves back, an unfriend meanwhile stands."""
 
         def write() -> Friendship | None:
             with self._storage.pair(pair.seen_in(None)) as uow:  # the friendship as it is now, each time
@@ -250,13 +236,6 @@ class AIUserService:
 
     def _epoch(self) -> int:
         return int(self._clock.now().timestamp())
-
-
-def _owners_change(current: AIUser, changes: dict[str, Any], now: int) -> AIUser:
-    if current.moderation is not None and changes.get("visibility") == "public":
-        note = f": {current.moderation.note}" if current.moderation.note else ""
-        raise Forbidden(f"an operator took this AI user down{note}; it stays private until they restore it")
-    return AIUser.model_validate({**current.model_dump(), **changes, "updated_at": now})
 
 
 def _refuse_unfit(fields: dict[str, Any]) -> None:

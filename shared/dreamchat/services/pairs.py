@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from dreamchat import keys
@@ -43,3 +44,14 @@ def erase_ai_user_blobs(blobs: BlobStore, ai_user_id: str) -> Erased:
     for key in blob_keys:
         blobs.delete(key)
     return Erased(0, len(blob_keys))
+
+
+def end_pair(storage: Storage, blobs: BlobStore, mark: Callable[[PairId], object], pair: PairId) -> Erased:
+    """A pair whose AI user or account goes: tombstoned (`mark`), erased, then its friendship and the AI
+    user's record of it removed in one transaction."""
+    mark(pair)
+    erased = erase_pair(storage, blobs, pair)
+    with storage.pair(pair) as uow:
+        uow.friendship.remove(member=True)
+        uow.commit()
+    return erased
