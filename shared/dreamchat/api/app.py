@@ -93,8 +93,8 @@ def create_app(
         presence.router,
         reports.router,
         admin.router,
+        escalations.router,  # before moderation: /api/admin/reports/crisis-referrals is not a report id
         moderation.router,
-        escalations.router,
         web.router,
     ):
         app.include_router(router)

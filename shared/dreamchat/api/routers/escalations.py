@@ -4,4 +4,4 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-router = APIRouter(prefix="/api/admin/escalations", tags=["admin"])
+router = APIRouter(prefix="/api/admin", tags=["admin"])
