@@ -1,4 +1,5 @@
-// DreamChat web client: a hash router over a friends sidebar and one main view at a time.
+// DreamChat web client: a hash router over a friends sidebar and one main view at a time. Opened at `/admin`,
+// the same page is the operator console (views/admin.js), with no sidebar.
 
 import { describe, post, session } from "./lib/api.js";
 import { syncZone } from "./lib/clock.js";
@@ -9,6 +10,7 @@ import { forgetHelpLines } from "./lib/help_lines.js";
 import "./lib/install.js"; // listens for the install prompt from the start
 import { Presence } from "./lib/presence.js";
 import { forgetDevice, registerWorker, syncPush } from "./lib/push.js";
+import { renderAdmin } from "./views/admin.js";
 import { renderAuth } from "./views/auth.js";
 import { renderChat } from "./views/chat.js";
 import { renderDiscover } from "./views/discover.js";
@@ -21,7 +23,9 @@ const root = document.getElementById("app");
 const side = document.getElementById("side");
 const main = document.getElementById("main");
 
-const ROUTES = [
+const ADMIN = /^\/admin\/?$/.test(location.pathname);
+
+const PERSON_ROUTES = [
   [/^\/login$/, "login", (ctx) => renderAuth(main, ctx)],
   [/^\/$/, "home", (ctx) => renderHome(main, ctx)],
   [/^\/discover$/, "discover", (ctx) => renderDiscover(main, ctx)],
@@ -31,6 +35,14 @@ const ROUTES = [
   [/^\/settings$/, "settings", (ctx) => renderSettings(main, ctx)],
   [/^\/memory\/([\w-]+)$/, "memory", (ctx, id) => renderMemory(main, ctx, id)],
 ];
+
+// The console routes its own screens (#/reports/<id>, #/escalations, …) under one shell with the badges.
+const ADMIN_ROUTES = [
+  [/^\/login$/, "login", (ctx) => renderAuth(main, ctx)],
+  [/^(\/.*)$/, "admin", (ctx, path) => renderAdmin(main, ctx, path)],
+];
+
+const ROUTES = ADMIN ? ADMIN_ROUTES : PERSON_ROUTES;
 
 let cleanup = null;
 let friends = null;
@@ -66,7 +78,7 @@ function route() {
   syncSidebar(view, found[1]);
   main.scrollTop = 0;
   cleanup = render(ctx, found[1]) || null;
-  if (view === "login") presence.stop();
+  if (view === "login" || ADMIN) presence.stop();  // an operator's console shows no chat of their own
   else {
     presence.show(view === "chat" ? found[1] : null);
     syncZone(); // once per account and device, and again when the device's zone changes
@@ -74,7 +86,7 @@ function route() {
 }
 
 function syncSidebar(view, id) {
-  if (view === "login") {
+  if (view === "login" || ADMIN) {
     friends?.stop();
     friends = null;
     side.replaceChildren();

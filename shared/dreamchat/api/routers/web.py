@@ -1,4 +1,4 @@
-"""The browser client: `/` and `/static/...`, plain files from `dreamchat/web` (no build step), and the
+"""The browser client: `/` (and the operator console at `/admin`, the same page) and `/static/...`, plain files from `dreamchat/web` (no build step), and the
 installable app's two files at the root: `/manifest.webmanifest` and `/sw.js` (a service worker
 controls only paths under its own, so it is served from `/` for the scope `/`)."""
 
@@ -40,6 +40,13 @@ router = APIRouter(include_in_schema=False)
 def index() -> FileResponse:
     """The single page of the client; it routes itself with `#/...`."""
     return _file(WEB_DIR / "index.html", {"Content-Security-Policy": CSP, "Referrer-Policy": "no-referrer"})
+
+
+@router.api_route("/admin", methods=["GET", "HEAD"])
+def admin() -> FileResponse:
+    """The operator console: the same page, which shows the console when opened at `/admin` (the API
+    under `/api/admin/...` decides who may use it; the page only asks)."""
+    return index()
 
 
 @router.api_route("/manifest.webmanifest", methods=["GET", "HEAD"])

@@ -48,3 +48,12 @@ function read() {
     return null;
   }
 }
+
+// Issue 37's bounds (domain/bounds.py): taken from the config once the server sends them; until then the
+// values the server enforces today, so a form never allows more than it accepts.
+const MODERATION = { report_reason_chars: 500, note_chars: 1000, suspension_reason_chars: 500 };
+export const moderationLimits = () => ({ ...MODERATION, ...pick(limits(), Object.keys(MODERATION)) });
+
+function pick(source, keys) {
+  return Object.fromEntries(keys.filter((key) => Number.isInteger(source?.[key])).map((key) => [key, source[key]]));
+}

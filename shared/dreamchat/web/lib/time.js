@@ -64,3 +64,10 @@ export function hoursLabel(hours) {
   if (hours < 48) return `${+hours.toFixed(1)} 小时`;
   return `${Math.round(hours / 24)} 天`;
 }
+
+// A moment named in full, also in the future (a report's answer by): "3月15日 14:05", "2027年1月2日 09:00"
+export function fullStamp(ts, now = new Date()) {
+  const d = new Date(ts * 1000);
+  const day = `${d.getMonth() + 1}月${d.getDate()}日 ${clock(ts)}`;
+  return d.getFullYear() === now.getFullYear() ? day : `${d.getFullYear()}年${day}`;
+}

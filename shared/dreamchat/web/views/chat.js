@@ -13,6 +13,7 @@ import { History } from "./chat_history.js";
 import { aiDisclosure, buildUi, messageMenu, removeFriend, rows } from "./chat_render.js";
 import { tooLong, Turns } from "./chat_turns.js";
 import { levelBadge } from "./friends.js";
+import { reportDialog } from "./report.js";
 
 const PAGE = 30;
 const POLL_MS = 4000;
@@ -40,6 +41,7 @@ class ChatView {
     this.ui = buildUi(ctx, id, {
       triggerHeartbeat: () => this.queue.dispatch({ type: "heartbeat" }),
       removeFriend: () => removeFriend(ctx, id, this.aiUser),
+      report: () => reportDialog({ kind: "ai_user", ai_user_id: id, name: this.aiUser?.name }),
     });
   }
 
@@ -84,6 +86,7 @@ class ChatView {
     this.ui.name.textContent = aiUser.name;
     this.setTyping(this.typing);
     this.ui.editItem.hidden = !aiUser.is_owner;
+    this.ui.reportItem.hidden = aiUser.is_owner !== false;  // someone else's AI user, once that is known
     this.showEmpty();
     if (this.history.loaded) this.render();
   }
@@ -325,12 +328,19 @@ class ChatView {
     if (!item || item.divider) return;
     this.closeActions();
     const stored = !item.local && !this.queue.isUnsent(item);
-    const menu = messageMenu(() => this.copy(item), stored ? () => this.removeMessage(item) : null);
+    const report = stored && item.role === "assistant"
+      ? () => this.reportMessage(item) : null;
+    const menu = messageMenu(() => this.copy(item), stored ? () => this.removeMessage(item) : null, report);
     rowEl.querySelector(".msg-body").append(menu);
     menu.querySelector("button").focus();
     setTimeout(() => document.addEventListener("click", (event) => {
       if (!menu.contains(event.target)) menu.remove();
     }, { once: true, capture: true }), 0);
+  }
+
+  reportMessage(item) {
+    this.closeActions();
+    reportDialog({ kind: "message", ai_user_id: this.id, message_id: item.id, name: this.aiUser?.name });
   }
 
   async copy(item) {

@@ -24,7 +24,7 @@ export function rows(items, aiUser, { pending = () => false, help = [] } = {}) {
       continue;
     }
     if (item.notice) {
-      out.push(systemNotice(item.notice));
+      out.push(systemNotice(item.notice, item.kind));
       interrupted = true;
       continue;
     }
@@ -79,9 +79,12 @@ function helpLine(line) {
         "aria-label": `${line.name}的网站（在新标签页打开）` }, "网站") : null));
 }
 
-// An in-app notice in the flow (the break reminder): said by the app, so not a bubble and not the AI's.
-function systemNotice(text) {
-  return h("div", { class: "system-notice", role: "note" }, h("span", { text }));
+// An in-app notice in the flow (the break reminder; "staff": a person from DreamChat is with you now): said by
+// the app, so not a bubble and not the AI's.
+function systemNotice(text, kind) {
+  const staff = kind === "staff";
+  return h("div", { class: `system-notice${staff ? " notice-staff" : ""}`, role: "note", dataset: { kind } },
+    staff ? h("b", { class: "staff-label", text: "工作人员" }) : null, h("span", { text }));
 }
 
 // Once at the top of every conversation: who is on the other side.
@@ -90,7 +93,17 @@ export function aiDisclosure(aiUser) {
   return [aiBadge(), h("span", { text: `${name} 是 AI，不是真人。TA 的每条消息都由 AI 生成。` })];
 }
 
+// A person from DreamChat (an operator who took the chat over) wrote this: never the AI's name or avatar.
+function staffRow(item, first) {
+  return h("div", { class: `msg msg-staff${first ? " msg-first" : ""}`, dataset: { id: item.id, role: "staff" } },
+    first ? h("span", { class: "avatar avatar-sm staff-avatar", "aria-hidden": "true", text: "工" }) : h("span", { class: "avatar-gap" }),
+    h("div", { class: "msg-body" },
+      first ? h("div", { class: "msg-tag staff-tag", text: "工作人员 · DreamChat" }) : null,
+      h("div", { class: "bubble", text: item.content, "aria-label": `工作人员：${item.content}` })));
+}
+
 function row(item, aiUser, first, pending) {
+  if (item.role === "staff") return staffRow(item, first);
   const mine = item.role === "user";
   const heartbeat = item.kind === "heartbeat";
   const classes = ["msg", mine ? "msg-me" : "msg-ai", first ? "msg-first" : "", heartbeat ? "msg-heartbeat" : "",
@@ -107,10 +120,12 @@ function row(item, aiUser, first, pending) {
         h("button", { type: "button", class: "retry-btn", text: "重试" })) : null));
 }
 
-// 复制, and 删除 (two taps) when `onDelete` is given: only a stored message can be deleted.
-export function messageMenu(onCopy, onDelete) {
+// 复制; 举报 when `onReport` is given (a stored message of the AI); 删除 (two taps) when `onDelete` is given: only a
+// stored message can be deleted.
+export function messageMenu(onCopy, onDelete, onReport = null) {
   const menu = h("div", { class: "msg-menu", role: "menu", "aria-label": "消息操作" },
     h("button", { type: "button", role: "menuitem", class: "menu-item", onclick: onCopy }, "复制"),
+    onReport ? h("button", { type: "button", role: "menuitem", class: "menu-item", onclick: onReport }, "举报") : null,
     onDelete ? confirmButton("删除", "确认删除", onDelete, "menu-item danger") : null);
   for (const button of menu.querySelectorAll("button")) button.setAttribute("role", "menuitem");
   return menu;
@@ -131,6 +146,7 @@ function friendMenu(ctx, id, actions, editItem) {
     menuButton("menu-pin", "pin", h("span", { text: "置顶聊天" }), () => toggleFriend(ctx, id, "pinned")),
     menuButton("menu-mute", "bell", h("span", { text: "消息免打扰" }), () => toggleFriend(ctx, id, "muted")),
     menuButton("menu-heartbeat", "heart", h("span", { text: "TA 主动找我" }), () => heartbeatDialog(ctx, id)),
+    menuButton("menu-report", "flag", "举报这个角色", () => actions.report()),
     menuButton("danger", "trash", "删除好友", () => actions.removeFriend()));
   const toggleMenu = (event) => {
     event.stopPropagation();
@@ -145,7 +161,7 @@ function friendMenu(ctx, id, actions, editItem) {
   return { menu, toggleMenu };
 }
 
-// `actions`: {triggerHeartbeat, removeFriend}, called from the ⋯ menu.
+// `actions`: {triggerHeartbeat, removeFriend, report}, called from the ⋯ menu.
 export function buildUi(ctx, id, actions) {
   const textarea = h("textarea", {
     id: "composer-input", rows: "1", placeholder: "说点什么…", "aria-label": "输入消息", enterkeyhint: "send",
@@ -154,7 +170,7 @@ export function buildUi(ctx, id, actions) {
   const editItem = h("a", { class: "menu-item", href: `#/edit/${id}`, role: "menuitem" }, icon("edit"), "编辑资料");
   const { menu, toggleMenu } = friendMenu(ctx, id, actions, editItem);
   const ui = {
-    textarea, send, editItem,
+    textarea, send, editItem, reportItem: menu.querySelector(".menu-report"),
     avatarSlot: h("span", { class: "bar-avatar" }),
     name: h("b", { class: "chat-name" }),
     status: h("small", { class: "chat-status", "aria-live": "polite" }),

@@ -2,6 +2,7 @@
 
 import { describe, everyPage, get, post } from "../lib/api.js";
 import { aiBadge, avatar, clear, h, icon, toast } from "../lib/dom.js";
+import { reportDialog } from "./report.js";
 
 export function renderDiscover(main, ctx) {
   let alive = true;
@@ -91,6 +92,11 @@ function card(ctx, aiUser, isFriend) {
     h("div", { class: "discover-main" },
       h("div", { class: "discover-name" }, h("b", { text: aiUser.name }), aiBadge(),
         aiUser.is_owner ? h("span", { class: "tag", text: "我创建的" }) : null),
-      h("p", { class: "discover-soul", text: aiUser.base_soul || "（没有写人设）" })),
+      h("p", { class: "discover-soul", text: aiUser.base_soul || "（没有写人设）" }),
+      // someone else's public AI user can be reported from its card (one's own cannot)
+      aiUser.is_owner ? null : h("button", {
+        type: "button", class: "link-btn danger report-btn", text: "举报", "aria-label": `举报「${aiUser.name}」`,
+        onclick: () => reportDialog({ kind: "ai_user", ai_user_id: aiUser.id, name: aiUser.name }),
+      })),
     action);
 }

@@ -130,14 +130,28 @@ async function saveEditor(ctx, id, fields, error, save) {
   } catch (err) {
     const max = limits();
     error.textContent = describe(err, {
+      403: "这个角色已被下架，运营人员恢复之前不能公开。",
       422: `有内容不符合要求：名字最多 ${max.name_chars} 字，人设最多 ${max.base_soul_chars} 字，开场白最多 ${max.greeting_chars} 字，头像需是 emoji 或图片链接。`,
     });
     save.disabled = false;
   }
 }
 
+// An operator took this AI user down: the owner reads why, and cannot make it public until it is restored.
+function takedownNotice(aiUser, fields) {
+  const moderation = aiUser.moderation;
+  if (moderation?.status !== "taken_down") return null;
+  const publicChoice = fields.visibility.el.querySelector("input[value=public]");
+  publicChoice.disabled = true;
+  publicChoice.closest(".seg-option").title = "已被下架，运营人员恢复后才能公开";
+  return h("div", { class: "notice notice-error takedown-notice", role: "alert" },
+    h("b", { text: `已被下架：${moderation.note || "违反了社区规则"}` }),
+    h("small", { text: "TA 现在只有你自己可见，好友们的聊天已结束（记忆保留）。运营人员恢复之前，不能再公开。" }));
+}
+
 function form(ctx, id, aiUser) {
   const fields = editorFields(aiUser);
+  const takedown = takedownNotice(aiUser, fields);
   const { preview, counter, emojiRow } = livePreview(fields);
   const error = h("p", { class: "form-error", role: "alert" });
   const save = h("button", { type: "submit", class: "btn btn-primary btn-lg", text: id ? "保存" : "创建" });
@@ -146,6 +160,7 @@ function form(ctx, id, aiUser) {
     saveEditor(ctx, id, fields, error, save);
   };
   return h("form", { class: "form card editor", novalidate: true, onsubmit: onSubmit },
+    takedown,
     h("div", { class: "editor-head" }, preview,
       h("div", { class: "editor-head-fields" },
         h("label", { class: "field", for: "ai-name" }, h("span", { text: "名字" }), fields.name),

@@ -1,10 +1,16 @@
 // The friends sidebar (the home screen on a phone) and the empty main pane on a desktop.
 
-import { describe, everyPage } from "../lib/api.js";
-import { aiBadge, avatar, clear, h, icon } from "../lib/dom.js";
+import { allPages, del, describe } from "../lib/api.js";
+import { aiBadge, avatar, clear, h, icon, toast } from "../lib/dom.js";
 import { fromNow, listStamp } from "../lib/time.js";
 
 const REFRESH_MS = 15000;
+
+// Why a friendship ended without the person ending it (GET /api/friends → ended).
+const ENDED = {
+  taken_down: "该角色已被下架",
+  no_longer_visible: "该角色已不再可见",
+};
 
 export const LEVELS = {
   特别关心: "lv-5",
@@ -25,6 +31,9 @@ export class FriendsList {
     this.loaded = false;
     this.active = null;
     this.list = h("ul", { class: "friend-list", "aria-label": "好友列表" });
+    this.endedList = h("ul", { class: "friend-list ended-list", "aria-label": "已结束的好友" });
+    this.ended = [];
+    this.names = new Map();  // the names of friends seen in this page: an ended one is no longer readable
     this.status = h("p", { class: "side-status", text: "正在加载好友…" });
     this.discover = h("a", { class: "btn btn-soft", href: "#/discover" }, icon("search"), "发现");
     const account = ctx.account();
@@ -39,7 +48,7 @@ export class FriendsList {
       h("div", { class: "side-actions" },
         this.discover,
         h("a", { class: "btn btn-primary", href: "#/new" }, icon("plus"), "创建 AI")),
-      h("div", { class: "side-scroll" }, this.status, this.list));
+      h("div", { class: "side-scroll" }, this.status, this.list, this.endedList));
     this.timer = setInterval(() => document.visibilityState === "visible" && this.refresh(), REFRESH_MS);
     this.refresh();
   }
@@ -69,7 +78,9 @@ export class FriendsList {
 
   async refresh() {
     try {
-      const friends = await everyPage("/api/friends", "friends"); // the server pages it by id
+      const { first, entries: friends } = await allPages("/api/friends", "friends"); // the server pages it by id
+      this.ended = first?.ended || [];
+      for (const friend of friends) this.names.set(friend.id, friend.name);
       // like a messenger's chat list: pinned friends first, then the latest conversation first
       this.items = friends.sort((a, b) => Number(b.pinned) - Number(a.pinned) || latest(b) - latest(a));
       this.loaded = true;
@@ -97,6 +108,30 @@ export class FriendsList {
       clear(this.status, "还没有 AI 朋友。", h("br"), "创建一个，或者去「发现」里找找。");
     }
     clear(this.list, this.items.map((friend) => this.row(friend)));
+    clear(this.endedList, this.ended.map((ended) => this.endedRow(ended)));
+  }
+
+  // A friendship that ended because the AI user left the person's view: said why, and 移除 takes it off the list
+  // (the memories stay; the account export still has them).
+  endedRow(ended) {
+    const name = this.names.get(ended.ai_user_id) || "一位 AI 朋友";
+    const remove = h("button", { type: "button", class: "link-btn danger", text: "移除", "aria-label": `移除「${name}」` });
+    remove.addEventListener("click", async () => {
+      remove.disabled = true;
+      try {
+        await del(`/api/friends/${ended.ai_user_id}`);
+        await this.refresh();
+      } catch (error) {
+        remove.disabled = false;
+        toast(describe(error), "error");
+      }
+    });
+    return h("li", { class: "friend ended-friend", dataset: { id: ended.ai_user_id, reason: ended.reason } },
+      avatar({ name, avatar: "" }),
+      h("div", { class: "friend-main" },
+        h("div", { class: "friend-top" }, h("span", { class: "friend-name", text: name }), aiBadge()),
+        h("div", { class: "friend-sub" }, h("span", { class: "ended-reason", text: ENDED[ended.reason] || ENDED.no_longer_visible }))),
+      remove);
   }
 
   row(friend) {
@@ -129,7 +164,7 @@ function latest(friend) {
 function subline(friend) {
   const last = friend.last_message;
   if (last) {
-    const who = last.role === "user" ? "我：" : "";
+    const who = { user: "我：", staff: "工作人员：" }[last.role] || "";
     return h("span", { class: "friend-preview", text: `${who}${last.content.replace(/\s+/g, " ")}` });
   }
   if (friend.next_heartbeat) {

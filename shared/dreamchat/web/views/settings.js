@@ -6,6 +6,7 @@ import { avatar, clear, h, icon, toast } from "../lib/dom.js";
 import { canPrompt, installed, isIos, onInstallChange, promptInstall } from "../lib/install.js";
 import { disablePush, enablePush, getPushSettings, pushState, setShowContent } from "../lib/push.js";
 import { accountExportCard } from "./data_copy.js";
+import { myReportsCard } from "./report.js";
 
 const pad = (n) => String(n).padStart(2, "0");
 
@@ -25,7 +26,7 @@ export function renderSettings(main, ctx) {
       if (!alive) return;
       const notifications = notificationsCard(pushSettings, state, cleanups);
       clear(body, aboutForm(profile), notifications, prefsForm(status.first.prefs), scheduledList(status.entries),
-        accountExportCard(ctx.account()));
+        myReportsCard(ctx), accountExportCard(ctx.account()));
     },
     (error) => alive && clear(body, h("p", { class: "form-error center", text: describe(error) })),
   );
