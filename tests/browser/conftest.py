@@ -88,9 +88,10 @@ class Stack:
     base: str
     llm: FakeLLMServer
 
-    def register(self, prefix: str = "u") -> dict[str, Any]:
-        """A fresh account through the API: {user, access_token, refresh_token, ...}."""
-        username = f"{prefix}{uuid.uuid4().hex[:10]}"
+    def register(self, prefix: str = "u", username: str | None = None) -> dict[str, Any]:
+        """A fresh account through the API: {user, access_token, refresh_token, ...}; `username` as given
+        (an operator named in `DREAMCHAT_OPERATORS`), else the prefix and a random tail."""
+        username = username or f"{prefix}{uuid.uuid4().hex[:10]}"
         response = httpx.post(f"{self.base}/api/auth/register", json={"username": username, "password": PASSWORD})
         assert response.status_code == 201, response.text
         return response.json()
@@ -114,21 +115,27 @@ def session_json(account: dict[str, Any]) -> str:
     return json.dumps({key: account[key] for key in ("user", "access_token", "refresh_token")})
 
 
+def server_env(data_dir: Path, llm: FakeLLMServer, **extra: str) -> dict[str, str]:
+    """The settings of the browser tests' server (`extra` adds to them, e.g. `DREAMCHAT_OPERATORS`)."""
+    return {
+        "DREAMCHAT_DATA_DIR": str(data_dir),
+        "DREAMCHAT_LLM_BASE_URL": llm.base_url,
+        "DREAMCHAT_LLM_API_KEY": "test",
+        "DREAMCHAT_LLM_MAX_RETRIES": "0",
+        "DREAMCHAT_LLM_TIMEOUT_SECONDS": "10",
+        "DREAMCHAT_MAX_DELAY_SECONDS": "1",
+        "DREAMCHAT_MESSAGES_PER_MINUTE": "1000",  # the history test seeds many messages at once
+        # the buttons compress and extract, not a background worker racing the test
+        "DREAMCHAT_RUN_SCHEDULER": "false",
+        **extra,
+    }
+
+
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """`python -m dreamchat.api.server` on a free port, its LLM pointed at the fake."""
     with FakeLLMServer(default=companion) as llm:
-        env = {
-            "DREAMCHAT_DATA_DIR": str(tmp_path_factory.mktemp("browser") / "data"),
-            "DREAMCHAT_LLM_BASE_URL": llm.base_url,
-            "DREAMCHAT_LLM_API_KEY": "test",
-            "DREAMCHAT_LLM_MAX_RETRIES": "0",
-            "DREAMCHAT_LLM_TIMEOUT_SECONDS": "10",
-            "DREAMCHAT_MAX_DELAY_SECONDS": "1",
-            "DREAMCHAT_MESSAGES_PER_MINUTE": "1000",  # the history test seeds many messages at once
-            # the buttons compress and extract, not a background worker racing the test
-            "DREAMCHAT_RUN_SCHEDULER": "false",
-        }
+        env = server_env(tmp_path_factory.mktemp("browser") / "data", llm)
         with running_server(env) as base:
             if httpx.get(f"{base}/").status_code != 200:
                 pytest.fail(

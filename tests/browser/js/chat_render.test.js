@@ -72,3 +72,26 @@ test("the line at the top says who is on the other side", () => {
   const text = aiDisclosure({ name: "小梦" }).map((node) => node.textContent).join(" ");
   equal(text, "AI 小梦 是 AI，不是真人。TA 的每条消息都由 AI 生成。");
 });
+
+test("a staff message is labelled 工作人员, never drawn as the AI: not its bubble, name or avatar", () => {
+  const aiUser = { name: "小梦", avatar: "🌙" };
+  const nodes = rows([msg("a", "assistant"), msg("s1", "staff"), msg("s2", "staff"), msg("b", "assistant")], aiUser);
+  equal(kinds(nodes), ["stamp", "msg", "msg", "msg", "msg"]);
+  const [staff, next] = [nodes[2], nodes[3]];
+  assert(staff.classList.contains("msg-staff") && !staff.classList.contains("msg-ai"), "its own kind of row");
+  equal(staff.querySelector(".staff-tag").textContent, "工作人员 · DreamChat");
+  equal(staff.querySelector(".avatar").textContent, "工");
+  assert(!staff.textContent.includes("小梦") && !staff.textContent.includes("🌙"), "nothing of the AI's");
+  assert(!next.querySelector(".staff-tag"), "a run of staff messages is labelled once");
+  assert(nodes[4].classList.contains("msg-first"), "the AI after staff starts a run again, with its avatar");
+  equal(nodes[4].querySelector(".avatar").textContent, "🌙");
+});
+
+test("a notice of kind staff is a system line saying a person from DreamChat is there", () => {
+  const nodes = rows([msg("a", "user"), { id: "n1", notice: "工作人员正在陪你…", kind: "staff" }], null);
+  const notice = nodes[2];
+  assert(notice.classList.contains("system-notice") && notice.classList.contains("notice-staff"));
+  equal(notice.querySelector(".staff-label").textContent, "工作人员");
+  equal(notice.getAttribute("role"), "note");
+  assert(!rows([{ id: "n2", notice: "休息一下", kind: "break" }], null)[0].classList.contains("notice-staff"));
+});
