@@ -184,7 +184,7 @@ def test_an_operator_takes_over_a_chat_in_crisis_and_hands_it_back(stack: Stack,
 
     console.get_by_label("以工作人员身份发消息").fill(STAFF_TEXT)
     console.get_by_role("button", name="发送").click()
-    expect(console.locator(".admin-message.who-staff .admin-message-text")).to_have_text(STAFF_TEXT)
+    expect(console.locator(".admin-message.from-staff .admin-message-text")).to_have_text(STAFF_TEXT)
     screenshot(console, "admin-takeover-phone")
 
     # the person's open chat shows it by polling: 工作人员, never the AI's name or avatar

@@ -47,7 +47,8 @@ const ROUTES = ADMIN ? ADMIN_ROUTES : PERSON_ROUTES;
 let cleanup = null;
 let friends = null;
 let ready = false; // the client config is loaded: screens can be drawn
-const presence = new Presence();
+// the console is no device showing a chat of its own: it tells the server nothing about presence
+const presence = ADMIN ? { show() {}, stop() {} } : new Presence();
 const offline = document.getElementById("offline");
 
 const ctx = {
@@ -78,8 +79,8 @@ function route() {
   syncSidebar(view, found[1]);
   main.scrollTop = 0;
   cleanup = render(ctx, found[1]) || null;
-  if (view === "login" || ADMIN) presence.stop();  // an operator's console shows no chat of their own
-  else {
+  if (view === "login") presence.stop();
+  else if (!ADMIN) {  // the console shows no chat of the operator's own and keeps no clock for them
     presence.show(view === "chat" ? found[1] : null);
     syncZone(); // once per account and device, and again when the device's zone changes
   }

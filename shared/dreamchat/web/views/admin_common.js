@@ -68,7 +68,7 @@ export function messageLog(messages, { marked = () => false, markLabel = "" } = 
   if (!messages.length) return h("p", { class: "muted", text: "没有可显示的消息。" });
   return h("ol", { class: "admin-messages", "aria-label": "相关消息" }, messages.map((message) => {
     const isMarked = marked(message);
-    return h("li", { class: `admin-message who-${message.role}${isMarked ? " is-marked" : ""}`, dataset: { id: message.id } },
+    return h("li", { class: `admin-message from-${message.role}${isMarked ? " is-marked" : ""}`, dataset: { id: message.id } },
       h("div", { class: "admin-message-meta" },
         h("span", { class: `who who-${message.role}`, text: AUTHORS[message.role] || message.role }),
         h("time", { class: "line-time", text: stamp(message.timestamp) }),
