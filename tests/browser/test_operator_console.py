@@ -201,6 +201,7 @@ def test_an_operator_takes_over_a_chat_in_crisis_and_hands_it_back(stack: Stack,
     expect(page.locator(".system-notice.notice-staff")).to_contain_text("工作人员", timeout=15_000)
     page.wait_for_timeout(1500)
     expect(page.locator(".msg-list .msg-ai")).to_have_count(replies_before)
+    expect(page.locator(".msg-me").last.locator(".read-receipt")).to_have_count(0)  # not the AI's 已读不回
     screenshot(page, "chat-staff-phone")
 
     console.get_by_role("button", name="交还给 AI").click()

@@ -178,6 +178,8 @@ export class Turns {
       this.crisis(data, local);
     } else if (event.event === "notice") {
       if (data.text) chat.history.addNotice(String(data.text), data.kind);
+      // a person from DreamChat has the chat: no AI reply is coming, so no 已读 (that would read as the AI's silence)
+      if (data.kind === "staff" && local) local.withStaff = true;
       chat.render({ toBottom: true });
     } else if (event.event === "message") {
       chat.setTyping(true);
@@ -187,12 +189,12 @@ export class Turns {
       chat.render({ toBottom: true });
       chat.markSeen();
     } else if (event.event === "done") {
-      if (data.replied === false && local) {
+      if (data.replied === false && local && !local.withStaff) {
         // 已读 comes after a human-like pause, as the server says (not the instant the message lands)
         chat.setTyping(false);
         await sleep(Math.min(Math.max(Number(data.read_after_ms) || 0, 0), MAX_TYPING_MS));
       }
-      if (local) local.read = data.replied === false;
+      if (local) local.read = data.replied === false && !local.withStaff;
       if (data.topic_ended) chat.history.addDivider("这个话题聊完了，TA 会把它整理进记忆");
       chat.setTyping(false);
       chat.render();
