@@ -65,6 +65,7 @@ class DreamChatStack(Stack):
             self, "Monitoring", settings=settings, functions=functions.by_key, api=api, data=data, messaging=messaging
         )
         self._outputs(api.url, data, secret.secret_arn)
+        CfnOutput(self, "OperatorTopicArn", value=messaging.operator_topic.topic_arn)
 
     def _outputs(self, api_url: str, data: Data, secret_arn: str) -> None:
         CfnOutput(self, "ApiUrl", value=api_url)

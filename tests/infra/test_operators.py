@@ -40,6 +40,10 @@ def test_the_operator_topic_takes_only_tls(each: Synth) -> None:
     assert statement["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
 
 
+def test_the_stack_names_the_topic_for_subscriptions_made_by_hand(each: Synth) -> None:
+    each.template.has_output("OperatorTopicArn", {"Value": {"Ref": operator_topic(each)}})
+
+
 def test_the_operator_email_is_subscribed_only_when_given(dev: Synth, prod: Synth) -> None:
     dev_topic, prod_topic = operator_topic(dev), operator_topic(prod)
     assert not dev.resources("AWS::SNS::Subscription", {"Properties": {"TopicArn": {"Ref": dev_topic}}})
