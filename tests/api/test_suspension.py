@@ -65,6 +65,13 @@ def test_a_suspended_account_cannot_log_in_or_refresh(ops, alice) -> None:
     assert REASON not in wrong.text
 
 
+def test_a_used_refresh_token_of_a_suspended_account_is_401_without_the_reason(ops, alice) -> None:
+    assert alice.client.post("/api/auth/refresh", json={"refresh_token": alice.refresh_token}).status_code == 200
+    suspend(ops, alice)
+    reused = alice.client.post("/api/auth/refresh", json={"refresh_token": alice.refresh_token})
+    assert reused.status_code == 401 and REASON not in reused.text
+
+
 def test_lifting_lets_the_account_in_again_with_its_old_tokens_too(ops, alice) -> None:
     suspend(ops, alice)
     answer = lift(ops, alice)

@@ -98,9 +98,6 @@ class AuthService:
     def refresh(self, refresh_token: str) -> Tokens:
         claims = self._decode(refresh_token, "refresh")
         account_id, family = claims["sub"], claims["fam"]
-        account = self.account(account_id)
-        if account is not None:
-            _refuse_suspended(account)
         with self._storage.begin() as uow:
             read = uow.tokens.get(account_id, family)
             if read is None or read.entity.revoked:
@@ -108,6 +105,8 @@ class AuthService:
             if read.entity.current_jti != claims["jti"]:
                 self._revoke(uow, read)
                 raise Unauthorized("refresh token was already used; please log in again")
+            if (account := uow.accounts.get(account_id)) is not None:
+                _refuse_suspended(account)  # the family stays: it works again once the suspension is lifted
             try:
                 return self._rotate(uow, read)
             except Contended as error:
