@@ -573,4 +573,25 @@ class OperatorOut(Out):
 # Suspensions
 
 
+class SuspensionOut(Out):
+    reason: str
+    at: int
+    by: str  # the operator's account id
+
+
+class AdminAccountOut(Out):
+    """An account as an operator sees it: who, since when, whether an operator, whether suspended."""
+
+    id: str
+    username: str
+    created_at: int
+    operator: bool
+    suspension: SuspensionOut | None
+
+
+class AccountSuspensionOut(Out):
+    account_id: str
+    suspension: SuspensionOut | None
+
+
 # Crisis escalations and the referral report

@@ -44,6 +44,14 @@ class LogoutRequest(Body):
     refresh_token: str | None = Field(default=None, max_length=4096)
 
 
+class SuspensionRequest(Body):
+    """Why an operator suspends an account: the account's holder reads it when refused."""
+
+    reason: Annotated[
+        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=bounds.SUSPENSION_REASON_CHARS)
+    ]
+
+
 @cache
 def _zones() -> frozenset[str]:
     return frozenset(available_timezones())

@@ -56,6 +56,7 @@ from dreamchat.services.sessions import SessionService
 from dreamchat.services.soul import SoulService
 from dreamchat.services.speaker import SpeakerService
 from dreamchat.services.storage.unit_of_work import Storage
+from dreamchat.services.suspensions import SuspensionService
 from dreamchat.services.tombstones import ErasureService
 from dreamchat.services.topics import TopicService
 from dreamchat.services.vectors import VectorService
@@ -101,6 +102,7 @@ class Services:
     exports: ExportService  # a pair's memories out
     imports: ImportService  # and back in
     operators: OperatorService  # who runs the service, and the audit of what they did
+    suspensions: SuspensionService  # accounts an operator suspended
 
 
 def build_services(
@@ -229,6 +231,7 @@ def build_services(
         exports=ExportService(repo, profiles, heartbeats, ai_users, friend_lists, clock, export_budget),
         imports=ImportService(repo, storage, runtime.blobs, ai_users, heartbeats, vectors, clock, *imports),
         operators=OperatorService(storage, clock, settings),
+        suspensions=SuspensionService(storage, ai_users, OperatorService(storage, clock, settings), clock),
     )
     subscribe = getattr(runtime.bus, "subscribe", None)
     if subscribe is not None:  # the local bus; in AWS, EventBridge invokes the compress function
