@@ -6,11 +6,69 @@ from fastapi import APIRouter
 
 from dreamchat.api.deps import OperatorDep, ServicesDep
 from dreamchat.api.errors import documented
-from dreamchat.api.responses import AccountSuspensionOut, AdminAccountOut
-from dreamchat.api.schemas import SuspensionRequest
+from dreamchat.api.pages import Cursor, Limit
+from dreamchat.api.responses import (
+    AccountSuspensionOut,
+    AdminAccountOut,
+    AdminReportDetailOut,
+    AdminReportOut,
+    AdminReportPageOut,
+    RestoredOut,
+    SummaryOut,
+)
+from dreamchat.api.schemas import ReportResolution, SuspensionRequest
 from dreamchat.domain.models import Account
+from dreamchat.domain.moderation import ReportStatus
+from dreamchat.services.paging import DEFAULT_LIMIT
 
 router = APIRouter(prefix="/api/admin", tags=["admin"])
+
+
+@router.get("/summary", response_model=SummaryOut, responses=documented(401, 403))
+def summary(operator: OperatorDep, services: ServicesDep) -> SummaryOut:
+    """The console's badges: how many reports and crisis escalations are open (counts only)."""
+    found = services.reports.summary()
+    return SummaryOut(open_reports=found.open_reports, open_escalations=found.open_escalations)
+
+
+@router.get("/reports", response_model=AdminReportPageOut, responses=documented(401, 403, 422))
+def list_reports(
+    operator: OperatorDep,
+    services: ServicesDep,
+    status: ReportStatus = "open",
+    cursor: Cursor = None,
+    limit: Limit = DEFAULT_LIMIT,
+) -> AdminReportPageOut:
+    """Reports of one status, oldest first; `overdue`: still open past `respond_by`."""
+    page = services.reports.listed(status, cursor, limit)
+    return AdminReportPageOut(reports=[AdminReportOut.of(v) for v in page.items], next_cursor=page.cursor)
+
+
+@router.get("/reports/{report_id}", response_model=AdminReportDetailOut, responses=documented(401, 403, 404, 422))
+def read_report(report_id: str, operator: OperatorDep, services: ServicesDep) -> AdminReportDetailOut:
+    """One report with the AI user it names and, for a message, it and the 10 before it (an audited read)."""
+    return AdminReportDetailOut.of_detail(services.reports.read(operator.account, report_id))
+
+
+@router.post(
+    "/reports/{report_id}/resolve",
+    response_model=AdminReportOut,
+    responses=documented(400, 401, 403, 404, 409, 413, 422),
+)
+def resolve_report(
+    report_id: str, body: ReportResolution, operator: OperatorDep, services: ServicesDep
+) -> AdminReportOut:
+    """Act on an open report once: `takedown` (the AI user becomes private at once) or `dismiss`; 409 if acted on."""
+    return AdminReportOut.of(services.reports.resolve(operator.account, report_id, body.action, body.note))
+
+
+@router.post(
+    "/ai-users/{ai_user_id}/restore", response_model=RestoredOut, responses=documented(401, 403, 404, 409, 422)
+)
+def restore_ai_user(ai_user_id: str, operator: OperatorDep, services: ServicesDep) -> RestoredOut:
+    """Lift a takedown: the AI user is public again if it was before; 409 unless it is taken down."""
+    restored = services.reports.restore(operator.account, ai_user_id)
+    return RestoredOut(ai_user_id=restored.id, visibility=restored.visibility, moderation=None)
 
 
 # Accounts
