@@ -40,6 +40,8 @@ class EnvironmentSettings:
     active_pairs: int  # expected (person, AI user) pairs in use: sizes the background workers
     timezone: str = "Asia/Shanghai"
     alarm_email: str | None = None
+    operator_email: str | None = None  # subscribed to the operators' alert topic (each new crisis escalation)
+    operators: tuple[str, ...] = ()  # usernames of the operators: the API's DREAMCHAT_OPERATORS
     # Extra non-secret DREAMCHAT_* variables, e.g. DREAMCHAT_LLM_BASE_URL or a model name.
     function_environment: Mapping[str, str] = field(default_factory=dict)
 
@@ -101,6 +103,8 @@ def _overrides(get: ContextGetter) -> dict[str, Any]:
         "throttleBurst": ("throttle_burst", int),
         "timezone": ("timezone", str),
         "alarmEmail": ("alarm_email", str),
+        "operatorEmail": ("operator_email", str),
+        "operators": ("operators", _names),
         "activePairs": ("active_pairs", int),
         "functionEnvironment": ("function_environment", _function_environment),
     }
@@ -110,6 +114,12 @@ def _overrides(get: ContextGetter) -> dict[str, Any]:
 
 def _origins(value: str) -> tuple[str, ...]:
     return tuple(origin.strip().rstrip("/") for origin in str(value).split(",") if origin.strip())
+
+
+def _names(value: str | list[str]) -> tuple[str, ...]:
+    """Comma-separated (from `-c`) or a list (from cdk.json)."""
+    names = str(value).split(",") if isinstance(value, str) else [str(name) for name in value]
+    return tuple(name.strip() for name in names if name.strip())
 
 
 def _function_environment(value: str | Mapping[str, str]) -> dict[str, str]:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from aws_cdk import aws_events as events
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_secretsmanager as secretsmanager
+from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sqs as sqs
 from constructs import IConstruct
 
@@ -26,6 +27,7 @@ class Access:
         bus: events.IEventBus,
         heartbeat_queue: sqs.IQueue,
         extract_queue: sqs.IQueue,
+        operator_topic: sns.ITopic,
         secret: secretsmanager.ISecret,
     ) -> None:
         self.data, self.bus, self.secret = data, bus, secret
@@ -37,6 +39,7 @@ class Access:
             "events": lambda fn: self.bus.grant_put_events_to(fn),
             "heartbeat-queue": lambda fn: heartbeat_queue.grant_send_messages(fn),
             "extract-queue": lambda fn: extract_queue.grant_send_messages(fn),
+            "operator-alerts": lambda fn: operator_topic.grant_publish(fn),
         }
 
     def grant(self, function: lambda_.Function, uses: tuple[str, ...]) -> None:

@@ -19,6 +19,8 @@ from infra.stacks.secrets import app_secret
 from infra.stacks.triggers import Triggers
 
 PARAMETER_CACHE_SECONDS = "300"  # Powertools Parameters: one Secrets Manager call per 5 min
+OPERATOR_TOPIC, OPERATORS = "DREAMCHAT_OPERATOR_TOPIC_ARN", "DREAMCHAT_OPERATORS"
+PER_FUNCTION = frozenset({OPERATOR_TOPIC, OPERATORS})  # set by `function_environments`, never by context
 
 
 class DreamChatStack(Stack):
@@ -43,12 +45,16 @@ class DreamChatStack(Stack):
             extract_worker_timeout=EXTRACT_WORKER.timeout,
         )
         environment = runtime_environment(settings, data, messaging, secret.secret_arn)
-        functions = Functions(self, "Functions", settings=settings, code=code, environment=environment)
+        own = function_environments(settings, messaging)
+        functions = Functions(
+            self, "Functions", settings=settings, code=code, environment=environment, own_environment=own
+        )
         access = Access(
             data=data,
             bus=messaging.bus,
             heartbeat_queue=messaging.heartbeat_queue,
             extract_queue=messaging.extract_queue,
+            operator_topic=messaging.operator_topic,
             secret=secret,
         )
         for spec in SPECS:
@@ -59,6 +65,7 @@ class DreamChatStack(Stack):
             self, "Monitoring", settings=settings, functions=functions.by_key, api=api, data=data, messaging=messaging
         )
         self._outputs(api.url, data, secret.secret_arn)
+        CfnOutput(self, "OperatorTopicArn", value=messaging.operator_topic.topic_arn)
 
     def _outputs(self, api_url: str, data: Data, secret_arn: str) -> None:
         CfnOutput(self, "ApiUrl", value=api_url)
@@ -89,7 +96,20 @@ def runtime_environment(
         "POWERTOOLS_PARAMETERS_MAX_AGE": PARAMETER_CACHE_SECONDS,
         "DREAMCHAT_SECRETS_MAX_AGE_SECONDS": PARAMETER_CACHE_SECONDS,
     }
-    clashes = sorted(owned.keys() & settings.function_environment.keys())
+    clashes = sorted((owned.keys() | PER_FUNCTION) & settings.function_environment.keys())
     if clashes:
         raise ValueError(f"functionEnvironment may not override what the stack sets: {clashes}")
     return {**settings.function_environment, **owned}
+
+
+def function_environments(settings: EnvironmentSettings, messaging: Messaging) -> dict[str, dict[str, str]]:
+    """By function key, what only some functions read: the operators' alert topic for each function
+    that may open a crisis escalation (its spec `uses` "operator-alerts", which also grants it
+    sns:Publish), and who the operators are (`-c operators=alice,bob`) for the API."""
+    own: dict[str, dict[str, str]] = {}
+    for spec in SPECS:
+        if "operator-alerts" in spec.uses:
+            own.setdefault(spec.key, {})[OPERATOR_TOPIC] = messaging.operator_topic.topic_arn
+    if settings.operators:
+        own.setdefault("chat", {})[OPERATORS] = ",".join(settings.operators)
+    return own

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from aws_cdk import Duration
@@ -40,7 +41,8 @@ SPECS = (
         key="chat", folder="chat", entry="handler",
         description="HTTP API: the FastAPI app through Mangum",
         timeout=Duration.seconds(29),  # the HTTP API gives up on an integration after 30 s
-        memory_mb=1024, uses=("table", "documents", "events"),
+        # "operator-alerts": its turns run the crisis protocol, which may open an escalation
+        memory_mb=1024, uses=("table", "documents", "events", "operator-alerts"),
         # The turn's deadline (also cut to the invocation's remaining time) shortens each call's timeout.
         environment=(("DREAMCHAT_CHAT_TURN_SECONDS", "25"), ("DREAMCHAT_LLM_TIMEOUT_SECONDS", "20"),
                      ("DREAMCHAT_LLM_MAX_RETRIES", "1")),
@@ -101,10 +103,13 @@ class Functions(Construct):
         settings: EnvironmentSettings,
         code: LambdaCode,
         environment: dict[str, str],
+        own_environment: Mapping[str, Mapping[str, str]],
     ) -> None:
+        """`environment`: every function's; `own_environment`: by function key, what only it reads."""
         super().__init__(scope, id)
         self._settings = settings
         self._environment = environment
+        self._own = own_environment
         self._code = code
         self._layer = lambda_.LayerVersion(
             self,
@@ -145,6 +150,7 @@ class Functions(Construct):
             environment={
                 **self._environment,
                 **dict(spec.environment),
+                **self._own.get(spec.key, {}),
                 "POWERTOOLS_SERVICE_NAME": f"dreamchat-{spec.key}",
                 # a function has at most about one vCPU: numpy's BLAS threads would only contend
                 "OPENBLAS_NUM_THREADS": "1",

@@ -1,9 +1,12 @@
-"""The event bus, the two work queues (heartbeats, extraction) and the dead-letter queues."""
+"""The event bus, the two work queues (heartbeats, extraction), the dead-letter queues, and the
+operators' alert topic (each new crisis escalation: its id and time, nothing anyone wrote)."""
 
 from __future__ import annotations
 
 from aws_cdk import Duration
 from aws_cdk import aws_events as events
+from aws_cdk import aws_sns as sns
+from aws_cdk import aws_sns_subscriptions as subscriptions
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
@@ -36,6 +39,7 @@ class Messaging(Construct):
         self.heartbeat_queue = _work_queue(self, "HeartbeatQueue", worker_timeout, self.heartbeat_dlq)
         self.extract_dlq = _dead_letter_queue(self, "ExtractDlq")
         self.extract_queue = _work_queue(self, "ExtractQueue", extract_worker_timeout, self.extract_dlq)
+        self.operator_topic = _operator_topic(self, settings)
 
     @property
     def dead_letter_queues(self) -> dict[str, sqs.Queue]:
@@ -61,6 +65,15 @@ def _work_queue(scope: Construct, id: str, worker_timeout: Duration, dlq: sqs.Qu
         encryption=sqs.QueueEncryption.SQS_MANAGED,
         enforce_ssl=True,
     )
+
+
+def _operator_topic(scope: Construct, settings: EnvironmentSettings) -> sns.Topic:
+    """Told of each new crisis escalation by the functions that may open one; e-mailed to
+    `-c operatorEmail=…` when given (SNS asks the address to confirm first)."""
+    topic = sns.Topic(scope, "OperatorTopic", display_name=f"{settings.prefix} crisis escalations", enforce_ssl=True)
+    if settings.operator_email:
+        topic.add_subscription(subscriptions.EmailSubscription(settings.operator_email))
+    return topic
 
 
 def _dead_letter_queue(scope: Construct, id: str) -> sqs.Queue:

@@ -23,6 +23,12 @@ class Forbidden(DreamChatError):
     code = "forbidden"
 
 
+class Suspended(Forbidden):
+    """The account is suspended by an operator: no login, no refresh, no request until it is lifted."""
+
+    code = "account_suspended"
+
+
 class NotFound(DreamChatError):
     code = "not_found"
 

@@ -20,6 +20,8 @@ ENVIRONMENTS = {
         "env": "prod",
         "frontendOrigin": "https://chat.example.com",
         "alarmEmail": "ops@example.com",
+        "operatorEmail": "duty@example.com",
+        "operators": "alice, bob",
         "functionEnvironment": '{"DREAMCHAT_LLM_BASE_URL": "https://llm.example.com/v1"}',
     },
 }

@@ -41,7 +41,7 @@ ENVIRONMENT_NAMES = {
 }
 MODEL_BUDGET = {"DREAMCHAT_LLM_TIMEOUT_SECONDS", "DREAMCHAT_LLM_MAX_RETRIES"}
 OWN_NAMES = {  # each function's time budget (see tests/infra/test_budgets.py)
-    "chat": MODEL_BUDGET | {"DREAMCHAT_CHAT_TURN_SECONDS"},
+    "chat": MODEL_BUDGET | {"DREAMCHAT_CHAT_TURN_SECONDS", "DREAMCHAT_OPERATOR_TOPIC_ARN"},
     "compress": MODEL_BUDGET | {"DREAMCHAT_BACKGROUND_ATTEMPTS"},
     "extract": MODEL_BUDGET | {"DREAMCHAT_BACKGROUND_ATTEMPTS"},
     "extract-worker": MODEL_BUDGET | {"DREAMCHAT_BACKGROUND_ATTEMPTS"},
@@ -75,7 +75,8 @@ def test_the_chat_function_answers_within_the_http_api_timeout(each: Synth) -> N
 @pytest.mark.parametrize("key", HANDLERS)
 def test_each_function_reads_the_whole_dreamchat_environment(each: Synth, key: str) -> None:
     variables = each.function(key)[1]["Properties"]["Environment"]["Variables"]
-    assert set(variables) - {"DREAMCHAT_LLM_BASE_URL"} == ENVIRONMENT_NAMES | OWN_NAMES[key]
+    given = {"DREAMCHAT_LLM_BASE_URL", "DREAMCHAT_OPERATORS"}  # from context (the prod synth's)
+    assert set(variables) - given == ENVIRONMENT_NAMES | OWN_NAMES[key]
     assert variables["DREAMCHAT_STORAGE"] == "aws"
     assert variables["DREAMCHAT_RUN_SCHEDULER"] == "false"
     assert variables["POWERTOOLS_METRICS_NAMESPACE"] == "DreamChat"

@@ -122,15 +122,16 @@ def test_the_dashboard_shows_degraded_results_stored_owed_and_healed(each: Synth
 
 
 def test_every_alarm_notifies_the_alarm_topic(each: Synth) -> None:
-    (topic_id,) = each.resources("AWS::SNS::Topic")
+    (topic_id,) = each.resources("AWS::SNS::Topic", {"Properties": {"DisplayName": f"{each.stack.stack_name} alarms"}})
     for properties in each.resources("AWS::CloudWatch::Alarm").values():
         assert properties["Properties"]["AlarmActions"] == [{"Ref": topic_id}]
 
 
 def test_the_alarm_email_is_subscribed_only_when_configured(dev: Synth, prod: Synth) -> None:
     dev.template.resource_count_is("AWS::SNS::Subscription", 0)
+    (alarm_topic,) = prod.resources("AWS::SNS::Topic", {"Properties": {"DisplayName": "DreamChat-prod alarms"}})
     prod.template.has_resource_properties(
-        "AWS::SNS::Subscription", {"Protocol": "email", "Endpoint": "ops@example.com"}
+        "AWS::SNS::Subscription", {"Protocol": "email", "Endpoint": "ops@example.com", "TopicArn": {"Ref": alarm_topic}}
     )
 
 

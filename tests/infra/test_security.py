@@ -14,7 +14,7 @@ from aws_cdk import aws_s3 as s3
 from infra.app import build
 from tests.infra.synth import CDK_JSON_CONTEXT, Synth
 
-DATA_SERVICES = ("dynamodb", "s3", "sqs", "events", "secretsmanager")
+DATA_SERVICES = ("dynamodb", "s3", "sqs", "events", "secretsmanager", "sns")
 POLICY_TYPES = {
     "AWS::IAM::Policy": ("PolicyDocument",),
     "AWS::S3::BucketPolicy": ("PolicyDocument",),
@@ -92,6 +92,7 @@ RESOURCE_PREFIXES = (
     "MessagingHeartbeatQueue",
     "MessagingExtractQueue",
     "MessagingTopicEndedDlq",
+    "MessagingOperatorTopic",
     "AppSecret",
 )
 
@@ -102,7 +103,12 @@ def prefixes(ids: set[str]) -> set[str]:
 
 
 EXPECTED_ACCESS = {
-    "chat": {"dynamodb": {"DataTable"}, "s3": {"DataDocuments"}, "events": {"MessagingBus"}},
+    "chat": {
+        "dynamodb": {"DataTable"},
+        "s3": {"DataDocuments"},
+        "events": {"MessagingBus"},
+        "sns": {"MessagingOperatorTopic"},  # the crisis protocol's escalations
+    },
     "compress": {"dynamodb": {"DataTable", "DataIdempotencyTable"}, "sqs": {"MessagingTopicEndedDlq"}},
     "extract": {
         "dynamodb": {"DataTable", "DataIdempotencyTable"},

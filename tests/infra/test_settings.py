@@ -89,3 +89,11 @@ def test_worker_concurrency_follows_the_expected_pairs() -> None:
 def test_worker_concurrency_stays_within_what_sqs_allows() -> None:
     assert worker_concurrency(0, 5, 4) == 2
     assert worker_concurrency(10_000_000, 5, 4) == 1000
+
+
+def test_operators_and_their_email_come_from_context() -> None:
+    settings = settings_from_context(context(operators=" alice, bob ,,", operatorEmail="duty@example.com"))
+    assert settings.operators == ("alice", "bob")
+    assert settings.operator_email == "duty@example.com"
+    assert settings_from_context(context(operators=["carol"])).operators == ("carol",)
+    assert settings_from_context(context()).operators == () and settings_from_context(context()).operator_email is None

@@ -160,7 +160,7 @@ def test_a_person_can_forget_their_pair_after_the_owner_hides_the_ai_user(runtim
     pair, ai_user = friends_with_a_public_ai_user(services)
     services.chat.save(pair, ai_user, SECRET)
     services.ai_users.update(ai_user.owner_id, ai_user.id, {"visibility": visibility})
-    assert services.friend_lists.ended(pair.account_id) == [ai_user.id]
+    assert services.friend_lists.ended(pair.account_id) == [(ai_user.id, "no_longer_visible")]
 
     services.ai_users.unfriend(pair.account_id, pair.ai_user_id, forget=True)
 

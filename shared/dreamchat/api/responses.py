@@ -20,7 +20,9 @@ from dreamchat.domain.models import (
     Scene,
     Visibility,
 )
+from dreamchat.domain.moderation import ReportAction, ReportKind, ReportStatus
 from dreamchat.domain.owed import OwedKind
+from dreamchat.services.reports import ReportDetail, ReportView
 from dreamchat.services.views import ContextView, FriendView, HeartbeatRow, HeartbeatStatusView
 
 
@@ -67,8 +69,17 @@ class DeletedOut(Out):
 # AI users and friends
 
 
+class ModerationOut(Out):
+    """Why an operator took an AI user down, as its owner sees it."""
+
+    status: Literal["taken_down"]
+    note: str
+    at: int
+
+
 class AIUserOut(Out):
-    """An AI user as the caller sees it: the owner's account id is never shown."""
+    """An AI user as the caller sees it: the owner's account id is never shown, nor to anyone but the owner
+    whether an operator took it down (`moderation`; everyone else no longer sees it at all)."""
 
     id: str
     user_id: str  # the spec's paths call it user_id
@@ -85,11 +96,14 @@ class AIUserOut(Out):
     created_at: int
     updated_at: int
     is_owner: bool
+    moderation: ModerationOut | None
 
     @classmethod
     def of(cls, ai_user: AIUser, account_id: str) -> AIUserOut:
+        owner = ai_user.owner_id == account_id
+        moderation = ai_user.moderation.model_dump() if owner and ai_user.moderation else None
         return cls.model_validate(
-            {**ai_user.model_dump(), "user_id": ai_user.id, "is_owner": ai_user.owner_id == account_id}
+            {**ai_user.model_dump(), "user_id": ai_user.id, "is_owner": owner, "moderation": moderation}
         )
 
 
@@ -157,12 +171,13 @@ class FriendHeartbeatOut(Out):
 
 class EndedFriendshipOut(Out):
     ai_user_id: str
-    reason: Literal["no_longer_visible"]
+    reason: Literal["no_longer_visible", "taken_down"]
 
 
 class FriendListOut(Out):
     friends: list[FriendOut]
-    # friendships that ended because the owner made the AI user private or deleted it (forgetting still works)
+    # friendships that ended because an operator took the AI user down, or its owner made it private or deleted
+    # it (the memory is kept: exporting and forgetting still work)
     ended: list[EndedFriendshipOut]
 
 
@@ -570,7 +585,100 @@ class OperatorOut(Out):
 # Reports (举报/投诉) and takedowns
 
 
+class ReportOut(Out):
+    """A report as its reporter sees it: its status and, once acted on, the operator's answer (`note`)."""
+
+    id: str
+    kind: ReportKind
+    ai_user_id: str
+    message_id: str | None
+    reason: str
+    status: ReportStatus
+    created_at: int
+    respond_by: int
+    action: ReportAction | None
+    note: str
+    resolved_at: int | None
+
+
+class ReportPageOut(Out):
+    reports: list[ReportOut]
+    next_cursor: str | None
+
+
+class AdminReportOut(ReportOut):
+    """A report as an operator lists it: who reported it, and whether it is open past `respond_by`."""
+
+    account_id: str
+    overdue: bool
+
+    @classmethod
+    def of(cls, view: ReportView) -> AdminReportOut:
+        return cls.model_validate({**view.report.model_dump(), "overdue": view.overdue})
+
+
+class AdminReportPageOut(Out):
+    reports: list[AdminReportOut]
+    next_cursor: str | None
+
+
+class ReportedAIUserOut(Out):
+    id: str
+    name: str
+    owner_id: str
+    visibility: Visibility
+    moderation: ModerationOut | None
+
+
+class AdminReportDetailOut(AdminReportOut):
+    """One report with what it names: the AI user (null once deleted) and, for a message, that message and
+    the 10 before it (an audited read)."""
+
+    ai_user: ReportedAIUserOut | None
+    messages: list[MessageOut]
+
+    @classmethod
+    def of_detail(cls, detail: ReportDetail) -> AdminReportDetailOut:
+        return cls.model_validate(
+            {**AdminReportOut.of(detail.view).model_dump(), "ai_user": detail.ai_user, "messages": detail.messages}
+        )
+
+
+class RestoredOut(Out):
+    ai_user_id: str
+    visibility: Visibility
+    moderation: None
+
+
+class SummaryOut(Out):
+    """The console's badges: counts only."""
+
+    open_reports: int
+    open_escalations: int
+
+
 # Suspensions
+
+
+class SuspensionOut(Out):
+    reason: str
+    at: int
+    by: str  # the operator's account id
+
+
+class AdminAccountOut(Out):
+    """An account as an operator sees it: who, since when, whether an operator, whether suspended."""
+
+    id: str
+    username: str
+    created_at: int
+    operator: bool
+    suspension: SuspensionOut | None
+
+
+class AccountSuspensionOut(Out):
+    account_id: str
+    suspension: SuspensionOut | None
 
 
 # Crisis escalations and the referral report

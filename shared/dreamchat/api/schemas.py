@@ -6,10 +6,11 @@ from functools import cache
 from typing import Annotated, Any
 from zoneinfo import available_timezones
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from dreamchat.domain import bounds
 from dreamchat.domain.models import ChatModel, Visibility
+from dreamchat.domain.moderation import ReportAction, ReportKind
 from dreamchat.domain.text import name_problem
 
 
@@ -42,6 +43,14 @@ class RefreshRequest(Body):
 
 class LogoutRequest(Body):
     refresh_token: str | None = Field(default=None, max_length=4096)
+
+
+class SuspensionRequest(Body):
+    """Why an operator suspends an account: the account's holder reads it when refused."""
+
+    reason: Annotated[
+        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=bounds.SUSPENSION_REASON_CHARS)
+    ]
 
 
 @cache
@@ -85,3 +94,30 @@ class AIUserUpdate(Body):
 
     def changes(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True)
+
+
+# Reports (举报/投诉) and takedowns
+
+
+class ReportCreate(Body):
+    """A report of a listed AI user, or of one message in the person's own chat with it."""
+
+    kind: ReportKind
+    ai_user_id: str = Field(min_length=1, max_length=64)
+    message_id: str | None = Field(default=None, min_length=1, max_length=64)
+    reason: Annotated[
+        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=bounds.REPORT_REASON_CHARS)
+    ]
+
+    @model_validator(mode="after")
+    def _message_named(self) -> ReportCreate:
+        if (self.kind == "message") != (self.message_id is not None):
+            raise ValueError("message_id: required for a report of a message, and only for one")
+        return self
+
+
+class ReportResolution(Body):
+    """An operator's action on a report; `note` is the answer the person (and for a takedown the owner) reads."""
+
+    action: ReportAction
+    note: str = Field(default="", max_length=bounds.NOTE_CHARS)

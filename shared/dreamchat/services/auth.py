@@ -3,7 +3,8 @@
 Access tokens live 15 minutes, refresh tokens 30 days. Each login starts a token family;
 refreshing rotates the family's current refresh token, and presenting a rotated (old) one
 revokes the whole family, since it means the token leaked. Access tokens name their family,
-so logging out ends them too.
+so logging out ends them too. A suspended account is refused (403 with the operator's reason) at login,
+refresh and every request: its live tokens stop at once, and work again once the suspension is lifted.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dreamchat import keys
 from dreamchat.config import Settings
 from dreamchat.domain.accounts import normal_username, password_problem, username_problem, username_skeleton
 from dreamchat.domain.models import Account, TokenFamily
-from dreamchat.errors import Conflict, Contended, Forbidden, Invalid, Unauthorized
+from dreamchat.errors import Conflict, Contended, Forbidden, Invalid, Suspended, Unauthorized
 from dreamchat.ports import Clock
 from dreamchat.services.limits import RateLimit
 from dreamchat.services.passwords import HashingPool, dummy_hash
@@ -91,6 +92,7 @@ class AuthService:
         if not self._hashing.verify(account.password_hash if account else dummy_hash(), password) or account is None:
             raise Unauthorized(_BAD_LOGIN)
         self._limit.reset(keys.login_limit_scope(username_skeleton(username)), window)
+        _refuse_suspended(account)  # only now: the reason is for the account's holder alone
         return account, self._start_family(account.id)
 
     def refresh(self, refresh_token: str) -> Tokens:
@@ -103,6 +105,8 @@ class AuthService:
             if read.entity.current_jti != claims["jti"]:
                 self._revoke(uow, read)
                 raise Unauthorized("refresh token was already used; please log in again")
+            if (account := uow.accounts.get(account_id)) is not None:
+                _refuse_suspended(account)  # the family stays: it works again once the suspension is lifted
             try:
                 return self._rotate(uow, read)
             except Contended as error:
@@ -125,6 +129,7 @@ class AuthService:
         account = self.account(claims["sub"])
         if account is None:
             raise Unauthorized("account no longer exists")
+        _refuse_suspended(account)
         return account, claims["fam"]
 
     def delete_account(self, account: Account) -> None:
@@ -223,3 +228,9 @@ class AuthService:
 
     def _epoch(self) -> int:
         return int(self._clock.now().timestamp())
+
+
+def _refuse_suspended(account: Account) -> None:
+    """Suspended (403, with the operator's reason) while an operator's suspension lasts."""
+    if account.suspension is not None:
+        raise Suspended(f"this account is suspended: {account.suspension.reason}")

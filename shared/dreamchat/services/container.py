@@ -52,10 +52,13 @@ from dreamchat.services.quality import OnFigure, QualityService
 from dreamchat.services.recall import RecallService
 from dreamchat.services.redo import RedoService
 from dreamchat.services.reply_draw import ReplyDrawService
+from dreamchat.services.reports import ReportService
 from dreamchat.services.sessions import SessionService
 from dreamchat.services.soul import SoulService
 from dreamchat.services.speaker import SpeakerService
 from dreamchat.services.storage.unit_of_work import Storage
+from dreamchat.services.suspensions import SuspensionService
+from dreamchat.services.takedowns import TakedownService
 from dreamchat.services.tombstones import ErasureService
 from dreamchat.services.topics import TopicService
 from dreamchat.services.vectors import VectorService
@@ -101,6 +104,8 @@ class Services:
     exports: ExportService  # a pair's memories out
     imports: ImportService  # and back in
     operators: OperatorService  # who runs the service, and the audit of what they did
+    suspensions: SuspensionService  # accounts an operator suspended
+    reports: ReportService  # reports (举报/投诉), acting on them, takedowns and restores
 
 
 def build_services(
@@ -174,10 +179,8 @@ def build_services(
     answers = LeaseService(
         storage, clock, math.ceil(settings.chat_turn_seconds) + ANSWER_MARGIN_SECONDS, RETRIES_PER_MESSAGE
     )
-    answering, idempotency = (
-        AnsweringService(answers, clock, settings.chat_turn_seconds),
-        IdempotencyService(storage, clock),
-    )
+    answering = AnsweringService(answers, clock, settings.chat_turn_seconds)
+    idempotency = IdempotencyService(storage, clock)
     said = (chat, topics, repo, repo.log, heartbeats, ai_users, views, idempotency, answering)
     export_budget = budget(
         keys.export_limit_scope, settings.account_exports_per_hour, 3600, "too many exports; wait a while"
@@ -186,6 +189,8 @@ def build_services(
         keys.import_limit_scope, settings.memory_imports_per_hour, 3600, "too many imports; wait a while"
     )
     imports = (runtime.random, protocol.check, import_budget)
+    operators = OperatorService(storage, clock, settings)
+    takedowns = TakedownService(ai_users, operators, clock)
     services = Services(
         runtime=runtime,
         auth=AuthService(storage, clock, settings, signing_secret(settings)),
@@ -228,7 +233,9 @@ def build_services(
         ),
         exports=ExportService(repo, profiles, heartbeats, ai_users, friend_lists, clock, export_budget),
         imports=ImportService(repo, storage, runtime.blobs, ai_users, heartbeats, vectors, clock, *imports),
-        operators=OperatorService(storage, clock, settings),
+        operators=operators,
+        suspensions=SuspensionService(storage, ai_users, operators, clock),
+        reports=ReportService(storage, ai_users, friend_lists, repo.log, operators, takedowns, clock, settings),
     )
     subscribe = getattr(runtime.bus, "subscribe", None)
     if subscribe is not None:  # the local bus; in AWS, EventBridge invokes the compress function

@@ -57,8 +57,9 @@ class ExportService:
         self._spend = spend  # the account's budget of whole exports (DREAMCHAT_ACCOUNT_EXPORTS_PER_HOUR)
 
     def pair(self, account_id: str, ai_user_id: str) -> Iterator[bytes]:
-        """The caller's pair with this AI user as a document; NotFound (before any piece) unless they are friends."""
-        pair, ai_user = self._ai_users.companion(account_id, ai_user_id)
+        """The caller's pair with this AI user as a document, also once the AI user left their view (taken
+        down, made private): the memory is theirs. NotFound (before any piece) unless they are friends."""
+        pair, ai_user = self._friend_lists.kept(account_id, ai_user_id)
         return self._document(pair, ai_user)
 
     def account(self, account: Account) -> Iterator[bytes]:

@@ -3,11 +3,14 @@ friendships a page at a time, and the friendships that ended because an AI user 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from dreamchat.domain.models import AIUser, Friendship
+from dreamchat.domain.models import AIUser, Friendship, PairId
+from dreamchat.errors import NotFound
 from dreamchat.services.paging import MAX_LIMIT, Page, page_of
 from dreamchat.services.storage.unit_of_work import Storage
+
+EndedReason = Literal["no_longer_visible", "taken_down"]
 
 
 def visible_to(account_id: str, ai_user: AIUser | None) -> bool:
@@ -35,12 +38,27 @@ class FriendListService:
         found = [self._load(ai_user_id) for ai_user_id in ids]
         return [a for a in found if a and a.listed], cursor
 
-    def ended(self, account_id: str) -> list[str]:
-        """Friendships that ended because the AI user is no longer visible to the caller (its owner
-        made it private, or deleted it): chat, heartbeats and memory views stop; forgetting still works."""
+    def ended(self, account_id: str) -> list[tuple[str, EndedReason]]:
+        """Friendships that ended because the AI user is no longer visible to the caller, and why: an
+        operator took it down, or its owner made it private or deleted it (or is suspended). Chat,
+        heartbeats and memory views stop; the memory is kept, exporting and forgetting still work."""
         with self._storage.begin() as uow:
             friendships = uow.ai_users.friendships_of(account_id)
-        return [f.ai_user_id for f in friendships if not visible_to(account_id, self._load(f.ai_user_id))]
+        found = [(f.ai_user_id, self._load(f.ai_user_id)) for f in friendships]
+        return [(ai_user_id, _why(a)) for ai_user_id, a in found if not visible_to(account_id, a)]
+
+    def kept(self, account_id: str, ai_user_id: str) -> tuple[PairId, AIUser]:
+        """The caller's pair with a befriended AI user (in its current generation) and the AI user, whether or
+        not it is still visible to them: what a friendship that ended keeps (its memory, to export, its chat,
+        to report a message of); NotFound unless they are friends."""
+        with self._storage.pair(PairId(account_id=account_id, ai_user_id=ai_user_id)) as uow:
+            if uow.friendship.get() is None:
+                raise NotFound("AI user not found")
+            pair = uow.pair
+        ai_user = self._load(ai_user_id)
+        if ai_user is None:
+            raise NotFound("AI user not found")
+        return pair, ai_user
 
     def friend_page(self, account_id: str, after: str | None, limit: int) -> Page[tuple[AIUser, Friendship]]:
         """A page of the caller's friendships by AI user id, each with its AI user while still visible."""
@@ -64,3 +82,7 @@ class FriendListService:
     def _load(self, ai_user_id: str) -> AIUser | None:
         with self._storage.begin() as uow:
             return uow.ai_users.get(ai_user_id)
+
+
+def _why(ai_user: AIUser | None) -> EndedReason:
+    return "taken_down" if ai_user is not None and ai_user.moderation is not None else "no_longer_visible"

@@ -28,7 +28,7 @@ def register(body: Credentials, request: Request, services: ServicesDep) -> Logi
     return _logged_in(*services.auth.register(body.username, body.password, _client(request)))
 
 
-@router.post("/login", response_model=LoginOut, responses=documented(400, 401, 413, 422, 429, 503))
+@router.post("/login", response_model=LoginOut, responses=documented(400, 401, 403, 413, 422, 429, 503))
 def login(body: Credentials, request: Request, services: ServicesDep) -> LoginOut:
     """Exchange username and password for an access and a refresh token."""
     return _logged_in(*services.auth.login(body.username, body.password, _client(request)))
@@ -40,7 +40,7 @@ def _client(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-@router.post("/refresh", response_model=TokensOut, responses=documented(400, 401, 413, 422))
+@router.post("/refresh", response_model=TokensOut, responses=documented(400, 401, 403, 413, 422))
 def refresh(body: RefreshRequest, services: ServicesDep) -> TokensOut:
     """Rotate the refresh token; a reused old one revokes its whole family."""
     return TokensOut.model_validate(services.auth.refresh(body.refresh_token))

@@ -69,6 +69,10 @@ class Reports:
         )
         return self._load(found), next_after
 
+    def count(self, status: str) -> int:
+        """How many reports have this status (their list's entries counted, no report loaded)."""
+        return len(self._session.query(f"{keys.REPORTS_PK}#{status}"))
+
     def open_count(self, account_id: str) -> int:
         found = self._session.query(keys.account_pk(account_id), KeyRange(prefix=keys.REPORT_PREFIX))
         return sum(1 for each in found if each.get("status") == "open")

@@ -94,6 +94,16 @@ class Accounts:
         found = self._session.get(keys.account(account_id))
         return to_model(Account, found) if found else None
 
+    def read(self, account_id: str) -> Versioned[Account] | None:
+        """The account and the version it was read at, to change it over that version."""
+        found = self._session.get(keys.account(account_id))
+        return Versioned(to_model(Account, found), version_of(found)) if found else None
+
+    def save(self, account: Account, over: Versioned[Account]) -> None:
+        """Over the version read (of two operators at once, one wins); the username stays as it is."""
+        key = keys.account(account.id)
+        self._session.put_over({**self._session.read(key), **account.model_dump()}, over)
+
     def named(self, username: str) -> Account | None:
         """The account of a normalised username: by how it looks, else as registered before skeletons."""
         pointer = self._session.get(keys.username(username)) or self._session.get(keys.legacy_username(username))
