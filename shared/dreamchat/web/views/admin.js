@@ -45,6 +45,8 @@ class AdminShell {
     this.screenCleanup = null;
     this.timer = null;
     this.badges = {};
+    this.counts = null;  // the last summary: a list whose count changes is read again
+    this.redraw = null;
   }
 
   open() {
@@ -88,6 +90,12 @@ class AdminShell {
     const body = h("div", { class: "page-body admin-body" });
     clear(this.main, h("section", { class: "page admin" }, this.header(), this.tabs(tab), body));
     this.screenCleanup = render(body, this.ctx, found[1]) || null;
+    // a tab's own list (not one item) follows its badge: what the badge counts is shown without a reload
+    const counter = found[1] === undefined && TABS.find(([key]) => key === tab)?.[2];
+    this.redraw = counter ? { counter, again: () => {
+      this.screenCleanup?.();
+      this.screenCleanup = render(body, this.ctx) || null;
+    } } : null;
     this.pollSummary();
   }
 
@@ -124,6 +132,10 @@ class AdminShell {
   }
 
   showCounts(summary) {
+    const before = this.counts;
+    this.counts = summary;
+    const counter = this.redraw?.counter;
+    if (before && counter && Number(before[counter]) !== Number(summary?.[counter])) this.redraw.again();
     for (const [counter, badge] of Object.entries(this.badges)) {
       const count = Number(summary?.[counter]) || 0;
       badge.hidden = count === 0;
