@@ -305,3 +305,19 @@ def test_a_failing_escalation_or_alert_never_fails_the_turn(client, alice, ops, 
     names = [name for name, _ in chat(alice, alice.create_ai_user(name="阿青")["id"], CRISIS)]
     assert names[0] == "safety" and "message" in names
     assert len(escalations(ops)) == 1  # the escalation stands: the console's badge shows it
+
+
+def test_a_staff_message_goes_out_with_the_memory_export_and_comes_back_in_an_import(alice, ops, ai_id, alerts):
+    escalation = opened(alice, ops, ai_id)
+    base = f"/api/admin/escalations/{escalation['id']}"
+    ops.post(f"{base}/takeover")
+    ops.post(f"{base}/messages", json={"content": STAFF_WORDS})
+    document = alice.get(f"/api/memory/{ai_id}/export").json()
+    assert [m["role"] for m in document["messages"] if m["content"] == STAFF_WORDS] == ["staff"]
+    other = alice.create_ai_user(name="阿青")["id"]
+    body = json.dumps(document, ensure_ascii=False).encode()
+    headers = {**alice.headers, "Content-Type": "application/json"}
+    response = alice.client.post(f"/api/ai-users/{other}/memory/import", content=body, headers=headers)
+    assert response.status_code == 200, response.text
+    assert [m["role"] for m in history(alice, other) if m["content"] == STAFF_WORDS] == ["staff"]
+    assert len(alerts.sent) == 1  # an imported crisis message is history: it opens no escalation

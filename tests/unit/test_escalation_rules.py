@@ -11,6 +11,7 @@ from dreamchat.domain import moderation as rules
 from dreamchat.domain.models import Conversation, Message
 from dreamchat.domain.moderation import Escalation
 from dreamchat.llm.chat_context import history_message
+from dreamchat.llm.offline import OfflineMemoryModels
 from dreamchat.llm.prompts import transcript
 
 
@@ -74,3 +75,12 @@ def test_a_staff_message_reaches_the_model_marked_as_staff_never_as_the_ais_word
     assert history_message(message("m2", "assistant")) == {"role": "assistant", "content": "text m2"}
     lines = transcript([Conversation(role="staff", content="我在", timestamp=0)], UTC)
     assert lines == "[1970-01-01 00:00] 工作人员：我在"
+
+
+def test_the_offline_summary_reads_a_staff_message_as_staff() -> None:
+    conversations = [
+        Conversation(role="user", content="我最近睡不好，总是想很多。", timestamp=0),
+        Conversation(role="staff", content="我是工作人员，愿意听你说说睡不好的事。", timestamp=1),
+    ]
+    summary = OfflineMemoryModels().compress(conversations, datetime(2026, 3, 15, tzinfo=UTC)).summary
+    assert "AI：我是工作人员" not in summary and "用户：我是工作人员" not in summary
