@@ -243,3 +243,10 @@ class AvatarImages(Protocol):
         """The picture decoded, at most `AVATAR_SIDE` pixels a side, re-encoded as a PNG without any of
         the upload's metadata; ImageProblem when it cannot be decoded."""
         ...
+
+
+class OperatorAlerts(Protocol):
+    """Tells the operators at once that a crisis escalation was opened: an SNS topic in AWS, a log line
+    locally (`dreamchat.adapters.alerts`). Its id and time only, never a word of the chat."""
+
+    def escalation_opened(self, escalation_id: str, opened_at: int) -> None: ...

@@ -16,6 +16,7 @@ from dreamchat.ports import (
     Clock,
     EventBus,
     ItemStore,
+    OperatorAlerts,
     RandomSource,
     WorkQueue,
 )
@@ -31,6 +32,7 @@ class Runtime:
     random: RandomSource
     queue: WorkQueue | None = None  # heartbeat work
     extract_queue: WorkQueue | None = None  # extraction work; the local bus when None locally
+    alerts: OperatorAlerts | None = None  # who tells the operators of a new escalation; from the settings when None
     closers: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -114,3 +116,12 @@ def extract_queue(runtime: Runtime) -> WorkQueue:
     if isinstance(runtime.bus, LocalEventBus):
         return LocalWorkQueue(runtime.bus, ExtractionDue.detail_type)
     return MissingQueue("DREAMCHAT_EXTRACT_QUEUE_URL")
+
+
+def build_alerts(settings: Settings) -> OperatorAlerts:
+    """SNS when the stack names the operators' topic (`DREAMCHAT_OPERATOR_TOPIC_ARN`), else a log line."""
+    from dreamchat.adapters.alerts import LogAlerts, SnsAlerts
+
+    if settings.operator_topic_arn:
+        return SnsAlerts(aws_client(settings, "sns"), settings.operator_topic_arn)
+    return LogAlerts()

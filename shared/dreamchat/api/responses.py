@@ -20,7 +20,7 @@ from dreamchat.domain.models import (
     Scene,
     Visibility,
 )
-from dreamchat.domain.moderation import ReportAction, ReportKind, ReportStatus
+from dreamchat.domain.moderation import EscalationStatus, ReportAction, ReportKind, ReportStatus
 from dreamchat.domain.owed import OwedKind
 from dreamchat.services.reports import ReportDetail, ReportView
 from dreamchat.services.views import ContextView, FriendView, HeartbeatRow, HeartbeatStatusView
@@ -682,3 +682,53 @@ class AccountSuspensionOut(Out):
 
 
 # Crisis escalations and the referral report
+
+
+class EscalationOut(Out):
+    """A pair the crisis protocol fired on: ids, times and counts, never a word of the chat."""
+
+    id: str
+    ai_user_id: str
+    account_id: str
+    opened_at: int
+    status: EscalationStatus
+    messages_flagged: int
+    taken_over_by: str | None  # the operator's account id
+    emergency_contact: None = None  # no emergency contact is kept (yet)
+
+
+class EscalationPageOut(Out):
+    escalations: list[EscalationOut]
+    next_cursor: str | None
+
+
+class EscalationMessageOut(Out):
+    id: str
+    role: Role
+    content: str
+    timestamp: int
+    flagged: bool  # the crisis protocol fired on it
+
+
+class EscalationDetailOut(EscalationOut):
+    messages: list[EscalationMessageOut]  # each flagged message and the 10 before it, oldest first
+
+
+class StaffMessageOut(Out):
+    id: str
+    role: Literal["staff"]
+    content: str
+    timestamp: int
+
+
+class ReferralMonthOut(Out):
+    month: str  # YYYY-MM (UTC)
+    protocol_fired: int
+    help_lines_shown: int
+    escalations_opened: int
+    taken_over: int
+
+
+class ReferralReportOut(Out):
+    year: int
+    months: list[ReferralMonthOut]

@@ -30,12 +30,14 @@ from dreamchat.domain.models import (
     Message,
     MidTermMemory,
 )
+from dreamchat.domain.moderation import STAFF_NAME
 from dreamchat.domain.quotes import Quote
 from dreamchat.domain.retrieval import Hit, Unit
 from dreamchat.domain.supersession import Now
 from dreamchat.domain.tokens import clip, estimate_messages_tokens, estimate_tokens
 
 SELF_MARKER = "【自我认知】"
+STAFF_MARK = f"【{STAFF_NAME}】"  # an operator's message in the history: the person's side, never the AI's words
 MID_LIMIT = 5
 MID_SUMMARY_TOKENS = 70  # per summary in the context: five long summaries must not crowd the rest
 INDEX_HEADER = "【长期记忆索引】（需要细节时可调用 recall_memory）"
@@ -341,7 +343,7 @@ def assemble(
     ]
     sections = [Section(name, text, estimate_tokens(text)) for name, text in system_parts]
     system_text = "\n\n".join(text for _, text in system_parts if text)
-    history = [{"role": m.role, "content": m.content} for m in view.short_term]
+    history = [history_message(m) for m in view.short_term]
     sections.append(Section("short_term", _join(history), estimate_messages_tokens(history) if history else 0))
     remembered = render_turn_memory(extra, tz)
     block = render_turn(local_time(now, zone), remembered, guidance) if current else ""
@@ -352,6 +354,14 @@ def assemble(
     messages = [{"role": "system", "content": system_text}, *history, *current_messages]
     about = any(hit.relevant for hit in view.hits)
     return Context(sections, messages, [*plan.units, *extra.units], about)
+
+
+def history_message(message: Message) -> dict[str, str]:
+    """A message of the topic as the model reads it: an operator's words (staff) come as a user turn marked
+    as staff's, so the AI never takes them for its own nor for the person's."""
+    if message.role == "staff":
+        return {"role": "user", "content": f"{STAFF_MARK}{message.content}"}
+    return {"role": message.role, "content": message.content}
 
 
 def topic_opening(short_term: list[Message], current: str | None) -> str:
@@ -499,7 +509,7 @@ def render_index(entries: list[LongTermIndex]) -> str:
 
 def render_quote(quote: Quote, tz: ZoneInfo) -> str:
     """`2023-07-06 对方：「…」`: when, who (the person is 对方, the AI 你) and the words."""
-    who = {"user": "对方", "assistant": "你"}.get(quote.role, quote.role)
+    who = {"user": "对方", "assistant": "你", "staff": STAFF_NAME}.get(quote.role, quote.role)
     return f"{when(quote.timestamp, 'day', tz)} {who}：「{quote.text}」"
 
 

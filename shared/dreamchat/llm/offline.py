@@ -37,9 +37,9 @@ jieba.setLogLevel(logging.WARNING)  # jieba prints its dictionary loading on fir
 OFFLINE_TITLE_CHARS = 20
 OFFLINE_KEY_POINTS = 5
 OFFLINE_KEY_POINT_CHARS = 100
-SPEAKERS = {"user": "用户", "assistant": "AI"}
+SPEAKERS = {"user": "用户", "assistant": "AI", "staff": "工作人员"}
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;…\n])|(?<=[.!?])\s+")  # Latin sentences end at ". " too
-_RUN = re.compile(r"(?:^|\s)(用户|AI)：")  # where `render` starts a speaker's run
+_RUN = re.compile(r"(?:^|\s)(用户|AI|工作人员)：")  # where `render` starts a speaker's run
 # frequent in chat, never what a memory is about; jieba's IDF alone ranks some of them high
 FILLER = frozenset(
     {

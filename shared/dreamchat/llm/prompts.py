@@ -21,6 +21,7 @@ from dreamchat.domain.models import (
     MidTermMemory,
     RelationshipLevel,
 )
+from dreamchat.domain.moderation import STAFF_NAME
 from dreamchat.domain.quality import summary_budget
 from dreamchat.domain.supersession import RelatedPoint
 from dreamchat.llm.chat_context import WEEKDAYS
@@ -206,8 +207,8 @@ def accuracy_prompt(summaries: Sequence[str], memories: Sequence[tuple[str, Sequ
 def transcript(
     conversations: Sequence[Conversation], tz: tzinfo | None, *, user_label: str = "用户", ai_label: str = "AI"
 ) -> str:
-    """One line per message: `[YYYY-MM-DD HH:MM] speaker：content`."""
-    labels = {"user": user_label, "assistant": ai_label}
+    """One line per message: `[YYYY-MM-DD HH:MM] speaker：content` (an operator's words: 工作人员)."""
+    labels = {"user": user_label, "assistant": ai_label, "staff": STAFF_NAME}
     return "\n".join(
         f"[{datetime.fromtimestamp(c.timestamp, tz):%Y-%m-%d %H:%M}] {labels[c.role]}：{c.content}"
         for c in conversations

@@ -8,8 +8,9 @@ turn with an error, never with a lost message.
 The person comes first (`dreamchat.services.crisis_protocol`): a message that shows distress or a crisis, or
 whose topic did, is always answered, whatever the relationship or the draw, with short typing delays and care
 in the prompt; a crisis statement (the check's, or the model's own marker) adds a `Safety` event with help
-lines before the messages and a check-in heartbeat. A sincere question whether the AI is a person is always
-answered, honestly. After long continuous use, a reply is preceded by a break reminder (`Notice`). The turn has
+lines before the messages, a check-in heartbeat and an escalation for the operators; while an operator has
+taken the chat over, the AI does not answer (a `staff` notice, then Done). A sincere question whether the AI
+is a person is always answered, honestly. After long continuous use, a reply is preceded by a break reminder (`Notice`). The turn has
 a deadline (the Lambda's remaining time, or DREAMCHAT_CHAT_TURN_SECONDS) and is finished (stored, topic ended,
 events) before its first event is sent, so a client that hangs up changes nothing.
 """
@@ -28,6 +29,7 @@ from dreamchat.domain.crisis import read_crisis_marker
 from dreamchat.domain.heartbeat import HeartbeatState, check_in_after, person_wrote, strip_control_markers
 from dreamchat.domain.honesty import asks_if_human
 from dreamchat.domain.models import AIUser, Message, PairId, Safety
+from dreamchat.domain.moderation import STAFF_NOTICE
 from dreamchat.domain.protocol import marked, topic_state
 from dreamchat.domain.sessions import BREAK_NOTICE
 from dreamchat.domain.text import is_blank
@@ -82,7 +84,8 @@ class ChatService:
     on_reply: Callable[[PairId, AIUser, list[Message], Deadline], object] = _no_push  # the push, once stored
 
     def crisis_help(self, account_id: str) -> SafetyNotice:
-        return self.protocol.help(account_id)
+        """The help lines, sent to the person now (counted for the referral report)."""
+        return self.protocol.help_shown(account_id)
 
     def protected(self, pair: PairId, content: str) -> bool:
         return self.protocol.protected(pair, content)
@@ -111,7 +114,7 @@ class ChatService:
         self.heartbeats.change(pair, ai_user, relationship, wrote)
         self.sessions.continue_with_message(pair.account_id)
         if verdict.crisis:
-            self.protocol.referred(ai_user, verdict.by or "lexicon")
+            self.protocol.referred(pair, message.id, verdict.by or "lexicon")
         return message
 
     def safety_of(self, pair: PairId, message: Message) -> SafetyNotice | None:
@@ -139,6 +142,9 @@ class ChatService:
         """The AI's side of the turn, all of it done: the events to send, ending with Done or Failed;
         without the `model` (a crisis it has no room for), words of care and the help lines. A turn that
         `must_answer` (the person asked again after a failed one) is never declined by the draw."""
+        if self.protocol.taken_over(pair):  # an operator is with the person: the AI stays quiet, never silent
+            help_lines = [self.crisis_help(pair.account_id)] if person.safety == "crisis" else []
+            return [*help_lines, Notice("staff", STAFF_NOTICE), Done(False, False, 0)]
         deadline = deadline or Deadline.after(self.settings.chat_turn_seconds)
         state = topic_state(self.repo.short_term(pair, person.topic_id)) or person.safety
         crisis = state == "crisis"  # the protocol holds for the rest of the topic
@@ -203,7 +209,7 @@ class ChatService:
         marked = person.model_copy(update={"safety": "crisis"})
         self.topics.update_message(pair, person, marked)
         self.protocol.check_in_later(pair, ai_user)
-        self.protocol.referred(ai_user, "model")
+        self.protocol.referred(pair, marked.id, "model")
         return marked
 
     def _generate(

@@ -187,7 +187,7 @@ class ChatTurnService:
     def _help_lines(self, pair: PairId, person: Message) -> list[ChatEvent]:
         """The help lines a turn on a crisis message shows even when it fails."""
         with contextlib.suppress(Exception):  # the turn's own failure may be the store's
-            return [self._protocol.help(pair.account_id)] if person.safety == "crisis" else []
+            return [self._protocol.help_shown(pair.account_id)] if person.safety == "crisis" else []
         return []
 
     def _slot(self, account_id: str, crisis: bool) -> Slot | None:

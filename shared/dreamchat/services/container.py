@@ -28,6 +28,7 @@ from dreamchat.services.compression import AfterCompressionService, CompressionS
 from dreamchat.services.context import ContextService
 from dreamchat.services.core_judgment import CoreJudgeService
 from dreamchat.services.crisis_protocol import CrisisService
+from dreamchat.services.escalations import EscalationService
 from dreamchat.services.export import ExportService
 from dreamchat.services.extract_now import ExtractNowService
 from dreamchat.services.extraction import ExtractionService
@@ -51,6 +52,7 @@ from dreamchat.services.push import PushSender, PushService
 from dreamchat.services.quality import OnFigure, QualityService
 from dreamchat.services.recall import RecallService
 from dreamchat.services.redo import RedoService
+from dreamchat.services.referrals import ReferralService
 from dreamchat.services.reply_draw import ReplyDrawService
 from dreamchat.services.reports import ReportService
 from dreamchat.services.sessions import SessionService
@@ -63,7 +65,7 @@ from dreamchat.services.tombstones import ErasureService
 from dreamchat.services.topics import TopicService
 from dreamchat.services.vectors import VectorService
 from dreamchat.services.views import ViewService
-from dreamchat.wiring import Runtime, build_push, build_search, extract_queue
+from dreamchat.wiring import Runtime, build_alerts, build_push, build_search, extract_queue
 
 
 @dataclass
@@ -106,6 +108,8 @@ class Services:
     operators: OperatorService  # who runs the service, and the audit of what they did
     suspensions: SuspensionService  # accounts an operator suspended
     reports: ReportService  # reports (举报/投诉), acting on them, takedowns and restores
+    escalations: EscalationService  # the pairs the crisis protocol fired on, for operators to take over
+    referrals: ReferralService  # the crisis protocol's monthly counts (the referral report)
 
 
 def build_services(
@@ -133,7 +137,14 @@ def build_services(
     presence = PresenceService(storage, clock, settings.presence_seconds)
     push = PushService(storage, presence, push_sender or build_push(settings), clock, settings)
     speaker = SpeakerService(repo, topics, context, soul, heartbeats, gateway, search, clock, runtime.random, settings)
-    protocol = CrisisService(repo, profiles, heartbeats, clock, settings, on_count)
+    ai_users = AIUserService(storage, runtime.blobs, clock, Caps(settings.max_ai_users, settings.max_friends))
+    operators, referrals = OperatorService(storage, clock, settings), ReferralService(storage, clock)
+    alerts = runtime.alerts or build_alerts(settings)
+    escalated = (storage, repo.log, topics, ai_users, push.after_heartbeat, operators, referrals, alerts, clock)
+    escalations = EscalationService(*escalated)
+    protocol = CrisisService(
+        repo, profiles, heartbeats, clock, settings, on_count, escalations=escalations, referrals=referrals
+    )
 
     def budget(scope: Callable[[str], str], limit: int, window: int, message: str) -> Callable[[str], None]:
         return AccountBudget(storage, clock, scope, limit, window, message).spend
@@ -143,7 +154,6 @@ def build_services(
     messages = budget(keys.message_limit_scope, settings.messages_per_minute, 60, "too many messages; wait a moment")
     parts = (repo, topics, context, speaker, heartbeats, protocol, draw, sessions, messages)
     chat = ChatService(*parts, clock, runtime.random, settings, on_reply=push.after_turn)
-    ai_users = AIUserService(storage, runtime.blobs, clock, Caps(settings.max_ai_users, settings.max_friends))
     friend_lists = FriendListService(storage)
     leases = LeaseService(storage, clock, settings.lease_seconds, settings.lease_attempts)
     quality = QualityService(repo, storage, gateway, clock, runtime.random, settings, on_quality)
@@ -153,20 +163,9 @@ def build_services(
     after = AfterCompressionService(repo, storage, quality, soul, ai_users, clock, settings)
     compression = CompressionService(repo, storage, topics, models, vectors, after, clock, settings)
     extractor = LongTermService(repo, storage, models, core_judge, vectors, quality, clock, settings)
+    beats = (storage, heartbeats, ai_users, repo, topics, context, speaker, runtime.queue or MissingQueue(), leases)
     heartbeat = HeartbeatService(
-        storage,
-        heartbeats,
-        ai_users,
-        repo,
-        topics,
-        context,
-        speaker,
-        runtime.queue or MissingQueue(),
-        leases,
-        clock,
-        settings,
-        on_sent=push.after_heartbeat,
-        presence=presence,
+        *beats, clock, settings, on_sent=push.after_heartbeat, presence=presence, taken_over=escalations.taken_over
     )
     healing = HealingService(
         repo, storage, RedoService(repo, storage, models, vectors, clock), core_judge, soul, ai_users, clock, settings
@@ -189,8 +188,8 @@ def build_services(
         keys.import_limit_scope, settings.memory_imports_per_hour, 3600, "too many imports; wait a while"
     )
     imports = (runtime.random, protocol.check, import_budget)
-    operators = OperatorService(storage, clock, settings)
     takedowns = TakedownService(ai_users, operators, clock)
+    card_budget = budget(keys.card_limit_scope, settings.card_uploads_per_minute, 60, "too many cards; wait a moment")
     services = Services(
         runtime=runtime,
         auth=AuthService(storage, clock, settings, signing_secret(settings)),
@@ -224,18 +223,14 @@ def build_services(
         views=views,
         profiles=profiles,
         memory_editor=MemoryEditService(repo, storage, clock, retriever, settings.max_person_core_memories),
-        cards=CardService(
-            ai_users,
-            runtime.blobs,
-            PillowAvatars(),
-            settings.timezone,
-            budget(keys.card_limit_scope, settings.card_uploads_per_minute, 60, "too many cards; wait a moment"),
-        ),
+        cards=CardService(ai_users, runtime.blobs, PillowAvatars(), settings.timezone, card_budget),
         exports=ExportService(repo, profiles, heartbeats, ai_users, friend_lists, clock, export_budget),
         imports=ImportService(repo, storage, runtime.blobs, ai_users, heartbeats, vectors, clock, *imports),
         operators=operators,
         suspensions=SuspensionService(storage, ai_users, operators, clock),
         reports=ReportService(storage, ai_users, friend_lists, repo.log, operators, takedowns, clock, settings),
+        escalations=escalations,
+        referrals=referrals,
     )
     subscribe = getattr(runtime.bus, "subscribe", None)
     if subscribe is not None:  # the local bus; in AWS, EventBridge invokes the compress function

@@ -2,8 +2,10 @@
 
 `CrisisService.judge` reads a new message with the topic's latest ones (`dreamchat.domain.crisis.CrisisCheck`:
 the lexicon and the classifier); `protected` says whether a message may ever be refused; `help` gives the
-help lines of the person's locale; `check_in_later` owes the pair a check-in heartbeat; `referred` counts a
-referral (ids and counts only, never the words).
+help lines of the person's locale (`help_shown` when they are sent to the person: counted); `check_in_later`
+owes the pair a check-in heartbeat; `referred` counts a referral and flags the message for the operators (an
+escalation, `dreamchat.services.escalations`): ids and counts only, never the words. `taken_over` says
+whether an operator has the chat (then the AI stays quiet in it).
 """
 
 from __future__ import annotations
@@ -18,11 +20,14 @@ from dreamchat.domain.crisis import CrisisCheck, Verdict
 from dreamchat.domain.heartbeat import check_in_after
 from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.domain.protocol import CUT_MARK, recent_words, topic_state
+from dreamchat.logsafe import failure
 from dreamchat.ports import Clock, Counter
 from dreamchat.services.chat_events import SafetyNotice
+from dreamchat.services.escalations import EscalationService
 from dreamchat.services.heartbeat_state import HeartbeatStateService
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.profile import ProfileService
+from dreamchat.services.referrals import ReferralService
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +44,11 @@ class CrisisService:
         settings: Settings,
         count: Counter | None = None,
         check: CrisisCheck | None = None,
+        *,
+        escalations: EscalationService,
+        referrals: ReferralService,
     ) -> None:
+        self._escalations, self._referrals = escalations, referrals
         self._repo = repo
         self._heartbeats = heartbeats
         self._clock = clock
@@ -59,6 +68,14 @@ class CrisisService:
         if locale not in self._help:
             self._help[locale] = SafetyNotice(tuple(help_lines.resources_for(locale, self._settings.crisis_table)))
         return self._help[locale]
+
+    def help_shown(self, account_id: str) -> SafetyNotice:
+        """The help lines, sent to the person now (the referral report counts each time)."""
+        self._referrals.count("help_lines_shown")
+        return self.help(account_id)
+
+    def taken_over(self, pair: PairId) -> bool:
+        return self._escalations.taken_over(pair)
 
     def open_topic(self, pair: PairId) -> list[Message]:
         """The messages of the conversation's latest topic still in short-term memory."""
@@ -88,7 +105,14 @@ class CrisisService:
         relationship = self._repo.relationship(pair)
         self._heartbeats.change(pair, ai_user, relationship, lambda state: check_in_after(state, now, minutes))
 
-    def referred(self, ai_user: AIUser, by: str) -> None:
-        """Counted, never described: ids and counts only."""
-        log.info("crisis protocol", extra={"ai_user_id": ai_user.id, "detected_by": by})
+    def referred(self, pair: PairId, message_id: str, by: str) -> None:
+        """The protocol fired on this message: counted, never described (ids and counts only), and flagged
+        for the operators. A failure to open the escalation is logged; the person's turn goes on."""
+        log.info("crisis protocol", extra={"ai_user_id": pair.ai_user_id, "detected_by": by})
         self._count(CRISIS_REFERRALS, 1)
+        self._referrals.count("protocol_fired")
+        try:
+            self._escalations.flag(pair, message_id)
+        except Exception as error:  # noqa: BLE001 - logged; a crisis turn never fails for want of an escalation
+            extra = {"ai_user_id": pair.ai_user_id, "message_id": message_id, "error": failure(error)}
+            log.error("escalation not opened", extra=extra)

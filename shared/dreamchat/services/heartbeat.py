@@ -1,7 +1,8 @@
 """Heartbeats: the sweep finds due pairs through the sparse due index and fans them out; each work item
 runs one pair's heartbeat at most once. The run follows the spec: the heartbeat prompt → the model reads the
 short-term context → decides (HEARTBEAT_OK means do not disturb) → the normal chat pipeline: the messages
-are ordinary AI messages in the conversation and short-term memory, with typing delays.
+are ordinary AI messages in the conversation and short-term memory, with typing delays; none (no check-in
+either) while an operator has taken the chat over, nor when the takeover lands while the words are made.
 """
 
 from __future__ import annotations
@@ -60,16 +61,14 @@ class HeartbeatService:
         *,
         presence: PresenceService,
         on_sent: Callable[[PairId, AIUser, list[Message]], object] | None = None,
+        taken_over: Callable[[PairId], bool] = lambda pair: False,  # an operator has the chat
     ) -> None:
         self._presence = presence  # when the person last had this chat open: their silence counts from then
         self._on_sent = on_sent or (lambda pair, ai_user, messages: None)  # the push, after the messages are stored
-        self._storage = storage
-        self._states = states
-        self._ai_users = ai_users
+        self._storage, self._states, self._ai_users, self._taken_over = storage, states, ai_users, taken_over
         self._repo, self._topics, self._context = repo, topics, context
         self._speaker, self._queue, self._leases = speaker, queue, leases
-        self._clock = clock
-        self._settings = settings
+        self._clock, self._settings = clock, settings
 
     def sweep(self) -> SweepResult:
         """Enqueue every pair whose heartbeat is due, leased so that it is in flight once (later
@@ -105,8 +104,7 @@ class HeartbeatService:
             return HeartbeatOutcome("gone", "the pair no longer exists")
         relationship = self._repo.relationship(pair)
         state = hb.seen_present(self._states.get(pair), self._presence.last_seen(pair.account_id, pair.ai_user_id))
-        prefs = self._states.prefs(pair.account_id)
-        now = self._clock.now()
+        prefs, now = self._states.prefs(pair.account_id), self._clock.now()
         interval = heartbeat_interval(relationship)
         due = hb.next_heartbeat(state, interval, prefs, ai_user.night_owl, self._states.zone(pair, ai_user), now)
         if not force and (due is None or due.at > now + _SLACK):
@@ -114,11 +112,12 @@ class HeartbeatService:
             self._states.change(pair, ai_user, relationship, lambda s: _unleased(hb.seen_present(s, present_at)))
             return HeartbeatOutcome("not_due", "the person wrote, was present or the plan changed since the sweep")
         claim = None if force else self._leases.claim(*keys.heartbeat_run(pair, str(work.due)))
-        due_at = due.at if due else now
+        due_at, kind = (due.at, due.kind) if due else (now, "timed")
         if claim is not None and claim.status != "won":
             return self._not_claimed(claim, pair, ai_user, relationship, due_at)
-        kind = due.kind if due else "timed"
-        outcome = self._decide(pair, ai_user, state, prefs, kind, due, now)
+        outcome = self._decide(pair, ai_user, state, prefs, kind, due, now) if not self._taken_over(pair) else None
+        if outcome is None or (outcome.status == "sent" and not outcome.messages):  # nothing stored: see _send
+            outcome = HeartbeatOutcome("skipped", "an operator has taken this chat over")
         outcome.moved_hours = hb.bounded_move(outcome.moved_hours, interval, prefs.max_backoff)
         if claim is not None and outcome.status == "failed":
             if claim.attempt < self._leases.max_attempts:
@@ -188,7 +187,7 @@ class HeartbeatService:
         lines = [line for line in replies.split_messages(wanted) if not hb.sent_recently(state, line, now)]
         if lines:
             sent = self._send(pair, lines)
-            if markers.ended:  # the model closed the topic with its heartbeat, as it may in a turn
+            if markers.ended and sent:  # the model closed the topic with its heartbeat, as it may in a turn
                 self._topics.end_topic(pair, sent[-1].topic_id)
             return HeartbeatOutcome("sent", "", sent, moved)
         reason = "the AI chose not to disturb" if not wanted else "the same words were sent within 24 hours"
@@ -236,7 +235,8 @@ class HeartbeatService:
         return self._speaker.generate(pair, ai_user, messages, deadline).text or ""
 
     def _send(self, pair: PairId, lines: list[str]) -> list[Message]:
-        return list(self._speaker.send(pair, lines, Line(kind="heartbeat")))
+        """The heartbeat's messages stored, unless an operator took the chat over while they were made."""
+        return [] if self._taken_over(pair) else list(self._speaker.send(pair, lines, Line(kind="heartbeat")))
 
     def _ai_user(self, pair: PairId) -> AIUser | None:
         try:

@@ -160,8 +160,8 @@ class MessageLog:
         return True
 
     def unread(self, pair: PairId, last_read: str | None, limit: int = 99) -> int:
-        """AI messages after the last one the person saw (counted up to `limit`)."""
-        return sum(1 for role in self._log().roles_after(pair, last_read, limit) if role == "assistant")
+        """The AI's and the staff's messages after the last one the person saw (counted up to `limit`)."""
+        return sum(1 for role in self._log().roles_after(pair, last_read, limit) if role in ("assistant", "staff"))
 
     def claim_greeting(self, pair: PairId) -> bool:
         """True once per pair, whoever asks at the same moment (two tabs opening a new chat): the

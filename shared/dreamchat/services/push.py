@@ -1,5 +1,6 @@
 """Web Push: the person's devices (subscriptions), their one switch (show the text or not), and what
-is pushed — the messages an AI sends first, and a turn's reply that lands while no device is open.
+is pushed — the messages an AI sends first (and an operator's, as staff: 工作人员), and a turn's reply that
+lands while no device is open.
 
 A push is sent after the messages are stored, within a short budget, to each device at once; a
 push service's 404/410 deletes that subscription, a failure is tried again with back-off while the
@@ -20,6 +21,7 @@ from dreamchat import keys
 from dreamchat.budget import Deadline
 from dreamchat.config import Settings
 from dreamchat.domain.models import AIUser, Message, PairId
+from dreamchat.domain.moderation import STAFF_NAME
 from dreamchat.domain.push import BadEndpoint, check_endpoint, notification
 from dreamchat.errors import Invalid, Unavailable
 from dreamchat.logsafe import failure
@@ -175,7 +177,7 @@ class PushService:
         last = messages[-1]
         note = notification(
             ai_user.id,
-            ai_user.name,
+            STAFF_NAME if last.role == "staff" else ai_user.name,  # an operator's words are never the AI's
             ai_user.avatar,
             [m.content for m in messages],
             last.id,

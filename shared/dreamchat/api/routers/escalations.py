@@ -2,6 +2,97 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from fastapi import Path as PathParam
+from pydantic import Field
+
+from dreamchat.api.deps import OperatorDep, ServicesDep
+from dreamchat.api.errors import documented
+from dreamchat.api.pages import Cursor, Limit
+from dreamchat.api.responses import (
+    EscalationDetailOut,
+    EscalationMessageOut,
+    EscalationOut,
+    EscalationPageOut,
+    ReferralMonthOut,
+    ReferralReportOut,
+    StaffMessageOut,
+)
+from dreamchat.api.schemas import Body
+from dreamchat.domain.bounds import MESSAGE_CHARS
+from dreamchat.domain.moderation import EscalationStatus
+from dreamchat.services.paging import DEFAULT_LIMIT
 
 router = APIRouter(prefix="/api/admin", tags=["admin"])
+EscalationId = Annotated[str, PathParam(min_length=1, max_length=64)]
+
+
+class StaffMessage(Body):
+    content: str = Field(min_length=1, max_length=MESSAGE_CHARS)
+
+
+@router.get("/escalations", response_model=EscalationPageOut, responses=documented(401, 403, 422))
+def escalations(
+    operator: OperatorDep,
+    services: ServicesDep,
+    status: EscalationStatus = "open",
+    cursor: Cursor = None,
+    limit: Limit = DEFAULT_LIMIT,
+) -> EscalationPageOut:
+    """One status's escalations, oldest first: ids, times and counts, no text."""
+    page = services.escalations.listed(status, cursor, limit)
+    return EscalationPageOut(escalations=[EscalationOut.model_validate(e) for e in page.items], next_cursor=page.cursor)
+
+
+@router.get(
+    "/escalations/{escalation_id}", response_model=EscalationDetailOut, responses=documented(401, 403, 404, 422)
+)
+def escalation(escalation_id: EscalationId, operator: OperatorDep, services: ServicesDep) -> EscalationDetailOut:
+    """The escalation with each flagged message and the 10 before it (an audited read)."""
+    found, messages = services.escalations.read(operator.account, escalation_id)
+    shown = [
+        EscalationMessageOut(**m.model_dump(include={"id", "role", "content", "timestamp"}), flagged=f)
+        for m, f in messages
+    ]
+    return EscalationDetailOut(**EscalationOut.model_validate(found).model_dump(), messages=shown)
+
+
+@router.post(
+    "/escalations/{escalation_id}/takeover", response_model=EscalationOut, responses=documented(401, 403, 404, 409, 422)
+)
+def take_over(escalation_id: EscalationId, operator: OperatorDep, services: ServicesDep) -> EscalationOut:
+    """The operator takes the chat over: the AI neither answers nor sends heartbeats there until released."""
+    return EscalationOut.model_validate(services.escalations.take_over(operator.account, escalation_id))
+
+
+@router.post(
+    "/escalations/{escalation_id}/messages",
+    status_code=201,
+    response_model=StaffMessageOut,
+    responses=documented(401, 403, 404, 409, 422),
+)
+def write(
+    escalation_id: EscalationId, body: StaffMessage, operator: OperatorDep, services: ServicesDep
+) -> StaffMessageOut:
+    """The operator's words to the person, as staff (工作人员), in the chat and by push; 409 unless taken over."""
+    return StaffMessageOut.model_validate(services.escalations.write(operator.account, escalation_id, body.content))
+
+
+@router.post(
+    "/escalations/{escalation_id}/release", response_model=EscalationOut, responses=documented(401, 403, 404, 409, 422)
+)
+def release(escalation_id: EscalationId, operator: OperatorDep, services: ServicesDep) -> EscalationOut:
+    """The chat is handed back to the AI (which then sees the staff's messages); the escalation is closed."""
+    return EscalationOut.model_validate(services.escalations.release(operator.account, escalation_id))
+
+
+@router.get("/reports/crisis-referrals", response_model=ReferralReportOut, responses=documented(401, 403, 422))
+def crisis_referrals(
+    operator: OperatorDep, services: ServicesDep, year: int = Query(ge=2000, le=2100)
+) -> ReferralReportOut:
+    """Per UTC month of the year: the crisis protocol fired, help lines shown, escalations opened and taken
+    over. Counts only (SB 243's annual report)."""
+    months = [ReferralMonthOut(month=month, **counts) for month, counts in services.referrals.year(year)]
+    return ReferralReportOut(year=year, months=months)
