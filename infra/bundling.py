@@ -51,7 +51,7 @@ PRUNED_DIR_NAMES = ("tests", "__pycache__")
 PRUNED_FILES = ("*.pyi", "*.pyc")
 # botocore ships models of ~450 services (28 MB); the code creates clients for these only
 # (tests/artifact checks every `aws_client(..., "<service>")` against this list).
-AWS_SERVICES = ("dynamodb", "s3", "sqs", "events", "secretsmanager", "ssm", "sts")
+AWS_SERVICES = ("dynamodb", "s3", "sqs", "events", "sns", "secretsmanager", "ssm", "sts")
 BUNDLER_VERSION = "3"  # bump to force a rebuild when the recipe below changes
 
 Runner = Callable[[Sequence[str]], Any]

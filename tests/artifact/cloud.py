@@ -88,6 +88,10 @@ class Cloud:
         arn = self.client("secretsmanager").create_secret(Name=name, SecretString=json.dumps(SECRET))["ARN"]
         self._refs[logical_id] = arn
 
+    def _topic(self, logical_id: str, props: dict[str, Any]) -> None:
+        name = props.get("TopicName", logical_id)
+        self._refs[logical_id] = self.client("sns").create_topic(Name=name)["TopicArn"]
+
     def capture(self, bus: str, detail_type: str) -> str:
         """A queue that receives the bus's `detail_type` events (as the rule's Lambda target would)."""
         sqs = self.client("sqs")
@@ -112,4 +116,5 @@ CREATORS = {
     "AWS::SQS::Queue": Cloud._queue,
     "AWS::Events::EventBus": Cloud._bus,
     "AWS::SecretsManager::Secret": Cloud._secret,
+    "AWS::SNS::Topic": Cloud._topic,
 }
