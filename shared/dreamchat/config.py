@@ -23,6 +23,7 @@ MODEL_KEYS = (
     "deepseek_core_memory",
 )
 
+DEFAULT_EXIT_KEYWORDS = ("退出陪伴", "停止服务", "stop talking to me")
 DEFAULT_FAREWELLS = ["再见", "拜拜", "下次聊", "晚安", "回头聊", "bye", "goodbye", "good night"]
 
 
@@ -152,6 +153,11 @@ class Settings(BaseSettings):
     crisis_resources: dict[str, list[dict[str, str]]] | None = None  # JSON: locale → resources
     crisis_checkin_minutes: int = Field(default=60, ge=5, le=24 * 60)
     break_reminder_minutes: int = Field(default=120, ge=0, le=24 * 60)
+
+    # protections: minors' mode, AI reminders, a way out
+    minor_daily_minutes: int = Field(default=60, ge=1, le=24 * 60)
+    dependence_hours: float = Field(default=4, gt=0, le=24)
+    exit_keywords: WordList = Field(default_factory=lambda: list(DEFAULT_EXIT_KEYWORDS))
 
     # running the service: operators, reports, crisis escalations
     operators: WordList = Field(default_factory=list)  # usernames, comma-separated

@@ -29,6 +29,15 @@ class Suspended(Forbidden):
     code = "account_suspended"
 
 
+class Protected(Forbidden):
+    """A protection of the person stops this (minors' mode, guardian consent, the daily limit): 403 with
+    the protection's own code (`dreamchat.domain.protection`), never for a crisis."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 class NotFound(DreamChatError):
     code = "not_found"
 

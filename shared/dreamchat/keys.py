@@ -208,6 +208,11 @@ def heartbeat_prefs(account_id: str) -> tuple[str, str]:
     return f"ACCOUNT#{account_id}", "HEARTBEAT_PREFS"
 
 
+def protection(account_id: str) -> tuple[str, str]:
+    """The person's protections: birth year, minors' mode, guardian consent, emergency contact, daily limit."""
+    return f"ACCOUNT#{account_id}", "PROTECTION"
+
+
 def session(account_id: str) -> tuple[str, str]:
     """The person's continuous use (for the break reminder), across every AI friend."""
     return f"ACCOUNT#{account_id}", "SESSION"

@@ -103,6 +103,7 @@ class AIUser(Entity):
     from_card: bool = False
     created_at: int
     updated_at: int
+    romance: bool = False  # a romantic or intimate partner: closed to a person in minors' mode
     # an operator took it down (`dreamchat.domain.moderation.Moderation`); None while it stands
     moderation: Moderation | None = None
     owner_suspended: bool = False  # its owner's account is suspended: hidden from everyone else meanwhile

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from dreamchat import keys
 from dreamchat.adapters.embeddings import build_embedder
@@ -48,11 +47,13 @@ from dreamchat.services.operators import OperatorService
 from dreamchat.services.person_settings import PersonSettingsService
 from dreamchat.services.presence import PresenceService
 from dreamchat.services.profile import ProfileService
+from dreamchat.services.protection import ProtectionService
 from dreamchat.services.push import PushSender, PushService
 from dreamchat.services.quality import OnFigure, QualityService
 from dreamchat.services.recall import RecallService
 from dreamchat.services.redo import RedoService
 from dreamchat.services.referrals import ReferralService
+from dreamchat.services.registry import Services as Services  # re-exported: the app and the handlers name it here
 from dreamchat.services.reply_draw import ReplyDrawService
 from dreamchat.services.reports import ReportService
 from dreamchat.services.sessions import SessionService
@@ -66,50 +67,6 @@ from dreamchat.services.topics import TopicService
 from dreamchat.services.vectors import VectorService
 from dreamchat.services.views import ViewService
 from dreamchat.wiring import Runtime, build_alerts, build_push, build_search, extract_queue
-
-
-@dataclass
-class Services:
-    runtime: Runtime
-    auth: AuthService
-    ai_users: AIUserService
-    friend_lists: FriendListService  # the lists of AI users a person sees
-    repo: MemoryRepository  # the reads of a pair's memory that decide nothing
-    retriever: RecallService
-    context: ContextService  # what the AI remembers in a turn, recall on demand
-    topics: TopicService
-    compression: CompressionService
-    extractor: LongTermService
-    core_judge: CoreJudgeService
-    vectors: VectorService
-    soul: SoulService
-    heartbeat_states: HeartbeatStateService
-    chat: ChatService
-    chat_turns: ChatTurnService  # a chat turn, and its answer asked for again
-    chat_messages: ChatMessageService  # the greeting, a message saved, the history
-    model_pool: ModelPool  # where model calls run, a bounded share per account
-    person_settings: PersonSettingsService  # 关于我, clock, locale, heartbeat settings
-    extract_now: ExtractNowService
-    heartbeat: HeartbeatService
-    extraction: ExtractionService
-    healing: HealingService  # degraded results redone once the model answers again
-    gateway: LLMGateway | None
-    memory_models: FallbackMemoryModels
-    erasures: ErasureService
-    quality: QualityService
-    push: PushService
-    presence: PresenceService
-    views: ViewService  # read models: what a screen shows, gathered from several reads
-    profiles: ProfileService
-    memory_editor: MemoryEditService
-    cards: CardService  # character cards in and out
-    exports: ExportService  # a pair's memories out
-    imports: ImportService  # and back in
-    operators: OperatorService  # who runs the service, and the audit of what they did
-    suspensions: SuspensionService  # accounts an operator suspended
-    reports: ReportService  # reports (举报/投诉), acting on them, takedowns and restores
-    escalations: EscalationService  # the pairs the crisis protocol fired on, for operators to take over
-    referrals: ReferralService  # the crisis protocol's monthly counts (the referral report)
 
 
 def build_services(
@@ -139,6 +96,7 @@ def build_services(
     speaker = SpeakerService(repo, topics, context, soul, heartbeats, gateway, search, clock, runtime.random, settings)
     ai_users = AIUserService(storage, runtime.blobs, clock, Caps(settings.max_ai_users, settings.max_friends))
     operators, referrals = OperatorService(storage, clock, settings), ReferralService(storage, clock)
+    protections = ProtectionService(storage, clock, settings)
     alerts = runtime.alerts or build_alerts(settings)
     escalated = (storage, repo.log, topics, ai_users, push.after_heartbeat, operators, referrals, alerts, clock)
     escalations = EscalationService(*escalated)
@@ -226,6 +184,7 @@ def build_services(
         cards=CardService(ai_users, runtime.blobs, PillowAvatars(), settings.timezone, card_budget),
         exports=ExportService(repo, profiles, heartbeats, ai_users, friend_lists, clock, export_budget),
         imports=ImportService(repo, storage, runtime.blobs, ai_users, heartbeats, vectors, clock, *imports),
+        protections=protections,
         operators=operators,
         suspensions=SuspensionService(storage, ai_users, operators, clock),
         reports=ReportService(storage, ai_users, friend_lists, repo.log, operators, takedowns, clock, settings),

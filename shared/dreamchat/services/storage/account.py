@@ -11,10 +11,11 @@ from typing import Any
 from dreamchat import keys
 from dreamchat.domain.idempotency import KeyedRequest
 from dreamchat.domain.presence import Seen
+from dreamchat.domain.protection import Protection
 from dreamchat.domain.push import PushSettings, Subscription
 from dreamchat.ports import TTL_ATTRIBUTE, ItemStore, KeyRange
 from dreamchat.services.storage.records import Key, erase_partition
-from dreamchat.services.storage.session import Session, item
+from dreamchat.services.storage.session import Session, Versioned, item, to_model, version_of
 
 _LIST = ""  # where a device shows the chat list, not one chat
 
@@ -32,6 +33,22 @@ class AboutMe:
 
     def save(self, account_id: str, about_me: str) -> None:
         self._session.put(item(keys.profile(account_id), {"about_me": about_me}))
+
+
+class Protections:
+    """The person's protections (`dreamchat.domain.protection.Protection`), changed over the version read."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def get(self, account_id: str) -> Versioned[Protection]:
+        found = self._session.get(keys.protection(account_id))
+        if found is None:
+            return Versioned(Protection())
+        return Versioned(to_model(Protection, found), version_of(found))
+
+    def save(self, account_id: str, protection: Protection, over: Versioned[Protection]) -> None:
+        self._session.put_over(item(keys.protection(account_id), protection.model_dump()), over)
 
 
 class Choice:
