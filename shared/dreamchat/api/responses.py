@@ -711,7 +711,8 @@ class EscalationMessageOut(Out):
 
 
 class EscalationDetailOut(EscalationOut):
-    messages: list[EscalationMessageOut]  # each flagged message and the 10 before it, oldest first
+    # each flagged message and the 10 before it, and the chat since the takeover (to the release), oldest first
+    messages: list[EscalationMessageOut]
 
 
 class StaffMessageOut(Out):

@@ -50,7 +50,8 @@ def escalations(
     "/escalations/{escalation_id}", response_model=EscalationDetailOut, responses=documented(401, 403, 404, 422)
 )
 def escalation(escalation_id: EscalationId, operator: OperatorDep, services: ServicesDep) -> EscalationDetailOut:
-    """The escalation with each flagged message and the 10 before it (an audited read)."""
+    """The escalation with each flagged message and the 10 before it, and once taken over the chat since the
+    takeover, to the release (an audited read)."""
     found, messages = services.escalations.read(operator.account, escalation_id)
     shown = [
         EscalationMessageOut(**m.model_dump(include={"id", "role", "content", "timestamp"}), flagged=f)
