@@ -171,6 +171,7 @@ class FriendHeartbeatOut(Out):
 
 class EndedFriendshipOut(Out):
     ai_user_id: str
+    name: str | None  # the AI user's name, so the client can say which friend (None: it was deleted)
     reason: Literal["no_longer_visible", "taken_down"]
 
 
