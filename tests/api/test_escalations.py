@@ -310,7 +310,13 @@ def test_the_referral_report_counts_per_month_with_zeros(alice, ops, ai_id, cloc
     }
     for year in ("1999", "2101", "soon"):
         assert ops.get("/api/admin/reports/crisis-referrals", params={"year": year}).status_code == 422
-    assert ops.get("/api/admin/reports/crisis-referrals").status_code == 422
+    this_year = ops.get("/api/admin/reports/crisis-referrals")  # without a year: this one, by the server's clock
+    assert this_year.status_code == 200 and this_year.json() == response.json()
+    clock.advance(days=300)  # early 2027 (the session has ended: signed in again)
+    login = ops.client.post("/api/auth/login", json={"username": "ops", "password": "correct-horse-battery"})
+    headers = {"Authorization": f"Bearer {login.json()['access_token']}"}
+    later = ops.client.get("/api/admin/reports/crisis-referrals", headers=headers)
+    assert later.status_code == 200 and later.json()["year"] == 2027
 
 
 def test_a_failing_escalation_or_alert_never_fails_the_turn(client, alice, ops, ai_id, alerts, monkeypatch, caplog):

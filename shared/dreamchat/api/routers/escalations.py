@@ -91,9 +91,9 @@ def release(escalation_id: EscalationId, operator: OperatorDep, services: Servic
 
 @router.get("/reports/crisis-referrals", response_model=ReferralReportOut, responses=documented(401, 403, 422))
 def crisis_referrals(
-    operator: OperatorDep, services: ServicesDep, year: int = Query(ge=2000, le=2100)
+    operator: OperatorDep, services: ServicesDep, year: int | None = Query(default=None, ge=2000, le=2100)
 ) -> ReferralReportOut:
-    """Per UTC month of the year: the crisis protocol fired, help lines shown, escalations opened and taken
-    over. Counts only (SB 243's annual report)."""
-    months = [ReferralMonthOut(month=month, **counts) for month, counts in services.referrals.year(year)]
-    return ReferralReportOut(year=year, months=months)
+    """Per UTC month of the year (without `year`, this one): the crisis protocol fired, help lines shown,
+    escalations opened and taken over. Counts only (SB 243's annual report)."""
+    chosen, rows = services.referrals.report(year)
+    return ReferralReportOut(year=chosen, months=[ReferralMonthOut(month=m, **counts) for m, counts in rows])
