@@ -72,7 +72,7 @@ def take_over(escalation_id: EscalationId, operator: OperatorDep, services: Serv
     "/escalations/{escalation_id}/messages",
     status_code=201,
     response_model=StaffMessageOut,
-    responses=documented(401, 403, 404, 409, 422),
+    responses=documented(400, 401, 403, 404, 409, 413, 422),
 )
 def write(
     escalation_id: EscalationId, body: StaffMessage, operator: OperatorDep, services: ServicesDep
