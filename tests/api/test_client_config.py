@@ -34,6 +34,11 @@ def test_the_client_config_is_public_and_reads_each_constant_from_its_home(clien
     assert limits["password_chars"] == {"min": accounts.MIN_PASSWORD, "max": accounts.MAX_PASSWORD}
     assert limits["daily_cap"] == {"min": 0, "max": 100} and limits["quiet_minutes"] == {"min": 0, "max": 24 * 60}
     assert limits["memory_import_bytes"] == MAX_IMPORT_BYTES
+    assert (limits["report_reason_chars"], limits["note_chars"], limits["suspension_reason_chars"]) == (
+        bounds.REPORT_REASON_CHARS,
+        bounds.NOTE_CHARS,
+        bounds.SUSPENSION_REASON_CHARS,
+    )
 
 
 def test_the_web_client_spells_no_emotion_label_and_no_night_window() -> None:
@@ -43,6 +48,14 @@ def test_the_web_client_spells_no_emotion_label_and_no_night_window() -> None:
     assert retyped == set()
     nights = {name for name, text in sources.items() if re.search(r"23:00|02:00–10:00|: 23\b", text)}
     assert nights == set()
+
+
+def test_the_web_client_spells_no_moderation_bound() -> None:
+    """The report form and the console check the server's bounds, never a copy of them."""
+    sources = {path.name: path.read_text(encoding="utf-8") for path in WEB.rglob("*.js")}
+    bound = rf"\b({bounds.REPORT_REASON_CHARS}|{bounds.NOTE_CHARS}|{bounds.SUSPENSION_REASON_CHARS})\b"
+    retyped = {name for name, text in sources.items() if re.search(rf"_chars\W+{bound}", text)}
+    assert retyped == set()
 
 
 def as_hours(night: Night) -> dict[str, int]:

@@ -19,7 +19,7 @@ def test_a_person_forgets_their_pair_after_the_owner_makes_the_ai_user_private(p
 
     listed = bob.get("/api/friends").json()
     assert listed["friends"] == []
-    assert listed["ended"] == [{"ai_user_id": public["id"], "reason": "no_longer_visible"}]
+    assert listed["ended"] == [{"ai_user_id": public["id"], "name": "公开", "reason": "no_longer_visible"}]
     assert bob.get(f"/api/memory/{public['id']}/files").status_code == 404  # the friendship ended
 
     forgot = bob.delete(f"/api/friends/{public['id']}", params={"forget": "true"})

@@ -167,6 +167,32 @@ def test_the_detail_shows_each_flagged_message_and_the_ten_before_it_and_is_audi
     assert CRISIS not in json.dumps(ops.get("/api/admin/audit").json(), ensure_ascii=False)
 
 
+def test_the_detail_shows_the_chat_from_the_takeover_to_the_release(alice, ops, ai_id, clock, monkeypatch):
+    escalation = opened(alice, ops, ai_id)  # the crisis message (flagged), then the AI's reply
+    for n in range(12):
+        alice.post(f"/api/ai-users/{ai_id}/save-message", json={"content": f"今天吃了第{n}碗面"})
+    clock.advance(minutes=1)
+    base = f"/api/admin/escalations/{escalation['id']}"
+    ops.post(f"{base}/takeover")
+    chat(alice, ai_id, "你还在吗")  # not answered: the operator has the chat
+    ops.post(f"{base}/messages", json={"content": STAFF_WORDS})
+    alice.post(f"/api/ai-users/{ai_id}/save-message", json={"content": "我在"})
+    since = [m["id"] for m in history(alice, ai_id)][-3:]
+    [crisis] = [m for m in history(alice, ai_id) if m["content"] == CRISIS]
+    detail = ops.get(base).json()
+    assert [(m["id"], m["flagged"]) for m in detail["messages"]] == [(crisis["id"], True)] + [(i, False) for i in since]
+    assert [m["role"] for m in detail["messages"]] == ["user", "user", "staff", "user"]
+    clock.advance(minutes=1)
+    ops.post(f"{base}/release")
+    clock.advance(minutes=1)
+    chat(alice, ai_id, "谢谢你们，我好一些了")  # the AI's chat again: no longer the escalation's
+    assert [m["id"] for m in ops.get(base).json()["messages"]] == [crisis["id"], *since]
+    monkeypatch.setattr("dreamchat.domain.moderation.TAKEOVER_SHOWN", 2)  # the latest only, however long it was
+    assert [m["id"] for m in ops.get(base).json()["messages"]] == [crisis["id"], *since[1:]]
+    reads = [e for e in ops.get("/api/admin/audit").json()["entries"] if e["action"] == "escalation.read"]
+    assert len(reads) == 3
+
+
 def test_everyone_but_an_operator_is_refused(client, alice, ops, ai_id):
     escalation = opened(alice, ops, ai_id)
     routes = [
@@ -284,7 +310,13 @@ def test_the_referral_report_counts_per_month_with_zeros(alice, ops, ai_id, cloc
     }
     for year in ("1999", "2101", "soon"):
         assert ops.get("/api/admin/reports/crisis-referrals", params={"year": year}).status_code == 422
-    assert ops.get("/api/admin/reports/crisis-referrals").status_code == 422
+    this_year = ops.get("/api/admin/reports/crisis-referrals")  # without a year: this one, by the server's clock
+    assert this_year.status_code == 200 and this_year.json() == response.json()
+    clock.advance(days=300)  # early 2027 (the session has ended: signed in again)
+    login = ops.client.post("/api/auth/login", json={"username": "ops", "password": "correct-horse-battery"})
+    headers = {"Authorization": f"Bearer {login.json()['access_token']}"}
+    later = ops.client.get("/api/admin/reports/crisis-referrals", headers=headers)
+    assert later.status_code == 200 and later.json()["year"] == 2027
 
 
 def test_a_failing_escalation_or_alert_never_fails_the_turn(client, alice, ops, ai_id, alerts, monkeypatch, caplog):

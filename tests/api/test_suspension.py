@@ -92,7 +92,9 @@ def test_its_public_ai_users_hide_from_everyone_and_come_back_with_every_memory(
     suspend(ops, alice)
     assert ai["id"] not in public_ids(bob)
     friends = bob.get("/api/friends").json()
-    assert friends["friends"] == [] and friends["ended"] == [{"ai_user_id": ai["id"], "reason": "no_longer_visible"}]
+    assert friends["friends"] == [] and friends["ended"] == [
+        {"ai_user_id": ai["id"], "name": "小梦", "reason": "no_longer_visible"}
+    ]
     assert bob.get(f"/api/ai-users/{ai['id']}").status_code == 404
     assert bob.get(f"/api/ai-users/{ai['id']}/messages").status_code == 404
     assert bob.post(f"/api/ai-users/{ai['id']}/chat", json={"content": "在吗"}).status_code == 404

@@ -46,7 +46,7 @@ def test_a_takedown_ends_every_friendship_as_taken_down_and_hides_the_ai_user(cl
 
     assert bob.get("/api/friends").json() == {
         "friends": [],
-        "ended": [{"ai_user_id": friend["id"], "reason": "taken_down"}],
+        "ended": [{"ai_user_id": friend["id"], "name": "公开的", "reason": "taken_down"}],  # which friend, and why
     }
     assert bob.get(f"/api/ai-users/{friend['id']}").status_code == 404
     assert bob.post(f"/api/ai-users/{friend['id']}/chat", json={"content": "在吗"}).status_code == 404
@@ -135,10 +135,14 @@ def test_one_private_before_the_takedown_stays_private_when_restored(ops, alice,
     assert alice.put(f"/api/ai-users/{friend['id']}", json={"visibility": "private"}).status_code == 200
     made = reported(bob, friend["id"], message_id)  # a message of a friendship that ended is still reportable
     take_down(ops, made["id"])
-    assert bob.get("/api/friends").json()["ended"] == [{"ai_user_id": friend["id"], "reason": "taken_down"}]
+    assert bob.get("/api/friends").json()["ended"] == [
+        {"ai_user_id": friend["id"], "name": "公开的", "reason": "taken_down"}
+    ]
     restored = ops.post(f"/api/admin/ai-users/{friend['id']}/restore").json()
     assert restored["visibility"] == "private"
-    assert bob.get("/api/friends").json()["ended"] == [{"ai_user_id": friend["id"], "reason": "no_longer_visible"}]
+    assert bob.get("/api/friends").json()["ended"] == [
+        {"ai_user_id": friend["id"], "name": "公开的", "reason": "no_longer_visible"}
+    ]
 
 
 def test_a_second_takedown_keeps_that_it_was_public(ops, bob, friend) -> None:
@@ -254,5 +258,6 @@ def test_a_takedown_racing_a_chat_turn_leaves_nothing_half_written(app, fake_llm
         assert [m.id for m in services.repo.short_term(pair)] == [m.id for m in log]
 
         assert bob.post(f"/api/ai-users/{public['id']}/chat", json={"content": "还在吗"}).status_code == 404
-        assert bob.get("/api/friends").json()["ended"] == [{"ai_user_id": public["id"], "reason": "taken_down"}]
+        ended = [{"ai_user_id": public["id"], "name": "公开的", "reason": "taken_down"}]
+        assert bob.get("/api/friends").json()["ended"] == ended
         assert alice.get(f"/api/ai-users/{public['id']}").json()["visibility"] == "private"

@@ -104,6 +104,15 @@ class Cloud:
         events.put_targets(Rule=f"capture-{detail_type}", EventBusName=bus, Targets=[{"Id": "capture", "Arn": arn}])
         return url
 
+    def subscribe(self, topic_arn: str, name: str) -> str:
+        """A queue subscribed to an SNS topic (as the operators' e-mail subscription would be): each message
+        arrives in SNS's envelope (`Subject`, `Message`)."""
+        sqs = self.client("sqs")
+        url = sqs.create_queue(QueueName=f"subscribed-{name}")["QueueUrl"]
+        arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        self.client("sns").subscribe(TopicArn=topic_arn, Protocol="sqs", Endpoint=arn)
+        return url
+
     def receive(self, url: str) -> list[dict[str, Any]]:
         found = self.client("sqs").receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0)
         return [{"id": m["MessageId"], "body": m["Body"]} for m in found.get("Messages", [])]

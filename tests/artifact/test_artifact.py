@@ -10,6 +10,7 @@ import json
 import re
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,7 @@ SUMMARY = {
     "emotion_tags": {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"},
 }
 MEMORIES = {"memories": [{"title": "海边之约", "key_points": ["周末去海边"], "detail_content": "约好周末去海边"}]}
+CRISIS = "我今晚就准备自杀"
 NO_CORE = {"create": False, "content": "", "importance": 2, "category": "其他"}
 # Development tools and optional extras (the local embedding model) that must never reach the layer
 DEV_ONLY = (
@@ -178,6 +180,40 @@ def test_the_chat_function_serves_health_register_login_and_a_turn(
         assert not (chat.home / "jieba.cache").exists()
     [published] = cloud.receive(topic_ended)
     assert json.loads(published["body"])["detail"]["ai_user_id"] == ai["id"]
+
+
+def test_the_chat_function_alerts_the_operators_topic_of_a_crisis_escalation_without_its_words(
+    functions: dict[str, Function], cloud: Cloud, fake_model: FakeLLMServer
+) -> None:
+    """A crisis message opens an escalation, and the shipped function publishes it on the stack's operator
+    topic (boto3's SNS from the layer): the escalation's id and time, no word of the chat."""
+    topic = cloud.resolve(functions["chat"].environment["DREAMCHAT_OPERATOR_TOPIC_ARN"])
+    alerts = cloud.subscribe(topic, "operators")
+    with container(functions["chat"], cloud, fake_model, DREAMCHAT_OPERATORS="artifactops") as chat:
+
+        def call(method: str, path: str, body: object = None, token: str | None = None) -> dict:
+            headers = {"authorization": f"Bearer {token}"} if token else {}
+            return chat.call("handler", http_api_event(method, path, body, headers))
+
+        def registered(username: str) -> str:
+            made = call("POST", "/api/auth/register", {"username": username, "password": "correct-horse-4"})
+            assert made["statusCode"] == 201, made
+            return json.loads(made["body"])["access_token"]
+
+        person, operator = registered("crisisperson"), registered("artifactops")
+        ai = json.loads(call("POST", "/api/ai-users", {"name": "小梦", "base_soul": "温柔"}, person)["body"])
+        fake_model.script("deepseek-chat", Reply.text("我在这里陪你。"))
+        turn = call("POST", f"/api/ai-users/{ai['id']}/chat", {"content": CRISIS}, person)
+        assert [name for name, _ in parse_sse(turn["body"])][0] == "safety", turn
+        listed = call("GET", "/api/admin/escalations", token=operator)
+        [escalation] = json.loads(listed["body"])["escalations"]
+    [published] = cloud.receive(alerts)
+    envelope = json.loads(published["body"])
+    opened = datetime.fromtimestamp(escalation["opened_at"], UTC)
+    assert escalation["id"] in envelope["Message"] and f"{opened:%Y-%m-%d %H:%M:%S} UTC" in envelope["Message"]
+    assert envelope["Subject"] == "DreamChat: crisis escalation"
+    for private in (CRISIS, "我在这里陪你", "小梦", "crisisperson", ai["id"]):
+        assert private not in published["body"]
 
 
 @pytest.fixture(scope="module")

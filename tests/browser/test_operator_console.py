@@ -132,7 +132,10 @@ def test_a_person_reports_and_an_operator_takes_the_ai_user_down(stack: Stack, o
     page.goto(f"{stack.base}/#/")
     ended = page.locator(f".ended-friend[data-id='{ai_user['id']}']")
     expect(ended).to_contain_text("该角色已被下架")
-    expect(ended).to_contain_text(name)  # the name seen before in this page
+    expect(ended).to_contain_text(name)
+    page.reload()  # a page that never listed it as a friend: the server's ended item names it
+    expect(ended).to_contain_text("该角色已被下架")
+    expect(ended.locator(".friend-name")).to_have_text(name)
 
     # the owner sees why in the editor, and cannot make it public again
     editor = open_context(PHONE).new_page()

@@ -13,6 +13,7 @@ import pytest
 
 from dreamchat import keys
 from dreamchat.domain.models import Account, PairId
+from dreamchat.domain.moderation import STAFF_NOTICE
 from dreamchat.services.container import Services
 from tests.fakes.fake_llm import Reply
 from tests.services.conftest import services_with_fake_llm
@@ -121,3 +122,30 @@ def test_without_a_takeover_the_same_heartbeat_is_sent(services, fake_llm) -> No
     services.escalations.flag(pair, "m_flagged")  # open, not taken over: the AI still writes first
     fake_llm.script("deepseek-chat", Reply.slow(0.2, "在干嘛呢？想你了"))
     assert services.heartbeat.run_now(pair).status == "sent"
+
+
+def test_a_takeover_during_a_chat_turn_stores_no_ai_reply_and_sends_the_staff_notice(services, fake_llm) -> None:
+    pair, ai_user = befriended(services)
+    person = services.chat.accept(pair, ai_user, CRISIS)  # opens the escalation; always answered
+    [escalation] = services.escalations.listed("open", None, 10).items
+    fake_llm.script("deepseek-chat", Reply.slow(1.0, "我在这里陪你，慢慢说。"))  # the reply, slowly
+    asked = len(fake_llm.requests)
+    events, _ = in_threads(
+        lambda: services.chat.respond(pair, ai_user, person),
+        lambda: take_over_once_asked(services, fake_llm, asked, escalation.id),
+    )
+    assert [type(e).__name__ for e in events] == ["SafetyNotice", "Notice", "Done"]
+    assert (events[1].kind, events[1].text) == ("staff", STAFF_NOTICE) and not events[2].replied
+    messages, _ = services.repo.log.messages(pair, before=None, after=None, limit=50)
+    assert [m.role for m in messages] == ["user"]  # the AI's reply was not stored
+
+
+def test_without_a_takeover_the_same_chat_turn_is_answered(services, fake_llm) -> None:
+    """The control: the slow reply is stored when no operator takes the chat over."""
+    pair, ai_user = befriended(services)
+    person = services.chat.accept(pair, ai_user, CRISIS)
+    fake_llm.script("deepseek-chat", Reply.slow(0.2, "我在这里陪你，慢慢说。"))
+    events = services.chat.respond(pair, ai_user, person)
+    assert "Sent" in [type(e).__name__ for e in events]
+    messages, _ = services.repo.log.messages(pair, before=None, after=None, limit=50)
+    assert [m.role for m in messages][-1] == "assistant"

@@ -15,6 +15,7 @@ import pytest
 from dreamchat import keys
 from dreamchat.domain.models import PairId
 from dreamchat.errors import Contended
+from dreamchat.services.friend_lists import EndedFriendship
 from dreamchat.services.tombstones import Gone
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 from tests.services.conftest import services_with_fake_llm
@@ -160,7 +161,9 @@ def test_a_person_can_forget_their_pair_after_the_owner_hides_the_ai_user(runtim
     pair, ai_user = friends_with_a_public_ai_user(services)
     services.chat.save(pair, ai_user, SECRET)
     services.ai_users.update(ai_user.owner_id, ai_user.id, {"visibility": visibility})
-    assert services.friend_lists.ended(pair.account_id) == [(ai_user.id, "no_longer_visible")]
+    assert services.friend_lists.ended(pair.account_id) == [
+        EndedFriendship(ai_user.id, ai_user.name, "no_longer_visible")
+    ]
 
     services.ai_users.unfriend(pair.account_id, pair.ai_user_id, forget=True)
 

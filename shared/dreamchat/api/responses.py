@@ -171,6 +171,7 @@ class FriendHeartbeatOut(Out):
 
 class EndedFriendshipOut(Out):
     ai_user_id: str
+    name: str | None  # the AI user's name, so the client can say which friend (None: it was deleted)
     reason: Literal["no_longer_visible", "taken_down"]
 
 
@@ -711,7 +712,8 @@ class EscalationMessageOut(Out):
 
 
 class EscalationDetailOut(EscalationOut):
-    messages: list[EscalationMessageOut]  # each flagged message and the 10 before it, oldest first
+    # each flagged message and the 10 before it, and the chat since the takeover (to the release), oldest first
+    messages: list[EscalationMessageOut]
 
 
 class StaffMessageOut(Out):

@@ -15,11 +15,13 @@ from pydantic import Field
 
 from dreamchat.domain.accounts import username_skeleton
 from dreamchat.domain.bounds import NOTE_CHARS, REPORT_REASON_CHARS
+from dreamchat.domain.ids import message_id_floor
 from dreamchat.domain.models import AIUser, Entity, Message
 
 OPEN_REPORTS_PER_PERSON = 20  # open reports one person may have at once
 FLAGGED_KEPT = 100  # the ids of flagged messages an escalation keeps (the latest; its count goes on)
 LOOK_BACK = 10  # the messages an operator is shown before each flagged one
+TAKEOVER_SHOWN = 200  # the latest messages of the chat since the takeover an operator is shown
 
 STAFF_NAME = "工作人员"  # who an operator's messages are from, to the person (never the AI)
 STAFF_NOTICE = "工作人员正在这里陪你，稍后会回复你。"  # a chat turn's notice while an operator has the chat
@@ -124,6 +126,16 @@ def release_refusal(escalation: Escalation) -> str | None:
 
 def closed(escalation: Escalation, at: int) -> Escalation:
     return escalation.model_copy(update={"status": "closed", "closed_at": at})
+
+
+def takeover_span(escalation: Escalation) -> tuple[str, str | None] | None:
+    """The message ids bounding the chat an operator had: from the takeover's second to the second after
+    the release (None: it is still taken over); None when it was never taken over. After the release the
+    chat is the AI's again, and no longer the escalation's."""
+    if escalation.taken_over_at is None:
+        return None
+    end = message_id_floor(escalation.closed_at + 1) if escalation.closed_at is not None else None
+    return message_id_floor(escalation.taken_over_at), end
 
 
 def shown_messages(windows: Iterable[Iterable[Message]], flagged_ids: Iterable[str]) -> list[tuple[Message, bool]]:

@@ -29,7 +29,6 @@ from dreamchat.domain.crisis import read_crisis_marker
 from dreamchat.domain.heartbeat import HeartbeatState, check_in_after, person_wrote, strip_control_markers
 from dreamchat.domain.honesty import asks_if_human
 from dreamchat.domain.models import AIUser, Message, PairId, Safety
-from dreamchat.domain.moderation import STAFF_NOTICE
 from dreamchat.domain.protocol import marked, topic_state
 from dreamchat.domain.sessions import BREAK_NOTICE
 from dreamchat.domain.text import is_blank
@@ -142,9 +141,8 @@ class ChatService:
         """The AI's side of the turn, all of it done: the events to send, ending with Done or Failed;
         without the `model` (a crisis it has no room for), words of care and the help lines. A turn that
         `must_answer` (the person asked again after a failed one) is never declined by the draw."""
-        if self.protocol.taken_over(pair):  # an operator is with the person: the AI stays quiet, never silent
-            help_lines = [self.crisis_help(pair.account_id)] if person.safety == "crisis" else []
-            return [*help_lines, Notice("staff", STAFF_NOTICE), Done(False, False, 0)]
+        if (staffed := self.protocol.staffed(pair, person)) is not None:  # an operator is with the person
+            return staffed
         deadline = deadline or Deadline.after(self.settings.chat_turn_seconds)
         state = topic_state(self.repo.short_term(pair, person.topic_id)) or person.safety
         crisis = state == "crisis"  # the protocol holds for the rest of the topic
@@ -180,6 +178,8 @@ class ChatService:
             return [UNANSWERED]
         cap = replies.CRISIS_MAX_DELAY_SECONDS if distress else None
         how = Line(typed=reply.typed, reasoning=reasoning, cap=cap)
+        if (staffed := self.protocol.staffed(pair, person)) is not None:  # taken over while the model wrote
+            return staffed
         sent = [Sent(m, m.delay_ms, i) for i, m in enumerate(self.speaker.send(pair, lines, how, after=person.id))]
         if not sent:  # 已读不回: the history shows it, not only the live turn
             # over the message as read: a deletion or edit meanwhile stands

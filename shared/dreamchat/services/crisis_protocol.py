@@ -4,8 +4,8 @@
 the lexicon and the classifier); `protected` says whether a message may ever be refused; `help` gives the
 help lines of the person's locale (`help_shown` when they are sent to the person: counted); `check_in_later`
 owes the pair a check-in heartbeat; `referred` counts a referral and flags the message for the operators (an
-escalation, `dreamchat.services.escalations`): ids and counts only, never the words. `taken_over` says
-whether an operator has the chat (then the AI stays quiet in it).
+escalation, `dreamchat.services.escalations`): ids and counts only, never the words. `staffed` says what a
+chat turn sends while an operator has the chat (the AI stays quiet in it, never silent).
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ from dreamchat.domain.bounds import MESSAGE_CHARS
 from dreamchat.domain.crisis import CrisisCheck, Verdict
 from dreamchat.domain.heartbeat import check_in_after
 from dreamchat.domain.models import AIUser, Message, PairId
+from dreamchat.domain.moderation import STAFF_NOTICE
 from dreamchat.domain.protocol import CUT_MARK, recent_words, topic_state
 from dreamchat.logsafe import failure
 from dreamchat.ports import Clock, Counter
-from dreamchat.services.chat_events import SafetyNotice
+from dreamchat.services.chat_events import ChatEvent, Done, Notice, SafetyNotice
 from dreamchat.services.escalations import EscalationService
 from dreamchat.services.heartbeat_state import HeartbeatStateService
 from dreamchat.services.memory_repo import MemoryRepository
@@ -74,8 +75,14 @@ class CrisisService:
         self._referrals.count("help_lines_shown")
         return self.help(account_id)
 
-    def taken_over(self, pair: PairId) -> bool:
-        return self._escalations.taken_over(pair)
+    def staffed(self, pair: PairId, person: Message) -> list[ChatEvent] | None:
+        """What a chat turn sends while an operator has the chat, asked before the model and again before
+        the AI's lines are stored (None: the AI answers): the help lines beside a crisis message, the staff
+        notice and Done: the AI stays quiet, the person is never met with silence."""
+        if not self._escalations.taken_over(pair):
+            return None
+        help_lines: list[ChatEvent] = [self.help_shown(pair.account_id)] if person.safety == "crisis" else []
+        return [*help_lines, Notice("staff", STAFF_NOTICE), Done(False, False, 0)]
 
     def open_topic(self, pair: PairId) -> list[Message]:
         """The messages of the conversation's latest topic still in short-term memory."""

@@ -98,7 +98,8 @@ class EscalationService:
 
     def read(self, operator: Account, escalation_id: str) -> tuple[Escalation, list[tuple[Message, bool]]]:
         """The escalation and what the operator reads of the chat: each flagged message and the
-        `LOOK_BACK` before it, oldest first, each once (whether flagged beside it). An audited read."""
+        `LOOK_BACK` before it, and once taken over the chat since the takeover (until the release; the
+        latest `TAKEOVER_SHOWN`), oldest first, each once (whether flagged beside it). An audited read."""
         escalation = self._get(escalation_id)
         pair = _pair(escalation)
         self._operators.record(operator, "escalation.read", target=escalation.id, pair=pair)
@@ -107,6 +108,11 @@ class EscalationService:
             before, _ = self._log.messages(pair, before=message_id, after=None, limit=rules.LOOK_BACK)
             flagged = self._log.message(pair, message_id)
             windows.append([*before, *([flagged] if flagged is not None else [])])
+        span = rules.takeover_span(escalation)
+        if span is not None:
+            start, end = span
+            since, _ = self._log.messages(pair, before=end, after=None, limit=rules.TAKEOVER_SHOWN)
+            windows.append([message for message in since if message.id >= start])
         return escalation, rules.shown_messages(windows, escalation.flagged)
 
     def take_over(self, operator: Account, escalation_id: str) -> Escalation:

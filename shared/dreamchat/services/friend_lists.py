@@ -3,6 +3,7 @@ friendships a page at a time, and the friendships that ended because an AI user 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from dreamchat.domain.models import AIUser, Friendship, PairId
@@ -11,6 +12,15 @@ from dreamchat.services.paging import MAX_LIMIT, Page, page_of
 from dreamchat.services.storage.unit_of_work import Storage
 
 EndedReason = Literal["no_longer_visible", "taken_down"]
+
+
+@dataclass(frozen=True)
+class EndedFriendship:
+    """A friendship that ended because its AI user left the person's view: which friend, and why."""
+
+    ai_user_id: str
+    name: str | None  # None when the AI user is gone
+    reason: EndedReason
 
 
 def visible_to(account_id: str, ai_user: AIUser | None) -> bool:
@@ -38,14 +48,18 @@ class FriendListService:
         found = [self._load(ai_user_id) for ai_user_id in ids]
         return [a for a in found if a and a.listed], cursor
 
-    def ended(self, account_id: str) -> list[tuple[str, EndedReason]]:
+    def ended(self, account_id: str) -> list[EndedFriendship]:
         """Friendships that ended because the AI user is no longer visible to the caller, and why: an
         operator took it down, or its owner made it private or deleted it (or is suspended). Chat,
         heartbeats and memory views stop; the memory is kept, exporting and forgetting still work."""
         with self._storage.begin() as uow:
             friendships = uow.ai_users.friendships_of(account_id)
         found = [(f.ai_user_id, self._load(f.ai_user_id)) for f in friendships]
-        return [(ai_user_id, _why(a)) for ai_user_id, a in found if not visible_to(account_id, a)]
+        return [
+            EndedFriendship(ai_user_id, a.name if a else None, _why(a))
+            for ai_user_id, a in found
+            if not visible_to(account_id, a)
+        ]
 
     def kept(self, account_id: str, ai_user_id: str) -> tuple[PairId, AIUser]:
         """The caller's pair with a befriended AI user (in its current generation) and the AI user, whether or

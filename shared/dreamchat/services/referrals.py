@@ -6,6 +6,7 @@ logged and lost, never the chat turn or the operator's action that made it."""
 from __future__ import annotations
 
 import logging
+from datetime import UTC
 
 from dreamchat.domain.moderation import counted, month_of, months_of, report_row
 from dreamchat.logsafe import failure
@@ -39,3 +40,8 @@ class ReferralService:
         """The year's twelve months, each with every count (zeros included)."""
         with self._storage.begin() as uow:
             return [(month, report_row(uow.crisis_counts.get(month).entity)) for month in months_of(year)]
+
+    def report(self, year: int | None) -> tuple[int, list[tuple[str, dict[str, int]]]]:
+        """The referral report of a year: the one asked for, else this one (UTC, by the clock)."""
+        chosen = year if year is not None else self._clock.now().astimezone(UTC).year
+        return chosen, self.year(chosen)

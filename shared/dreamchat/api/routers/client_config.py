@@ -55,6 +55,9 @@ class LimitsOut(BaseModel):
     daily_cap: RangeOut
     quiet_minutes: RangeOut
     memory_import_bytes: int
+    report_reason_chars: int  # a person's report (举报)
+    note_chars: int  # an operator's note on a report
+    suspension_reason_chars: int  # an operator's reason for a suspension
 
 
 class ClientConfigOut(BaseModel):
@@ -86,6 +89,9 @@ def client_config() -> ClientConfigOut:
             daily_cap=_range(Prefs, "daily_cap"),
             quiet_minutes=_range(Prefs, "quiet_minutes"),
             memory_import_bytes=MAX_IMPORT_BYTES,
+            report_reason_chars=bounds.REPORT_REASON_CHARS,
+            note_chars=bounds.NOTE_CHARS,
+            suspension_reason_chars=bounds.SUSPENSION_REASON_CHARS,
         ),
     )
 

@@ -50,7 +50,8 @@ def escalations(
     "/escalations/{escalation_id}", response_model=EscalationDetailOut, responses=documented(401, 403, 404, 422)
 )
 def escalation(escalation_id: EscalationId, operator: OperatorDep, services: ServicesDep) -> EscalationDetailOut:
-    """The escalation with each flagged message and the 10 before it (an audited read)."""
+    """The escalation with each flagged message and the 10 before it, and once taken over the chat since the
+    takeover, to the release (an audited read)."""
     found, messages = services.escalations.read(operator.account, escalation_id)
     shown = [
         EscalationMessageOut(**m.model_dump(include={"id", "role", "content", "timestamp"}), flagged=f)
@@ -71,7 +72,7 @@ def take_over(escalation_id: EscalationId, operator: OperatorDep, services: Serv
     "/escalations/{escalation_id}/messages",
     status_code=201,
     response_model=StaffMessageOut,
-    responses=documented(401, 403, 404, 409, 422),
+    responses=documented(400, 401, 403, 404, 409, 413, 422),
 )
 def write(
     escalation_id: EscalationId, body: StaffMessage, operator: OperatorDep, services: ServicesDep
@@ -90,9 +91,9 @@ def release(escalation_id: EscalationId, operator: OperatorDep, services: Servic
 
 @router.get("/reports/crisis-referrals", response_model=ReferralReportOut, responses=documented(401, 403, 422))
 def crisis_referrals(
-    operator: OperatorDep, services: ServicesDep, year: int = Query(ge=2000, le=2100)
+    operator: OperatorDep, services: ServicesDep, year: int | None = Query(default=None, ge=2000, le=2100)
 ) -> ReferralReportOut:
-    """Per UTC month of the year: the crisis protocol fired, help lines shown, escalations opened and taken
-    over. Counts only (SB 243's annual report)."""
-    months = [ReferralMonthOut(month=month, **counts) for month, counts in services.referrals.year(year)]
-    return ReferralReportOut(year=year, months=months)
+    """Per UTC month of the year (without `year`, this one): the crisis protocol fired, help lines shown,
+    escalations opened and taken over. Counts only (SB 243's annual report)."""
+    chosen, rows = services.referrals.report(year)
+    return ReferralReportOut(year=chosen, months=[ReferralMonthOut(month=m, **counts) for m, counts in rows])

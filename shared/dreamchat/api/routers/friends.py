@@ -33,7 +33,7 @@ def list_friends(
     """The AI users the caller is friends with, a page at a time (by id; `X-Next-Cursor` names the next page)."""
     page = services.views.friends(caller.id, cursor, limit)
     next_page(response, page.cursor)
-    ended = [EndedFriendshipOut(ai_user_id=a, reason=why) for a, why in services.friend_lists.ended(caller.id)]
+    ended = [EndedFriendshipOut.model_validate(e) for e in services.friend_lists.ended(caller.id)]
     return FriendListOut(friends=[FriendOut.from_view(friend, caller.id) for friend in page.items], ended=ended)
 
 

@@ -89,7 +89,7 @@ def read_account(account_id: str, operator: OperatorDep, services: ServicesDep) 
 @router.post(
     "/accounts/{account_id}/suspend",
     response_model=AccountSuspensionOut,
-    responses=documented(401, 403, 404, 409, 413, 422),
+    responses=documented(400, 401, 403, 404, 409, 413, 422),
 )
 def suspend(
     account_id: str, body: SuspensionRequest, operator: OperatorDep, services: ServicesDep

@@ -43,17 +43,15 @@ function keep(body) {
 function read() {
   try {
     const kept = JSON.parse(localStorage.getItem(KEY));
-    return kept?.limits && kept?.night && kept?.emotions ? kept : null;
+    // a copy kept before the server sent the moderation bounds is not used: the fresh one is waited for
+    return kept?.night && kept?.emotions && Number.isInteger(kept?.limits?.report_reason_chars) ? kept : null;
   } catch {
     return null;
   }
 }
 
-// Issue 37's bounds (domain/bounds.py): taken from the config once the server sends them; until then the
-// values the server enforces today, so a form never allows more than it accepts.
-const MODERATION = { report_reason_chars: 500, note_chars: 1000, suspension_reason_chars: 500 };
-export const moderationLimits = () => ({ ...MODERATION, ...pick(limits(), Object.keys(MODERATION)) });
-
-function pick(source, keys) {
-  return Object.fromEntries(keys.filter((key) => Number.isInteger(source?.[key])).map((key) => [key, source[key]]));
+// Issue 37's bounds (domain/bounds.py): what the report form and the console check.
+export function moderationLimits() {
+  const { report_reason_chars, note_chars, suspension_reason_chars } = limits();
+  return { report_reason_chars, note_chars, suspension_reason_chars };
 }

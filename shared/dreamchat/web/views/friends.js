@@ -33,7 +33,6 @@ export class FriendsList {
     this.list = h("ul", { class: "friend-list", "aria-label": "好友列表" });
     this.endedList = h("ul", { class: "friend-list ended-list", "aria-label": "已结束的好友" });
     this.ended = [];
-    this.names = new Map();  // the names of friends seen in this page: an ended one is no longer readable
     this.status = h("p", { class: "side-status", text: "正在加载好友…" });
     this.discover = h("a", { class: "btn btn-soft", href: "#/discover" }, icon("search"), "发现");
     const account = ctx.account();
@@ -80,7 +79,6 @@ export class FriendsList {
     try {
       const { first, entries: friends } = await allPages("/api/friends", "friends"); // the server pages it by id
       this.ended = first?.ended || [];
-      for (const friend of friends) this.names.set(friend.id, friend.name);
       // like a messenger's chat list: pinned friends first, then the latest conversation first
       this.items = friends.sort((a, b) => Number(b.pinned) - Number(a.pinned) || latest(b) - latest(a));
       this.loaded = true;
@@ -114,7 +112,7 @@ export class FriendsList {
   // A friendship that ended because the AI user left the person's view: said why, and 移除 takes it off the list
   // (the memories stay; the account export still has them).
   endedRow(ended) {
-    const name = this.names.get(ended.ai_user_id) || "一位 AI 朋友";
+    const name = ended.name || "一位 AI 朋友";  // the server names it (none: the AI user was deleted)
     const remove = h("button", { type: "button", class: "link-btn danger", text: "移除", "aria-label": `移除「${name}」` });
     remove.addEventListener("click", async () => {
       remove.disabled = true;
