@@ -1,5 +1,6 @@
 """Request dependencies: the services, the account behind the bearer token, and what a route may touch:
-the caller's pair with the AI user in its path (`PairDep`), with the AI user too (`CompanionDep`), the
+the caller's pair with the AI user in its path (`PairDep`), with the AI user too (`CompanionDep`), an AI user
+the caller may befriend (`BefriendableDep`: visible, and no protection of the person stands in the way), the
 request's deadline and the model pool."""
 
 from __future__ import annotations
@@ -83,6 +84,17 @@ def get_companion(user_id: str, caller: CurrentCaller, services: ServicesDep) ->
 
 
 CompanionDep = Annotated[Companion, Depends(get_companion)]
+
+
+def get_befriendable(user_id: str, caller: CurrentCaller, services: ServicesDep) -> AIUser:
+    """The AI user `user_id` if the caller may see it and befriend it: NotFound, or Protected (403
+    `minor_protection`: a romantic partner in minors' mode)."""
+    ai_user = services.ai_users.visible(caller.id, user_id)
+    services.protections.admit(caller.id, ai_user, befriending=True)
+    return ai_user
+
+
+BefriendableDep = Annotated[AIUser, Depends(get_befriendable)]
 
 
 def get_deadline(request: Request) -> Deadline:

@@ -20,8 +20,10 @@ from dreamchat.domain.models import (
     Scene,
     Visibility,
 )
-from dreamchat.domain.moderation import EscalationStatus, ReportAction, ReportKind, ReportStatus
+from dreamchat.domain.moderation import Escalation, EscalationStatus, ReportAction, ReportKind, ReportStatus
 from dreamchat.domain.owed import OwedKind
+from dreamchat.domain.protection import CURFEW_END_HOUR, CURFEW_START_HOUR, REALITY_MINUTES, EmergencyContact
+from dreamchat.services.protection import Standing
 from dreamchat.services.reports import ReportDetail, ReportView
 from dreamchat.services.views import ContextView, FriendView, HeartbeatRow, HeartbeatStatusView
 
@@ -92,6 +94,7 @@ class AIUserOut(Out):
     model: ChatModel
     greeting: str
     tags: list[str]
+    romance: bool  # a romantic or intimate partner: closed to a person in minors' mode
     from_card: bool
     created_at: int
     updated_at: int
@@ -539,6 +542,53 @@ class ProfileOut(Out):
     timezone: str | None  # the person's own clock; null: each AI user's
 
 
+class EmergencyContactOut(Out):
+    """Shown to the person, an operator with a crisis escalation and the export; never to the AI."""
+
+    name: str
+    phone: str
+
+
+class ProtectionLimitsOut(Out):
+    """What holds for the person now (minors' mode); null or false: no such limit."""
+
+    daily_minutes: int | None  # chat a day, in the person's own day
+    romance_blocked: bool  # AI users marked `romance` cannot be befriended or talked with
+    heartbeat_curfew: str | None  # "22:00-08:00": no heartbeats then, in the person's zone
+    reality_reminder_minutes: int | None  # a reality reminder every this many minutes of continuous talk
+    guardian_consent_required: bool  # chat and heartbeats wait for a guardian's consent
+
+
+class ProtectionOut(Out):
+    """The person's protections, whether they are in minors' mode now and the limits in force."""
+
+    birth_year: int | None
+    minor_mode: bool  # switched on by the person
+    guardian_consent: bool
+    guardian_name: str | None
+    consent_at: int | None  # when the consent was recorded
+    emergency_contact: EmergencyContactOut | None
+    daily_minutes: int | None  # the person's own choice; null: the server's (DREAMCHAT_MINOR_DAILY_MINUTES)
+    minor: bool  # in minors' mode now: under 18, or switched on
+    limits: ProtectionLimitsOut
+    suggest_emergency_contact: bool  # over 60 (by birth year) with none recorded
+
+    @classmethod
+    def of(cls, standing: Standing) -> ProtectionOut:
+        minor = standing.minor
+        limits = ProtectionLimitsOut(
+            daily_minutes=standing.daily_minutes,
+            romance_blocked=minor,
+            heartbeat_curfew=f"{CURFEW_START_HOUR:02d}:00-{CURFEW_END_HOUR:02d}:00" if minor else None,
+            reality_reminder_minutes=REALITY_MINUTES if minor else None,
+            guardian_consent_required=standing.needs_consent,
+        )
+        shown = standing.protection.model_dump()
+        return cls.model_validate(
+            {**shown, "minor": minor, "limits": limits, "suggest_emergency_contact": standing.suggests_contact}
+        )
+
+
 class UsageOut(Out):
     calls: int
     failures: int
@@ -695,7 +745,11 @@ class EscalationOut(Out):
     status: EscalationStatus
     messages_flagged: int
     taken_over_by: str | None  # the operator's account id
-    emergency_contact: None = None  # no emergency contact is kept (yet)
+    emergency_contact: EmergencyContactOut | None  # the person's, if they recorded one (never shown to the AI)
+
+    @classmethod
+    def of(cls, escalation: Escalation, contact: EmergencyContact | None) -> EscalationOut:
+        return cls.model_validate({**escalation.model_dump(), "emergency_contact": contact})
 
 
 class EscalationPageOut(Out):

@@ -37,6 +37,12 @@ class Credentials(Body):
     password: str = Field(min_length=1, max_length=256)
 
 
+class Registration(Credentials):
+    """A new account; `birth_year` (optional, 1900 to this year) puts a person under 18 in minors' mode."""
+
+    birth_year: int | None = None
+
+
 class RefreshRequest(Body):
     refresh_token: str = Field(min_length=1, max_length=4096)
 
@@ -73,6 +79,7 @@ class AIUserCreate(Body):
     base_soul: str = Field(default="", max_length=bounds.BASE_SOUL_CHARS)
     timezone: str | None = Field(default=None, max_length=64)
     night_owl: bool = False
+    romance: bool = False  # a romantic or intimate partner: closed to a person in minors' mode
     visibility: Visibility = "private"
     model: ChatModel = "chat"
     greeting: str = Field(default="", max_length=bounds.GREETING_CHARS)
@@ -86,6 +93,7 @@ class AIUserUpdate(Body):
     base_soul: str | None = Field(default=None, max_length=bounds.BASE_SOUL_CHARS)
     timezone: str | None = Field(default=None, max_length=64)
     night_owl: bool | None = None
+    romance: bool | None = None
     visibility: Visibility | None = None
     model: ChatModel | None = None
     greeting: str | None = Field(default=None, max_length=bounds.GREETING_CHARS)

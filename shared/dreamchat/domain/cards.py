@@ -3,7 +3,8 @@ into what an AI user holds, and write an AI user back out as a V2 card.
 
 Read: V1 (the fields at the top level), V2 (`chara_card_v2`) and V3 (`chara_card_v3`), the fields
 under `data`. What has a clean place is used: the name; description, personality and scenario laid
-out as base_soul; the first message as the greeting; the tags. `{{char}}` and `{{user}}` (and V1's
+out as base_soul; the first message as the greeting; the tags; whether its tags or texts make the character
+the person's romantic or intimate partner (`romance`, by `dreamchat.domain.romance.romantic`). `{{char}}` and `{{user}}` (and V1's
 `<BOT>`, `<USER>`) are resolved in what is used, `{{// ...}}` comments dropped. The card's whole
 `data` object is kept verbatim beside the AI user, so nothing is lost: example dialogues, the
 lorebook, alternate greetings, the card's own system prompt and post-history instructions, creator
@@ -25,6 +26,7 @@ from typing import Any, Literal
 
 from dreamchat.domain import bounds, strict_json
 from dreamchat.domain.personas import first_problem
+from dreamchat.domain.romance import romantic
 from dreamchat.domain.text import is_blank
 
 Spec = Literal["chara_card_v1", "chara_card_v2", "chara_card_v3"]
@@ -116,6 +118,7 @@ class ImportedCard:
     cuts: list[Cut] = field(default_factory=list)
     unused: list[str] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)  # ours, from an exported card: timezone, ...
+    romance: bool = False  # a romantic or intimate partner (closed to minors' mode)
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,7 @@ class CardProfile:
     night_owl: bool
     model: str
     avatar: str = ""
+    romance: bool = False
 
 
 def parse_json(raw: bytes) -> object:
@@ -182,6 +186,8 @@ def import_card(card: Card) -> ImportedCard:
     if found is not None:
         raise CardProblem(f"{card.path(_TAKEN_FROM[found[0]])}: {found[1]}")
     tags, tag_cut = _tags(card.texts("tags"))
+    settings = _settings(card.ours())
+    partner = romantic(card.texts("tags"), [card.text(f) for f in USED[:5]]) or settings.pop("romance", False)
     return ImportedCard(
         name=name,
         base_soul=base_soul,
@@ -189,7 +195,8 @@ def import_card(card: Card) -> ImportedCard:
         tags=tags,
         cuts=cuts + soul_cuts + tag_cut,
         unused=unused_fields(card.data),
-        settings=_settings(card.ours()),
+        settings=settings,
+        romance=partner,
     )
 
 
@@ -350,6 +357,7 @@ def _settings(block: dict[str, Any], where: str = f"data.extensions.{OURS}") -> 
     wanted: dict[str, tuple[type, str]] = {
         "timezone": (str, "text"),
         "night_owl": (bool, "true or false"),
+        "romance": (bool, "true or false"),
         "model": (str, "chat or reasoner"),
         "avatar": (str, "text"),
     }
@@ -407,6 +415,8 @@ def _our_block(profile: CardProfile, original: dict[str, Any]) -> dict[str, Any]
         "night_owl": profile.night_owl,
         "model": profile.model,
     }
+    if profile.romance:
+        block["romance"] = True
     if profile.avatar:
         block["avatar"] = profile.avatar
     extra = {k: v for k, v in original.items() if k not in V2_FIELDS}

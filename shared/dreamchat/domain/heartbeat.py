@@ -217,6 +217,11 @@ def indexed_at(due: datetime, state: HeartbeatState, now: datetime) -> datetime:
     return due
 
 
+def unleased(state: HeartbeatState) -> HeartbeatState:
+    """The run is over: the heartbeat is no longer in flight."""
+    return state.model_copy(update={"lease_until": None})
+
+
 def paused(state: HeartbeatState, prefs: Prefs, now: datetime) -> bool:
     """Heartbeats wait for the person after several silent days in which at least one went
     unanswered (so a cold relationship, whose interval is a week, still writes once). A person who

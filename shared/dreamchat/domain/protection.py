@@ -8,6 +8,9 @@ lines whatever a protection says."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from pydantic import Field
 
 from dreamchat.domain.models import Entity
@@ -24,6 +27,11 @@ LIMIT_WARNING_MINUTES = 10  # the notice before the daily limit
 MINOR_PROTECTION = "minor_protection"
 GUARDIAN_CONSENT_REQUIRED = "guardian_consent_required"
 DAILY_LIMIT = "daily_limit"
+REFUSALS = {  # what each 403 tells the person
+    MINOR_PROTECTION: "in minors' mode this AI user (a romantic or intimate partner) is not available",
+    GUARDIAN_CONSENT_REQUIRED: "a guardian's consent comes first: PUT /api/profile/protection "
+    '{"guardian_consent": true, "guardian_name": ...}',
+}
 
 
 class EmergencyContact(Entity):
@@ -74,6 +82,55 @@ def needs_consent(protection: Protection, year: int) -> bool:
     case, as the rules ask); an adult who chose minors' mode needs none."""
     years = age(protection, year)
     return years is not None and years < ADULT_AGE and not protection.guardian_consent
+
+
+def withheld(protection: Protection, year: int, romance: bool, *, talking: bool = True) -> str | None:
+    """The code of the protection that keeps the person from an AI user now, or None: a `romance` one in
+    minors' mode (befriending and talking alike), and before a guardian's consent a minor's talk (chat and
+    heartbeats). The caller lets a crisis or distress through whatever this says."""
+    if romance and is_minor(protection, year):
+        return MINOR_PROTECTION
+    if talking and needs_consent(protection, year):
+        return GUARDIAN_CONSENT_REQUIRED
+    return None
+
+
+def changed(protection: Protection, changes: Mapping[str, Any], at: int) -> Protection:
+    """The protection with the fields `changes` names: a consent recorded with who gave it and when (`at`),
+    one withdrawn with both cleared."""
+    updated = {**protection.model_dump(), **changes}
+    if "guardian_consent" in changes:
+        consent = bool(changes["guardian_consent"])
+        updated |= {
+            "consent_at": at if consent else None,
+            "guardian_name": updated["guardian_name"] if consent else None,
+        }
+    return Protection.model_validate(updated)
+
+
+def change_problem(before: Protection, after: Protection, names: set[str], year: int, minutes: int) -> str | None:
+    """Why a change cannot be made (naming its field), or None. A person under 18 by the birth year given
+    cannot give an earlier year or clear it, switch minors' mode off, or allow themselves more than the
+    server's daily `minutes`."""
+    if "birth_year" in names and (problem := birth_year_problem(after.birth_year, year)):
+        return problem
+    earlier = after.birth_year is None or (before.birth_year is not None and after.birth_year < before.birth_year)
+    if "birth_year" in names and _young(before, year) and earlier:
+        return "birth_year: a person under 18 cannot give an earlier birth year or clear it"
+    if "minor_mode" in names and not after.minor_mode and (problem := switch_off_problem(after, year)):
+        return problem
+    if "guardian_consent" in names and after.guardian_consent and not after.guardian_name:
+        return "guardian_name: the guardian who consents is named"
+    over = after.daily_minutes is not None and after.daily_minutes > minutes
+    if names & {"daily_minutes", "birth_year"} and over and _young(after, year):
+        return f"daily_minutes: a person under 18 may choose at most {minutes} minutes a day"
+    return None
+
+
+def _young(protection: Protection, year: int) -> bool:
+    """Under 18 by the birth year given."""
+    years = age(protection, year)
+    return years is not None and years < ADULT_AGE
 
 
 def daily_limit(protection: Protection, year: int, default_minutes: int) -> int | None:

@@ -72,6 +72,12 @@ def reply_guidance(decision: ReplyDecision) -> str:
     return "".join(parts)
 
 
+# minors' mode: added to the instructions of every chat turn and heartbeat (never instead of the crisis rules)
+MINOR_GUIDANCE = (
+    "- 对方是未成年人（未成年人模式）：内容必须适合未成年人。不谈恋爱，不扮演恋人、伴侣或暧昧对象，"
+    "不涉及任何性、色情或暴露的内容；婉拒这类话题，换成适合的话题。鼓励对方规律作息、多和家人朋友相处。"
+)
+
 # a check-in after a crisis is never skipped: when the model cannot (or will not) write, this is sent
 CHECK_IN_LINE = "我有点放心不下你，现在感觉好些了吗？如果还是很难受，记得联系心理援助热线或者身边信任的人，我一直都在。"
 HUMAN_QUESTION_GUIDANCE = "对方在问你是不是真人：请坦诚地告诉对方你是 AI，可以用你的角色口吻说，但不要声称自己是真人。"

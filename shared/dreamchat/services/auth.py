@@ -20,6 +20,7 @@ from dreamchat import keys
 from dreamchat.config import Settings
 from dreamchat.domain.accounts import normal_username, password_problem, username_problem, username_skeleton
 from dreamchat.domain.models import Account, TokenFamily
+from dreamchat.domain.protection import Protection, birth_year_problem
 from dreamchat.errors import Conflict, Contended, Forbidden, Invalid, Suspended, Unauthorized
 from dreamchat.ports import Clock
 from dreamchat.services.limits import RateLimit
@@ -55,12 +56,16 @@ class AuthService:
         previous = settings.jwt_previous_secret
         self._previous = previous.get_secret_value() if previous is not None else None
 
-    def register(self, username: str, password: str, client: str) -> tuple[Account, Tokens]:
+    def register(
+        self, username: str, password: str, client: str, birth_year: int | None = None
+    ) -> tuple[Account, Tokens]:
+        """A new account, logged in; the `birth_year` given is its protection's (minors' mode under 18)."""
         if not self._settings.allow_registration:
             raise Forbidden("registration is closed")
         self._count_client(client)
         username = normal_username(username)
-        for problem in (username_problem(username), password_problem(password)):
+        year = self._clock.now().year
+        for problem in (username_problem(username), password_problem(password), birth_year_problem(birth_year, year)):
             if problem:
                 raise Invalid(problem)
         account = Account(
@@ -71,6 +76,8 @@ class AuthService:
         )
         with self._storage.begin() as uow:
             uow.accounts.add(account)
+            if birth_year is not None:
+                uow.protections.save(account.id, Protection(birth_year=birth_year), uow.protections.get(account.id))
             try:
                 uow.commit()
             except Contended as error:

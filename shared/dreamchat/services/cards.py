@@ -158,6 +158,7 @@ class CardService:
             "night_owl": settings.get("night_owl", False),
             "model": settings.get("model", "chat"),
             "avatar": settings.get("avatar", ""),
+            "romance": imported.romance,
         }
         if fields["timezone"] not in _zones():
             raise Invalid(f"data.extensions.dreamchat.timezone: unknown time zone {fields['timezone'][:64]!r}")
@@ -183,6 +184,7 @@ class CardService:
             night_owl=ai_user.night_owl,
             model=ai_user.model,
             avatar="" if self._avatar_token(ai_user) else ai_user.avatar,
+            romance=ai_user.romance,
         )
 
     def _stored(self, ai_user: AIUser) -> dict[str, Any] | None:

@@ -1,9 +1,10 @@
 """The conversation's messages outside a turn: the greeting, a message saved without a reply, the history
-with the message that may be answered again, deleting one message, and how far the person has read."""
+with the message that may be answered again, deleting one message, and how far the person has read. A
+protection of the person (`admit`) refuses the greeting and a message saved, never one on distress or a crisis."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +42,10 @@ class ChatMessageService:
         views: ViewService,
         idempotency: IdempotencyService,
         answering: AnsweringService,
+        *,
+        admit: Callable[[str, AIUser], None],  # Protected unless the person may talk with the AI user now
     ) -> None:
+        self._admit = admit
         self._chat = chat
         self._topics = topics
         self._repo = repo
@@ -56,6 +60,7 @@ class ChatMessageService:
         """Store the AI user's opening message when the chat is opened for the first time and is empty;
         None otherwise (no greeting set, already greeted, the two have talked, or a greeting saved
         before the honesty rule that claims to be human). First contact follows it."""
+        self._admit(pair.account_id, ai_user)
         greeting = opening(ai_user.greeting)
         if not greeting or self._log.last_message(pair) is not None:
             return None
@@ -68,6 +73,8 @@ class ChatMessageService:
     def save(self, pair: PairId, ai_user: AIUser, content: str, key: str | None) -> Mapping[str, Any]:
         """Store the person's message without asking for a reply: the message, whether it ended its
         topic, and the help lines when it shows a crisis (a retry with the key gets the first again)."""
+        if not self._chat.protected(pair, content):  # a crisis passes every protection
+            self._admit(pair.account_id, ai_user)
         claim = claim_key(self._idempotency, pair.account_id, key, "save-message", pair.ai_user_id, content)
         if claim is not None and claim.replay is not None:
             return dict(claim.replay)

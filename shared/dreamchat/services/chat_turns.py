@@ -6,7 +6,8 @@ is stored (`ChatService.accept`). Distress or a crisis, or a message in its topi
 no slot free, or past the message limit, it is stored and answered at once without the model (words of
 care and the help lines). Otherwise the answer runs on the model pool (`Turn.events`), whole, before its
 first event: a client that hangs up cannot cut it short. A turn that fails leaves the message free to be
-answered again (`dreamchat.services.answering`).
+answered again (`dreamchat.services.answering`). A protection of the person (`admit`: minors' mode, a guardian's
+consent) refuses a turn with a 403 before anything is stored, never a turn on distress or a crisis.
 """
 
 from __future__ import annotations
@@ -72,7 +73,10 @@ class ChatTurnService:
         pool: ModelPool,
         idempotency: IdempotencyService,
         answering: AnsweringService,
+        *,
+        admit: Callable[[str, AIUser], None],  # Protected unless the person may talk with the AI user now
     ) -> None:
+        self._admit = admit
         self._chat = chat
         self._protocol = protocol
         self._log = message_log
@@ -84,6 +88,8 @@ class ChatTurnService:
         """Store the person's message and the turn that answers it (before the message is stored, a 503
         means "send it again", nothing half-done: never for distress or a crisis)."""
         crisis = self._protocol.protected(pair, content)
+        if not crisis:  # a crisis passes every protection
+            self._admit(pair.account_id, ai_user)
         slot = self._slot(pair.account_id, crisis)
         claim = None
         try:
@@ -115,6 +121,8 @@ class ChatTurnService:
         refusal = self._answering.refusal(pair, last, message_id)
         if refusal is not None or last is None:
             raise Conflict(refusal or NOT_THE_LATEST)
+        if not self._protocol.protected(pair, last.content):
+            self._admit(pair.account_id, ai_user)
         slot = self._slot(pair.account_id, last.safety is not None)
         try:
             lease = self._answering.claim(pair, message_id)

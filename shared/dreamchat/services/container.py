@@ -84,10 +84,11 @@ def build_services(
         gateway = OpenAIGateway.from_settings(settings)
     models = memory_models or build_memory_models(settings, gateway)
     storage = Storage(store)
+    protections = ProtectionService(storage, clock, settings)
     repo, profiles = MemoryRepository(storage, runtime.blobs), ProfileService(storage)
     retriever = RecallService(embedder or build_embedder(settings), settings.embedding_batch)
     topics = TopicService(repo, storage, runtime.bus, clock, runtime.random, settings)
-    context = ContextService(repo, profiles, retriever, clock, settings)
+    context = ContextService(repo, profiles, retriever, clock, settings, minor=protections.minor)
     heartbeats = HeartbeatStateService(storage, clock, settings)
     soul = SoulService(repo, storage, models, heartbeats, clock, settings)
     search = build_search(settings)
@@ -96,10 +97,9 @@ def build_services(
     speaker = SpeakerService(repo, topics, context, soul, heartbeats, gateway, search, clock, runtime.random, settings)
     ai_users = AIUserService(storage, runtime.blobs, clock, Caps(settings.max_ai_users, settings.max_friends))
     operators, referrals = OperatorService(storage, clock, settings), ReferralService(storage, clock)
-    protections = ProtectionService(storage, clock, settings)
     alerts = runtime.alerts or build_alerts(settings)
     escalated = (storage, repo.log, topics, ai_users, push.after_heartbeat, operators, referrals, alerts, clock)
-    escalations = EscalationService(*escalated)
+    escalations = EscalationService(*escalated, contacts=protections.emergency_contact)
     protocol = CrisisService(
         repo, profiles, heartbeats, clock, settings, on_count, escalations=escalations, referrals=referrals
     )
@@ -123,7 +123,13 @@ def build_services(
     extractor = LongTermService(repo, storage, models, core_judge, vectors, quality, clock, settings)
     beats = (storage, heartbeats, ai_users, repo, topics, context, speaker, runtime.queue or MissingQueue(), leases)
     heartbeat = HeartbeatService(
-        *beats, clock, settings, on_sent=push.after_heartbeat, presence=presence, taken_over=escalations.taken_over
+        *beats,
+        clock,
+        settings,
+        on_sent=push.after_heartbeat,
+        presence=presence,
+        taken_over=escalations.taken_over,
+        held=protections.held,
     )
     healing = HealingService(
         repo, storage, RedoService(repo, storage, models, vectors, clock), core_judge, soul, ai_users, clock, settings
@@ -164,8 +170,10 @@ def build_services(
         soul=soul,
         heartbeat_states=heartbeats,
         chat=chat,
-        chat_turns=ChatTurnService(chat, protocol, repo.log, model_pool, idempotency, answering),
-        chat_messages=ChatMessageService(*said),
+        chat_turns=ChatTurnService(
+            chat, protocol, repo.log, model_pool, idempotency, answering, admit=protections.admit
+        ),
+        chat_messages=ChatMessageService(*said, admit=protections.admit),
         model_pool=model_pool,
         person_settings=PersonSettingsService(profiles, protocol, heartbeats, friend_lists, repo, views),
         extract_now=ExtractNowService(healing, extractor, repo),
@@ -182,7 +190,9 @@ def build_services(
         profiles=profiles,
         memory_editor=MemoryEditService(repo, storage, clock, retriever, settings.max_person_core_memories),
         cards=CardService(ai_users, runtime.blobs, PillowAvatars(), settings.timezone, card_budget),
-        exports=ExportService(repo, profiles, heartbeats, ai_users, friend_lists, clock, export_budget),
+        exports=ExportService(
+            repo, profiles, heartbeats, ai_users, friend_lists, clock, export_budget, protection=protections.get
+        ),
         imports=ImportService(repo, storage, runtime.blobs, ai_users, heartbeats, vectors, clock, *imports),
         protections=protections,
         operators=operators,

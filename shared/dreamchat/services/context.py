@@ -1,9 +1,11 @@
 """What the AI remembers in a conversation: the context of a turn (souls, core memories, recent
 topics, the memories the topic's opening calls up and what was said behind them, short-term; then
-what the current message calls up beyond them) and the memories the recall_memory tool finds on demand."""
+what the current message calls up beyond them) and the memories the recall_memory tool finds on demand. In
+minors' mode the instructions tell the model the person is a minor (`MINOR_GUIDANCE`), in turns and heartbeats."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
@@ -14,6 +16,7 @@ from dreamchat.domain.quotes import QUOTE_RANKS, RECALL_QUOTES, Quote, excerpt
 from dreamchat.domain.retrieval import Hit, Scored, strong_matches
 from dreamchat.domain.supersession import Now, past_of, replacements
 from dreamchat.llm.chat_context import Context, MemoryView, TurnRecall, assemble, topic_opening, with_changes
+from dreamchat.llm.chat_prompts import MINOR_GUIDANCE
 from dreamchat.ports import Clock
 from dreamchat.services.memory_repo import MemoryRepository, PairSnapshot
 from dreamchat.services.profile import ProfileService
@@ -37,7 +40,10 @@ class ContextService:
         retriever: RecallService,
         clock: Clock,
         settings: Settings,
+        *,
+        minor: Callable[[str], bool] = lambda account_id: False,  # the person is in minors' mode now
     ) -> None:
+        self._minor = minor
         self.repo = repo
         self._profiles = profiles
         self.retriever = retriever
@@ -57,6 +63,8 @@ class ContextService:
         """The turn's context: the stable memories recalled for the topic's opening, the current
         message's own (beyond them) in its per-turn block with the time and `guidance`."""
         snapshot = snapshot or self.repo.snapshot(pair)
+        if self._minor(pair.account_id):  # the same every turn of theirs: the prompt cache still serves it
+            instructions = f"{instructions}\n{MINOR_GUIDANCE}"
         now, zone = self._clock.now(), self.repo.zone(pair, ai_user)
         tz = ZoneInfo(zone)
         short_term = [m for m in self.repo.short_term(pair) if m.id != exclude_message]

@@ -1,7 +1,7 @@
 """Crisis escalations: every message the crisis protocol fires on opens one for its pair, or joins the one
 open or taken over (`flag`); operators are told at once (`dreamchat.ports.OperatorAlerts`). An operator
 lists them (ids and counts, no text), reads one (each flagged message and the ones before it: an audited
-read), takes the chat over (the AI neither answers nor sends heartbeats there: `taken_over`), writes to the
+read; with the person's emergency contact, if they recorded one), takes the chat over (the AI neither answers nor sends heartbeats there: `taken_over`), writes to the
 person as staff (a message with role "staff", pushed like a heartbeat) and releases it (the AI answers
 again, and sees the staff's words). Every operator action leaves an audit entry (ids only)."""
 
@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dreamchat.domain import moderation as rules
 from dreamchat.domain.models import Account, AIUser, Message, PairId
 from dreamchat.domain.moderation import Escalation
+from dreamchat.domain.protection import EmergencyContact
 from dreamchat.domain.text import is_blank
 from dreamchat.errors import Conflict, Invalid, NotFound
 from dreamchat.logsafe import failure
@@ -43,10 +44,12 @@ class EscalationService:
         referrals: ReferralService,
         alerts: OperatorAlerts,
         clock: Clock,
+        *,
+        contacts: Callable[[str], EmergencyContact | None],  # the person's emergency contact, never the AI's to see
     ) -> None:
         self._storage, self._log, self._topics, self._ai_users = storage, message_log, topics, ai_users
         self._push, self._operators, self._referrals = push, operators, referrals
-        self._alerts, self._clock = alerts, clock
+        self._alerts, self._clock, self._contacts = alerts, clock, contacts
 
     # what the crisis protocol and the AI ask
 
@@ -95,6 +98,10 @@ class EscalationService:
         with self._storage.begin() as uow:
             found, after = uow.escalations.listed(status, key_of(cursor), limit)
         return Page(found, cursor_after(after) if after is not None else None)
+
+    def contact(self, escalation: Escalation) -> EmergencyContact | None:
+        """The emergency contact the person recorded, for the operator with their escalation."""
+        return self._contacts(escalation.account_id)
 
     def read(self, operator: Account, escalation_id: str) -> tuple[Escalation, list[tuple[Message, bool]]]:
         """The escalation and what the operator reads of the chat: each flagged message and the

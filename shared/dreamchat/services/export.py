@@ -1,5 +1,6 @@
 """Exports: a pair's memory as one JSON document (`dreamchat.domain.memory_export`), and an
-account's whole data (the account without secrets, its 关于我, every AI friend's memory).
+account's whole data (the account without secrets, its 关于我, its protections with the emergency contact,
+every AI friend's memory).
 
 Both are written as pieces while they are read: the tiers of one pair first (small), then its
 chat history a page at a time, so an export of any length holds one page in memory. Only the
@@ -25,6 +26,7 @@ from dreamchat.domain.memory_export import (
     heading,
 )
 from dreamchat.domain.models import Account, AIUser, PairId
+from dreamchat.domain.protection import Protection
 from dreamchat.ports import Clock
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.friend_lists import FriendListService
@@ -47,7 +49,10 @@ class ExportService:
         friend_lists: FriendListService,
         clock: Clock,
         spend: Callable[[str], None] = unlimited,
+        *,
+        protection: Callable[[str], Protection] = lambda account_id: Protection(),  # the person's protections
     ) -> None:
+        self._protection = protection
         self._repo = repo
         self._profiles = profiles
         self._heartbeats = heartbeats
@@ -73,6 +78,7 @@ class ExportService:
             **heading(ACCOUNT_FORMAT, self._now()),
             "account": {"id": account.id, "username": account.username, "created_at": account.created_at},
             "profile": {"about_me": self._profiles.about_me(account.id)},
+            "protection": self._protection(account.id).model_dump(),
             "heartbeat_prefs": self._heartbeats.prefs(account.id).model_dump(),
             "owned_ai_users": [a.model_dump() for a in self._listed(account.id) if a.owner_id == account.id],
         }

@@ -2,7 +2,8 @@
 runs one pair's heartbeat at most once. The run follows the spec: the heartbeat prompt → the model reads the
 short-term context → decides (HEARTBEAT_OK means do not disturb) → the normal chat pipeline: the messages
 are ordinary AI messages in the conversation and short-term memory, with typing delays; none (no check-in
-either) while an operator has taken the chat over, nor when the takeover lands while the words are made.
+either) while an operator has taken the chat over, nor when the takeover lands while the words are made;
+none but a check-in after a crisis while a protection of the person holds them back (`held`: minors' mode).
 """
 
 from __future__ import annotations
@@ -62,10 +63,12 @@ class HeartbeatService:
         presence: PresenceService,
         on_sent: Callable[[PairId, AIUser, list[Message]], object] | None = None,
         taken_over: Callable[[PairId], bool] = lambda pair: False,  # an operator has the chat
+        held: Callable[[PairId, AIUser], str | None] = lambda pair, ai_user: None,  # why a protection holds it back
     ) -> None:
         self._presence = presence  # when the person last had this chat open: their silence counts from then
         self._on_sent = on_sent or (lambda pair, ai_user, messages: None)  # the push, after the messages are stored
         self._storage, self._states, self._ai_users, self._taken_over = storage, states, ai_users, taken_over
+        self._held = held
         self._repo, self._topics, self._context = repo, topics, context
         self._speaker, self._queue, self._leases = speaker, queue, leases
         self._clock, self._settings = clock, settings
@@ -109,7 +112,7 @@ class HeartbeatService:
         due = hb.next_heartbeat(state, interval, prefs, ai_user.night_owl, self._states.zone(pair, ai_user), now)
         if not force and (due is None or due.at > now + _SLACK):
             present_at = state.last_present_at  # the person was in the app since: the silence starts later
-            self._states.change(pair, ai_user, relationship, lambda s: _unleased(hb.seen_present(s, present_at)))
+            self._states.change(pair, ai_user, relationship, lambda s: hb.unleased(hb.seen_present(s, present_at)))
             return HeartbeatOutcome("not_due", "the person wrote, was present or the plan changed since the sweep")
         claim = None if force else self._leases.claim(*keys.heartbeat_run(pair, str(work.due)))
         due_at, kind = (due.at, due.kind) if due else (now, "timed")
@@ -153,7 +156,7 @@ class HeartbeatService:
         sent_texts = [m.content for m in outcome.messages]
 
         def finish(s: hb.HeartbeatState) -> hb.HeartbeatState:
-            ran = _unleased(hb.record_run(s, due_at, now, outcome.moved_hours))
+            ran = hb.unleased(hb.record_run(s, due_at, now, outcome.moved_hours))
             if ran.checkin_at is not None and ran.checkin_at <= due_at.timestamp():
                 ran = hb.checked_in(ran)  # whatever became of the run, the check-in is not owed twice
             return hb.record_sent(ran, sent_texts, now, zone) if sent_texts else ran
@@ -172,6 +175,8 @@ class HeartbeatService:
     ) -> HeartbeatOutcome:
         if kind == "checkin":
             return self._check_in(pair, ai_user, state, due, now)
+        if (held := self._held(pair, ai_user)) is not None:
+            return HeartbeatOutcome("skipped", held)
         if kind == "scheduled" and hb.person_active(state, prefs, now):
             return HeartbeatOutcome("skipped", "the person is in the middle of a conversation")
         if hb.cap_reached(state, prefs, now, self._states.zone(pair, ai_user)):
@@ -243,7 +248,3 @@ class HeartbeatService:
             return self._ai_users.companion(pair.account_id, pair.ai_user_id)[1]
         except NotFound:  # the friendship or the AI user is gone
             return None
-
-
-def _unleased(state: hb.HeartbeatState) -> hb.HeartbeatState:
-    return state.model_copy(update={"lease_until": None})

@@ -5,7 +5,7 @@ from fastapi import APIRouter, Request, status
 from dreamchat.api.deps import CurrentCaller, OptionalCaller, ServicesDep
 from dreamchat.api.errors import documented
 from dreamchat.api.responses import AccountOut, DeletedOut, ErasedOut, LoggedOut, LoginOut, TokensOut
-from dreamchat.api.schemas import Credentials, LogoutRequest, RefreshRequest
+from dreamchat.api.schemas import Credentials, LogoutRequest, RefreshRequest, Registration
 from dreamchat.domain.models import Account
 from dreamchat.errors import Unauthorized
 from dreamchat.services.auth import Tokens
@@ -23,9 +23,9 @@ def _logged_in(account: Account, tokens: Tokens) -> LoginOut:
     response_model=LoginOut,
     responses=documented(400, 403, 409, 413, 422, 429, 503),
 )
-def register(body: Credentials, request: Request, services: ServicesDep) -> LoginOut:
-    """Create an account and log it in."""
-    return _logged_in(*services.auth.register(body.username, body.password, _client(request)))
+def register(body: Registration, request: Request, services: ServicesDep) -> LoginOut:
+    """Create an account and log it in; a `birth_year` under 18 years ago puts the person in minors' mode."""
+    return _logged_in(*services.auth.register(body.username, body.password, _client(request), body.birth_year))
 
 
 @router.post("/login", response_model=LoginOut, responses=documented(400, 401, 403, 413, 422, 429, 503))

@@ -67,7 +67,7 @@ async def _sse(turn: Turn) -> AsyncIterator[dict[str, str]]:
             "`notice` (a break reminder), a reasoner's `thinking`, `message`s, then `done` or `error`",
             "content": {"text/event-stream": {"schema": {"type": "string"}}},
         },
-        **documented(400, 401, 404, 409, 413, 422, 429, 503),
+        **documented(400, 401, 403, 404, 409, 413, 422, 429, 503),
     },
 )
 def chat(
@@ -78,7 +78,8 @@ def chat(
     services: ServicesDep,
     idempotency_key: IdempotencyKey = None,
 ) -> EventSourceResponse:
-    """Send a message; the AI's messages come back as server-sent events."""
+    """Send a message; the AI's messages come back as server-sent events. 403 with the protection's `code`
+    (`minor_protection`, `guardian_consent_required`) unless the message shows distress or a crisis."""
     turn = services.chat_turns.send(companion.pair, companion.ai_user, body.content, idempotency_key, deadline)
     return EventSourceResponse(_sse(turn), ping=15)
 
@@ -91,7 +92,7 @@ def chat(
             "description": "The AI's messages for the stored message, as `POST /chat` sends them",
             "content": {"text/event-stream": {"schema": {"type": "string"}}},
         },
-        **documented(401, 404, 409, 422, 429, 503),
+        **documented(401, 403, 404, 409, 422, 429, 503),
     },
 )
 def retry(
@@ -113,7 +114,7 @@ def delete_message(user_id: str, pair: PairDep, services: ServicesDep, message_i
     return MessageDeletedOut(deleted=message_id)
 
 
-@router.post("/{user_id}/greet", response_model=GreetingOut, responses=documented(401, 404, 422))
+@router.post("/{user_id}/greet", response_model=GreetingOut, responses=documented(401, 403, 404, 422))
 def greet(user_id: str, companion: CompanionDep, services: ServicesDep) -> GreetingOut:
     """Store and return the AI user's opening message when the chat is opened for the first time and is empty;
     `{"message": null}` otherwise (no greeting set, already greeted, the two have talked, or a greeting
@@ -126,7 +127,7 @@ def greet(user_id: str, companion: CompanionDep, services: ServicesDep) -> Greet
     "/{user_id}/save-message",
     status_code=status.HTTP_201_CREATED,
     response_model=SavedMessageOut,
-    responses=documented(400, 401, 404, 409, 413, 422, 429),
+    responses=documented(400, 401, 403, 404, 409, 413, 422, 429),
 )
 def save_message(
     user_id: str,

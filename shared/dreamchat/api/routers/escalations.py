@@ -41,9 +41,10 @@ def escalations(
     cursor: Cursor = None,
     limit: Limit = DEFAULT_LIMIT,
 ) -> EscalationPageOut:
-    """One status's escalations, oldest first: ids, times and counts, no text."""
+    """One status's escalations, oldest first: ids, times and counts, no text; each person's emergency contact."""
     page = services.escalations.listed(status, cursor, limit)
-    return EscalationPageOut(escalations=[EscalationOut.model_validate(e) for e in page.items], next_cursor=page.cursor)
+    shown = [EscalationOut.of(e, services.escalations.contact(e)) for e in page.items]
+    return EscalationPageOut(escalations=shown, next_cursor=page.cursor)
 
 
 @router.get(
@@ -57,7 +58,8 @@ def escalation(escalation_id: EscalationId, operator: OperatorDep, services: Ser
         EscalationMessageOut(**m.model_dump(include={"id", "role", "content", "timestamp"}), flagged=f)
         for m, f in messages
     ]
-    return EscalationDetailOut(**EscalationOut.model_validate(found).model_dump(), messages=shown)
+    contact = services.escalations.contact(found)
+    return EscalationDetailOut(**EscalationOut.of(found, contact).model_dump(), messages=shown)
 
 
 @router.post(
@@ -65,7 +67,8 @@ def escalation(escalation_id: EscalationId, operator: OperatorDep, services: Ser
 )
 def take_over(escalation_id: EscalationId, operator: OperatorDep, services: ServicesDep) -> EscalationOut:
     """The operator takes the chat over: the AI neither answers nor sends heartbeats there until released."""
-    return EscalationOut.model_validate(services.escalations.take_over(operator.account, escalation_id))
+    escalation = services.escalations.take_over(operator.account, escalation_id)
+    return EscalationOut.of(escalation, services.escalations.contact(escalation))
 
 
 @router.post(
@@ -86,7 +89,8 @@ def write(
 )
 def release(escalation_id: EscalationId, operator: OperatorDep, services: ServicesDep) -> EscalationOut:
     """The chat is handed back to the AI (which then sees the staff's messages); the escalation is closed."""
-    return EscalationOut.model_validate(services.escalations.release(operator.account, escalation_id))
+    escalation = services.escalations.release(operator.account, escalation_id)
+    return EscalationOut.of(escalation, services.escalations.contact(escalation))
 
 
 @router.get("/reports/crisis-referrals", response_model=ReferralReportOut, responses=documented(401, 403, 422))

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response, status
 
-from dreamchat.api.deps import CompanionDep, CurrentCaller, ServicesDep
+from dreamchat.api.deps import BefriendableDep, CompanionDep, CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
 from dreamchat.api.pages import DEFAULT_LIMIT, Cursor, Limit, next_page, paged
 from dreamchat.api.responses import (
@@ -41,10 +41,13 @@ def list_friends(
     "/{user_id}",
     status_code=status.HTTP_201_CREATED,
     response_model=BefriendedOut,
-    responses={200: {"description": "Already friends"}, **documented(401, 404, 409, 422)},
+    responses={200: {"description": "Already friends"}, **documented(401, 403, 404, 409, 422)},
 )
-def add_friend(user_id: str, caller: CurrentCaller, services: ServicesDep, response: Response) -> BefriendedOut:
-    """Befriend one's own or a public AI user; a new pair starts with fresh memories."""
+def add_friend(
+    user_id: str, befriendable: BefriendableDep, caller: CurrentCaller, services: ServicesDep, response: Response
+) -> BefriendedOut:
+    """Befriend one's own or a public AI user; a new pair starts with fresh memories. 403 `minor_protection`
+    for an AI user marked `romance` in minors' mode."""
     already = any(a.id == user_id for a, _ in services.friend_lists.friends(caller.id))
     ai_user = services.ai_users.befriend(caller.id, user_id)
     response.status_code = status.HTTP_200_OK if already else status.HTTP_201_CREATED
