@@ -18,6 +18,7 @@ from dreamchat.services.heartbeat_state import HeartbeatStateService
 from dreamchat.services.idempotency import IdempotencyService
 from dreamchat.services.memory_repo import MemoryRepository, MessageLog
 from dreamchat.services.topics import TopicService
+from dreamchat.services.usage import UsageService
 from dreamchat.services.views import HistoryPage, ViewService
 
 
@@ -41,6 +42,7 @@ class ChatMessageService:
         views: ViewService,
         idempotency: IdempotencyService,
         answering: AnsweringService,
+        usage: UsageService,
     ) -> None:
         self._chat = chat
         self._topics = topics
@@ -51,6 +53,7 @@ class ChatMessageService:
         self._views = views
         self._idempotency = idempotency
         self._answering = answering
+        self._usage = usage
 
     def greet(self, pair: PairId, ai_user: AIUser) -> Message | None:
         """Store the AI user's opening message when the chat is opened for the first time and is empty;
@@ -68,6 +71,8 @@ class ChatMessageService:
     def save(self, pair: PairId, ai_user: AIUser, content: str, key: str | None) -> Mapping[str, Any]:
         """Store the person's message without asking for a reply: the message, whether it ended its
         topic, and the help lines when it shows a crisis (a retry with the key gets the first again)."""
+        if not self._chat.protected(pair, content):  # distress or a crisis passes the daily limit
+            self._usage.admit(pair.account_id)
         claim = claim_key(self._idempotency, pair.account_id, key, "save-message", pair.ai_user_id, content)
         if claim is not None and claim.replay is not None:
             return dict(claim.replay)

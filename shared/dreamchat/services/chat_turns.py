@@ -32,6 +32,7 @@ from dreamchat.services.leases import LeaseClaim
 from dreamchat.services.memory_repo import MessageLog
 from dreamchat.services.model_pool import ModelPool, Slot
 from dreamchat.services.tombstones import Gone
+from dreamchat.services.usage import UsageService
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,7 @@ class ChatTurnService:
         pool: ModelPool,
         idempotency: IdempotencyService,
         answering: AnsweringService,
+        usage: UsageService,
     ) -> None:
         self._chat = chat
         self._protocol = protocol
@@ -79,11 +81,14 @@ class ChatTurnService:
         self._pool = pool
         self._idempotency = idempotency
         self._answering = answering
+        self._usage = usage
 
     def send(self, pair: PairId, ai_user: AIUser, content: str, key: str | None, deadline: Deadline) -> Turn:
         """Store the person's message and the turn that answers it (before the message is stored, a 503
         means "send it again", nothing half-done: never for distress or a crisis)."""
         crisis = self._protocol.protected(pair, content)
+        if not crisis:
+            self._usage.admit(pair.account_id)
         slot = self._slot(pair.account_id, crisis)
         claim = None
         try:
@@ -115,6 +120,8 @@ class ChatTurnService:
         refusal = self._answering.refusal(pair, last, message_id)
         if refusal is not None or last is None:
             raise Conflict(refusal or NOT_THE_LATEST)
+        if last.safety is None:  # distress or a crisis passes the daily limit
+            self._usage.admit(pair.account_id)
         slot = self._slot(pair.account_id, last.safety is not None)
         try:
             lease = self._answering.claim(pair, message_id)
