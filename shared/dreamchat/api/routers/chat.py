@@ -64,10 +64,10 @@ async def _sse(turn: Turn) -> AsyncIterator[dict[str, str]]:
     responses={
         200: {
             "description": "The AI's messages as server-sent events: `safety` (help lines, when the message shows a crisis), "
-            "`notice` (a break reminder), a reasoner's `thinking`, `message`s, then `done` or `error`",
+            "`notice` (a break reminder, the AI disclosure, `daily_limit`, `reality`, `dependence`), a reasoner's `thinking`, `message`s, then `done` or `error`",
             "content": {"text/event-stream": {"schema": {"type": "string"}}},
         },
-        **documented(400, 401, 404, 409, 413, 422, 429, 503),
+        **documented(400, 401, 403, 404, 409, 413, 422, 429, 503),
     },
 )
 def chat(
@@ -91,7 +91,7 @@ def chat(
             "description": "The AI's messages for the stored message, as `POST /chat` sends them",
             "content": {"text/event-stream": {"schema": {"type": "string"}}},
         },
-        **documented(401, 404, 409, 422, 429, 503),
+        **documented(401, 403, 404, 409, 422, 429, 503),
     },
 )
 def retry(
@@ -126,7 +126,7 @@ def greet(user_id: str, companion: CompanionDep, services: ServicesDep) -> Greet
     "/{user_id}/save-message",
     status_code=status.HTTP_201_CREATED,
     response_model=SavedMessageOut,
-    responses=documented(400, 401, 404, 409, 413, 422, 429),
+    responses=documented(400, 401, 403, 404, 409, 413, 422, 429),
 )
 def save_message(
     user_id: str,
