@@ -17,6 +17,7 @@ from dreamchat.domain.usage import (
     disclosed,
     disclosure_due,
     limit_reached,
+    limited,
     logged_in,
     minutes_left,
     reality_due,
@@ -79,6 +80,15 @@ def test_the_limit_is_reached_at_exactly_its_minutes() -> None:
     assert not limit_reached(usage, NOON + 29 * MINUTE + 59, SHANGHAI, 30)
     assert limit_reached(usage, NOON + 30 * MINUTE, SHANGHAI, 30)
     assert minutes_left(usage, NOON + 29 * MINUTE + 30, SHANGHAI, 30) == 1
+
+
+def test_a_limit_once_reached_holds_for_the_day_though_a_pause_counts_no_time() -> None:
+    usage = talked([0, 10, 20, 29])
+    after_a_pause = NOON + 60 * MINUTE
+    assert not limit_reached(usage, after_a_pause, SHANGHAI, 30)  # 29 minutes of conversation
+    reached = limited(usage, NOON + 30 * MINUTE, SHANGHAI)
+    assert limit_reached(reached, after_a_pause, SHANGHAI, 30)
+    assert not limit_reached(reached, NOON + 86400, SHANGHAI, 30)
 
 
 def test_the_limit_holds_until_the_persons_next_day() -> None:

@@ -55,6 +55,7 @@ class Usage(BaseModel):
     disclosed_at: int | None = None  # the AI disclosure shown in this session; None: due
     reality_at: int | None = None  # the last reality reminder
     warned_on: str | None = None  # the day the daily limit's warning was shown
+    limited_on: str | None = None  # the day the daily limit was reached: chat waits for the next
     dependence_on: str | None = None  # the day the over-dependence notice was shown
 
 
@@ -82,8 +83,13 @@ def used_today(usage: Usage, now: int, zone: str) -> int:
 
 
 def limit_reached(usage: Usage, now: int, zone: str, minutes: int) -> bool:
-    """The daily limit is used up (at exactly the limit too): chat waits for the person's next day."""
-    return used_today(usage, now, zone) >= minutes * 60
+    """The daily limit is used up (at exactly the limit too), or was today: chat waits for the person's next
+    day (a message after a long pause, which counts no time, does not reopen it)."""
+    return usage.limited_on == local_day(now, zone) or used_today(usage, now, zone) >= minutes * 60
+
+
+def limited(usage: Usage, now: int, zone: str) -> Usage:
+    return usage.model_copy(update={"limited_on": local_day(now, zone)})
 
 
 def limit_warning_due(usage: Usage, now: int, zone: str, minutes: int) -> bool:

@@ -44,9 +44,12 @@ class UsageService:
         minutes = self._protections.standing(account_id).daily_minutes
         if minutes is None:
             return
+        now, zone = self._now(), self._zone(account_id)
         with self._storage.begin() as uow:
             usage = uow.conversation_time.get(account_id).entity
-        if rules.limit_reached(usage, self._now(), self._zone(account_id), minutes):
+        if rules.limit_reached(usage, now, zone, minutes):
+            if usage.limited_on != rules.local_day(now, zone):
+                self._change(account_id, lambda read: (rules.limited(read, now, zone), None))
             log.info("daily limit reached", extra={"account_id": account_id})
             raise Protected(DAILY_LIMIT, DAILY_LIMIT_REACHED)
 
