@@ -213,6 +213,11 @@ def protection(account_id: str) -> tuple[str, str]:
     return f"ACCOUNT#{account_id}", "PROTECTION"
 
 
+def conversation_time(account_id: str) -> tuple[str, str]:
+    """The person's conversation time by day (the last 7) and their reminders, across every AI friend."""
+    return f"ACCOUNT#{account_id}", "USAGE"
+
+
 def session(account_id: str) -> tuple[str, str]:
     """The person's continuous use (for the break reminder), across every AI friend."""
     return f"ACCOUNT#{account_id}", "SESSION"

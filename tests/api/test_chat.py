@@ -10,19 +10,22 @@ from fastapi.testclient import TestClient
 from dreamchat.api.app import create_app
 from dreamchat.config import Settings
 from dreamchat.llm.chat_context import TURN_MESSAGE
+from dreamchat.llm.chat_prompts import AI_DISCLOSURE_NOTICE
 from dreamchat.wiring import build_runtime
 from tests.api.conftest import Person, register
 from tests.api.sse import parse_sse
 from tests.fakes.fake_llm import Reply
 
 CHAT_MODEL = "deepseek-chat"
+DISCLOSURE = {"kind": "ai_disclosure", "text": AI_DISCLOSURE_NOTICE}
 
 
 def send(person: Person, ai: dict, content: str) -> list[tuple[str, dict]]:
+    """The turn's events but the AI disclosure a session's first reply carries (tests/api/test_usage_notices.py)."""
     response = person.post(f"/api/ai-users/{ai['id']}/chat", json={"content": content})
     assert response.status_code == 200, response.text
     assert response.headers["content-type"].startswith("text/event-stream")
-    return parse_sse(response.text)
+    return [event for event in parse_sse(response.text) if event != ("notice", DISCLOSURE)]
 
 
 def history(person: Person, ai: dict, **params) -> list[dict]:

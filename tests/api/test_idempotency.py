@@ -66,7 +66,7 @@ def test_a_retried_chat_replays_the_reply_without_calling_the_model(alice, fake_
     first, retry = post(alice, path, "我到家了", "k-2"), post(alice, path, "我到家了", "k-2")
     assert first.status_code == retry.status_code == 200
     assert parse_sse(retry.text) == parse_sse(first.text)
-    assert [e for e, _ in parse_sse(first.text)] == ["message", "message", "done"]
+    assert [e for e, _ in parse_sse(first.text)] == ["notice", "message", "message", "done"]  # the AI disclosure
     assert len(fake_llm.requests_for("deepseek-chat")) == 1
     assert [m["content"] for m in history(alice, ai["id"])] == ["我到家了", "欢迎回来", "今天累吗"]
 

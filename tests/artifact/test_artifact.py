@@ -174,7 +174,7 @@ def test_the_chat_function_serves_health_register_login_and_a_turn(
         fake_model.script("deepseek-chat", Reply.text("周末见！\n拜拜~"))
         turn = call("POST", f"/api/ai-users/{ai['id']}/chat", {"content": "那周末去海边，拜拜"}, token)
         events = parse_sse(turn["body"])
-        assert [name for name, _ in events] == ["message", "message", "done"], turn
+        assert [name for name, _ in events] == ["notice", "message", "message", "done"], turn  # the AI disclosure first
         assert events[-1][1]["topic_ended"] is True
         # the farewell check ran jieba: it loaded the layer's prebuilt dictionary, so built and dumped none
         assert not (chat.home / "jieba.cache").exists()

@@ -37,7 +37,7 @@ def test_the_whole_path_runs_on_the_aws_adapters(cloud, fake_llm, capsys) -> Non
     fake_llm.script("deepseek-chat", Reply.text("周末见！\n拜拜~"))
     turn = call("POST", f"/api/ai-users/{ai_id}/chat", {"content": "那周末去海边，拜拜"}, token)
     events = parse_sse(turn["body"])
-    assert [name for name, _ in events] == ["message", "message", "done"]
+    assert [name for name, _ in events] == ["notice", "message", "message", "done"]  # the AI disclosure first
     assert events[-1][1]["topic_ended"] is True
 
     [published] = cloud.receive(cloud.topic_ended_queue)

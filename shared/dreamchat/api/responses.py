@@ -50,8 +50,16 @@ class TokensOut(Out):
     expires_in: int
 
 
+class NoticeOut(Out):
+    """An in-app notice (the AI disclosure): the app's words, shown as a card, never the AI's."""
+
+    kind: str
+    text: str
+
+
 class LoginOut(TokensOut):
     user: AccountOut
+    notices: list[NoticeOut] = []  # the AI disclosure, at every login (暂行办法, NY GBL art. 47)
 
 
 class LoggedOut(Out):

@@ -45,6 +45,37 @@ DISTRESS_GUIDANCE = (
     f"如果对方流露出伤害自己或轻生的念头，回复开头加 {CRISIS_MARKER}。"
 )
 
+# The notices of time and of what the person talks to (`dreamchat.services.usage`): the app's own words, shown
+# as a card, never the AI's; Chinese first, then English.
+AI_DISCLOSURE_NOTICE = (
+    "提示：和你聊天的是 AI（人工智能）扮演的角色，不是真人。 You are chatting with an AI character, not a real person."
+)
+DAILY_LIMIT_REACHED = "今天的聊天时间已经用完了，明天再来吧。 Today's chat time is used up; come back tomorrow."
+DEPENDENCE_NOTICE = (
+    "最近几天你每天都和 AI 聊了很长时间。提醒你：和你聊天的是 AI，不是真人。"
+    "休息一下吧，也和身边的家人朋友聊聊、出去走走。"
+    " You have talked with an AI for many hours a day lately. Remember it is an AI, not a person:"
+    " take a rest, and spend some time with the people around you."
+)
+
+
+def daily_limit_notice(minutes_left: int) -> str:
+    """The notice before minors' mode's daily limit is reached."""
+    return (
+        f"今天的聊天时间还剩大约 {minutes_left} 分钟，用完后要到明天才能继续聊。"
+        f" About {minutes_left} minutes of today's chat time are left; after that, chat resumes tomorrow."
+    )
+
+
+def reality_notice(minutes: int) -> str:
+    """Minors' mode's reality reminder after `minutes` of continuous talk."""
+    return (
+        f"你已经连续聊了 {minutes} 分钟。和你聊天的是 AI，不是真人；放下手机休息一下，看看身边的人和事吧。"
+        f" You have been chatting for {minutes} minutes. This is an AI, not a person:"
+        " put the phone down for a while and look at the world around you."
+    )
+
+
 _MOOD_TONE: dict[str, str] = {
     "开心": "你最近心情不错，语气可以轻快一些。",
     "愉悦": "你最近心情愉悦，语气自然放松。",

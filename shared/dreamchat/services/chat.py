@@ -81,6 +81,7 @@ class ChatService:
     random: RandomSource
     settings: Settings
     on_reply: Callable[[PairId, AIUser, list[Message], Deadline], object] = _no_push  # the push, once stored
+    notices: Callable[[str, bool], list[Notice]] = lambda account_id, distress: []  # due before a reply (usage)
 
     def crisis_help(self, account_id: str) -> SafetyNotice:
         """The help lines, sent to the person now (counted for the referral report)."""
@@ -194,6 +195,7 @@ class ChatService:
         notices: list[ChatEvent] = [self.crisis_help(pair.account_id)] if shown else []
         if sent and not distress and self.sessions.break_reminder_due(pair.account_id):
             notices.append(Notice("break", BREAK_NOTICE))
+        notices += self.notices(pair.account_id, distress) if sent else []
         pause = 0.0
         if not sent:
             pause = (

@@ -4,7 +4,7 @@ protection of the person (`admit`) refuses the greeting and a message saved, nev
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,7 @@ from dreamchat.services.heartbeat_state import HeartbeatStateService
 from dreamchat.services.idempotency import IdempotencyService
 from dreamchat.services.memory_repo import MemoryRepository, MessageLog
 from dreamchat.services.topics import TopicService
+from dreamchat.services.usage import UsageService
 from dreamchat.services.views import HistoryPage, ViewService
 
 
@@ -42,10 +43,8 @@ class ChatMessageService:
         views: ViewService,
         idempotency: IdempotencyService,
         answering: AnsweringService,
-        *,
-        admit: Callable[[str, AIUser], None],  # Protected unless the person may talk with the AI user now
+        usage: UsageService,
     ) -> None:
-        self._admit = admit
         self._chat = chat
         self._topics = topics
         self._repo = repo
@@ -55,12 +54,13 @@ class ChatMessageService:
         self._views = views
         self._idempotency = idempotency
         self._answering = answering
+        self._usage = usage
 
     def greet(self, pair: PairId, ai_user: AIUser) -> Message | None:
         """Store the AI user's opening message when the chat is opened for the first time and is empty;
         None otherwise (no greeting set, already greeted, the two have talked, or a greeting saved
         before the honesty rule that claims to be human). First contact follows it."""
-        self._admit(pair.account_id, ai_user)
+        self._usage.admit(pair.account_id, ai_user, greeting=True)
         greeting = opening(ai_user.greeting)
         if not greeting or self._log.last_message(pair) is not None:
             return None
@@ -73,8 +73,8 @@ class ChatMessageService:
     def save(self, pair: PairId, ai_user: AIUser, content: str, key: str | None) -> Mapping[str, Any]:
         """Store the person's message without asking for a reply: the message, whether it ended its
         topic, and the help lines when it shows a crisis (a retry with the key gets the first again)."""
-        if not self._chat.protected(pair, content):  # a crisis passes every protection
-            self._admit(pair.account_id, ai_user)
+        if not self._chat.protected(pair, content):  # distress or a crisis passes every protection
+            self._usage.admit(pair.account_id, ai_user)
         claim = claim_key(self._idempotency, pair.account_id, key, "save-message", pair.ai_user_id, content)
         if claim is not None and claim.replay is not None:
             return dict(claim.replay)

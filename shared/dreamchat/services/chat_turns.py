@@ -6,8 +6,9 @@ is stored (`ChatService.accept`). Distress or a crisis, or a message in its topi
 no slot free, or past the message limit, it is stored and answered at once without the model (words of
 care and the help lines). Otherwise the answer runs on the model pool (`Turn.events`), whole, before its
 first event: a client that hangs up cannot cut it short. A turn that fails leaves the message free to be
-answered again (`dreamchat.services.answering`). A protection of the person (`admit`: minors' mode, a guardian's
-consent) refuses a turn with a 403 before anything is stored, never a turn on distress or a crisis.
+answered again (`dreamchat.services.answering`). A protection of the person (`UsageService.admit`: minors'
+mode, a guardian's consent, the daily limit) refuses a turn with a 403 before anything is stored, never a turn
+on distress or a crisis.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from dreamchat.services.leases import LeaseClaim
 from dreamchat.services.memory_repo import MessageLog
 from dreamchat.services.model_pool import ModelPool, Slot
 from dreamchat.services.tombstones import Gone
+from dreamchat.services.usage import UsageService
 
 log = logging.getLogger(__name__)
 
@@ -73,23 +75,22 @@ class ChatTurnService:
         pool: ModelPool,
         idempotency: IdempotencyService,
         answering: AnsweringService,
-        *,
-        admit: Callable[[str, AIUser], None],  # Protected unless the person may talk with the AI user now
+        usage: UsageService,
     ) -> None:
-        self._admit = admit
         self._chat = chat
         self._protocol = protocol
         self._log = message_log
         self._pool = pool
         self._idempotency = idempotency
         self._answering = answering
+        self._usage = usage
 
     def send(self, pair: PairId, ai_user: AIUser, content: str, key: str | None, deadline: Deadline) -> Turn:
         """Store the person's message and the turn that answers it (before the message is stored, a 503
         means "send it again", nothing half-done: never for distress or a crisis)."""
         crisis = self._protocol.protected(pair, content)
         if not crisis:  # a crisis passes every protection
-            self._admit(pair.account_id, ai_user)
+            self._usage.admit(pair.account_id, ai_user)
         slot = self._slot(pair.account_id, crisis)
         claim = None
         try:
@@ -121,8 +122,8 @@ class ChatTurnService:
         refusal = self._answering.refusal(pair, last, message_id)
         if refusal is not None or last is None:
             raise Conflict(refusal or NOT_THE_LATEST)
-        if not self._protocol.protected(pair, last.content):
-            self._admit(pair.account_id, ai_user)
+        if last.safety is None and not self._protocol.protected(pair, last.content):  # distress passes them all
+            self._usage.admit(pair.account_id, ai_user)
         slot = self._slot(pair.account_id, last.safety is not None)
         try:
             lease = self._answering.claim(pair, message_id)

@@ -64,6 +64,7 @@ from dreamchat.services.suspensions import SuspensionService
 from dreamchat.services.takedowns import TakedownService
 from dreamchat.services.tombstones import ErasureService
 from dreamchat.services.topics import TopicService
+from dreamchat.services.usage import UsageService
 from dreamchat.services.vectors import VectorService
 from dreamchat.services.views import ViewService
 from dreamchat.wiring import Runtime, build_alerts, build_push, build_search, extract_queue
@@ -97,6 +98,7 @@ def build_services(
     speaker = SpeakerService(repo, topics, context, soul, heartbeats, gateway, search, clock, runtime.random, settings)
     ai_users = AIUserService(storage, runtime.blobs, clock, Caps(settings.max_ai_users, settings.max_friends))
     operators, referrals = OperatorService(storage, clock, settings), ReferralService(storage, clock)
+    usage = UsageService(storage, protections, clock, settings)
     alerts = runtime.alerts or build_alerts(settings)
     escalated = (storage, repo.log, topics, ai_users, push.after_heartbeat, operators, referrals, alerts, clock)
     escalations = EscalationService(*escalated, contacts=protections.emergency_contact)
@@ -108,10 +110,10 @@ def build_services(
         return AccountBudget(storage, clock, scope, limit, window, message).spend
 
     draw = ReplyDrawService(repo.log, clock, runtime.random, settings)
-    sessions = SessionService(storage, clock, settings.break_reminder_minutes)
+    sessions = SessionService(storage, clock, settings.break_reminder_minutes, on_message=usage.spoke)
     messages = budget(keys.message_limit_scope, settings.messages_per_minute, 60, "too many messages; wait a moment")
     parts = (repo, topics, context, speaker, heartbeats, protocol, draw, sessions, messages)
-    chat = ChatService(*parts, clock, runtime.random, settings, on_reply=push.after_turn)
+    chat = ChatService(*parts, clock, runtime.random, settings, on_reply=push.after_turn, notices=usage.notices)
     friend_lists = FriendListService(storage)
     leases = LeaseService(storage, clock, settings.lease_seconds, settings.lease_attempts)
     quality = QualityService(repo, storage, gateway, clock, runtime.random, settings, on_quality)
@@ -129,7 +131,7 @@ def build_services(
         on_sent=push.after_heartbeat,
         presence=presence,
         taken_over=escalations.taken_over,
-        held=protections.held,
+        held=usage.heartbeat_held,
     )
     healing = HealingService(
         repo, storage, RedoService(repo, storage, models, vectors, clock), core_judge, soul, ai_users, clock, settings
@@ -144,7 +146,7 @@ def build_services(
     )
     answering = AnsweringService(answers, clock, settings.chat_turn_seconds)
     idempotency = IdempotencyService(storage, clock)
-    said = (chat, topics, repo, repo.log, heartbeats, ai_users, views, idempotency, answering)
+    said = (chat, topics, repo, repo.log, heartbeats, ai_users, views, idempotency, answering, usage)
     export_budget = budget(
         keys.export_limit_scope, settings.account_exports_per_hour, 3600, "too many exports; wait a while"
     )
@@ -170,10 +172,8 @@ def build_services(
         soul=soul,
         heartbeat_states=heartbeats,
         chat=chat,
-        chat_turns=ChatTurnService(
-            chat, protocol, repo.log, model_pool, idempotency, answering, admit=protections.admit
-        ),
-        chat_messages=ChatMessageService(*said, admit=protections.admit),
+        chat_turns=ChatTurnService(chat, protocol, repo.log, model_pool, idempotency, answering, usage),
+        chat_messages=ChatMessageService(*said),
         model_pool=model_pool,
         person_settings=PersonSettingsService(profiles, protocol, heartbeats, friend_lists, repo, views),
         extract_now=ExtractNowService(healing, extractor, repo),
@@ -195,6 +195,7 @@ def build_services(
         ),
         imports=ImportService(repo, storage, runtime.blobs, ai_users, heartbeats, vectors, clock, *imports),
         protections=protections,
+        usage=usage,
         operators=operators,
         suspensions=SuspensionService(storage, ai_users, operators, clock),
         reports=ReportService(storage, ai_users, friend_lists, repo.log, operators, takedowns, clock, settings),

@@ -2,9 +2,9 @@
 runs one pair's heartbeat at most once. The run follows the spec: the heartbeat prompt → the model reads the
 short-term context → decides (HEARTBEAT_OK means do not disturb) → the normal chat pipeline: the messages
 are ordinary AI messages in the conversation and short-term memory, with typing delays; none (no check-in
-either) while an operator has taken the chat over, nor when the takeover lands while the words are made;
-none but a check-in after a crisis while a protection of the person holds them back (`held`: minors' mode).
-"""
+either) while an operator has taken the chat over, nor when the takeover lands while the words are made; none
+but a check-in after a crisis while a protection of the person holds them back (`held`: minors' mode, a guardian's
+consent, minors' night curfew, `dreamchat.services.usage`)."""
 
 from __future__ import annotations
 
@@ -63,15 +63,13 @@ class HeartbeatService:
         presence: PresenceService,
         on_sent: Callable[[PairId, AIUser, list[Message]], object] | None = None,
         taken_over: Callable[[PairId], bool] = lambda pair: False,  # an operator has the chat
-        held: Callable[[PairId, AIUser], str | None] = lambda pair, ai_user: None,  # why a protection holds it back
+        held: Callable[[PairId, AIUser, str], HeartbeatOutcome | None] = lambda pair, ai_user, kind: None,
     ) -> None:
         self._presence = presence  # when the person last had this chat open: their silence counts from then
         self._on_sent = on_sent or (lambda pair, ai_user, messages: None)  # the push, after the messages are stored
         self._storage, self._states, self._ai_users, self._taken_over = storage, states, ai_users, taken_over
-        self._held = held
-        self._repo, self._topics, self._context = repo, topics, context
-        self._speaker, self._queue, self._leases = speaker, queue, leases
-        self._clock, self._settings = clock, settings
+        self._repo, self._topics, self._context, self._speaker = repo, topics, context, speaker
+        self._queue, self._leases, self._clock, self._settings, self._held = queue, leases, clock, settings, held
 
     def sweep(self) -> SweepResult:
         """Enqueue every pair whose heartbeat is due, leased so that it is in flight once (later
@@ -118,7 +116,8 @@ class HeartbeatService:
         due_at, kind = (due.at, due.kind) if due else (now, "timed")
         if claim is not None and claim.status != "won":
             return self._not_claimed(claim, pair, ai_user, relationship, due_at)
-        outcome = self._decide(pair, ai_user, state, prefs, kind, due, now) if not self._taken_over(pair) else None
+        if (outcome := self._held(pair, ai_user, kind)) is None and not self._taken_over(pair):  # a protection
+            outcome = self._decide(pair, ai_user, state, prefs, kind, due, now)
         if outcome is None or (outcome.status == "sent" and not outcome.messages):  # nothing stored: see _send
             outcome = HeartbeatOutcome("skipped", "an operator has taken this chat over")
         outcome.moved_hours = hb.bounded_move(outcome.moved_hours, interval, prefs.max_backoff)
@@ -175,8 +174,6 @@ class HeartbeatService:
     ) -> HeartbeatOutcome:
         if kind == "checkin":
             return self._check_in(pair, ai_user, state, due, now)
-        if (held := self._held(pair, ai_user)) is not None:
-            return HeartbeatOutcome("skipped", held)
         if kind == "scheduled" and hb.person_active(state, prefs, now):
             return HeartbeatOutcome("skipped", "the person is in the middle of a conversation")
         if hb.cap_reached(state, prefs, now, self._states.zone(pair, ai_user)):

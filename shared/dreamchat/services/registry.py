@@ -43,6 +43,7 @@ from dreamchat.services.soul import SoulService
 from dreamchat.services.suspensions import SuspensionService
 from dreamchat.services.tombstones import ErasureService
 from dreamchat.services.topics import TopicService
+from dreamchat.services.usage import UsageService
 from dreamchat.services.vectors import VectorService
 from dreamchat.services.views import ViewService
 
@@ -88,6 +89,7 @@ class Services:
     exports: ExportService  # a pair's memories out
     imports: ImportService  # and back in
     protections: ProtectionService  # minors' mode, guardian consent, emergency contact, daily limit
+    usage: UsageService  # conversation time: the daily limit, the time notices, the AI disclosure, curfew
     operators: OperatorService  # who runs the service, and the audit of what they did
     suspensions: SuspensionService  # accounts an operator suspended
     reports: ReportService  # reports (举报/投诉), acting on them, takedowns and restores

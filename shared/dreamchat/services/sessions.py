@@ -1,7 +1,10 @@
-"""The person's continuous use, kept per account: every message continues it, and a reply may
-be preceded by the break reminder (`dreamchat.domain.sessions`)."""
+"""The person's continuous use, kept per account: every message continues it (and is told to `on_message`:
+the conversation time, `dreamchat.services.usage`), and a reply may be preceded by the break reminder
+(`dreamchat.domain.sessions`)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from dreamchat.domain.sessions import break_due, continued, reminded
 from dreamchat.ports import Clock
@@ -9,13 +12,21 @@ from dreamchat.services.storage.unit_of_work import Storage
 
 
 class SessionService:
-    def __init__(self, storage: Storage, clock: Clock, reminder_minutes: int) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        clock: Clock,
+        reminder_minutes: int,
+        on_message: Callable[[str], None] = lambda account_id: None,
+    ) -> None:
         self._storage = storage
         self._clock = clock
         self._minutes = reminder_minutes
+        self._on_message = on_message
 
     def continue_with_message(self, account_id: str) -> None:
         """The person sent a message now (a lost race is another message of the same moment)."""
+        self._on_message(account_id)
         if self._minutes <= 0:
             return
         with self._storage.begin() as uow:

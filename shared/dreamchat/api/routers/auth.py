@@ -9,12 +9,17 @@ from dreamchat.api.schemas import Credentials, LogoutRequest, RefreshRequest, Re
 from dreamchat.domain.models import Account
 from dreamchat.errors import Unauthorized
 from dreamchat.services.auth import Tokens
+from dreamchat.services.registry import Services
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 
 
-def _logged_in(account: Account, tokens: Tokens) -> LoginOut:
-    return LoginOut.model_validate({**TokensOut.model_validate(tokens).model_dump(), "user": account})
+def _logged_in(services: Services, account: Account, tokens: Tokens) -> LoginOut:
+    """The tokens, and the AI disclosure: a login begins a session."""
+    notices = services.usage.logged_in(account.id)
+    return LoginOut.model_validate(
+        {**TokensOut.model_validate(tokens).model_dump(), "user": account, "notices": notices}
+    )
 
 
 @router.post(
@@ -25,13 +30,14 @@ def _logged_in(account: Account, tokens: Tokens) -> LoginOut:
 )
 def register(body: Registration, request: Request, services: ServicesDep) -> LoginOut:
     """Create an account and log it in; a `birth_year` under 18 years ago puts the person in minors' mode."""
-    return _logged_in(*services.auth.register(body.username, body.password, _client(request), body.birth_year))
+    registered = services.auth.register(body.username, body.password, _client(request), body.birth_year)
+    return _logged_in(services, *registered)
 
 
 @router.post("/login", response_model=LoginOut, responses=documented(400, 401, 403, 413, 422, 429, 503))
 def login(body: Credentials, request: Request, services: ServicesDep) -> LoginOut:
     """Exchange username and password for an access and a refresh token."""
-    return _logged_in(*services.auth.login(body.username, body.password, _client(request)))
+    return _logged_in(services, *services.auth.login(body.username, body.password, _client(request)))
 
 
 def _client(request: Request) -> str:

@@ -64,7 +64,7 @@ async def _sse(turn: Turn) -> AsyncIterator[dict[str, str]]:
     responses={
         200: {
             "description": "The AI's messages as server-sent events: `safety` (help lines, when the message shows a crisis), "
-            "`notice` (a break reminder), a reasoner's `thinking`, `message`s, then `done` or `error`",
+            "`notice` (a break reminder, the AI disclosure, `daily_limit`, `reality`, `dependence`), a reasoner's `thinking`, `message`s, then `done` or `error`",
             "content": {"text/event-stream": {"schema": {"type": "string"}}},
         },
         **documented(400, 401, 403, 404, 409, 413, 422, 429, 503),

@@ -1,6 +1,6 @@
 """Repositories of what an account keeps beside its pairs: its 关于我, locale and time zone, its Web
-Push devices and switch, where its devices are looking (presence), and its requests' Idempotency-Keys;
-and the erasure of a whole partition."""
+Push devices and switch, its conversation time, where its devices are looking (presence), and its
+requests' Idempotency-Keys; and the erasure of a whole partition."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from dreamchat.domain.idempotency import KeyedRequest
 from dreamchat.domain.presence import Seen
 from dreamchat.domain.protection import Protection
 from dreamchat.domain.push import PushSettings, Subscription
+from dreamchat.domain.usage import Usage
 from dreamchat.ports import TTL_ATTRIBUTE, ItemStore, KeyRange
 from dreamchat.services.storage.records import Key, erase_partition
 from dreamchat.services.storage.session import Session, Versioned, item, to_model, version_of
@@ -49,6 +50,22 @@ class Protections:
 
     def save(self, account_id: str, protection: Protection, over: Versioned[Protection]) -> None:
         self._session.put_over(item(keys.protection(account_id), protection.model_dump()), over)
+
+
+class ConversationTimes:
+    """The person's conversation time and reminders (`dreamchat.domain.usage.Usage`), over the version read."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def get(self, account_id: str) -> Versioned[Usage]:
+        found = self._session.get(keys.conversation_time(account_id))
+        if found is None:
+            return Versioned(Usage())
+        return Versioned(to_model(Usage, found), version_of(found))
+
+    def save(self, account_id: str, usage: Usage, over: Versioned[Usage]) -> None:
+        self._session.put_over(item(keys.conversation_time(account_id), usage.model_dump()), over)
 
 
 class Choice:

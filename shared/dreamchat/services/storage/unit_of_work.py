@@ -61,6 +61,7 @@ class UnitOfWork:
         self.tombstones = records.Tombstones(session)
         self.about = account.AboutMe(session)
         self.protections = account.Protections(session)
+        self.conversation_time = account.ConversationTimes(session)
         self.locales = account.Choice(session, keys.person_locale, "locale")
         self.zones = account.Choice(session, keys.person_zone, "timezone")
         self.push_devices = account.PushDevices(session)
