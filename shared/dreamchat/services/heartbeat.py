@@ -2,8 +2,7 @@
 runs one pair's heartbeat at most once. The run follows the spec: the heartbeat prompt → the model reads the
 short-term context → decides (HEARTBEAT_OK means do not disturb) → the normal chat pipeline: the messages
 are ordinary AI messages in the conversation and short-term memory, with typing delays; none (no check-in
-either) while an operator has taken the chat over, nor when the takeover lands while the words are made.
-"""
+either) while an operator has the chat or the person stopped the AI, nor when either lands meanwhile."""
 
 from __future__ import annotations
 
@@ -61,7 +60,7 @@ class HeartbeatService:
         *,
         presence: PresenceService,
         on_sent: Callable[[PairId, AIUser, list[Message]], object] | None = None,
-        taken_over: Callable[[PairId], bool] = lambda pair: False,  # an operator has the chat
+        taken_over: Callable[[PairId], bool] = lambda pair: False,  # an operator has the chat, or the person stopped it
     ) -> None:
         self._presence = presence  # when the person last had this chat open: their silence counts from then
         self._on_sent = on_sent or (lambda pair, ai_user, messages: None)  # the push, after the messages are stored
@@ -117,7 +116,7 @@ class HeartbeatService:
             return self._not_claimed(claim, pair, ai_user, relationship, due_at)
         outcome = self._decide(pair, ai_user, state, prefs, kind, due, now) if not self._taken_over(pair) else None
         if outcome is None or (outcome.status == "sent" and not outcome.messages):  # nothing stored: see _send
-            outcome = HeartbeatOutcome("skipped", "an operator has taken this chat over")
+            outcome = HeartbeatOutcome("skipped", "an operator has taken this chat over, or the person stopped it")
         outcome.moved_hours = hb.bounded_move(outcome.moved_hours, interval, prefs.max_backoff)
         if claim is not None and outcome.status == "failed":
             if claim.attempt < self._leases.max_attempts:
