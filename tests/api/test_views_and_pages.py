@@ -25,6 +25,7 @@ AI_USER_FIELDS = {
 }  # fmt: skip
 FRIEND_FIELDS = AI_USER_FIELDS | {
     "since", "relationship", "unread", "next_heartbeat", "pinned", "muted", "heartbeat", "last_message",  # heartbeat: the per-friend mode (issue 26)
+    "stopped",  # the person stopped it (a way out, issue 38)
 }  # fmt: skip
 MESSAGE_FIELDS = {
     "id", "role", "content", "timestamp", "topic_id", "kind", "delay_ms", "read_no_reply", "reasoning", "safety",

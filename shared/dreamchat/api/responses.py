@@ -155,6 +155,7 @@ class FriendOut(AIUserOut):
     muted: bool
     heartbeat: Mode  # this friend's heartbeats: on, off or only the scheduled ones
     last_message: LastMessageOut | None
+    stopped: bool  # the person stopped it (a way out): it sends nothing until they write again
 
     @classmethod
     def from_view(cls, view: FriendView, account_id: str) -> FriendOut:
@@ -170,6 +171,7 @@ class FriendOut(AIUserOut):
                 "muted": friendship.muted,
                 "heartbeat": view.heartbeat,
                 "last_message": view.last_message,
+                "stopped": friendship.stopped,
             }
         )
 
@@ -208,6 +210,11 @@ class FriendSettingsOut(Out):
     ai_user_id: str
     pinned: bool
     muted: bool
+
+
+class StoppedOut(Out):
+    ai_user_id: str
+    stopped: bool
 
 
 # the conversation

@@ -126,6 +126,8 @@ class Friendship(Entity):
     last_read: str | None = None  # the newest message the person has seen
     pinned: bool = False
     muted: bool = False
+    stopped: bool = False  # the person asked the AI to stop (a way out): it sends nothing until they write
+    stopped_at: int | None = None
 
 
 class EmotionTags(Entity):

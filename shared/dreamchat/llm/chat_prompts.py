@@ -111,6 +111,9 @@ MINOR_GUIDANCE = (
 
 # a check-in after a crisis is never skipped: when the model cannot (or will not) write, this is sent
 CHECK_IN_LINE = "我有点放心不下你，现在感觉好些了吗？如果还是很难受，记得联系心理援助热线或者身边信任的人，我一直都在。"
+# a way out (dreamchat.domain.exits): the AI's one plain goodbye when the person stops it, written here,
+# never asked of a model: no pleading, no guilt, and how to come back
+GOODBYE = "好的，我就停在这里。在你再发消息之前，我不会主动找你。想聊的时候，随时写给我就好。"
 HUMAN_QUESTION_GUIDANCE = "对方在问你是不是真人：请坦诚地告诉对方你是 AI，可以用你的角色口吻说，但不要声称自己是真人。"
 
 

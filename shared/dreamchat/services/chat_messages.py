@@ -15,6 +15,7 @@ from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.answering import AnsweringService
 from dreamchat.services.chat import ChatService
 from dreamchat.services.chat_turns import abandon_key, claim_key
+from dreamchat.services.exits import ExitService
 from dreamchat.services.heartbeat_state import HeartbeatStateService
 from dreamchat.services.idempotency import IdempotencyService
 from dreamchat.services.memory_repo import MemoryRepository, MessageLog
@@ -44,6 +45,7 @@ class ChatMessageService:
         idempotency: IdempotencyService,
         answering: AnsweringService,
         usage: UsageService,
+        exits: ExitService,
     ) -> None:
         self._chat = chat
         self._topics = topics
@@ -55,6 +57,7 @@ class ChatMessageService:
         self._idempotency = idempotency
         self._answering = answering
         self._usage = usage
+        self._exits = exits
 
     def greet(self, pair: PairId, ai_user: AIUser) -> Message | None:
         """Store the AI user's opening message when the chat is opened for the first time and is empty;
@@ -72,14 +75,18 @@ class ChatMessageService:
 
     def save(self, pair: PairId, ai_user: AIUser, content: str, key: str | None) -> Mapping[str, Any]:
         """Store the person's message without asking for a reply: the message, whether it ended its
-        topic, and the help lines when it shows a crisis (a retry with the key gets the first again)."""
-        if not self._chat.protected(pair, content):  # distress or a crisis passes every protection
+        topic, and the help lines when it shows a crisis (a retry with the key gets the first again). It is
+        the person writing: it lifts a stop, or, an exit keyword, stops the companion (its goodbye in the chat).
+        Distress, a crisis or a way out passes every protection."""
+        stop = self._exits.asks_to_stop(pair, content)
+        if not stop and not self._chat.protected(pair, content):
             self._usage.admit(pair.account_id, ai_user)
         claim = claim_key(self._idempotency, pair.account_id, key, "save-message", pair.ai_user_id, content)
         if claim is not None and claim.replay is not None:
             return dict(claim.replay)
         try:
             message, ended = self._chat.save(pair, ai_user, content)
+            self._exits.wrote(pair, stop)
         except BaseException:
             abandon_key(self._idempotency, claim)
             raise

@@ -4,7 +4,8 @@ A turn is accepted before its answer is made: a model pool slot is reserved (ful
 an Idempotency-Key claimed (a retry with the key gets the first answer again), then the person's message
 is stored (`ChatService.accept`). Distress or a crisis, or a message in its topic, is never refused: with
 no slot free, or past the message limit, it is stored and answered at once without the model (words of
-care and the help lines). Otherwise the answer runs on the model pool (`Turn.events`), whole, before its
+care and the help lines). A message that is an exit keyword is answered at once with the goodbye written in
+code (`dreamchat.services.exits`); any other lifts a stop. Otherwise the answer runs on the model pool (`Turn.events`), whole, before its
 first event: a client that hangs up cannot cut it short. A turn that fails leaves the message free to be
 answered again (`dreamchat.services.answering`). A protection of the person (`UsageService.admit`: minors'
 mode, a guardian's consent, the daily limit) refuses a turn with a 403 before anything is stored, never a turn
@@ -29,6 +30,7 @@ from dreamchat.services.answering import AnsweringService
 from dreamchat.services.chat import ChatService
 from dreamchat.services.chat_events import ChatEvent, Failed, Replayed, told
 from dreamchat.services.crisis_protocol import CrisisService
+from dreamchat.services.exits import ExitService
 from dreamchat.services.idempotency import IdempotencyClaim, IdempotencyService, fingerprint
 from dreamchat.services.leases import LeaseClaim
 from dreamchat.services.memory_repo import MessageLog
@@ -76,6 +78,7 @@ class ChatTurnService:
         idempotency: IdempotencyService,
         answering: AnsweringService,
         usage: UsageService,
+        exits: ExitService,
     ) -> None:
         self._chat = chat
         self._protocol = protocol
@@ -84,14 +87,16 @@ class ChatTurnService:
         self._idempotency = idempotency
         self._answering = answering
         self._usage = usage
+        self._exits = exits  # a message that is an exit keyword stops the companion, any other lifts a stop
 
     def send(self, pair: PairId, ai_user: AIUser, content: str, key: str | None, deadline: Deadline) -> Turn:
         """Store the person's message and the turn that answers it (before the message is stored, a 503
         means "send it again", nothing half-done: never for distress or a crisis)."""
         crisis = self._protocol.protected(pair, content)
-        if not crisis:  # a crisis passes every protection
+        stop = self._exits.asks_to_stop(pair, content)  # a way out needs no model (no slot) and passes every gate
+        if not crisis and not stop:  # a crisis passes every protection
             self._usage.admit(pair.account_id, ai_user)
-        slot = self._slot(pair.account_id, crisis)
+        slot = None if stop else self._slot(pair.account_id, crisis)
         claim = None
         try:
             claim = claim_key(self._idempotency, pair.account_id, key, "chat", pair.ai_user_id, content)
@@ -107,10 +112,13 @@ class ChatTurnService:
                 person = self._chat.accept(pair, ai_user, content, limited=False)
                 _release(slot)
                 slot = None
+            goodbye = self._exits.wrote(pair, stop)
         except BaseException:
             _release(slot)
             abandon_key(self._idempotency, claim)
             raise
+        if goodbye is not None:  # stopped: the goodbye written in code, at once, nothing else
+            return Turn(self._finished(claim, ExitService.said(goodbye)))
         return self._run(slot, self._turn, pair, ai_user, person, deadline, claim)
 
     def retry(self, pair: PairId, ai_user: AIUser, message_id: str, deadline: Deadline) -> Turn:
@@ -153,6 +161,9 @@ class ChatTurnService:
         turn = self._respond(pair, ai_user, person, deadline, model)
         if isinstance(turn[-1], Failed):  # the person may ask for the answer again at once
             self._answering.free(pair, person.id)
+        return self._finished(claim, turn)
+
+    def _finished(self, claim: IdempotencyClaim | None, turn: list[ChatEvent]) -> list[ChatEvent]:
         if claim is not None:
             with contextlib.suppress(Gone):  # none is kept once the conversation or the account was deleted
                 self._idempotency.finish(claim, [_kept(event) for event in turn])

@@ -28,6 +28,7 @@ from dreamchat.services.context import ContextService
 from dreamchat.services.core_judgment import CoreJudgeService
 from dreamchat.services.crisis_protocol import CrisisService
 from dreamchat.services.escalations import EscalationService
+from dreamchat.services.exits import ExitService
 from dreamchat.services.export import ExportService
 from dreamchat.services.extract_now import ExtractNowService
 from dreamchat.services.extraction import ExtractionService
@@ -123,14 +124,17 @@ def build_services(
     after = AfterCompressionService(repo, storage, quality, soul, ai_users, clock, settings)
     compression = CompressionService(repo, storage, topics, models, vectors, after, clock, settings)
     extractor = LongTermService(repo, storage, models, core_judge, vectors, quality, clock, settings)
+    exits = ExitService(
+        storage, topics, protocol, clock, settings.exit_keywords
+    )  # stopped: no heartbeat, no push of one
     beats = (storage, heartbeats, ai_users, repo, topics, context, speaker, runtime.queue or MissingQueue(), leases)
     heartbeat = HeartbeatService(
         *beats,
         clock,
         settings,
-        on_sent=push.after_heartbeat,
+        on_sent=exits.unless_stopped(push.after_heartbeat),
         presence=presence,
-        taken_over=escalations.taken_over,
+        taken_over=exits.or_stopped(escalations.taken_over),
         held=usage.heartbeat_held,
     )
     healing = HealingService(
@@ -146,7 +150,7 @@ def build_services(
     )
     answering = AnsweringService(answers, clock, settings.chat_turn_seconds)
     idempotency = IdempotencyService(storage, clock)
-    said = (chat, topics, repo, repo.log, heartbeats, ai_users, views, idempotency, answering, usage)
+    said = (chat, topics, repo, repo.log, heartbeats, ai_users, views, idempotency, answering, usage, exits)
     export_budget = budget(
         keys.export_limit_scope, settings.account_exports_per_hour, 3600, "too many exports; wait a while"
     )
@@ -172,7 +176,7 @@ def build_services(
         soul=soul,
         heartbeat_states=heartbeats,
         chat=chat,
-        chat_turns=ChatTurnService(chat, protocol, repo.log, model_pool, idempotency, answering, usage),
+        chat_turns=ChatTurnService(chat, protocol, repo.log, model_pool, idempotency, answering, usage, exits),
         chat_messages=ChatMessageService(*said),
         model_pool=model_pool,
         person_settings=PersonSettingsService(profiles, protocol, heartbeats, friend_lists, repo, views),
@@ -201,6 +205,7 @@ def build_services(
         reports=ReportService(storage, ai_users, friend_lists, repo.log, operators, takedowns, clock, settings),
         escalations=escalations,
         referrals=referrals,
+        exits=exits,
     )
     subscribe = getattr(runtime.bus, "subscribe", None)
     if subscribe is not None:  # the local bus; in AWS, EventBridge invokes the compress function

@@ -2,7 +2,7 @@
 runs one pair's heartbeat at most once. The run follows the spec: the heartbeat prompt → the model reads the
 short-term context → decides (HEARTBEAT_OK means do not disturb) → the normal chat pipeline: the messages
 are ordinary AI messages in the conversation and short-term memory, with typing delays; none (no check-in
-either) while an operator has taken the chat over, nor when the takeover lands while the words are made; none
+either) while an operator has the chat or the person stopped the AI, nor when either lands meanwhile; none
 but a check-in after a crisis while a protection of the person holds them back (`held`: minors' mode, a guardian's
 consent, minors' night curfew, `dreamchat.services.usage`)."""
 
@@ -62,7 +62,7 @@ class HeartbeatService:
         *,
         presence: PresenceService,
         on_sent: Callable[[PairId, AIUser, list[Message]], object] | None = None,
-        taken_over: Callable[[PairId], bool] = lambda pair: False,  # an operator has the chat
+        taken_over: Callable[[PairId], bool] = lambda pair: False,  # an operator has the chat, or the person stopped it
         held: Callable[[PairId, AIUser, str], HeartbeatOutcome | None] = lambda pair, ai_user, kind: None,
     ) -> None:
         self._presence = presence  # when the person last had this chat open: their silence counts from then
@@ -119,7 +119,7 @@ class HeartbeatService:
         if (outcome := self._held(pair, ai_user, kind)) is None and not self._taken_over(pair):  # a protection
             outcome = self._decide(pair, ai_user, state, prefs, kind, due, now)
         if outcome is None or (outcome.status == "sent" and not outcome.messages):  # nothing stored: see _send
-            outcome = HeartbeatOutcome("skipped", "an operator has taken this chat over")
+            outcome = HeartbeatOutcome("skipped", "an operator has taken this chat over, or the person stopped it")
         outcome.moved_hours = hb.bounded_move(outcome.moved_hours, interval, prefs.max_backoff)
         if claim is not None and outcome.status == "failed":
             if claim.attempt < self._leases.max_attempts:

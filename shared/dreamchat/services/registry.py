@@ -17,6 +17,7 @@ from dreamchat.services.compression import CompressionService
 from dreamchat.services.context import ContextService
 from dreamchat.services.core_judgment import CoreJudgeService
 from dreamchat.services.escalations import EscalationService
+from dreamchat.services.exits import ExitService
 from dreamchat.services.export import ExportService
 from dreamchat.services.extract_now import ExtractNowService
 from dreamchat.services.extraction import ExtractionService
@@ -95,3 +96,4 @@ class Services:
     reports: ReportService  # reports (举报/投诉), acting on them, takedowns and restores
     escalations: EscalationService  # the pairs the crisis protocol fired on, for operators to take over
     referrals: ReferralService  # the crisis protocol's monthly counts (the referral report)
+    exits: ExitService  # a way out: the person stops the companion by button or keyword

@@ -14,6 +14,7 @@ from dreamchat.api.responses import (
     FriendListOut,
     FriendOut,
     FriendSettingsOut,
+    StoppedOut,
     UnfriendedOut,
 )
 from dreamchat.api.schemas import Body
@@ -87,3 +88,11 @@ def set_heartbeat(
     Muting a friend silences its pushes, not its heartbeats; this switch stops them."""
     state = services.person_settings.set_heartbeat_mode(companion.pair, companion.ai_user, body.mode)
     return FriendHeartbeatOut(ai_user_id=user_id, heartbeat=state.mode, next_heartbeat=state.next_due)
+
+
+@router.post("/{user_id}/stop", response_model=StoppedOut, responses=documented(401, 404, 409, 422))
+def stop(user_id: str, companion: CompanionDep, services: ServicesDep) -> StoppedOut:
+    """A way out: the AI says one plain goodbye (stored in the chat) and sends nothing more, no heartbeat and
+    no push, until the person writes again. A second press says nothing more."""
+    services.exits.stop(companion.pair)
+    return StoppedOut(ai_user_id=user_id, stopped=True)
