@@ -226,3 +226,16 @@ def test_another_person_logging_in_does_not_begin_a_session_for_alice(client, al
     register(client, "dora")
     clock.advance(minutes=1)
     assert kinds(chat(alice, ai_id)) == []
+
+
+def test_past_the_daily_limit_an_exit_keyword_still_stops_the_companion(alice, ai_id, clock) -> None:
+    protect(alice, minor_mode=True, daily_minutes=10)
+    for _ in range(2):
+        chat(alice, ai_id)
+        clock.advance(minutes=5)
+    assert refused(alice.post(f"/api/ai-users/{ai_id}/chat", json={"content": "还想聊"}))
+    events = chat(alice, ai_id, "退出陪伴")  # a way out passes every gate: the goodbye, written in code
+    assert [name for name, _ in events if name == "message"] and events[-1][0] == "done"
+    friends = alice.get("/api/friends").json()["friends"]
+    assert [f["stopped"] for f in friends if f["id"] == ai_id] == [True]
+    assert refused(alice.post(f"/api/ai-users/{ai_id}/chat", json={"content": "再聊一会"}))  # the limit holds
