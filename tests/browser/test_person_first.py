@@ -184,13 +184,13 @@ def test_the_break_reminder_is_a_notice_in_the_chat_not_a_message(offline: Stack
 
     page.route(re.compile(r"/api/ai-users/[^/]+/chat$"), with_break_notice)
     send(page, "再聊一会儿")
-    notice = page.locator(".system-notice")
+    notice = page.locator('.system-notice[data-kind="break"]')  # the session's AI disclosure is a notice too
     expect(notice).to_have_text(BREAK_NOTICE)
     expect(page.locator(".msg-list .msg-ai .bubble")).to_have_count(1, timeout=15_000)
     expect(page.locator(".bubble", has_text=BREAK_NOTICE)).to_have_count(0)
     expect(page.locator(".msg .system-notice")).to_have_count(0)  # not inside any message
     order = page.evaluate("""() => [...document.querySelector('.msg-list').children]
-        .map((el) => el.classList.contains('system-notice') ? 'notice' : el.classList.contains('msg-me') ? 'me'
+        .map((el) => el.dataset.kind === 'break' ? 'notice' : el.classList.contains('msg-me') ? 'me'
             : el.classList.contains('msg-ai') ? 'ai' : null).filter(Boolean)""")
     assert order == ["me", "notice", "ai"], order
     align = notice.evaluate("el => getComputedStyle(el).alignSelf")
