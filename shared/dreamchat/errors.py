@@ -29,6 +29,12 @@ class Suspended(Forbidden):
     code = "account_suspended"
 
 
+class WrongPassword(Forbidden):
+    """The password given to confirm a change is not the account's (403, not 401: the session itself is fine)."""
+
+    code = "wrong_password"
+
+
 class Protected(Forbidden):
     """A protection of the person stops this (minors' mode, guardian consent, the daily limit): 403 with
     the protection's own code (`dreamchat.domain.protection`), never for a crisis."""

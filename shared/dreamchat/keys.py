@@ -315,6 +315,11 @@ def answering(pair: PairId, message_id: str) -> tuple[str, str]:
     return pair_pk(pair), f"ANSWER#{message_id}"
 
 
+def answering_anew(pair: PairId, message_id: str) -> tuple[str, str]:
+    """Who is making a new answer to a person's message (换一个回答): leased while it runs."""
+    return pair_pk(pair), f"ANEW#{message_id}"
+
+
 # Web Push and presence: in the account's partition, so erasing the account erases them
 PUSH_PREFIX = "PUSH#"
 PUSH_SETTINGS_SK = "PUSH_SETTINGS"
@@ -397,3 +402,8 @@ def audit_entry(at: int, entry_id: str) -> tuple[str, str]:
 def crisis_counts(month: str) -> tuple[str, str]:
     """The crisis protocol's counts for one month (`YYYY-MM`): numbers only."""
     return "CRISIS_COUNTS", month
+
+
+def rating_counts(month: str) -> tuple[str, str]:
+    """The month's 👍 and 👎 on the AI's messages (`YYYY-MM`, UTC): counts only, for the operators' console."""
+    return "RATING_COUNTS", month

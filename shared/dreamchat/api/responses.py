@@ -231,6 +231,10 @@ class MessageOut(Out):
     read_no_reply: bool
     reasoning: str
     safety: Safety | None
+    alternatives: list[str]  # every answer of the exchange, on an answer's first message (换一个回答)
+    alternative: int  # which of `alternatives` is shown
+    rating: Literal[1, -1] | None  # the person's 👍 (1) or 👎 (-1)
+    rating_reason: str
 
 
 class MessagePageOut(Out):
@@ -721,6 +725,8 @@ class SummaryOut(Out):
 
     open_reports: int
     open_escalations: int
+    ratings_up: int  # 👍 on the AI's messages this UTC month
+    ratings_down: int  # 👎 this UTC month
 
 
 # Suspensions

@@ -43,6 +43,11 @@ class Registration(Credentials):
     birth_year: int | None = None
 
 
+class PasswordChange(Body):
+    old_password: str = Field(min_length=1, max_length=256)
+    new_password: str = Field(min_length=1, max_length=256)  # the registration's rule is the service's (422)
+
+
 class RefreshRequest(Body):
     refresh_token: str = Field(min_length=1, max_length=4096)
 

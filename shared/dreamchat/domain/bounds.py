@@ -23,6 +23,10 @@ MAX_TIME = int(LATEST.timestamp())
 # a conversation
 MESSAGE_CHARS = 2000  # a message, the person's or the AI's
 REASONING_CHARS = 20_000  # a reasoning model's chain of thought, kept beside the AI's message
+ALTERNATIVES = 10  # answers kept for one exchange (换一个回答); past it the oldest goes
+RATING_REASON_CHARS = 500  # why the person rated an AI message 👍 or 👎
+SEARCH_QUERY_CHARS = 100  # the longest history search
+NICKNAME_CHARS = 40  # what the person wants to be called
 
 # memory tiers
 SUMMARY_CHARS = 2000  # a mid-term summary

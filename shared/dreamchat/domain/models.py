@@ -149,6 +149,12 @@ class Message(Entity):
     read_no_reply: bool = False  # the AI read this message and chose not to answer (已读不回)
     reasoning: str = ""  # the reasoning model's chain of thought behind this reply; never in a context
     safety: Safety | None = None  # the person's message showed a crisis or distress (see domain/crisis.py)
+    # on the first message of an AI answer asked for anew: every answer of its exchange, and the one shown
+    # (`dreamchat.domain.answers`); empty for an answer never asked for again
+    alternatives: list[str] = Field(default_factory=list, max_length=bounds.ALTERNATIVES)
+    alternative: int = Field(default=0, ge=0)
+    rating: Literal[1, -1] | None = None  # the person's 👍 (1) or 👎 (-1) on an AI message; never shown to a model
+    rating_reason: str = Field(default="", max_length=bounds.RATING_REASON_CHARS)
 
 
 class Conversation(Entity):

@@ -46,5 +46,14 @@ class AnsweringService:
         with suppress(Gone):
             (self._leases.finish if answered else self._leases.release)(lease)
 
+    def claim_anew(self, pair: PairId, message_id: str) -> LeaseClaim:
+        """The lease on a new answer to the person's message (换一个回答), one at a time."""
+        return self._leases.claim(*keys.answering_anew(pair, message_id))
+
+    def anew_done(self, lease: LeaseClaim) -> None:
+        """A new answer was made or failed: the message may be answered anew again."""
+        with suppress(Gone):
+            self._leases.release(lease)
+
     def _over(self, person: Message) -> bool:
         return turn_over(person, self._clock.now().timestamp(), self._turn_seconds)

@@ -52,7 +52,7 @@ class AuthService:
             secret = settings.jwt_secret.get_secret_value()
         self._secret = secret
         self._limit = RateLimit(storage, clock)
-        self._hashing = HashingPool(settings.password_hash_workers)
+        self.hashing = HashingPool(settings.password_hash_workers)
         previous = settings.jwt_previous_secret
         self._previous = previous.get_secret_value() if previous is not None else None
 
@@ -71,7 +71,7 @@ class AuthService:
         account = Account(
             id=uuid.uuid4().hex,
             username=username,
-            password_hash=self._hashing.hash(password),
+            password_hash=self.hashing.hash(password),
             created_at=self._epoch(),
         )
         with self._storage.begin() as uow:
@@ -82,7 +82,7 @@ class AuthService:
                 uow.commit()
             except Contended as error:
                 raise Conflict("username is taken (or looks like one that is)") from error
-        return account, self._start_family(account.id)
+        return account, self.start_family(account.id)
 
     def login(self, username: str, password: str, client: str) -> tuple[Account, Tokens]:
         """Every attempt is counted before the password is checked: per client address, and per
@@ -96,11 +96,11 @@ class AuthService:
             "too many failed logins; try again later",
         )
         account = self._find(username)
-        if not self._hashing.verify(account.password_hash if account else dummy_hash(), password) or account is None:
+        if not self.hashing.verify(account.password_hash if account else dummy_hash(), password) or account is None:
             raise Unauthorized(_BAD_LOGIN)
         self._limit.reset(keys.login_limit_scope(username_skeleton(username)), window)
         _refuse_suspended(account)  # only now: the reason is for the account's holder alone
-        return account, self._start_family(account.id)
+        return account, self.start_family(account.id)
 
     def refresh(self, refresh_token: str) -> Tokens:
         claims = self._decode(refresh_token, "refresh")
@@ -159,7 +159,8 @@ class AuthService:
         with self._storage.begin() as uow:
             return uow.accounts.named(normal_username(username))
 
-    def _start_family(self, account_id: str) -> Tokens:
+    def start_family(self, account_id: str) -> Tokens:
+        """A new login of the account: a token family and its first tokens."""
         family, jti = uuid.uuid4().hex, uuid.uuid4().hex
         with self._storage.begin() as uow:
             uow.tokens.save(

@@ -8,20 +8,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from dreamchat.domain.answers import SEARCH_SCAN_MESSAGES, matches
 from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.domain.personas import opening
 from dreamchat.errors import NotFound
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.answering import AnsweringService
 from dreamchat.services.chat import ChatService
-from dreamchat.services.chat_turns import abandon_key, claim_key
 from dreamchat.services.exits import ExitService
 from dreamchat.services.heartbeat_state import HeartbeatStateService
-from dreamchat.services.idempotency import IdempotencyService
+from dreamchat.services.idempotency import IdempotencyService, abandon_key, claim_key
 from dreamchat.services.memory_repo import MemoryRepository, MessageLog
 from dreamchat.services.topics import TopicService
 from dreamchat.services.usage import UsageService
 from dreamchat.services.views import HistoryPage, ViewService
+
+SEARCH_PAGE = 200  # messages a history search reads at a time
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,25 @@ class ChatMessageService:
         newest = page.newest
         offered = newest is not None and self._answering.offered(pair, newest)
         return History(page, newest.id if newest is not None and offered else None)
+
+    def search(self, pair: PairId, query: str, before: str | None, limit: int) -> History:
+        """The conversation's messages holding `query` (any case), oldest to newest, newest first found: up to
+        `limit` hits from the newest back (from `before`); `next_cursor` goes on further back. A request
+        reads at most SEARCH_SCAN_MESSAGES messages, so a rare word may come back with fewer hits and a cursor."""
+        hits: list[Message] = []
+        cursor, scanned, more = before, 0, True
+        while more and len(hits) < limit and scanned < SEARCH_SCAN_MESSAGES:
+            window, more = self._log.messages(pair, before=cursor, after=None, limit=SEARCH_PAGE)
+            scanned += len(window)
+            for message in reversed(window):
+                cursor = message.id
+                if matches(message, query):
+                    hits.append(message)
+                    if len(hits) == limit:
+                        more = more or message is not window[0]
+                        break
+            more = more and bool(window)
+        return History(HistoryPage(hits[::-1], cursor if more else None, None), None)
 
     def delete(self, pair: PairId, message_id: str) -> None:
         """Delete one message (the person's or the AI's), also from short-term memory."""

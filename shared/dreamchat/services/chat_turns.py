@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,41 +31,24 @@ from dreamchat.services.chat import ChatService
 from dreamchat.services.chat_events import ChatEvent, Failed, Replayed, told
 from dreamchat.services.crisis_protocol import CrisisService
 from dreamchat.services.exits import ExitService
-from dreamchat.services.idempotency import IdempotencyClaim, IdempotencyService, fingerprint
+from dreamchat.services.idempotency import IdempotencyClaim, IdempotencyService, abandon_key, claim_key
 from dreamchat.services.leases import LeaseClaim
 from dreamchat.services.memory_repo import MessageLog
 from dreamchat.services.model_pool import ModelPool, Slot
 from dreamchat.services.tombstones import Gone
+from dreamchat.services.turn import NOT_ANSWERED, Turn
 from dreamchat.services.usage import UsageService
 
 log = logging.getLogger(__name__)
 
-NOT_ANSWERED = "这次没能回复，你的消息已经保存。"
-
 
 @dataclass(frozen=True)
-class Turn:
-    """A turn accepted: its events `ready` (a replay, or a crisis answered without the model), or their
-    `work` to run on a `slot` of the model pool, which is given back once they are made."""
+class Replacing:
+    """An edit: `take_back` removes the person's last message and its answer, `put_back` undoes it."""
 
-    ready: list[ChatEvent]
-    pool: ModelPool | None = None
-    slot: Slot | None = None
-    work: Callable[[], list[ChatEvent]] | None = None
-
-    async def events(self) -> AsyncIterator[ChatEvent]:
-        """The turn's events, all of them made before the first is handed on."""
-        events = self.ready
-        if self.work is not None and self.pool is not None and self.slot is not None:
-            try:
-                events = await self.pool.run(self.work)
-            except Exception as error:  # noqa: BLE001 - the stream has begun: it must still end with an event
-                log.error("chat stream failed", extra={"error": type(error).__name__})
-                events = [Failed("internal_error", NOT_ANSWERED)]
-            finally:
-                self.slot.release()
-        for event in events:
-            yield event
+    message_id: str
+    take_back: Callable[[], list[tuple[Message, bool]]]
+    put_back: Callable[[list[tuple[Message, bool]]], None]
 
 
 class ChatTurnService:
@@ -89,29 +72,37 @@ class ChatTurnService:
         self._usage = usage
         self._exits = exits  # a message that is an exit keyword stops the companion, any other lifts a stop
 
-    def send(self, pair: PairId, ai_user: AIUser, content: str, key: str | None, deadline: Deadline) -> Turn:
+    def send(
+        self,
+        pair: PairId,
+        ai_user: AIUser,
+        content: str,
+        key: str | None,
+        deadline: Deadline,
+        replacing: Replacing | None = None,
+    ) -> Turn:
         """Store the person's message and the turn that answers it (before the message is stored, a 503
-        means "send it again", nothing half-done: never for distress or a crisis)."""
+        means "send it again", nothing half-done: never for distress or a crisis). `replacing`: the person's
+        last message edited, taken back (with the AI's answer to it) just before the new one is stored."""
+        request = ("chat",) if replacing is None else ("edit", replacing.message_id)
         crisis = self._protocol.protected(pair, content)
         stop = self._exits.asks_to_stop(pair, content)  # a way out needs no model (no slot) and passes every gate
         if not crisis and not stop:  # a crisis passes every protection
             self._usage.admit(pair.account_id, ai_user)
-        slot = None if stop else self._slot(pair.account_id, crisis)
+        slot = None if stop else self.slot(pair.account_id, crisis)
         claim = None
         try:
-            claim = claim_key(self._idempotency, pair.account_id, key, "chat", pair.ai_user_id, content)
+            claim = claim_key(self._idempotency, pair.account_id, key, *request, pair.ai_user_id, content)
             if claim is not None and claim.replay is not None:
                 _release(slot)
                 return Turn([Replayed(e["event"], json.loads(e["data"])) for e in claim.replay])
+            taken = replacing.take_back() if replacing is not None else []
             try:
-                person = self._chat.accept(pair, ai_user, content)
-            except TooManyRequests:
-                if not crisis:
-                    raise
-                # past the message limit a crisis is still stored and answered, without the model
-                person = self._chat.accept(pair, ai_user, content, limited=False)
-                _release(slot)
-                slot = None
+                person, slot = self._accept(pair, ai_user, content, crisis, slot)
+            except BaseException:
+                if replacing is not None:
+                    replacing.put_back(taken)
+                raise
             goodbye = self._exits.wrote(pair, stop)
         except BaseException:
             _release(slot)
@@ -119,7 +110,20 @@ class ChatTurnService:
             raise
         if goodbye is not None:  # stopped: the goodbye written in code, at once, nothing else
             return Turn(self._finished(claim, ExitService.said(goodbye)))
-        return self._run(slot, self._turn, pair, ai_user, person, deadline, claim)
+        return self.run(slot, self._turn, pair, ai_user, person, deadline, claim)
+
+    def _accept(
+        self, pair: PairId, ai_user: AIUser, content: str, crisis: bool, slot: Slot | None
+    ) -> tuple[Message, Slot | None]:
+        try:
+            return self._chat.accept(pair, ai_user, content), slot
+        except TooManyRequests:
+            if not crisis:
+                raise
+            # past the message limit a crisis is still stored and answered, without the model
+            person = self._chat.accept(pair, ai_user, content, limited=False)
+            _release(slot)
+            return person, None
 
     def retry(self, pair: PairId, ai_user: AIUser, message_id: str, deadline: Deadline) -> Turn:
         """Answer the person's latest message again after a failed turn (the message is not stored again);
@@ -132,7 +136,7 @@ class ChatTurnService:
             raise Conflict(refusal or NOT_THE_LATEST)
         if last.safety is None and not self._protocol.protected(pair, last.content):  # distress passes them all
             self._usage.admit(pair.account_id, ai_user)
-        slot = self._slot(pair.account_id, last.safety is not None)
+        slot = self.slot(pair.account_id, last.safety is not None)
         try:
             lease = self._answering.claim(pair, message_id)
             if lease.status != "won":
@@ -140,9 +144,9 @@ class ChatTurnService:
         except BaseException:
             _release(slot)
             raise
-        return self._run(slot, self._retried, pair, ai_user, last, deadline, lease)
+        return self.run(slot, self._retried, pair, ai_user, last, deadline, lease)
 
-    def _run(self, slot: Slot | None, turn: Callable[..., list[ChatEvent]], *args: Any) -> Turn:
+    def run(self, slot: Slot | None, turn: Callable[..., list[ChatEvent]], *args: Any) -> Turn:
         """The turn on its slot, or, a crisis without one, at once without the model."""
         if slot is None:
             return Turn(turn(*args, False))
@@ -158,7 +162,7 @@ class ChatTurnService:
         model: bool = True,
     ) -> list[ChatEvent]:
         """The whole AI side of a turn, kept for the Idempotency-Key's retries."""
-        turn = self._respond(pair, ai_user, person, deadline, model)
+        turn = self.respond(pair, ai_user, person, deadline, model)
         if isinstance(turn[-1], Failed):  # the person may ask for the answer again at once
             self._answering.free(pair, person.id)
         return self._finished(claim, turn)
@@ -180,11 +184,11 @@ class ChatTurnService:
     ) -> list[ChatEvent]:
         """A retry's turn under its lease: a failure leaves the message free to retry, an answer ends it.
         The person asked for an answer: the draw never declines it (已读不回 is no answer to 重试)."""
-        turn = self._respond(pair, ai_user, person, deadline, model, must_answer=True)
+        turn = self.respond(pair, ai_user, person, deadline, model, must_answer=True)
         self._answering.settle(lease, answered=not isinstance(turn[-1], Failed))
         return turn
 
-    def _respond(
+    def respond(
         self,
         pair: PairId,
         ai_user: AIUser,
@@ -210,7 +214,7 @@ class ChatTurnService:
             return [self._protocol.help_shown(pair.account_id)] if person.safety == "crisis" else []
         return []
 
-    def _slot(self, account_id: str, crisis: bool) -> Slot | None:
+    def slot(self, account_id: str, crisis: bool) -> Slot | None:
         """A model pool slot for the turn; for a crisis, when none is free, None: it is answered
         without the model (words of care and the help lines), never with a 503 (a crisis spends no budget)."""
         try:
@@ -219,19 +223,6 @@ class ChatTurnService:
             if not crisis:
                 raise
             return None
-
-
-def claim_key(
-    idempotency: IdempotencyService, account_id: str, key: str | None, *request: str
-) -> IdempotencyClaim | None:
-    """The request's claim on its Idempotency-Key (its `replay` when a request with it finished), if it sent one."""
-    return idempotency.claim(account_id, key, fingerprint(*request)) if key is not None else None
-
-
-def abandon_key(idempotency: IdempotencyService, claim: IdempotencyClaim | None) -> None:
-    """The request failed before it stored anything: a retry with its key may run it."""
-    if claim is not None and claim.replay is None:
-        idempotency.abandon(claim)
 
 
 def _kept(event: ChatEvent) -> dict[str, str]:

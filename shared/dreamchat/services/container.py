@@ -16,8 +16,10 @@ from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.memory_models import FallbackMemoryModels, build_memory_models
 from dreamchat.llm.port import LLMGateway
 from dreamchat.ports import Counter, Embedder, Event
+from dreamchat.services.account_password import PasswordService
 from dreamchat.services.ai_users import AIUserService, Caps
 from dreamchat.services.answering import RETRIES_PER_MESSAGE, AnsweringService
+from dreamchat.services.answers import AnswerService
 from dreamchat.services.auth import AuthService
 from dreamchat.services.cards import CardService
 from dreamchat.services.chat import ChatService
@@ -51,6 +53,7 @@ from dreamchat.services.profile import ProfileService
 from dreamchat.services.protection import ProtectionService
 from dreamchat.services.push import PushSender, PushService
 from dreamchat.services.quality import OnFigure, QualityService
+from dreamchat.services.ratings import RatingService
 from dreamchat.services.recall import RecallService
 from dreamchat.services.redo import RedoService
 from dreamchat.services.referrals import ReferralService
@@ -160,9 +163,12 @@ def build_services(
     imports = (runtime.random, protocol.check, import_budget)
     takedowns = TakedownService(ai_users, operators, clock)
     card_budget = budget(keys.card_limit_scope, settings.card_uploads_per_minute, 60, "too many cards; wait a moment")
+    chat_turns = ChatTurnService(chat, protocol, repo.log, model_pool, idempotency, answering, usage, exits)
+    auth = AuthService(storage, clock, settings, signing_secret(settings))
     services = Services(
         runtime=runtime,
-        auth=AuthService(storage, clock, settings, signing_secret(settings)),
+        auth=auth,
+        passwords=PasswordService(storage, auth, clock, settings),
         ai_users=ai_users,
         friend_lists=friend_lists,
         repo=repo,
@@ -176,7 +182,9 @@ def build_services(
         soul=soul,
         heartbeat_states=heartbeats,
         chat=chat,
-        chat_turns=ChatTurnService(chat, protocol, repo.log, model_pool, idempotency, answering, usage, exits),
+        chat_turns=chat_turns,
+        answers=AnswerService(chat_turns, repo.log, topics, answering, protocol, usage),
+        ratings=RatingService(storage, repo.log, topics, clock),
         chat_messages=ChatMessageService(*said),
         model_pool=model_pool,
         person_settings=PersonSettingsService(profiles, protocol, heartbeats, friend_lists, repo, views),

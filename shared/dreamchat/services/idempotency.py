@@ -68,3 +68,16 @@ class IdempotencyService:
 
     def _keep_until(self) -> int:
         return int(self._clock.now().timestamp()) + REPLAY_KEPT_SECONDS
+
+
+def claim_key(
+    idempotency: IdempotencyService, account_id: str, key: str | None, *request: str
+) -> IdempotencyClaim | None:
+    """The request's claim on its Idempotency-Key (its `replay` when a request with it finished), if it sent one."""
+    return idempotency.claim(account_id, key, fingerprint(*request)) if key is not None else None
+
+
+def abandon_key(idempotency: IdempotencyService, claim: IdempotencyClaim | None) -> None:
+    """The request failed before it stored anything: a retry with its key may run it."""
+    if claim is not None and claim.replay is None:
+        idempotency.abandon(claim)

@@ -9,7 +9,7 @@ import uuid
 from typing import Any
 
 from dreamchat.domain import vectors as vec
-from dreamchat.domain.bounds import CORE_MEMORIES
+from dreamchat.domain.bounds import CORE_CHARS, CORE_MEMORIES
 from dreamchat.domain.core_memory import split
 from dreamchat.domain.models import (
     CoreMemory,
@@ -28,6 +28,8 @@ from dreamchat.services.storage.memory import Embedded
 from dreamchat.services.storage.session import Versioned
 from dreamchat.services.storage.unit_of_work import Storage, retry_on_conflict
 from dreamchat.services.supersession import follow
+
+REMEMBERED = "对方让我记住的"  # the category of a core memory made from a message (让 TA 记住这条)
 
 
 class MemoryEditService:
@@ -144,6 +146,17 @@ class MemoryEditService:
                 uow.core.save(updated, found)
             uow.commit()  # deleted or changed meanwhile: Contended (409), nothing written
         return updated.model_dump() if updated else None
+
+    def remember(self, pair: PairId, message_id: str) -> dict[str, Any]:
+        """让 TA 记住这条: a core memory of the person's making (source `person`, importance 8) holding the
+        message's words, within the same limits as one added by hand (Conflict past them)."""
+        message = self._repo.log.message(pair, message_id)
+        if message is None:
+            raise NotFound("no such message in this conversation")
+        content = message.content.strip()[:CORE_CHARS]
+        if not content:
+            raise Invalid("this message has no words to remember")
+        return self._add_core(pair, {"content": content, "category": REMEMBERED})
 
     def _add_core(self, pair: PairId, changes: dict[str, Any]) -> dict[str, Any]:
         if not changes.get("content"):

@@ -21,6 +21,7 @@ from dreamchat.domain.models import (
 )
 from dreamchat.domain.reply import MAX_MESSAGES as MAX_LINES
 from dreamchat.domain.topics import TopicState
+from dreamchat.errors import Contended
 from dreamchat.ports import BlobStore
 from dreamchat.services.storage.reads import ConversationLog, MemoryReads
 from dreamchat.services.storage.snapshot import PairSnapshot
@@ -158,6 +159,49 @@ class MessageLog:
             uow.messages.remove(found, short_term=uow.memory.short_term_present(pair, found))
             uow.commit()
         return True
+
+    def tail(self, pair: PairId, count: int) -> list[Message]:
+        """The conversation's latest `count` messages, oldest first."""
+        return self._log().window(pair, before=None, after=None, limit=count)[0]
+
+    def take_back(self, pair: PairId, messages: list[Message]) -> list[tuple[Message, bool]]:
+        """Remove these messages from the log (and short-term) over the versions read, at once: each with
+        whether it was in short-term, to `put_back`. Contended (409) when one changed or went meanwhile."""
+        if not messages:
+            return []
+        taken = []
+        with self._storage.pair(pair) as uow:
+            for message in messages:
+                read = uow.messages.get(message)
+                if read is None or read.entity != message:
+                    raise Contended("the conversation changed meanwhile; try again")
+                short = uow.memory.short_term_present(pair, message)
+                uow.messages.remove(message, short_term=short, over=read)
+                taken.append((message, short))
+            uow.commit()
+        return taken
+
+    def rewrite(self, pair: PairId, seen: Message, updated: Message, dropped: list[Message]) -> None:
+        """`seen` stored as `updated` and `dropped` removed, in one commit over the versions read;
+        Contended (409) when one of them changed or went meanwhile."""
+        with self._storage.pair(pair) as uow:
+            read = uow.messages.get(seen)
+            if read is None or read.entity != seen:
+                raise Contended("the conversation changed meanwhile; try again")
+            uow.messages.save(updated, read)
+            for message in dropped:
+                found = uow.messages.get(message)
+                if found is None:
+                    raise Contended("the conversation changed meanwhile; try again")
+                uow.messages.remove(message, short_term=uow.memory.short_term_present(pair, message), over=found)
+            uow.commit()
+
+    def put_back(self, pair: PairId, taken: list[tuple[Message, bool]]) -> None:
+        """Messages `take_back` removed, stored again as they were (the work that removed them failed)."""
+        with self._storage.pair(pair) as uow:
+            for message, short in taken:
+                uow.messages.add(message, short_term=short)
+            uow.commit_in_parts()
 
     def unread(self, pair: PairId, last_read: str | None, limit: int = 99) -> int:
         """The AI's and the staff's messages after the last one the person saw (counted up to `limit`)."""

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 
 from dreamchat.llm.memory_models import FallbackMemoryModels
 from dreamchat.llm.port import LLMGateway
+from dreamchat.services.account_password import PasswordService
 from dreamchat.services.ai_users import AIUserService
+from dreamchat.services.answers import AnswerService
 from dreamchat.services.auth import AuthService
 from dreamchat.services.cards import CardService
 from dreamchat.services.chat import ChatService
@@ -37,6 +39,7 @@ from dreamchat.services.profile import ProfileService
 from dreamchat.services.protection import ProtectionService
 from dreamchat.services.push import PushService
 from dreamchat.services.quality import QualityService
+from dreamchat.services.ratings import RatingService
 from dreamchat.services.recall import RecallService
 from dreamchat.services.referrals import ReferralService
 from dreamchat.services.reports import ReportService
@@ -56,6 +59,7 @@ if TYPE_CHECKING:  # the runtime is wiring's: named, never imported, by the serv
 class Services:
     runtime: Runtime
     auth: AuthService
+    passwords: PasswordService  # a password changed, every login ended
     ai_users: AIUserService
     friend_lists: FriendListService  # the lists of AI users a person sees
     repo: MemoryRepository  # the reads of a pair's memory that decide nothing
@@ -70,6 +74,8 @@ class Services:
     heartbeat_states: HeartbeatStateService
     chat: ChatService
     chat_turns: ChatTurnService  # a chat turn, and its answer asked for again
+    answers: AnswerService  # 换一个回答, an earlier answer shown again, the last message edited
+    ratings: RatingService  # 👍/👎 on the AI's messages
     chat_messages: ChatMessageService  # the greeting, a message saved, the history
     model_pool: ModelPool  # where model calls run, a bounded share per account
     person_settings: PersonSettingsService  # 关于我, clock, locale, heartbeat settings

@@ -13,7 +13,14 @@ from dataclasses import dataclass
 
 from dreamchat.config import Settings
 from dreamchat.domain.models import Account, AIUser, Message, PairId
-from dreamchat.domain.moderation import OPEN_REPORTS_PER_PERSON, Report, ReportAction, ReportKind, ReportStatus
+from dreamchat.domain.moderation import (
+    OPEN_REPORTS_PER_PERSON,
+    Report,
+    ReportAction,
+    ReportKind,
+    ReportStatus,
+    month_of,
+)
 from dreamchat.errors import Conflict, Invalid, NotFound
 from dreamchat.ports import Clock
 from dreamchat.services.ai_users import AIUserService
@@ -54,6 +61,8 @@ class ConsoleCounts:
 
     open_reports: int
     open_escalations: int
+    ratings_up: int = 0  # 👍 on the AI's messages this UTC month (`dreamchat.services.ratings`)
+    ratings_down: int = 0
 
 
 class ReportService:
@@ -147,11 +156,12 @@ class ReportService:
         return self._takedowns.restore(operator, ai_user_id)
 
     def summary(self) -> ConsoleCounts:
-        """How many reports and crisis escalations wait for an operator."""
+        """How many reports and crisis escalations wait for an operator; this month's 👍 and 👎."""
         with self._storage.begin() as uow:
             open_reports = uow.reports.count("open")
             open_escalations = len(uow.escalations.listed("open", None, MAX_LIMIT)[0])
-        return ConsoleCounts(open_reports, open_escalations)
+            ratings = uow.rating_counts.get(month_of(self._clock.now())).entity
+        return ConsoleCounts(open_reports, open_escalations, ratings.get("up", 0), ratings.get("down", 0))
 
     def _check_reportable(self, account_id: str, kind: ReportKind, ai_user_id: str, message_id: str | None) -> None:
         """A listed AI user of another account; or a message in the person's own chat with another account's

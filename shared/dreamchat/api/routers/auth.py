@@ -5,7 +5,7 @@ from fastapi import APIRouter, Request, status
 from dreamchat.api.deps import CurrentCaller, OptionalCaller, ServicesDep
 from dreamchat.api.errors import documented
 from dreamchat.api.responses import AccountOut, DeletedOut, ErasedOut, LoggedOut, LoginOut, TokensOut
-from dreamchat.api.schemas import Credentials, LogoutRequest, RefreshRequest, Registration
+from dreamchat.api.schemas import Credentials, LogoutRequest, PasswordChange, RefreshRequest, Registration
 from dreamchat.domain.models import Account
 from dreamchat.errors import Unauthorized
 from dreamchat.services.auth import Tokens
@@ -69,6 +69,14 @@ def logout(caller: OptionalCaller, services: ServicesDep, body: LogoutRequest | 
 def current_user(caller: CurrentCaller) -> AccountOut:
     """The logged-in account."""
     return AccountOut.model_validate(caller.account)
+
+
+@router.put("/password", response_model=TokensOut, responses=documented(400, 401, 403, 413, 422, 429))
+def change_password(body: PasswordChange, caller: CurrentCaller, services: ServicesDep) -> TokensOut:
+    """Change the password: `old_password` confirms it (wrong: 403 `wrong_password`, counted like a failed
+    login), `new_password` follows the registration rule (422). Every login of the account ends (each refresh
+    token revoked, its access tokens with it); the answer is this device's new tokens."""
+    return TokensOut.model_validate(services.passwords.change(caller.account, body.old_password, body.new_password))
 
 
 @router.delete("/user", response_model=DeletedOut, responses=documented(401))

@@ -10,7 +10,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Header, Query, status
 from fastapi import Path as PathParam
-from pydantic import Field
+from pydantic import Field, field_validator
 from sse_starlette import EventSourceResponse
 
 from dreamchat.api.deps import CompanionDep, DeadlineDep, PairDep, ServicesDep
@@ -24,8 +24,11 @@ from dreamchat.api.responses import (
     SavedMessageOut,
 )
 from dreamchat.api.schemas import Body
+from dreamchat.domain import bounds
+from dreamchat.domain.answers import RATINGS
+from dreamchat.errors import Invalid
 from dreamchat.services.chat_events import told
-from dreamchat.services.chat_turns import Turn
+from dreamchat.services.turn import Turn
 
 router = APIRouter(prefix="/api/ai-users", tags=["chat"])
 MessageId = Annotated[str, PathParam(min_length=1, max_length=64)]
@@ -33,6 +36,22 @@ MessageId = Annotated[str, PathParam(min_length=1, max_length=64)]
 
 class ReadUpTo(Body):
     message_id: str = Field(min_length=1, max_length=64)
+
+
+class AlternativeChoice(Body):
+    index: int = Field(ge=0, lt=bounds.ALTERNATIVES, strict=True)
+
+
+class Feedback(Body):
+    rating: int = Field(strict=True)  # 👍 (1) or 👎 (-1); anything else is 422 (not "1", 1.0 or true)
+    reason: str = Field(default="", max_length=bounds.RATING_REASON_CHARS)
+
+    @field_validator("rating")
+    @classmethod
+    def _thumb(cls, value: int) -> int:
+        if value not in RATINGS:
+            raise ValueError("rating is 1 (👍) or -1 (👎)")
+        return value
 
 
 class ChatMessage(Body):
@@ -105,6 +124,73 @@ def retry(
     return EventSourceResponse(_sse(turn), ping=15)
 
 
+_STREAMED = {
+    "description": "The AI's new answer, as `POST /chat` sends it",
+    "content": {"text/event-stream": {"schema": {"type": "string"}}},
+}
+
+
+@router.post(
+    "/{user_id}/messages/{message_id}/regenerate",
+    response_class=EventSourceResponse,
+    responses={200: _STREAMED, **documented(401, 403, 404, 409, 422, 429, 503)},
+)
+def regenerate(
+    user_id: str, companion: CompanionDep, deadline: DeadlineDep, services: ServicesDep, message_id: MessageId
+) -> EventSourceResponse:
+    """换一个回答: a new answer to the person's latest message in place of the AI's answer `message_id` is part of;
+    the old one is kept (`alternatives` on the new answer's first message). 409 unless that answer is the
+    conversation's last exchange, or while another new answer to it is being made."""
+    turn = services.answers.regenerate(companion.pair, companion.ai_user, message_id, deadline)
+    return EventSourceResponse(_sse(turn), ping=15)
+
+
+@router.put(
+    "/{user_id}/messages/{message_id}/alternative",
+    response_model=MessageOut,
+    responses=documented(400, 401, 404, 409, 422),
+)
+def choose_alternative(
+    user_id: str, body: AlternativeChoice, pair: PairDep, services: ServicesDep, message_id: MessageId
+) -> MessageOut:
+    """Show the exchange's answer number `index` (0-based, of `alternatives`) again; the answer becomes this
+    one message. 409 unless `message_id` starts the answer of the conversation's last exchange."""
+    return MessageOut.model_validate(services.answers.choose(pair, message_id, body.index))
+
+
+@router.put(
+    "/{user_id}/messages/{message_id}",
+    response_class=EventSourceResponse,
+    responses={200: _STREAMED, **documented(400, 401, 403, 404, 409, 413, 422, 429, 503)},
+)
+def edit_message(
+    user_id: str,
+    body: ChatMessage,
+    companion: CompanionDep,
+    deadline: DeadlineDep,
+    services: ServicesDep,
+    message_id: MessageId,
+    idempotency_key: IdempotencyKey = None,
+) -> EventSourceResponse:
+    """Edit the person's latest message: it is replaced by `content` (a new message, checked as any is, the
+    crisis check too), the AI's answer after it dropped, and a new answer streamed. 409 unless it is their
+    latest message with nothing but the AI's answer after it."""
+    turn = services.answers.edit(companion.pair, companion.ai_user, message_id, body.content, idempotency_key, deadline)
+    return EventSourceResponse(_sse(turn), ping=15)
+
+
+@router.post(
+    "/{user_id}/messages/{message_id}/feedback",
+    response_model=MessageOut,
+    responses=documented(400, 401, 404, 409, 422),
+)
+def feedback(user_id: str, body: Feedback, pair: PairDep, services: ServicesDep, message_id: MessageId) -> MessageOut:
+    """👍 (`rating: 1`) or 👎 (`-1`) on an AI message, with an optional `reason`: kept on the message, counted
+    for the operators (this month's totals in `GET /api/admin/summary`), never shown to a model. 422 on the
+    person's own message."""
+    return MessageOut.model_validate(services.ratings.rate(pair, message_id, body.rating, body.reason))
+
+
 @router.delete(
     "/{user_id}/messages/{message_id}", response_model=MessageDeletedOut, responses=documented(401, 404, 422)
 )
@@ -149,12 +235,20 @@ def messages(
     before: str | None = Query(default=None, min_length=1, max_length=64),
     after: str | None = Query(default=None, min_length=1, max_length=64),
     limit: int = Query(default=50, ge=1, le=200),
+    q: str | None = Query(default=None, min_length=1, max_length=bounds.SEARCH_QUERY_CHARS),
 ) -> MessagePageOut:
     """The conversation oldest to newest; `before` pages back, `after` fetches newer messages.
 
     `retry_message_id` names the person's latest message when it is in this page and its turn ended
-    without an answer (the model failed, the connection dropped): `POST .../retry` answers it."""
-    history = services.chat_messages.history(pair, before, after, limit)
+    without an answer (the model failed, the connection dropped): `POST .../retry` answers it.
+    With `q`: only the messages holding it (any case), up to `limit` from the newest back; `next_cursor`
+    (as `before`) searches further back (a request reads at most 2,000 messages, so it may hold fewer)."""
+    if q is not None:
+        if after is not None:
+            raise Invalid("a search pages back with before, not after")
+        history = services.chat_messages.search(pair, q, before, limit)
+    else:
+        history = services.chat_messages.history(pair, before, after, limit)
     return MessagePageOut(
         messages=[MessageOut.model_validate(m) for m in history.page.messages],
         next_cursor=history.page.next_cursor,

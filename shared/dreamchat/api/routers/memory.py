@@ -9,6 +9,7 @@ from dreamchat.api.deps import CompanionDep, ModelPoolDep, PairDep, ServicesDep
 from dreamchat.api.errors import documented
 from dreamchat.api.responses import (
     CompressedOut,
+    CoreOut,
     ExtractedOut,
     HealedOut,
     LongTermDetailOut,
@@ -103,6 +104,19 @@ def memory_files(user_id: str, pair: PairDep, services: ServicesDep) -> MemoryFi
 def memory_detail(user_id: str, detail_file: str, pair: PairDep, services: ServicesDep) -> LongTermDetailOut:
     """One long-term detail document."""
     return LongTermDetailOut.model_validate(services.views.detail(pair, detail_file))
+
+
+class Remember(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    message_id: str = Field(min_length=1, max_length=64)
+
+
+@router.post("/{user_id}/core", status_code=201, response_model=CoreOut, responses=documented(400, 409, 413))
+def remember(user_id: str, body: Remember, pair: PairDep, services: ServicesDep) -> CoreOut:
+    """让 TA 记住这条: a core memory holding the message's words (its first 500 characters), source `person`,
+    importance 8. 409 past the core memories a person may add (DREAMCHAT_MAX_PERSON_CORE_MEMORIES) or a pair
+    holds; 404 for a message not in this conversation."""
+    return CoreOut.model_validate(services.memory_editor.remember(pair, body.message_id))
 
 
 @router.put("/{user_id}/{memory_type}", response_model=MemoryEditedOut, responses=documented(400, 409, 413))

@@ -26,9 +26,15 @@ router = APIRouter(prefix="/api/admin", tags=["admin"])
 
 @router.get("/summary", response_model=SummaryOut, responses=documented(401, 403))
 def summary(operator: OperatorDep, services: ServicesDep) -> SummaryOut:
-    """The console's badges: how many reports and crisis escalations are open (counts only)."""
+    """The console's badges: how many reports and crisis escalations are open, and this UTC month's 👍 and 👎
+    on the AI's messages (counts only)."""
     found = services.reports.summary()
-    return SummaryOut(open_reports=found.open_reports, open_escalations=found.open_escalations)
+    return SummaryOut(
+        open_reports=found.open_reports,
+        open_escalations=found.open_escalations,
+        ratings_up=found.ratings_up,
+        ratings_down=found.ratings_down,
+    )
 
 
 @router.get("/reports", response_model=AdminReportPageOut, responses=documented(401, 403, 422))

@@ -89,8 +89,9 @@ class Messages(_Tier):
         self._session.put_over(item(self._short_key(new), fields), None)
         return True
 
-    def remove(self, message: Message, *, short_term: bool = True) -> None:
-        self._session.delete((keys.messages_pk(self._pair), message.id))
+    def remove(self, message: Message, *, short_term: bool = True, over: Versioned[Message] | None = None) -> None:
+        """The message gone (`over`: only while the log holds it at the version read)."""
+        self._session.delete((keys.messages_pk(self._pair), message.id), over.version if over else None)
         if short_term:
             self._session.delete(self._short_key(message))
 

@@ -148,12 +148,20 @@ class CrisisCounts:
     def __init__(self, session: Session) -> None:
         self._session = session
 
+    _key = staticmethod(keys.crisis_counts)
+
     def get(self, month: str) -> Versioned[dict[str, int]]:
-        found = self._session.get(keys.crisis_counts(month))
+        found = self._session.get(self._key(month))
         if found is None:
             return Versioned({})
         counts: dict[str, Any] = found.get("counts", {})
         return Versioned({name: int(value) for name, value in counts.items()}, version_of(found))
 
     def save(self, month: str, counts: dict[str, int], over: Versioned[dict[str, int]]) -> None:
-        self._session.put_over(item(keys.crisis_counts(month), {"counts": counts}), over)
+        self._session.put_over(item(self._key(month), {"counts": counts}), over)
+
+
+class RatingCounts(CrisisCounts):
+    """Per month, the 👍 and 👎 people gave the AI's messages (net of changed minds): numbers only."""
+
+    _key = staticmethod(keys.rating_counts)

@@ -125,6 +125,11 @@ class TokenFamilies:
         written = {**self._session.read(key), **tokens.model_dump(), "expires_at": expires_at}
         self._session.put_over(written, over)
 
+    def all(self, account_id: str) -> list[Versioned[TokenFamily]]:
+        """Every token family of the account (every login it has had)."""
+        found = self._session.query(keys.account_pk(account_id), KeyRange(prefix=keys.TOKEN_PREFIX))
+        return [Versioned(to_model(TokenFamily, i), version_of(i)) for i in found]
+
     def revoke(self, read: Versioned[TokenFamily]) -> None:
         """Revocation must stick even if another request rotates meanwhile: written unconditionally."""
         key = keys.token_family(read.entity.account_id, read.entity.family)

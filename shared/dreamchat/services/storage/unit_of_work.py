@@ -76,6 +76,7 @@ class UnitOfWork:
         self.escalations = moderation.Escalations(session)
         self.audit = moderation.AuditLog(session)
         self.crisis_counts = moderation.CrisisCounts(session)
+        self.rating_counts = moderation.RatingCounts(session)
 
     def __enter__(self) -> Self:
         return self
