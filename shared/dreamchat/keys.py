@@ -199,6 +199,11 @@ def person_locale(account_id: str) -> tuple[str, str]:
     return f"ACCOUNT#{account_id}", "LOCALE"
 
 
+def person_nickname(account_id: str) -> tuple[str, str]:
+    """What the person wants every AI friend to call them, when they set it."""
+    return f"ACCOUNT#{account_id}", "NICKNAME"
+
+
 def person_zone(account_id: str) -> tuple[str, str]:
     """The person's own time zone (an IANA name), when they set one."""
     return f"ACCOUNT#{account_id}", "TIMEZONE"

@@ -122,9 +122,9 @@ def test_a_v2_card_becomes_an_ai_user_with_its_persona_greeting_and_tags(world: 
     assert ai["base_soul"] == (
         "林雾是雾港一家旧书店的店员，二十四岁，说话轻声细语。\n\n"
         "【性格】安静、细心，偶尔冒出冷笑话。\n\n"
-        "【场景】对方推开书店的门，风铃响了一声。"
+        "【场景】{{user}}推开书店的门，风铃响了一声。"
     )
-    assert ai["greeting"] == "*抬起头* 欢迎光临，你。今天想找什么书？"
+    assert ai["greeting"] == "*抬起头* 欢迎光临，{{user}}。今天想找什么书？"
     assert ai["tags"] == ["日常", "治愈", "书店"]
     assert ai["from_card"] is True and ai["visibility"] == "private" and ai["is_owner"] is True
     assert ai["imported"]["spec"] == "chara_card_v2" and ai["imported"]["cuts"] == []
@@ -140,7 +140,7 @@ def test_a_v2_card_becomes_an_ai_user_with_its_persona_greeting_and_tags(world: 
     # it is a friend at once, as one the person created, and it greets once
     assert [f["id"] for f in world.alice.get("/api/friends").json()["friends"]] == [ai["id"]]
     greeting = world.alice.post(f"/api/ai-users/{ai['id']}/greet").json()["message"]
-    assert greeting["content"] == ai["greeting"]
+    assert greeting["content"] == "*抬起头* 欢迎光临，你。今天想找什么书？"  # {{user}} said to the person
 
 
 def test_the_card_can_come_as_a_raw_json_body_a_raw_png_body_or_a_form_field(world: World) -> None:
@@ -155,9 +155,10 @@ def test_the_card_can_come_as_a_raw_json_body_a_raw_png_body_or_a_form_field(wor
 def test_macros_are_resolved_in_what_is_used_and_kept_verbatim_in_what_is_not(world: World) -> None:
     ai = imported(world, cards.macro_card())
     assert (
-        ai["base_soul"] == "小满是对方的青梅竹马。小满记得对方的生日。小满爱吃桃子。\n\n【性格】对方说什么小满都当真。"
+        ai["base_soul"]
+        == "小满是{{user}}的青梅竹马。小满记得{{user}}的生日。小满爱吃桃子。\n\n【性格】{{user}}说什么小满都当真。"
     )
-    assert ai["greeting"] == "你！我是小满，小满等你好久了。"
+    assert ai["greeting"] == "{{user}}！我是小满，小满等你好久了。"
     exported = world.card(ai["id"]).json()["data"]
     assert exported["mes_example"] == "{{char}}: 这一句原样保留 {{user}}"
     assert exported["description"] == cards.macro_card()["data"]["description"]  # unchanged: the card's own text
@@ -166,8 +167,8 @@ def test_macros_are_resolved_in_what_is_used_and_kept_verbatim_in_what_is_not(wo
 def test_an_english_card_speaks_of_the_user_in_english_and_v3_uses_the_nickname_for_char(world: World) -> None:
     ai = imported(world, cards.v3_card())
     assert ai["name"] == "Captain Mara Vell"
-    assert ai["base_soul"].startswith("Mara commands the airship Kestrel. She trusts the user with the maps.")
-    assert ai["greeting"] == "Welcome aboard, you. I'm Mara. Don't touch the red lever."
+    assert ai["base_soul"].startswith("Mara commands the airship Kestrel. She trusts {{user}} with the maps.")
+    assert ai["greeting"] == "Welcome aboard, {{user}}. I'm Mara. Don't touch the red lever."
     assert ai["tags"] == ["adventure", "airship"]  # repeats (case-insensitive) dropped
     assert ai["imported"]["spec"] == "chara_card_v3"
     assert {"system_prompt", "post_history_instructions", "assets", "nickname", "group_only_greetings"} <= set(
@@ -177,7 +178,7 @@ def test_an_english_card_speaks_of_the_user_in_english_and_v3_uses_the_nickname_
 
 def test_a_v1_card_is_read_from_the_top_level(world: World) -> None:
     ai = imported(world, cards.v1_card())
-    assert (ai["name"], ai["greeting"]) == ("Old Tom", "Sit down, you, and I'll tell ye about the whale.")
+    assert (ai["name"], ai["greeting"]) == ("Old Tom", "Sit down, {{user}}, and I'll tell ye about the whale.")
     assert ai["base_soul"] == "A retired sailor who tells tall tales.\n\n【性格】grumpy but kind"
 
 
@@ -205,7 +206,7 @@ def test_a_preview_shows_what_would_be_created_and_stores_nothing(world: World) 
     response = world.upload(cards.card_png(cards.v2_card()), preview="true")
     assert response.status_code == 200, response.text
     preview = response.json()["preview"]
-    assert (preview["name"], preview["greeting"]) == ("林雾", "*抬起头* 欢迎光临，你。今天想找什么书？")
+    assert (preview["name"], preview["greeting"]) == ("林雾", "*抬起头* 欢迎光临，{{user}}。今天想找什么书？")
     assert preview["base_soul"].startswith("林雾是雾港")
     assert preview["avatar"].startswith("data:image/png;base64,")
     assert response.json()["imported"]["unused"][0] == "mes_example"
@@ -219,7 +220,7 @@ def test_an_over_long_card_is_cut_to_fit_with_a_note_and_kept_whole(world: World
     card["data"]["first_mes"] = "你好。" * 400
     card["data"]["name"] = "名" * 60
     ai = imported(world, card)
-    assert len(ai["base_soul"]) <= 4000 and ai["base_soul"].endswith("【场景】对方推开书店的门，风铃响了一声。")
+    assert len(ai["base_soul"]) <= 4000 and ai["base_soul"].endswith("【场景】{{user}}推开书店的门，风铃响了一声。")
     assert len(ai["greeting"]) <= 500 and ai["greeting"].endswith("…")
     cuts = {cut["field"]: cut for cut in ai["imported"]["cuts"]}
     assert cuts["description"]["original"] == 12_000 and cuts["description"]["kept"] < 4000

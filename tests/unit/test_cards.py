@@ -23,6 +23,7 @@ from dreamchat.domain.cards import (
     import_card,
     parse_card,
     parse_json,
+    person_named,
     resolve_macros,
     stored_card,
 )
@@ -90,9 +91,17 @@ def test_tags_are_trimmed_deduplicated_and_blank_ones_dropped() -> None:
     assert imported.tags == ["Cozy Chat", "x" * 40]
 
 
-def test_a_chinese_card_speaks_of_the_person_as_our_prompts_do() -> None:
-    imported = import_card(parse_card(card_of(name="小满", description="{{char}}喜欢{{user}}", first_mes="{{user}}好")))
-    assert (imported.base_soul, imported.greeting) == ("小满喜欢对方", "你好")
+def test_a_card_keeps_the_person_as_the_macro_said_as_each_person_when_it_is_used() -> None:
+    """{{user}} is whoever befriends the AI: kept at import, then their nickname, or 对方 / 你 without one."""
+    card = card_of(name="小满", description="{{char}}喜欢<USER>", first_mes="{{ user }}好")
+    imported = import_card(parse_card(card))
+    assert (imported.base_soul, imported.greeting) == ("小满喜欢{{user}}", "{{user}}好")
+    assert person_named(imported.base_soul, None) == "小满喜欢对方"
+    assert person_named(imported.greeting, None, to_them=True) == "你好"
+    assert person_named(imported.greeting, "阿青", to_them=True) == "阿青好"
+    assert person_named("Welcome, {{user}}.", None, to_them=True) == "Welcome, you."
+    assert person_named("She trusts {{user}}.", None) == "She trusts the user."
+    assert person_named("没有称呼的文字", "阿青") == "没有称呼的文字"
 
 
 @pytest.mark.parametrize(

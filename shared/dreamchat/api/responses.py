@@ -559,6 +559,7 @@ class PresenceOut(Out):
 class ProfileOut(Out):
     about_me: str
     timezone: str | None  # the person's own clock; null: each AI user's
+    nickname: str | None  # what every AI friend calls them (`{{user}}` in a card); null: 对方 / 你
 
 
 class EmergencyContactOut(Out):

@@ -64,7 +64,10 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _BREAKS = "\n。！？!?.…"
 # the card's field each field of an AI user is taken from, as a problem with it names it
 _TAKEN_FROM = {"name": "name", "greeting": "first_mes"}
-# {{user}} is whoever befriends the AI: the persona speaks of them as our prompts do, the greeting to them
+# {{user}} is whoever befriends the AI: kept as the macro when a card is imported, and said as each person's
+# nickname when a prompt or a greeting is made (`person_named`); without one, the persona speaks of them as
+# our prompts do, the greeting to them
+USER_MACRO = "{{user}}"
 _USER_WORDS = {True: ("对方", "你"), False: ("the user", "you")}
 
 
@@ -167,18 +170,16 @@ def parse_card(document: object) -> Card:
 def import_card(card: Card) -> ImportedCard:
     """What the AI user takes from `card`: resolved, laid out and cut to the AI user's limits; CardProblem
     (naming the card's field) for a name that shows nothing or a greeting that claims to be human."""
-    chinese = bool(_CJK.search(" ".join(card.text(f) for f in USED[:5])))
-    about_user, to_user = _USER_WORDS[chinese]
     name_text = " ".join(card.text("name").split())
     name = cut(name_text, bounds.NAME_CHARS)
     char = " ".join(card.text("nickname").split()) or name
     cuts = [Cut("name", len(name_text), len(name))] if name != name_text else []
     sections = [
-        (section, label, resolve_macros(card.text(section), char, about_user).strip())
+        (section, label, resolve_macros(card.text(section), char, USER_MACRO).strip())
         for section, label in _SOUL_SECTIONS
     ]
     base_soul, soul_cuts = compose_soul(sections, bounds.BASE_SOUL_CHARS)
-    greeting_text = resolve_macros(card.text("first_mes"), char, to_user).strip()
+    greeting_text = resolve_macros(card.text("first_mes"), char, USER_MACRO).strip()
     greeting = cut(greeting_text, bounds.GREETING_CHARS)
     if greeting != greeting_text:
         soul_cuts.append(Cut("first_mes", len(greeting_text), len(greeting)))
@@ -264,6 +265,15 @@ def resolve_macros(text: str, char: str, user: str) -> str:
     text = _COMMENT.sub("", text)
     text = _CHAR.sub(lambda _: char, text)
     return _USER.sub(lambda _: user, text)
+
+
+def person_named(text: str, nickname: str | None, *, to_them: bool = False) -> str:
+    """`{{user}}` in a persona or a greeting as this person: the nickname they chose, else how our prompts
+    speak of them (对方), or, in a greeting, to them (你); "the user" and "you" in a text without Chinese."""
+    if not _USER.search(text):
+        return text
+    word = nickname or _USER_WORDS[bool(_CJK.search(text))][1 if to_them else 0]
+    return _USER.sub(lambda _: word, text)
 
 
 def compose_soul(sections: Sequence[tuple[str, str, str]], limit: int) -> tuple[str, list[Cut]]:

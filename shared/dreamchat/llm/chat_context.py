@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from dreamchat.domain.cards import person_named
 from dreamchat.domain.core_memory import for_context
 from dreamchat.domain.models import (
     CoreMemory,
@@ -107,6 +108,7 @@ class MemoryView:
     about_person: str = ""  # the person's own 关于我, written once for every AI friend
     quotes: list[Quote] = field(default_factory=list)  # what was said behind the best hits, best first
     turn: TurnRecall | None = None  # ranked for the current message, when it is not the topic's opening
+    nickname: str | None = None  # what the person wants to be called: `{{user}}` and the name line
 
 
 @dataclass(frozen=True)
@@ -333,7 +335,14 @@ def assemble(
         (
             "system",
             "\n\n".join(
-                p for p in (persona(view.base_soul, view.self_soul), render_about(view.about_person), instructions) if p
+                p
+                for p in (
+                    persona(person_named(view.base_soul, view.nickname), view.self_soul),
+                    render_name(view.nickname),
+                    render_about(view.about_person),
+                    instructions,
+                )
+                if p
             ).strip(),
         ),
         ("core", plan.core),
@@ -402,6 +411,11 @@ TURN_MEMORY_HEADER = "【这条消息让你想起的】"
 
 def latest_mids(mids: list[MidTermMemory]) -> list[MidTermMemory]:
     return sorted(mids, key=lambda m: (m.created_at, m.id))[-MID_LIMIT:]
+
+
+def render_name(nickname: str | None) -> str:
+    """The person's name line: what they asked every AI friend to call them (nothing when they did not say)."""
+    return f"【称呼】对方希望你叫TA「{nickname}」。" if nickname else ""
 
 
 def render_about(about: str) -> str:

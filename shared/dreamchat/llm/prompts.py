@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, tzinfo
 
+from dreamchat.domain.cards import person_named
 from dreamchat.domain.emotions import LABELS, EmotionKind
 from dreamchat.domain.models import (
     Conversation,
@@ -138,7 +139,7 @@ def self_soul_prompt(
 有变化时 changed 为 true，self_soul 写更新后完整的自我认知（第一人称，不超过 500 字）；没有真正的变化时 changed 为 false，self_soul 原样写当前的自我认知。"""
     user = f"""你是{ai_name}，现在请你反思一下自己的性格、偏好和特点。当前时间：{_clock(now)}。
 【基础性格设定】
-{base_soul or "（未设定）"}
+{person_named(base_soul, None) or "（未设定）"}
 【最近的对话记录】
 {transcript(recent, now.tzinfo, ai_label=ai_name, user_label="对方") or "（暂无）"}
 【当前的自我认知】

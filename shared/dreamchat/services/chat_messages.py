@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dreamchat.domain.answers import SEARCH_SCAN_MESSAGES, matches
+from dreamchat.domain.cards import person_named
 from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.domain.personas import opening
 from dreamchat.errors import NotFound
@@ -19,6 +20,7 @@ from dreamchat.services.exits import ExitService
 from dreamchat.services.heartbeat_state import HeartbeatStateService
 from dreamchat.services.idempotency import IdempotencyService, abandon_key, claim_key
 from dreamchat.services.memory_repo import MemoryRepository, MessageLog
+from dreamchat.services.profile import ProfileService
 from dreamchat.services.topics import TopicService
 from dreamchat.services.usage import UsageService
 from dreamchat.services.views import HistoryPage, ViewService
@@ -48,6 +50,7 @@ class ChatMessageService:
         answering: AnsweringService,
         usage: UsageService,
         exits: ExitService,
+        profiles: ProfileService,
     ) -> None:
         self._chat = chat
         self._topics = topics
@@ -60,13 +63,14 @@ class ChatMessageService:
         self._answering = answering
         self._usage = usage
         self._exits = exits
+        self._profiles = profiles  # the nickname a card's greeting calls the person by
 
     def greet(self, pair: PairId, ai_user: AIUser) -> Message | None:
         """Store the AI user's opening message when the chat is opened for the first time and is empty;
         None otherwise (no greeting set, already greeted, the two have talked, or a greeting saved
         before the honesty rule that claims to be human). First contact follows it."""
         self._usage.admit(pair.account_id, ai_user, greeting=True)
-        greeting = opening(ai_user.greeting)
+        greeting = opening(person_named(ai_user.greeting, self._profiles.nickname(pair.account_id), to_them=True))
         if not greeting or self._log.last_message(pair) is not None:
             return None
         if not self._log.claim_greeting(pair):

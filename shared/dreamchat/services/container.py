@@ -153,7 +153,7 @@ def build_services(
     )
     answering = AnsweringService(answers, clock, settings.chat_turn_seconds)
     idempotency = IdempotencyService(storage, clock)
-    said = (chat, topics, repo, repo.log, heartbeats, ai_users, views, idempotency, answering, usage, exits)
+    said = (chat, topics, repo, repo.log, heartbeats, ai_users, views, idempotency, answering, usage, exits, profiles)
     export_budget = budget(
         keys.export_limit_scope, settings.account_exports_per_hour, 3600, "too many exports; wait a while"
     )

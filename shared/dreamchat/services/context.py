@@ -89,6 +89,7 @@ class ContextService:
             self._profiles.about_me(pair.account_id),
             self._quotes(pair, opening, found.hits),
             turn,
+            self._profiles.nickname(pair.account_id),
         )
         return assemble(
             view,

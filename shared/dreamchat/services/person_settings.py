@@ -24,6 +24,7 @@ from dreamchat.services.views import HeartbeatStatusView, ViewService
 class ProfileView:
     about_me: str
     timezone: str | None  # the person's own clock; None: each AI user's
+    nickname: str | None = None  # what every AI friend calls them; None: 对方 / 你
 
 
 @dataclass(frozen=True)
@@ -51,12 +52,16 @@ class PersonSettingsService:
         self._views = views
 
     def profile(self, account_id: str) -> ProfileView:
-        return ProfileView(self._profiles.about_me(account_id), self._profiles.timezone(account_id))
+        profiles = self._profiles
+        return ProfileView(profiles.about_me(account_id), profiles.timezone(account_id), profiles.nickname(account_id))
 
     def change_profile(self, account_id: str, changes: dict[str, Any]) -> ProfileView:
-        """Write the fields `changes` names: `about_me` (empty clears it), `timezone` (None: each AI user's)."""
+        """Write the fields `changes` names: `about_me` (empty clears it), `nickname` (None or empty forgets it),
+        `timezone` (None: each AI user's)."""
         if "about_me" in changes:
             self._profiles.set_about_me(account_id, changes["about_me"])
+        if "nickname" in changes:
+            self._profiles.set_nickname(account_id, changes["nickname"])
         if "timezone" in changes:
             self._profiles.set_timezone(account_id, changes["timezone"])
             self.reschedule_all(account_id)  # scheduled times and night windows now fall elsewhere

@@ -1,4 +1,5 @@
-"""The person's 关于我 (what every AI friend knows of them from the start), time zone (whose clock
+"""The person's 关于我 (what every AI friend knows of them from the start), nickname (what every AI friend
+calls them), time zone (whose clock
 their chats follow) and locale (whose help lines a crisis shows)."""
 
 from __future__ import annotations
@@ -22,6 +23,17 @@ class ProfileService:
             uow.about.save(account_id, about)
             uow.commit()
         return about
+
+    def nickname(self, account_id: str) -> str | None:
+        """What the person wants to be called (`{{user}}` in a card, the name line of every chat prompt), or None."""
+        with self._storage.begin() as uow:
+            return uow.nicknames.get(account_id)
+
+    def set_nickname(self, account_id: str, nickname: str | None) -> None:
+        """Set it (validated by the caller); None or empty forgets it."""
+        with self._storage.begin() as uow:
+            uow.nicknames.save(account_id, nickname or None)
+            uow.commit()
 
     def timezone(self, account_id: str) -> str | None:
         """The zone the person set, or None: each AI user's."""

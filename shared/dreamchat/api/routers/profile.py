@@ -7,23 +7,38 @@ from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
 from dreamchat.api.responses import LocaleOut, ProfileOut
 from dreamchat.api.schemas import Body, check_timezone
+from dreamchat.domain import bounds
 from dreamchat.domain.help_lines import is_locale
+from dreamchat.domain.text import name_problem
 
 router = APIRouter(prefix="/api/profile", tags=["profile"], responses=documented(401))
 
 
 class Profile(Body):
-    """Either field or both; a field left out keeps its value, `timezone: null` goes back to each AI user's."""
+    """Any of the fields; a field left out keeps its value, `timezone: null` goes back to each AI user's,
+    `nickname: null` (or "") to 对方 / 你."""
 
     about_me: str = Field(default="", max_length=1000)
     timezone: str | None = Field(default=None, max_length=64)
+    nickname: str | None = Field(default=None, max_length=bounds.NICKNAME_CHARS)
 
     _timezone = field_validator("timezone")(check_timezone)
+
+    @field_validator("nickname")
+    @classmethod
+    def _shows_something(cls, value: str | None) -> str | None:
+        """A nickname follows the rule every name follows (`name_problem`); empty or null forgets it."""
+        value = " ".join(value.split()) if value is not None else None
+        if not value:
+            return None
+        if (problem := name_problem(value)) is not None:
+            raise ValueError(problem)
+        return value
 
     @model_validator(mode="after")
     def _says_something(self) -> Profile:
         if not self.model_fields_set:
-            raise ValueError("name about_me, timezone or both")
+            raise ValueError("name about_me, nickname, timezone or more")
         return self
 
 
@@ -35,7 +50,8 @@ def get_profile(caller: CurrentCaller, services: ServicesDep) -> ProfileOut:
 
 @router.put("", response_model=ProfileOut, responses=documented(400, 413, 422))
 def put_profile(body: Profile, caller: CurrentCaller, services: ServicesDep) -> ProfileOut:
-    """Write the caller's 关于我 (at most 1000 characters; empty clears it) and/or time zone (an IANA name
+    """Write the caller's 关于我 (at most 1000 characters; empty clears it), nickname (at most 40 characters:
+    what every AI friend calls them, `{{user}}` in a card's persona and greeting) and/or time zone (an IANA name
     such as America/Los_Angeles: night windows, scheduled heartbeats and the time the AI sees follow it)."""
     changes = body.model_dump(include=body.model_fields_set)
     return ProfileOut.model_validate(services.person_settings.change_profile(caller.id, changes))

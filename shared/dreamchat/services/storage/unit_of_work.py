@@ -64,6 +64,7 @@ class UnitOfWork:
         self.conversation_time = account.ConversationTimes(session)
         self.locales = account.Choice(session, keys.person_locale, "locale")
         self.zones = account.Choice(session, keys.person_zone, "timezone")
+        self.nicknames = account.Choice(session, keys.person_nickname, "nickname")
         self.push_devices = account.PushDevices(session)
         self.push_switches = account.PushSwitches(session)
         self.presences = account.Presences(session)
