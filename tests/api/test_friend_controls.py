@@ -231,13 +231,14 @@ def test_about_me_is_the_callers_own(client) -> None:
     alice = register(client, "alice")
     bob = register(client, "bob")
     # the profile also carries the person's time zone (null: each AI user's own)
-    assert alice.get("/api/profile").json() == {"about_me": "", "timezone": None}
+    assert alice.get("/api/profile").json() == {"about_me": "", "timezone": None, "nickname": None}
     assert alice.put("/api/profile", json={"about_me": " 我叫小林 "}).json() == {
         "about_me": "我叫小林",
         "timezone": None,
+        "nickname": None,
     }
-    assert alice.get("/api/profile").json() == {"about_me": "我叫小林", "timezone": None}
-    assert bob.get("/api/profile").json() == {"about_me": "", "timezone": None}
+    assert alice.get("/api/profile").json() == {"about_me": "我叫小林", "timezone": None, "nickname": None}
+    assert bob.get("/api/profile").json() == {"about_me": "", "timezone": None, "nickname": None}
     assert alice.put("/api/profile", json={"about_me": "长" * 1001}).status_code == 422
     assert alice.put("/api/profile", json={}).status_code == 422
     assert client.get("/api/profile").status_code == 401

@@ -58,14 +58,22 @@ def next_due(person: Person, ai_id: str) -> datetime:
 
 def test_the_zone_is_kept_validated_and_cleared(client) -> None:
     alice = register(client, "alice")
-    assert alice.get("/api/profile").json() == {"about_me": "", "timezone": None}
+    assert alice.get("/api/profile").json() == {"about_me": "", "timezone": None, "nickname": None}
     assert alice.put("/api/profile", json={"about_me": "我叫小林"}).status_code == 200
-    assert alice.put("/api/profile", json={"timezone": LA}).json() == {"about_me": "我叫小林", "timezone": LA}
+    assert alice.put("/api/profile", json={"timezone": LA, "nickname": None}).json() == {
+        "about_me": "我叫小林",
+        "timezone": LA,
+        "nickname": None,
+    }
     for wrong in ("Mars/Olympus", "Asia", "", "america/los_angeles", 8):
         assert alice.put("/api/profile", json={"timezone": wrong}).status_code == 422, wrong
     assert alice.get("/api/profile").json()["timezone"] == LA
     assert register(client, "bob").get("/api/profile").json()["timezone"] is None  # each account its own
-    assert alice.put("/api/profile", json={"timezone": None}).json() == {"about_me": "我叫小林", "timezone": None}
+    assert alice.put("/api/profile", json={"timezone": None, "nickname": None}).json() == {
+        "about_me": "我叫小林",
+        "timezone": None,
+        "nickname": None,
+    }
 
 
 @pytest.mark.every_store
@@ -74,9 +82,9 @@ def test_a_scheduled_930_follows_the_persons_zone(app, client) -> None:
     ai = befriended(app, alice)
     schedule(app, alice, ai["id"], 9, 30)
     assert next_due(alice, ai["id"]) == datetime(2026, 3, 16, 9, 30, tzinfo=ZoneInfo(SHANGHAI))
-    alice.put("/api/profile", json={"timezone": LA})  # the plan moves with the clock, at once
+    alice.put("/api/profile", json={"timezone": LA, "nickname": None})  # the plan moves with the clock, at once
     assert next_due(alice, ai["id"]) == datetime(2026, 3, 15, 9, 30, tzinfo=ZoneInfo(LA))
-    alice.put("/api/profile", json={"timezone": None})
+    alice.put("/api/profile", json={"timezone": None, "nickname": None})
     assert next_due(alice, ai["id"]) == datetime(2026, 3, 16, 9, 30, tzinfo=ZoneInfo(SHANGHAI))
 
 
@@ -88,7 +96,7 @@ def test_the_night_window_is_read_on_the_persons_clock(app, client) -> None:
     pair, ai_user = services.ai_users.companion(alice.id, ai["id"])
     services.soul.set_relationship(pair, ai_user, "特别关心", None, "")  # 20 minutes
     assert next_due(alice, ai["id"]) == START + timedelta(minutes=20)  # 20:00 in Shanghai: daytime
-    alice.put("/api/profile", json={"timezone": LA})
+    alice.put("/api/profile", json={"timezone": LA, "nickname": None})
     assert next_due(alice, ai["id"]) == START + timedelta(minutes=60)  # 05:00 in LA: night counts a third
 
 
@@ -100,7 +108,7 @@ def test_a_night_owls_window_is_read_on_the_persons_clock(app, client, clock) ->
     pair, ai_user = services.ai_users.companion(alice.id, ai["id"])
     services.soul.set_relationship(pair, ai_user, "特别关心", None, "")
     assert next_due(alice, ai["id"]) == clock.now() + timedelta(minutes=20)
-    alice.put("/api/profile", json={"timezone": LA})
+    alice.put("/api/profile", json={"timezone": LA, "nickname": None})
     assert next_due(alice, ai["id"]) == clock.now() + timedelta(minutes=60)
 
 

@@ -315,14 +315,24 @@ def test_an_operator_who_read_a_report_open_loses_to_one_who_acted_meanwhile(cli
 
 
 def test_the_summary_counts_open_reports_and_open_escalations(client, ops, bob, public) -> None:
-    assert ops.get("/api/admin/summary").json() == {"open_reports": 0, "open_escalations": 0}
+    assert ops.get("/api/admin/summary").json() == {
+        "open_reports": 0,
+        "open_escalations": 0,
+        "ratings_up": 0,
+        "ratings_down": 0,
+    }
     made = [reported(bob, public["id"]) for _ in range(3)]
     storage = Storage(client.app.state.services.runtime.store)
     with storage.begin() as uow:
         uow.escalations.add(Escalation(id="esc_1", account_id=bob.id, ai_user_id=public["id"], opened_at=1))
         uow.commit()
     ops.post(f"/api/admin/reports/{made[0]['id']}/resolve", json={"action": "dismiss"})
-    assert ops.get("/api/admin/summary").json() == {"open_reports": 2, "open_escalations": 1}
+    assert ops.get("/api/admin/summary").json() == {
+        "open_reports": 2,
+        "open_escalations": 1,
+        "ratings_up": 0,
+        "ratings_down": 0,
+    }
 
 
 def test_every_operator_action_is_audited_with_ids_and_no_words(clock, ops, alice, bob, friend) -> None:

@@ -29,6 +29,7 @@ FRIEND_FIELDS = AI_USER_FIELDS | {
 }  # fmt: skip
 MESSAGE_FIELDS = {
     "id", "role", "content", "timestamp", "topic_id", "kind", "delay_ms", "read_no_reply", "reasoning", "safety",
+    "alternatives", "alternative", "rating", "rating_reason",  # the person's controls (issue 40)
 }  # fmt: skip
 
 

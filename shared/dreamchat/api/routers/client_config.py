@@ -58,6 +58,9 @@ class LimitsOut(BaseModel):
     report_reason_chars: int  # a person's report (举报)
     note_chars: int  # an operator's note on a report
     suspension_reason_chars: int  # an operator's reason for a suspension
+    nickname_chars: int  # what the person wants to be called
+    rating_reason_chars: int  # why a 👍/👎
+    search_chars: int  # a history search
 
 
 class ClientConfigOut(BaseModel):
@@ -92,6 +95,9 @@ def client_config() -> ClientConfigOut:
             report_reason_chars=bounds.REPORT_REASON_CHARS,
             note_chars=bounds.NOTE_CHARS,
             suspension_reason_chars=bounds.SUSPENSION_REASON_CHARS,
+            nickname_chars=bounds.NICKNAME_CHARS,
+            rating_reason_chars=bounds.RATING_REASON_CHARS,
+            search_chars=bounds.SEARCH_QUERY_CHARS,
         ),
     )
 

@@ -9,6 +9,7 @@ import { autosize, avatar, clear, h, toast } from "../lib/dom.js";
 import { loadDraft, saveDraft } from "../lib/drafts.js";
 import { helpLines } from "../lib/help_lines.js";
 import { SendQueue } from "../lib/send_queue.js";
+import { Controls } from "./chat_controls.js";
 import { History } from "./chat_history.js";
 import { aiDisclosure, buildUi, messageMenu, removeFriend, rows } from "./chat_render.js";
 import { tooLong, Turns } from "./chat_turns.js";
@@ -38,10 +39,12 @@ class ChatView {
     this.history = new History();
     this.turns = new Turns(this);
     this.queue = new SendQueue((effect) => this.turns.perform(effect));
+    this.controls = new Controls(this);
     this.ui = buildUi(ctx, id, {
       triggerHeartbeat: () => this.queue.dispatch({ type: "heartbeat" }),
       removeFriend: () => removeFriend(ctx, id, this.aiUser),
       report: () => reportDialog({ kind: "ai_user", ai_user_id: id, name: this.aiUser?.name }),
+      search: () => this.controls.openSearch(),
     });
   }
 
@@ -238,7 +241,7 @@ class ChatView {
 
   // Heartbeat messages (and replies that a broken connection missed) arrive here, without a reload.
   async poll() {
-    if (!this.alive || !this.history.loaded || this.queue.busy || this.polling) return;
+    if (!this.alive || !this.history.loaded || this.queue.busy || this.controls.busy || this.polling) return;
     const last = this.history.lastStored();
     const startedBefore = this.queue.state.started;
     this.polling = true;
@@ -330,7 +333,8 @@ class ChatView {
     const stored = !item.local && !this.queue.isUnsent(item);
     const report = stored && item.role === "assistant"
       ? () => this.reportMessage(item) : null;
-    const menu = messageMenu(() => this.copy(item), stored ? () => this.removeMessage(item) : null, report);
+    const extra = stored || (item.local && !this.queue.busy) ? this.controls.menuItems(item) : [];
+    const menu = messageMenu(() => this.copy(item), stored ? () => this.removeMessage(item) : null, report, extra);
     rowEl.querySelector(".msg-body").append(menu);
     menu.querySelector("button").focus();
     setTimeout(() => document.addEventListener("click", (event) => {
@@ -410,6 +414,7 @@ class ChatView {
       pressTimer = setTimeout(() => this.showActions(rowEl), LONG_PRESS_MS);
     });
     for (const name of ["pointerup", "pointercancel", "pointermove"]) ui.list.addEventListener(name, cancelPress);
+    this.controls.listen(ui.list);
     ui.log.addEventListener("scroll", () => {
       if (ui.log.scrollTop < 80) this.loadOlder();
     });

@@ -114,17 +114,31 @@ function row(item, aiUser, first, pending) {
     h("div", { class: "msg-body" },
       heartbeat && first ? h("div", { class: "msg-tag" }, icon("heart"), "主动来找你") : null,
       h("div", { class: "bubble", text: item.content }),
+      item.alternatives?.length > 1 ? alternatives(item) : null,
+      item.rating ? h("div", { class: "msg-meta msg-rating", text: item.rating === 1 ? "👍 已赞" : "👎 已踩" }) : null,
       item.read || item.read_no_reply ? h("div", { class: "msg-meta read-receipt", text: "已读" }) : null,
       pending ? h("div", { class: "msg-meta", text: "发送中…" }) : null,
       item.failed ? h("div", { class: "msg-meta msg-failed" }, h("span", { text: item.unanswered ? "还没有回复" : "回复失败" }),
         h("button", { type: "button", class: "retry-btn", text: "重试" })) : null));
 }
 
+// The answers kept for the latest exchange (换一个回答): ‹ 2 / 3 ›, a tap (or a swipe on the bubble) shows another.
+function alternatives(item) {
+  const at = item.alternative || 0;
+  const count = item.alternatives.length;
+  const arrow = (label, index, text) => h("button", {
+    type: "button", class: "alt-btn", "aria-label": label, disabled: index < 0 || index >= count, dataset: { index: String(index) },
+  }, text);
+  return h("div", { class: "msg-alts", role: "group", "aria-label": "其他回答" },
+    arrow("上一个回答", at - 1, "‹"), h("span", { class: "alt-count", text: `${at + 1} / ${count}` }), arrow("下一个回答", at + 1, "›"));
+}
+
 // 复制; 举报 when `onReport` is given (a stored message of the AI); 删除 (two taps) when `onDelete` is given: only a
 // stored message can be deleted.
-export function messageMenu(onCopy, onDelete, onReport = null) {
+export function messageMenu(onCopy, onDelete, onReport = null, extra = []) {
   const menu = h("div", { class: "msg-menu", role: "menu", "aria-label": "消息操作" },
     h("button", { type: "button", role: "menuitem", class: "menu-item", onclick: onCopy }, "复制"),
+    ...extra,
     onReport ? h("button", { type: "button", role: "menuitem", class: "menu-item", onclick: onReport }, "举报") : null,
     onDelete ? confirmButton("删除", "确认删除", onDelete, "menu-item danger") : null);
   for (const button of menu.querySelectorAll("button")) button.setAttribute("role", "menuitem");
@@ -146,6 +160,7 @@ function friendMenu(ctx, id, actions, editItem) {
     menuButton("menu-pin", "pin", h("span", { text: "置顶聊天" }), () => toggleFriend(ctx, id, "pinned")),
     menuButton("menu-mute", "bell", h("span", { text: "消息免打扰" }), () => toggleFriend(ctx, id, "muted")),
     menuButton("menu-heartbeat", "heart", h("span", { text: "TA 主动找我" }), () => heartbeatDialog(ctx, id)),
+    menuButton("", "search", "搜索聊天记录", () => actions.search()),
     menuButton("menu-report", "flag", "举报这个角色", () => actions.report()),
     menuButton("danger", "trash", "删除好友", () => actions.removeFriend()));
   const toggleMenu = (event) => {

@@ -5,6 +5,7 @@ import { config, limits, nightText } from "../lib/config.js";
 import { avatar, clear, h, icon, toast } from "../lib/dom.js";
 import { canPrompt, installed, isIos, onInstallChange, promptInstall } from "../lib/install.js";
 import { disablePush, enablePush, getPushSettings, pushState, setShowContent } from "../lib/push.js";
+import { accountCard } from "./account.js";
 import { accountExportCard } from "./data_copy.js";
 import { myReportsCard } from "./report.js";
 
@@ -25,7 +26,7 @@ export function renderSettings(main, ctx) {
     ([status, profile, pushSettings, state]) => {
       if (!alive) return;
       const notifications = notificationsCard(pushSettings, state, cleanups);
-      clear(body, aboutForm(profile), notifications, prefsForm(status.first.prefs), scheduledList(status.entries),
+      clear(body, accountCard(ctx, profile), aboutForm(profile), notifications, prefsForm(status.first.prefs), scheduledList(status.entries),
         myReportsCard(ctx), accountExportCard(ctx.account()));
     },
     (error) => alive && clear(body, h("p", { class: "form-error center", text: describe(error) })),
