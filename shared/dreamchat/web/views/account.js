@@ -18,7 +18,7 @@ function nicknameForm(profile) {
   const error = h("p", { class: "form-error", role: "alert" });
   const form = h("form", { class: "form card account-nickname", novalidate: true, "aria-label": "称呼" },
     h("label", { class: "field", for: "nickname" }, h("span", { text: "希望 TA 们怎么称呼你" }), input),
-    h("small", { class: "field-hint", text: "每位 AI 朋友都会这样叫你，角色卡里的 {{user}} 也会换成它。留空就叫“你”。" }),
+    h("small", { class: "field-hint", text: "每位 AI 朋友都会这样叫你，角色卡里称呼你的地方也会用它。留空就叫“你”。" }),
     error,
     h("div", { class: "form-actions" }, h("button", { type: "submit", class: "btn btn-primary", text: "保存称呼" })));
   form.addEventListener("submit", async (event) => {
