@@ -342,3 +342,18 @@ def test_another_accounts_conversation_is_not_found_for_every_control(person, ai
     ]
     assert [r.status_code for r in foreign] == [404] * len(foreign)
     assert history(person, ai)["messages"] == exchange
+
+
+def test_a_second_new_answer_while_one_is_being_made_is_refused(app, person, ai, exchange) -> None:
+    from dreamchat.domain.models import PairId
+
+    pair = PairId(account_id=person.id, ai_user_id=ai["id"])
+    lease = app.state.services.answers._answering.claim_anew(pair, exchange[0]["id"])  # a tap being answered
+    assert lease.status == "won"
+
+    response = regenerate(person, ai, exchange[1]["id"])
+
+    assert response.status_code == 409
+    assert [m["id"] for m in history(person, ai)["messages"]] == [m["id"] for m in exchange]
+    app.state.services.answers._answering.anew_done(lease)
+    assert regenerate(person, ai, exchange[1]["id"]).status_code == 200  # given back: the next tap works
