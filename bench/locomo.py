@@ -1,9 +1,9 @@
 """The LoCoMo evaluation data as plain values, and the rule that decides whether a fact is "in" a text.
 
 `../shared/data/locomo-dev.json` (relative to the repo root; the environment variable `LOCOMO_DATA`
-names another path, e.g. from a git worktree elsewhere) holds five LoCoMo conversations; see
-`../shared/data/README.md`. Sessions become topics: speaker_a is the person ("user"), speaker_b the
-companion ("assistant").
+names another path, e.g. from a git worktree elsewhere) holds five LoCoMo conversations (Maharana et al.,
+ACL 2024; snap-research/locomo's `data/locomo10.json`, CC BY-NC 4.0: evaluation only, never shipped).
+Sessions become topics: speaker_a is the person ("user"), speaker_b the companion ("assistant").
 """
 
 from __future__ import annotations
@@ -108,7 +108,9 @@ class Dialogue:
 def load(path: Path = DEFAULT_DATA, *, limit: int | None = None, sessions: int | None = None) -> list[Dialogue]:
     """The first `limit` conversations, each cut to its first `sessions` sessions (questions kept)."""
     if not path.exists():
-        raise SystemExit(f"LoCoMo data not found at {path} (see ../shared/data/README.md); pass --data")
+        raise SystemExit(
+            f"LoCoMo data not found at {path} (five conversations of snap-research/locomo's data/locomo10.json); pass --data"
+        )
     raw = json.loads(path.read_text())
     return [_dialogue(item, sessions) for item in raw[:limit]]
 

@@ -37,7 +37,7 @@ CHECK = crisis_check()
 
 
 def test_the_ordinary_messages_are_ordinary_to_the_crisis_check() -> None:
-    """Distress is always answered (README, "The person comes first"): the rates are the draw's on the rest."""
+    """Distress is always answered (docs/safety.md, "The person comes first"): the rates are the draw's on the rest."""
     assert not [text for text in ORDINARY if CHECK.judge(text).distress]
 
 

@@ -522,7 +522,7 @@ def test_answering_forgives_the_days_cap() -> None:
     assert due_of(state, local(15, 9, 31), timedelta(minutes=20)) == local(15, 9, 50)
 
 
-# The night rule's worked examples, as README's table shows them: (interval, last word, due).
+# The night rule's worked examples, as docs/memory.md's table shows them: (interval, last word, due).
 NIGHT_EXAMPLES = [
     (timedelta(minutes=20), local(16, 9), local(16, 9, 20)),
     (timedelta(minutes=20), local(16, 22, 50), local(16, 23, 30)),

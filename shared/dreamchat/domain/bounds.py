@@ -5,7 +5,7 @@ edits), the memory import (`dreamchat.domain.memory_export.check`), a character 
 (`dreamchat.domain.cards`), the AI's tools and the models' structured output (`dreamchat.llm.contracts`).
 What a person or a document sends beyond a bound is refused (422, naming the field), never cut; only a
 model's output is cut to fit (it cannot be asked for less), and a card's texts are cut with every cut
-listed in the answer. README.md ("Bounds") lists them.
+listed in the answer. docs/api.md ("Bounds") lists them.
 """
 
 from __future__ import annotations

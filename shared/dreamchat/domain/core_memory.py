@@ -1,7 +1,7 @@
 """Core memory: what may enter it, what reaches the context, enforced in code rather than trusted to the model.
 
 Every core entry has a source, and each source has its own rules (this table is the one place they are
-stated; README and docs/architecture.md point here):
+stated; docs/memory.md and docs/architecture.md point here):
 
 | source         | written by                          | importance      | monthly cap            | duplicate check             |
 |----------------|-------------------------------------|-----------------|------------------------|-----------------------------|

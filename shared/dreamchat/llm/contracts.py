@@ -1,4 +1,4 @@
-"""The output formats of the structured model calls, exactly as DESIGN.md's "LLM contracts".
+"""The output formats of the structured model calls, exactly as docs/design.md's "LLM contracts".
 
 Extra keys a model adds are ignored; labels and levels are restricted to the spec's sets. Every
 text and list is bounded as a person's own edit of the same memory is (`dreamchat.domain.bounds`):
