@@ -36,7 +36,11 @@ def test_the_shared_base_url_and_key_apply_to_every_key(monkeypatch: pytest.Monk
     monkeypatch.setenv("DREAMCHAT_LLM_TIMEOUT_SECONDS", "7")
     registry = build_registry(Settings())
     for key in MODEL_KEYS:
-        assert (registry[key].base_url, registry[key].api_key, registry[key].timeout) == ("http://proxy.local/v1", "shared", 7.0)
+        assert (registry[key].base_url, registry[key].api_key, registry[key].timeout) == (
+            "http://proxy.local/v1",
+            "shared",
+            7.0,
+        )
 
 
 def test_the_media_roles_take_only_their_own_settings(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -49,7 +53,10 @@ def test_the_media_roles_take_only_their_own_settings(monkeypatch: pytest.Monkey
     assert not registry["speech_to_text"].configured and not registry["text_to_speech"].configured
     assert registry["speech_to_text"].base_url == OPENAI_URL
     assert (registry["vision"].base_url, registry["vision"].model, registry["vision"].api_key) == (
-        "http://127.0.0.1:9/v1", "qwen-vl-max", "eyes")
+        "http://127.0.0.1:9/v1",
+        "qwen-vl-max",
+        "eyes",
+    )
 
 
 def test_a_per_key_override_beats_the_shared_default(monkeypatch: pytest.MonkeyPatch) -> None:

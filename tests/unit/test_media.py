@@ -40,8 +40,17 @@ def picture(size: tuple[int, int], fmt: str, mode: str = "RGB", **save: object) 
 
 def media(kind: str, text: str = "", state: str = "owed") -> Media:
     return Media.model_validate(
-        {"id": "m1", "account_id": "a", "ai_user_id": "b", "kind": kind, "content_type": "x", "size": 1,
-         "created_at": 0, "text": text, "text_state": state}
+        {
+            "id": "m1",
+            "account_id": "a",
+            "ai_user_id": "b",
+            "kind": kind,
+            "content_type": "x",
+            "size": 1,
+            "created_at": 0,
+            "text": text,
+            "text_state": state,
+        }
     )
 
 
@@ -77,7 +86,8 @@ def test_a_video_is_not_a_voice_message() -> None:
 
 
 @pytest.mark.parametrize(
-    "data", [b"", b"hello, this is text", b"%PDF-1.7\n" + bytes(100), b"GIF89a" + bytes(100), b"\xff\xd8\xff" + bytes(50)]
+    "data",
+    [b"", b"hello, this is text", b"%PDF-1.7\n" + bytes(100), b"GIF89a" + bytes(100), b"\xff\xd8\xff" + bytes(50)],
 )
 def test_what_is_not_an_accepted_picture_or_recording_is_refused_by_its_bytes(data) -> None:
     with pytest.raises(MediaProblem) as refused:
@@ -99,7 +109,12 @@ def test_a_cut_off_recording_counts_what_it_holds() -> None:
 
 @pytest.mark.parametrize(
     ("fmt", "mode", "kept_as"),
-    [("JPEG", "RGB", "image/jpeg"), ("PNG", "RGBA", "image/png"), ("WEBP", "RGB", "image/jpeg"), ("HEIF", "RGB", "image/jpeg")],
+    [
+        ("JPEG", "RGB", "image/jpeg"),
+        ("PNG", "RGBA", "image/png"),
+        ("WEBP", "RGB", "image/jpeg"),
+        ("HEIF", "RGB", "image/jpeg"),
+    ],
 )
 def test_a_picture_is_shrunk_to_1600_pixels_and_kept_as_jpeg_or_png(fmt, mode, kept_as) -> None:
     kept = inspect(picture((3200, 1800), fmt, mode))
@@ -126,7 +141,9 @@ def _png_claiming(width: int, height: int) -> bytes:
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 64)) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 64)) + chunk(b"IEND", b"")
+    )
 
 
 def test_a_small_file_claiming_a_huge_canvas_is_refused_before_it_is_decoded() -> None:

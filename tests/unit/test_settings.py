@@ -44,7 +44,9 @@ def test_every_setting_is_documented_in_the_readme() -> None:
     from dreamchat.config import MEDIA_KEYS, MODEL_KEYS
 
     readme = (Path(__file__).parents[2] / "README.md").read_text()
-    per_key = [f"{key}_" for key in (*MODEL_KEYS, *MEDIA_KEYS)]  # documented once as DREAMCHAT_<KEY>_BASE_URL / _API_KEY / _MODEL
+    per_key = [
+        f"{key}_" for key in (*MODEL_KEYS, *MEDIA_KEYS)
+    ]  # documented once as DREAMCHAT_<KEY>_BASE_URL / _API_KEY / _MODEL
     names = [f"DREAMCHAT_{n.upper()}" for n in Settings.model_fields if not n.startswith(tuple(per_key))]
     assert [name for name in names if name not in readme] == []
     assert all(key.upper() in readme for key in (*MODEL_KEYS, *MEDIA_KEYS))
