@@ -22,6 +22,8 @@ MODEL_KEYS = (
     "doubao_mid_to_long",
     "deepseek_core_memory",
 )
+# the roles that hear, speak and see (issue 41): each configured like a model key, none required
+MEDIA_KEYS = ("speech_to_text", "text_to_speech", "vision")
 
 DEFAULT_EXIT_KEYWORDS = ("退出陪伴", "停止服务", "stop talking to me")
 DEFAULT_FAREWELLS = ["再见", "拜拜", "下次聊", "晚安", "回头聊", "bye", "goodbye", "good night"]
@@ -94,6 +96,15 @@ class Settings(BaseSettings):
     deepseek_core_memory_base_url: str | None = None
     deepseek_core_memory_api_key: SecretStr | None = None
     deepseek_core_memory_model: str | None = None
+    speech_to_text_base_url: str | None = None
+    speech_to_text_api_key: SecretStr | None = None
+    speech_to_text_model: str | None = None
+    text_to_speech_base_url: str | None = None
+    text_to_speech_api_key: SecretStr | None = None
+    text_to_speech_model: str | None = None
+    vision_base_url: str | None = None
+    vision_api_key: SecretStr | None = None
+    vision_model: str | None = None
 
     # embeddings (the sixth role): the same pattern, then a local model or BM25 alone
     embedding_provider: Literal["auto", "api", "local", "none"] = "auto"

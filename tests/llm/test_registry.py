@@ -5,21 +5,24 @@ from __future__ import annotations
 import pytest
 from pydantic import SecretStr
 
-from dreamchat.config import MODEL_KEYS, Settings
+from dreamchat.config import MEDIA_KEYS, MODEL_KEYS, Settings
 from dreamchat.llm.gateway import OpenAIGateway
-from dreamchat.llm.registry import ARK_URL, DASHSCOPE_URL, DEEPSEEK_URL, build_registry
+from dreamchat.llm.registry import ARK_URL, DASHSCOPE_URL, DEEPSEEK_URL, OPENAI_URL, build_registry
 from tests.fakes.fake_llm import FakeLLMServer
 
 
 def test_every_key_defaults_to_its_provider_and_model() -> None:
     registry = build_registry(Settings())
-    assert set(registry) == set(MODEL_KEYS)
+    assert set(registry) == {*MODEL_KEYS, *MEDIA_KEYS}
     assert [(c.base_url, c.model, c.temperature) for c in registry.values()] == [
         (DEEPSEEK_URL, "deepseek-chat", 1.0),
         (DEEPSEEK_URL, "deepseek-reasoner", 1.0),
         (DASHSCOPE_URL, "qwen-plus", 0.3),
         (ARK_URL, "doubao-pro-32k", 0.3),
         (DEEPSEEK_URL, "deepseek-chat", 0.2),
+        (OPENAI_URL, "gpt-4o-mini-transcribe", 0.0),
+        (OPENAI_URL, "gpt-4o-mini-tts", 1.0),
+        (DASHSCOPE_URL, "qwen-vl-plus", 0.2),
     ]
 
 
@@ -31,8 +34,29 @@ def test_the_shared_base_url_and_key_apply_to_every_key(monkeypatch: pytest.Monk
     monkeypatch.setenv("DREAMCHAT_LLM_BASE_URL", "http://proxy.local/v1")
     monkeypatch.setenv("DREAMCHAT_LLM_API_KEY", "shared")
     monkeypatch.setenv("DREAMCHAT_LLM_TIMEOUT_SECONDS", "7")
-    for config in build_registry(Settings()).values():
-        assert (config.base_url, config.api_key, config.timeout) == ("http://proxy.local/v1", "shared", 7.0)
+    registry = build_registry(Settings())
+    for key in MODEL_KEYS:
+        assert (registry[key].base_url, registry[key].api_key, registry[key].timeout) == (
+            "http://proxy.local/v1",
+            "shared",
+            7.0,
+        )
+
+
+def test_the_media_roles_take_only_their_own_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DREAMCHAT_LLM_BASE_URL", "http://proxy.local/v1")
+    monkeypatch.setenv("DREAMCHAT_LLM_API_KEY", "shared")
+    monkeypatch.setenv("DREAMCHAT_VISION_API_KEY", "eyes")
+    monkeypatch.setenv("DREAMCHAT_VISION_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("DREAMCHAT_VISION_MODEL", "qwen-vl-max")
+    registry = build_registry(Settings())
+    assert not registry["speech_to_text"].configured and not registry["text_to_speech"].configured
+    assert registry["speech_to_text"].base_url == OPENAI_URL
+    assert (registry["vision"].base_url, registry["vision"].model, registry["vision"].api_key) == (
+        "http://127.0.0.1:9/v1",
+        "qwen-vl-max",
+        "eyes",
+    )
 
 
 def test_a_per_key_override_beats_the_shared_default(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -41,13 +41,15 @@ def test_local_mode_creates_and_keeps_a_jwt_secret(tmp_path) -> None:
 def test_every_setting_is_documented_in_the_settings_page() -> None:
     from pathlib import Path
 
-    from dreamchat.config import MODEL_KEYS
+    from dreamchat.config import MEDIA_KEYS, MODEL_KEYS
 
     readme = (Path(__file__).parents[2] / "docs" / "settings.md").read_text()
-    per_key = [f"{key}_" for key in MODEL_KEYS]  # documented once as DREAMCHAT_<KEY>_BASE_URL / _API_KEY / _MODEL
+    per_key = [
+        f"{key}_" for key in (*MODEL_KEYS, *MEDIA_KEYS)
+    ]  # documented once as DREAMCHAT_<KEY>_BASE_URL / _API_KEY / _MODEL
     names = [f"DREAMCHAT_{n.upper()}" for n in Settings.model_fields if not n.startswith(tuple(per_key))]
     assert [name for name in names if name not in readme] == []
-    assert all(key.upper() in readme for key in MODEL_KEYS)
+    assert all(key.upper() in readme for key in (*MODEL_KEYS, *MEDIA_KEYS))
 
 
 def test_lists_may_be_comma_separated(monkeypatch) -> None:

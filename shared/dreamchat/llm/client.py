@@ -103,6 +103,24 @@ class OpenAIClient:
     def _create(self, key: str, *, deadline: Deadline | None = None, share: float = 1.0, **params: Any) -> Any:
         """`chat.completions.create` with our retry policy; SDK errors become LLMUnavailable.
         With a deadline, each attempt's timeout is `share` of the time left, and no attempt starts late."""
+
+        def create(client: OpenAI, config: ModelConfig, timeout: float) -> Any:
+            return client.chat.completions.create(
+                model=config.model, temperature=config.temperature, timeout=timeout, **params
+            )
+
+        return self.call(key, create, deadline=deadline, share=share)
+
+    def call[T](
+        self,
+        key: str,
+        request: Callable[[OpenAI, ModelConfig, float], T],
+        *,
+        deadline: Deadline | None = None,
+        share: float = 1.0,
+    ) -> T:
+        """`request(client, config, timeout)` with our retry policy: any endpoint of the protocol (the media
+        roles' audio and vision calls too). SDK errors become LLMUnavailable."""
         config = self._config(key)
         client = self._client(config)
         deadline = deadline or models_deadline()
@@ -111,9 +129,7 @@ class OpenAIClient:
             timeout = _timeout(key, config.timeout, deadline, share)
             started = self._monotonic()
             try:
-                return client.chat.completions.create(
-                    model=config.model, temperature=config.temperature, timeout=timeout, **params
-                )
+                return request(client, config, timeout)
             except (openai.APIError, json.JSONDecodeError) as error:
                 self._record(key, started, TokenUsage(), ok=False)
                 delay = self._delay(attempt, error)

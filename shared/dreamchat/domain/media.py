@@ -1,0 +1,103 @@
+"""What a person may send beside text: a photo or a voice note. The limits each obeys, and the words that
+stand for it wherever text is read (the log, the memory, the crisis check, the context and the model).
+
+A voice note's transcript and a photo's description are the text of the message; until the model that
+writes them has answered, the message says plainly what it is ("语音（未转写）", "一张图片") and the work
+is owed, to be redone when the model is back.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from dreamchat.domain.models import Entity
+
+MediaKind = Literal["image", "audio"]
+TextState = Literal["owed", "done"]  # owed: no transcript or description yet (no model, or it failed)
+
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp", "image/heic")
+AUDIO_TYPES = ("audio/webm", "audio/ogg", "audio/mp4", "audio/mpeg")
+IMAGE_MAX_BYTES = 8 * 1024 * 1024
+IMAGE_MAX_SIDE = 1600  # pixels, the longer side, after the server's resize
+# a larger picture is refused before it is decoded: a small file may claim a huge canvas (a bomb)
+IMAGE_MAX_PIXELS = 50_000_000
+AUDIO_MAX_BYTES = 2 * 1024 * 1024
+AUDIO_MAX_SECONDS = 60.0
+
+UNHEARD = "语音（未转写）"
+UNSEEN = "一张图片"
+
+
+class MediaProblem(ValueError):
+    """An upload broke a rule; `rule` names it for the 422 (type, size, pixels, duration, decode)."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+
+
+class Media(Entity):
+    """A photo or a voice note of one pair, kept in the blob store under `blob_key`."""
+
+    id: str
+    account_id: str
+    ai_user_id: str
+    kind: MediaKind
+    content_type: str
+    size: int
+    created_at: int
+    width: int | None = None
+    height: int | None = None
+    duration_s: float | None = None
+    text: str = ""  # the transcript of a voice note, the description of a photo
+    text_state: TextState = "owed"
+    flagged: bool = False  # the vision model saw self-harm, weapons, pills or a crisis scene
+    message_id: str | None = None  # the message that carries it, once sent
+    by: Literal["person", "ai"] = "person"
+
+
+def kind_of(content_type: str) -> MediaKind:
+    """The kind of an accepted type; MediaProblem for any other."""
+    if content_type in IMAGE_TYPES:
+        return "image"
+    if content_type in AUDIO_TYPES:
+        return "audio"
+    raise MediaProblem("type", f"not an accepted type: {content_type}")
+
+
+def check_size(kind: MediaKind, size: int) -> None:
+    limit = IMAGE_MAX_BYTES if kind == "image" else AUDIO_MAX_BYTES
+    if size > limit:
+        raise MediaProblem("size", f"a {kind} file may be at most {limit // (1024 * 1024)} MB")
+    if size == 0:
+        raise MediaProblem("size", "the file is empty")
+
+
+def check_pixels(width: int, height: int) -> None:
+    if width * height > IMAGE_MAX_PIXELS:
+        raise MediaProblem("pixels", f"a picture may have at most {IMAGE_MAX_PIXELS:,} pixels")
+
+
+def check_duration(seconds: float) -> None:
+    if seconds > AUDIO_MAX_SECONDS:
+        raise MediaProblem("duration", f"a voice message may be at most {AUDIO_MAX_SECONDS:.0f} seconds")
+    if seconds <= 0:
+        raise MediaProblem("duration", "the recording has no sound in it")
+
+
+def fitted(width: int, height: int, side: int = IMAGE_MAX_SIDE) -> tuple[int, int]:
+    """The size a picture is kept at: its longer side at most `side`, the proportions kept."""
+    longer = max(width, height)
+    if longer <= side:
+        return width, height
+    return max(1, round(width * side / longer)), max(1, round(height * side / longer))
+
+
+def message_text(media: Media, content: str = "") -> str:
+    """What the rest of the system reads for a message with media: its words for the media, then what the
+    person typed beside it."""
+    if media.kind == "audio":
+        said = f"[语音] {media.text}" if media.text_state == "done" and media.text else f"[{UNHEARD}]"
+    else:
+        said = f"[图片：{media.text if media.text_state == 'done' and media.text else UNSEEN}]"
+    return f"{said} {content}".strip() if content.strip() else said

@@ -1,0 +1,172 @@
+"""The media rules (dreamchat.domain.media) and an upload read from its bytes (adapters/media_files.py):
+real recordings made with ffmpeg (tests/data/media/README.md), pictures made here with Pillow."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from dreamchat.adapters.media_files import inspect
+from dreamchat.domain.media import (
+    AUDIO_MAX_BYTES,
+    IMAGE_MAX_SIDE,
+    Media,
+    MediaProblem,
+    fitted,
+    message_text,
+)
+
+MEDIA = Path(__file__).resolve().parents[1] / "data" / "media"
+
+
+def recording(name: str) -> bytes:
+    return (MEDIA / name).read_bytes()
+
+
+def picture(size: tuple[int, int], fmt: str, mode: str = "RGB", **save: object) -> bytes:
+    if fmt == "HEIF":
+        from pillow_heif import register_heif_opener
+
+        register_heif_opener()
+    out = io.BytesIO()
+    Image.new(mode, size, "orange").save(out, format=fmt, **save)
+    return out.getvalue()
+
+
+def media(kind: str, text: str = "", state: str = "owed") -> Media:
+    return Media.model_validate(
+        {
+            "id": "m1",
+            "account_id": "a",
+            "ai_user_id": "b",
+            "kind": kind,
+            "content_type": "x",
+            "size": 1,
+            "created_at": 0,
+            "text": text,
+            "text_state": state,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "content_type"),
+    [("voice.webm", "audio/webm"), ("voice.ogg", "audio/ogg"), ("voice.m4a", "audio/mp4"), ("voice.mp3", "audio/mpeg")],
+)
+def test_a_short_recording_of_each_type_is_kept_with_its_length(name, content_type) -> None:
+    kept = inspect(recording(name))
+    assert (kept.kind, kept.content_type) == ("audio", content_type)
+    assert kept.duration_s == pytest.approx(3.0, abs=0.15)
+    assert kept.data == recording(name)
+
+
+@pytest.mark.parametrize("name", ["long.webm", "long.ogg", "long.m4a", "long.mp3"])
+def test_a_recording_over_a_minute_is_refused(name) -> None:
+    with pytest.raises(MediaProblem) as refused:
+        inspect(recording(name))
+    assert refused.value.rule == "duration"
+
+
+@pytest.mark.parametrize("name", ["liar.webm", "liar.ogg", "liar.m4a", "liar.mp3"])
+def test_a_recording_whose_header_claims_five_seconds_but_holds_75_is_refused(name) -> None:
+    with pytest.raises(MediaProblem) as refused:
+        inspect(recording(name))
+    assert refused.value.rule == "duration"
+
+
+def test_a_video_is_not_a_voice_message() -> None:
+    with pytest.raises(MediaProblem) as refused:
+        inspect(recording("clip.webm"))
+    assert refused.value.rule == "type"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"hello, this is text", b"%PDF-1.7\n" + bytes(100), b"GIF89a" + bytes(100), b"\xff\xd8\xff" + bytes(50)],
+)
+def test_what_is_not_an_accepted_picture_or_recording_is_refused_by_its_bytes(data) -> None:
+    with pytest.raises(MediaProblem) as refused:
+        inspect(data)
+    assert refused.value.rule in ("type", "decode", "size")
+
+
+def test_a_recording_over_two_megabytes_is_refused_before_it_is_read() -> None:
+    with pytest.raises(MediaProblem) as refused:
+        inspect(recording("voice.ogg") + bytes(AUDIO_MAX_BYTES))
+    assert refused.value.rule == "size"
+
+
+def test_a_cut_off_recording_counts_what_it_holds() -> None:
+    data = recording("voice.ogg")
+    kept = inspect(data[: len(data) * 2 // 3])
+    assert 0.5 < (kept.duration_s or 0) < 2.5
+
+
+@pytest.mark.parametrize(
+    ("fmt", "mode", "kept_as"),
+    [
+        ("JPEG", "RGB", "image/jpeg"),
+        ("PNG", "RGBA", "image/png"),
+        ("WEBP", "RGB", "image/jpeg"),
+        ("HEIF", "RGB", "image/jpeg"),
+    ],
+)
+def test_a_picture_is_shrunk_to_1600_pixels_and_kept_as_jpeg_or_png(fmt, mode, kept_as) -> None:
+    kept = inspect(picture((3200, 1800), fmt, mode))
+    assert (kept.kind, kept.content_type, kept.width, kept.height) == ("image", kept_as, IMAGE_MAX_SIDE, 900)
+    assert Image.open(io.BytesIO(kept.data)).size == (IMAGE_MAX_SIDE, 900)
+
+
+def test_a_small_picture_keeps_its_size() -> None:
+    kept = inspect(picture((640, 480), "JPEG"))
+    assert (kept.width, kept.height) == (640, 480)
+
+
+def test_a_photo_is_turned_upright_and_loses_its_exif() -> None:
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotated 90° clockwise
+    exif[0x010F] = "PhoneMaker"
+    kept = inspect(picture((400, 200), "JPEG", exif=exif.tobytes()))
+    assert (kept.width, kept.height) == (200, 400)
+    assert not Image.open(io.BytesIO(kept.data)).getexif()
+
+
+def _png_claiming(width: int, height: int) -> bytes:
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 64)) + chunk(b"IEND", b"")
+    )
+
+
+def test_a_small_file_claiming_a_huge_canvas_is_refused_before_it_is_decoded() -> None:
+    with pytest.raises(MediaProblem) as refused:
+        inspect(_png_claiming(60_000, 60_000))
+    assert refused.value.rule == "pixels"
+
+
+def test_a_damaged_picture_is_refused() -> None:
+    data = picture((800, 600), "PNG")
+    with pytest.raises(MediaProblem) as refused:
+        inspect(data[:200])
+    assert refused.value.rule == "decode"
+
+
+def test_the_kept_size_keeps_the_proportions() -> None:
+    assert fitted(4000, 3000) == (1600, 1200)
+    assert fitted(1000, 5000) == (320, 1600)
+    assert fitted(1600, 10) == (1600, 10)
+
+
+def test_the_words_for_a_voice_note_and_a_photo() -> None:
+    assert message_text(media("audio", "今天好累", "done")) == "[语音] 今天好累"
+    assert message_text(media("audio")) == "[语音（未转写）]"
+    assert message_text(media("image", "一只橘猫趴在窗台上", "done"), "看！") == "[图片：一只橘猫趴在窗台上] 看！"
+    assert message_text(media("image")) == "[图片：一张图片]"
