@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from dreamchat.config import MODEL_KEYS, Settings
+from dreamchat.config import MEDIA_KEYS, MODEL_KEYS, Settings
 from dreamchat.llm.registry import ARK_URL, DASHSCOPE_URL, DEEPSEEK_URL, build_registry
 
 README = Path(__file__).parents[2] / "README.md"
@@ -22,10 +22,11 @@ def recipe(after: str) -> dict[str, str]:
 def test_one_deepseek_key_serves_every_role_and_no_embeddings_call_goes_to_deepseek() -> None:
     settings = Settings(_env_file=None, **recipe("**One DeepSeek key"))  # type: ignore[call-arg]
     models = build_registry(settings)
-    assert {key: (m.base_url, m.api_key) for key, m in models.items()} == {
+    assert not any(models[role].configured for role in MEDIA_KEYS)  # DeepSeek neither hears, speaks nor sees
+    assert {key: (models[key].base_url, models[key].api_key) for key in MODEL_KEYS} == {
         key: (DEEPSEEK_URL, "sk-...") for key in MODEL_KEYS
     }
-    assert {m.model for m in models.values()} <= {"deepseek-chat", "deepseek-reasoner"}
+    assert {models[key].model for key in MODEL_KEYS} <= {"deepseek-chat", "deepseek-reasoner"}
     assert settings.llm_configured
     assert settings.embedding_provider == "local"
 
