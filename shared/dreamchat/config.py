@@ -26,7 +26,20 @@ MODEL_KEYS = (
 MEDIA_KEYS = ("speech_to_text", "text_to_speech", "vision")
 
 DEFAULT_EXIT_KEYWORDS = ("退出陪伴", "停止服务", "stop talking to me")
-DEFAULT_FAREWELLS = ["再见", "拜拜", "下次聊", "晚安", "回头聊", "bye", "goodbye", "good night"]
+DEFAULT_FAREWELLS = [
+    "再见",
+    "拜拜",
+    "下次聊",
+    "晚安",
+    "回头聊",
+    "明天见",
+    "先睡了",
+    "去睡了",
+    "bye",
+    "goodbye",
+    "good night",
+    "see you",
+]
 
 
 def _word_list(value: object) -> object:

@@ -38,7 +38,13 @@ def test_a_reply_of_several_lines_arrives_as_several_messages(person, ai, fake_l
     assert [name for name, _ in events] == ["message", "message", "done"]
     assert [data["content"] for _, data in events[:2]] == ["嗨~在呢", "今天过得怎么样？"]
     assert [data["index"] for _, data in events[:2]] == [0, 1]
-    assert events[-1][1] == {"replied": True, "topic_ended": False, "message_count": 2, "read_after_ms": 0}
+    assert events[-1][1] == {
+        "replied": True,
+        "topic_ended": False,
+        "message_count": 2,
+        "read_after_ms": 0,
+        "reason": None,
+    }
     stored = history(person, ai)
     assert [(m["role"], m["content"]) for m in stored] == [
         ("user", "你好"),
@@ -77,6 +83,7 @@ def test_the_ai_may_read_without_replying(person, ai, fake_llm) -> None:
         "replied": False,
         "topic_ended": False,
         "message_count": 0,
+        "reason": "read_no_reply",  # the client can say why no answer came
     }
     assert 2000 <= done["read_after_ms"] <= 8000  # 已读 after a human-like pause
     assert [(m["role"], m["read_no_reply"]) for m in history(person, ai)] == [("user", True)]

@@ -223,7 +223,7 @@ def test_while_taken_over_the_ai_does_not_answer_and_no_heartbeat_is_sent(client
     events = chat(alice, ai_id, "你还在吗")
     assert events == [
         ("notice", {"kind": "staff", "text": STAFF_NOTICE}),
-        ("done", {"replied": False, "topic_ended": False, "message_count": 0, "read_after_ms": 0}),
+        ("done", {"replied": False, "topic_ended": False, "message_count": 0, "read_after_ms": 0, "reason": None}),
     ]
     assert len(fake_llm.requests_for(CHAT_MODEL)) == asked  # no model call
     assert history(alice, ai_id)[-1]["content"] == "你还在吗"  # and no AI message

@@ -28,7 +28,7 @@ from tests.fakes.fake_push import FakePushService
 CHAT_MODEL = "deepseek-chat"
 ANSWER = "我在呢，今天怎么样？"
 CRISIS = "我今晚就准备自杀"
-DONE = {"replied": True, "topic_ended": False, "message_count": 1, "read_after_ms": 0}
+DONE = {"replied": True, "topic_ended": False, "message_count": 1, "read_after_ms": 0, "reason": None}
 
 
 @pytest.fixture

@@ -256,3 +256,17 @@ def test_import_memory_prints_the_time_per_100_entries_and_the_calls_for_each_si
     for entries, calls, vectors, owed in rows:  # every memory gets its vectors, ten texts a call
         assert int(vectors) + int(owed) == int(entries) + int(entries) // 4
         assert int(calls) < int(vectors)
+
+
+def test_reply_rates_prints_each_level_and_a_full_answer_for_each_always_answered_kind() -> None:
+    from bench import reply_rates
+
+    text = run(reply_rates.main, "--rounds", "20")
+    rows = re.findall(r"^(\S+?)\u3000*\s+(\d+)%\s+[\d.]+%\s+([\d.]+)%((?:\s+[\d.]+%){5})$", text, re.MULTILINE)
+    assert [r[0] for r in rows] == ["特别关心", "关系较好", "一般", "关系冷淡", "决裂"]
+    for level, spec, measured, shares in rows:
+        always = shares.split()[:4]
+        if level != "决裂":
+            assert always == ["100.0%"] * 4, level
+        assert abs(float(measured) - int(spec)) < 8, level
+    assert "always answered over the mix" in text and "## How the classifier reads each labelled kind" in text

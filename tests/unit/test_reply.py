@@ -7,10 +7,12 @@ import pytest
 from dreamchat.adapters.runtime import SeededRandom
 from dreamchat.domain.models import RelationshipLevel
 from dreamchat.domain.reply import (
+    ALWAYS_ANSWERED_SHARE,
     MAX_MESSAGES,
     decide_reply,
     is_late_night,
     reply_probability,
+    rest_rate,
     shorten,
     split_messages,
     typing_delay,
@@ -21,43 +23,40 @@ PLAIN = "今天去公园散步了"  # no question, nothing urgent, not boring
 AFTERNOON = 15
 
 SPEC_RATES = [("特别关心", 0.95), ("关系较好", 0.80), ("一般", 0.60), ("关系冷淡", 0.30), ("决裂", 0.05)]
+REST = rest_rate("一般")
+ALWAYS = ["question", "memory", "farewell", "answer"]
 
 
 # --- how likely a reply is ----------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("level", "rate"), SPEC_RATES)
-def test_a_plain_message_is_answered_at_the_levels_reply_rate(level: RelationshipLevel, rate: float) -> None:
-    assert reply_probability(level, PLAIN) == pytest.approx(rate)
+def test_the_rest_rate_keeps_the_spec_rate_over_a_mix_with_the_always_answered_share(
+    level: RelationshipLevel, rate: float
+) -> None:
+    share = 0.0 if level == "决裂" else ALWAYS_ANSWERED_SHARE
+    assert share + (1 - share) * rest_rate(level) == pytest.approx(max(rate, share))
+    assert 0 <= rest_rate(level) <= rate
 
 
-@pytest.mark.parametrize(
-    "question", ["你今天去哪了？", "真的吗", "你呢", "为什么这样", "能不能陪我聊聊", "are you ok?"]
-)
-def test_a_question_is_more_likely_to_be_answered(question: str) -> None:
-    assert reply_probability("一般", question) == pytest.approx(0.75)
+def test_at_the_break_up_the_rest_rate_is_the_spec_rate() -> None:
+    assert rest_rate("决裂") == pytest.approx(0.05)
+
+
+@pytest.mark.parametrize(("level", "rate"), SPEC_RATES)
+def test_a_plain_message_is_answered_at_the_levels_rest_rate(level: RelationshipLevel, rate: float) -> None:
+    assert reply_probability(level, PLAIN) == pytest.approx(max(rest_rate(level), 0.02))
 
 
 @pytest.mark.parametrize("urgent", ["我好难过", "救命", "我生病了", "在吗", "我想你"])
 def test_an_urgent_message_is_much_more_likely_to_be_answered(urgent: str) -> None:
-    assert reply_probability("一般", urgent) == pytest.approx(0.90)
+    assert reply_probability("一般", urgent) == pytest.approx(REST + 0.3)
 
 
-def test_an_urgent_question_gets_the_urgent_nudge_only() -> None:
-    assert reply_probability("一般", "你在吗？") == pytest.approx(0.90)
-
-
-@pytest.mark.parametrize("boring", ["嗯", "嗯嗯嗯", "哦", "ok", "OK", "k", "哈哈哈", "。。。", "...", "  好  "])
-def test_a_boring_message_is_less_likely_to_be_answered(boring: str) -> None:
-    assert reply_probability("一般", boring) == pytest.approx(0.35)
-
-
-def test_a_bare_question_mark_is_both_a_question_and_boring() -> None:
-    assert reply_probability("一般", "？") == pytest.approx(0.50)
-
-
-def test_a_word_that_merely_starts_like_a_boring_one_is_not_boring() -> None:
-    assert reply_probability("一般", "好想去海边") == pytest.approx(0.60)
+@pytest.mark.parametrize("boring", ["嗯", "嗯嗯嗯", "哦", "ok", "OK", "k", "哈哈哈", "。。。", "...", "  好  ", "？"])
+def test_a_boring_message_is_drawn_at_the_rest_rate(boring: str) -> None:
+    assert reply_probability("一般", boring) == pytest.approx(REST)
+    assert decide_reply("一般", None, AFTERNOON, boring, 0.99, asked=None).reason is None
 
 
 def test_the_probability_never_reaches_certainty() -> None:
@@ -65,21 +64,36 @@ def test_the_probability_never_reaches_certainty() -> None:
 
 
 def test_the_probability_never_falls_to_zero() -> None:
-    assert reply_probability("决裂", "嗯") == 0.02
+    assert reply_probability("关系冷淡", PLAIN) == 0.02
 
 
 # --- the decision -------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("asked", ALWAYS)
+@pytest.mark.parametrize("level", ["特别关心", "关系较好", "一般", "关系冷淡"])
+def test_an_always_answered_message_is_answered_whatever_the_draw(asked, level: RelationshipLevel) -> None:
+    decision = decide_reply(level, "失落", 3, "你最近在听什么歌？", random=0.999, asked=asked)
+    assert decision.inclined and decision.reason == asked and decision.probability == 1.0
+    assert "你想回复这条消息" in reply_guidance(decision)
+
+
+@pytest.mark.parametrize("asked", ALWAYS)
+def test_at_the_break_up_nothing_is_always_answered(asked) -> None:
+    decision = decide_reply("决裂", None, AFTERNOON, "你最近在听什么歌？", random=0.5, asked=asked)
+    assert not decision.inclined and decision.reason is None
+    assert decision.probability == pytest.approx(0.05)
+
+
 def test_a_random_number_below_the_probability_inclines_the_ai_to_reply() -> None:
-    decision = decide_reply("一般", None, AFTERNOON, PLAIN, random=0.59)
-    assert decision.inclined
-    assert decision.probability == pytest.approx(0.60)
+    decision = decide_reply("一般", None, AFTERNOON, PLAIN, random=REST - 0.01)
+    assert decision.inclined and decision.reason is None
+    assert decision.probability == pytest.approx(REST)
     assert "你想回复这条消息" in reply_guidance(decision)
 
 
 def test_a_random_number_at_or_above_the_probability_inclines_the_ai_to_stay_silent() -> None:
-    decision = decide_reply("一般", None, AFTERNOON, PLAIN, random=0.60)
+    decision = decide_reply("一般", None, AFTERNOON, PLAIN, random=REST)
     assert not decision.inclined
     assert "不回复" in reply_guidance(decision)
 
@@ -90,10 +104,10 @@ def test_the_decision_is_the_same_for_the_same_random_number() -> None:
     assert first == second
 
 
-def test_over_many_draws_the_share_of_inclined_decisions_follows_the_rate() -> None:
+def test_over_many_draws_the_share_of_inclined_decisions_follows_the_rest_rate() -> None:
     rng = SeededRandom(11)
     inclined = sum(decide_reply("关系较好", None, AFTERNOON, PLAIN, rng.random()).inclined for _ in range(2000))
-    assert 0.76 < inclined / 2000 < 0.84
+    assert rest_rate("关系较好") - 0.04 < inclined / 2000 < rest_rate("关系较好") + 0.04
 
 
 def test_the_guidance_starts_with_its_heading() -> None:
@@ -222,13 +236,13 @@ def test_by_default_the_delay_is_the_spec_formula_up_to_its_maximum_for_the_long
 
 def test_mood_and_late_night_nudge_the_reply_probability() -> None:
     ordinary = "好想去海边"
-    assert reply_probability("一般", ordinary, None, 14) == pytest.approx(0.60)
-    assert reply_probability("一般", ordinary, "失落", 14) == pytest.approx(0.50)
-    assert reply_probability("一般", ordinary, "好奇", 14) == pytest.approx(0.65)
-    assert reply_probability("一般", ordinary, None, 2) == pytest.approx(0.50)
+    assert reply_probability("一般", ordinary, None, 14) == pytest.approx(REST)
+    assert reply_probability("一般", ordinary, "失落", 14) == pytest.approx(REST - 0.10)
+    assert reply_probability("一般", ordinary, "好奇", 14) == pytest.approx(REST + 0.05)
+    assert reply_probability("一般", ordinary, None, 2) == pytest.approx(REST - 0.10)
     assert reply_probability("决裂", "嗯", "失落", 2) == pytest.approx(0.02)
 
 
 def test_the_draw_decides_and_the_same_number_decides_the_same() -> None:
-    assert decide_reply("一般", None, 14, "好想去海边", 0.59).inclined
-    assert not decide_reply("一般", None, 14, "好想去海边", 0.60).inclined
+    assert decide_reply("一般", None, 14, "好想去海边", REST - 0.01).inclined
+    assert not decide_reply("一般", None, 14, "好想去海边", REST).inclined

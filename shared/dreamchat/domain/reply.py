@@ -1,11 +1,13 @@
 """How the AI answers: the reply decision, one message per line (at most five, 2,000 characters
 each), typing delays.
 
-The decision is a draw against the relationship's reply rate (the spec's 95/80/60/30/5 %),
-nudged by the current mood, the time of day and the message itself (urgent, a question,
-boring). When the draw says no, the turn is 已读不回 and the model is not asked; when it says
-yes, the model reads guidance and may still answer nothing. Given the same random number it
-is the same.
+The decision reads the message first (`dreamchat.domain.asked`): a question or request to the AI, a
+message that names a memory, a goodnight or goodbye, or an answer to the AI's own question is always
+answered, at every level but 决裂. The rest is a draw against the level's rate for the rest
+(`rest_rate`: the spec's 95/80/60/30/5 % lowered so that, over a realistic mix of messages, the overall
+rate is still the spec's), nudged by the current mood, the time of day and the message (urgent, boring).
+When the draw says no, the turn is 已读不回 and the model is not asked; when it says yes, the model reads
+guidance and may still answer nothing. Given the same random number it is the same.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from dreamchat.domain.asked import AnswerReason
 from dreamchat.domain.bounds import MESSAGE_CHARS
 from dreamchat.domain.clock import usual_night
 from dreamchat.domain.models import BasicEmotion, RelationshipLevel
@@ -22,10 +25,14 @@ from dreamchat.domain.text import is_blank
 MAX_MESSAGES = 5
 READ_PAUSE_MIN, READ_PAUSE_MAX = 2.0, 8.0
 CRISIS_MAX_DELAY_SECONDS = 3.0  # a person in crisis (or distress) never waits on a simulated typist
-_BORING = re.compile(r"^(嗯+|哦+|噢+|额+|呃+|好+|行|ok|okay|k|哈+|呵呵|。+|…+|\.+|\?+|？+)$", re.IGNORECASE)
-_QUESTION = re.compile(r"[?？吗呢]\s*$|为什么|怎么|什么|能不能|可不可以|好不好")
 _URGENT = re.compile(r"救命|难过|伤心|想哭|崩溃|害怕|生病|不舒服|分手|去世|想你|在吗")
+# The share of a realistic mix of the person's messages that is always answered (bench/data/reply_mix, measured
+# by bench/reply_rates.py). The rest is drawn at (rate - share) / (1 - share), so that over the mix
+# share × 1 + (1 - share) × rest = rate, the spec's rate of the level.
+ALWAYS_ANSWERED_SHARE = 0.30
+NEVER_ALWAYS: tuple[RelationshipLevel, ...] = ("决裂",)  # the break-up: nothing is always answered
 COLD_LEVELS: tuple[RelationshipLevel, ...] = ("关系冷淡", "决裂")  # answers may be curt
+URGENT_NUDGE = 0.3  # an urgent message (想你, 生病, 在吗) is likelier answered
 LATE_NIGHT_NUDGE = 0.1  # deep in the night the AI is a little less likely to pick up the phone
 # a low mood makes answering a little less likely, curiosity and care a little more
 _MOOD_NUDGE: dict[str, float] = {"失落": -0.1, "严肃": -0.05, "关心": 0.05, "好奇": 0.05}
@@ -46,6 +53,7 @@ class ReplyDecision:
     mood: BasicEmotion | None = None
     late_night: bool = False
     cold: bool = False  # the relationship is cool: answers may be curt
+    reason: AnswerReason | None = None  # why it is always answered (the message's kind), None when drawn
 
 
 def warm_start(
@@ -77,14 +85,30 @@ def decide_reply(
     *,
     warm: bool = False,
     night_owl: bool = False,
+    asked: AnswerReason | None = None,
 ) -> ReplyDecision:
-    """Whether the AI answers (`inclined`: `random` fell under the probability, or always on a warm
-    first day) and what its guidance tells the model."""
-    probability = reply_probability(level, message, mood, local_hour, night_owl=night_owl)
-    inclined = warm or random < probability
+    """Whether the AI answers (`inclined`: the message is always answered, `random` fell under the
+    probability, or a warm first day) and what its guidance tells the model. `asked`: the message's
+    kind (`dreamchat.domain.asked.always_answered`), the decision's `reason` at every level but 决裂."""
+    reason = asked if level not in NEVER_ALWAYS else None
+    probability = 1.0 if reason else reply_probability(level, message, mood, local_hour, night_owl=night_owl)
+    inclined = warm or reason is not None or random < probability
     late = is_late_night(local_hour, night_owl)
     cold = level in COLD_LEVELS
-    return ReplyDecision(inclined, probability, warm=warm, draw=random, mood=mood, late_night=late, cold=cold)
+    return ReplyDecision(
+        inclined, probability, warm=warm, draw=random, mood=mood, late_night=late, cold=cold, reason=reason
+    )
+
+
+def rest_rate(level: RelationshipLevel) -> float:
+    """The rate of the messages not always answered: (rate - s) / (1 - s) with s the
+    `ALWAYS_ANSWERED_SHARE`, so the overall rate over a realistic mix stays the spec's (at 决裂, where
+    nothing is always answered, the spec's rate itself; never below 0)."""
+    rate = reply_rate(level)
+    if level in NEVER_ALWAYS:
+        return rate
+    share = ALWAYS_ANSWERED_SHARE
+    return max((rate - share) / (1 - share), 0.0)
 
 
 def reply_probability(
@@ -95,16 +119,14 @@ def reply_probability(
     *,
     night_owl: bool = False,
 ) -> float:
-    """The level's reply rate, nudged by what the message is, the AI's mood and the hour.
-    An ordinary message in daytime with no particular mood gets the level's rate exactly."""
+    """The draw's probability for a message not always answered: the level's `rest_rate`, nudged by an
+    urgent message, the AI's mood and the hour. An ordinary message in daytime with no particular mood
+    gets the rest rate exactly; a boring one ("嗯", "哈哈") too: what the spec's "无聊的消息可能已读不回"
+    asks is that it may go unanswered where a question is not."""
     text = message.strip()
-    rate = reply_rate(level) + _MOOD_NUDGE.get(mood or "", 0.0)
+    rate = rest_rate(level) + _MOOD_NUDGE.get(mood or "", 0.0)
     if _URGENT.search(text):
-        rate += 0.3
-    elif _QUESTION.search(text):
-        rate += 0.15
-    if _BORING.fullmatch(text):
-        rate -= 0.25
+        rate += URGENT_NUDGE
     if is_late_night(local_hour, night_owl):
         rate -= LATE_NIGHT_NUDGE
     return min(max(rate, 0.02), 0.99)

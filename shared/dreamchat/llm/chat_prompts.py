@@ -86,12 +86,21 @@ _MOOD_TONE: dict[str, str] = {
 }
 
 
+# why a message is always answered (dreamchat.domain.asked), as the model reads it
+_ASKED: dict[str, str] = {
+    "question": "对方在问你问题或请你做点什么，这条一定要回应。",
+    "memory": "对方在问你们之间的记忆，这条一定要回应：记得就自然地说，记不清就坦白。",
+    "farewell": "对方在和你道别，这条一定要回一句。",
+    "answer": "对方在回答你刚才问的问题，这条一定要接着回应。",
+}
+
+
 def reply_guidance(decision: ReplyDecision) -> str:
-    """The reply decision as the model reads it in the turn's block: whether it wants to answer, its
-    mood's tone, the late night, a cool relationship."""
+    """The reply decision as the model reads it in the turn's block: whether it wants to answer (and
+    why it must, for a message always answered), its mood's tone, the late night, a cool relationship."""
     parts = ["【回复决策】"]
     if decision.inclined:
-        parts.append("你想回复这条消息。")
+        parts.append("你想回复这条消息。" + _ASKED.get(decision.reason or "", ""))
     else:
         parts.append("你现在不太想回复这条消息：除非它真的重要，否则直接不回复（输出空内容），这很正常。")
     if decision.mood in _MOOD_TONE:

@@ -205,7 +205,8 @@ class ChatService:
             )
         if sent:
             self.on_reply(pair, ai_user, [s.message for s in sent], deadline)
-        return [*notices, *thinking, *sent, Done(bool(sent), ended, len(sent), int(pause * 1000))]
+        why = reply.asked if sent else "read_no_reply"
+        return [*notices, *thinking, *sent, Done(bool(sent), ended, len(sent), int(pause * 1000), why)]
 
     def _mark_crisis(self, pair: PairId, ai_user: AIUser, person: Message) -> Message:
         marked = person.model_copy(update={"safety": "crisis"})
@@ -224,7 +225,7 @@ class ChatService:
             text = caring_reply(state == "crisis", offline=True) if state else offline_reply(ai_user.name)
             return Reply(text, typed=False)
         snapshot = self.repo.snapshot(pair)
-        asked = asks_if_human(person.content)  # answered, always and honestly
+        asked, why = asks_if_human(person.content), None  # a question if human: answered, always and honestly
         if state:
             guidance = CRISIS_GUIDANCE if state == "crisis" else DISTRESS_GUIDANCE
         else:
@@ -232,7 +233,7 @@ class ChatService:
             decision = self.draw.decide(pair, snapshot, ai_user, person, zone, must_answer=asked or must)
             if not decision.inclined and self.settings.reply_decision == "draw":
                 return self.draw.read_without_replying(ai_user, decision)
-            guidance = decision.guidance
+            guidance, why = decision.guidance, decision.reason
         guidance += HUMAN_QUESTION_GUIDANCE if asked else ""
         # distress keeps the stable instructions (and the prompt cache); its turn block asks for care
         instructions = chat_instructions(ai_user.name, snapshot.relationship.level, crisis=state == "crisis")
@@ -240,7 +241,7 @@ class ChatService:
             pair, ai_user, person.content, instructions, exclude_message=person.id, snapshot=snapshot, guidance=guidance
         )
         completion = self.speaker.generate(pair, ai_user, context.messages, deadline)
-        return Reply(completion.text or "", reasoning=completion.reasoning)
+        return Reply(completion.text or "", reasoning=completion.reasoning, asked=why)
 
     def _end_on_farewell(self, pair: PairId, person: Message) -> bool:
         if not says_farewell(person.content, self.settings.farewell_keywords):

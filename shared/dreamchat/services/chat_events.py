@@ -6,8 +6,9 @@ router sends each as one server-sent event); a turn replayed for an Idempotency-
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+from dreamchat.domain.asked import AnswerReason
 from dreamchat.domain.help_lines import CrisisResource
 from dreamchat.domain.models import Message
 
@@ -47,6 +48,11 @@ class Reply:
     typed: bool = True
     reasoning: str = ""
     read_pause: float | None = None  # seconds before 已读 shows, when the AI reads without replying
+    asked: AnswerReason | None = None  # why the message was always answered (the reply decision's reason)
+
+
+# `done`'s reason: "question" | "memory" | "farewell" | "answer" (always answered), "read_no_reply" (已读不回)
+DoneReason = AnswerReason | Literal["read_no_reply"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,7 @@ class Done:
     topic_ended: bool
     message_count: int
     read_after_ms: int = 0  # 已读 shows after this pause (a person does not read the instant it arrives)
+    reason: DoneReason | None = None  # why: always answered (the message's kind), or read without a reply
 
 
 @dataclass(frozen=True)
@@ -99,6 +106,7 @@ def told(event: ChatEvent) -> tuple[str, dict[str, Any]]:
             "topic_ended": event.topic_ended,
             "message_count": event.message_count,
             "read_after_ms": event.read_after_ms,
+            "reason": event.reason,
         }
     if isinstance(event, Replayed):
         return event.name, event.fields

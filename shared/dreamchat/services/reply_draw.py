@@ -1,5 +1,8 @@
-"""Whether the AI answers the person's message at all (已读不回): the spec's draw, by the relationship,
-the mood of the last topic and the hour, except on a pair's warm first day."""
+"""Whether the AI answers the person's message at all (已读不回): a message that asks something of the AI
+(a question or request, a memory, a goodbye, an answer to the AI's own question: `dreamchat.domain.asked`)
+is always answered at every level but 决裂; the rest is the spec's draw, by the relationship, the mood of
+the last topic and the hour, except on a pair's warm first day. The decision's `reason` is logged (never
+the message) and told to the client."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 from dreamchat.config import Settings
 from dreamchat.domain import reply as replies
+from dreamchat.domain.asked import AnswerReason, always_answered
 from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.domain.relationship import DEFAULT_LEVEL
 from dreamchat.llm.chat_prompts import reply_guidance
@@ -61,6 +65,18 @@ class ReplyDrawService:
         )
         number = self.message_log.person_message_number(pair, person.id, warm_n) if may_be_warm else None
         warm = replies.warm_start(relationship.level, level_set, number, warm_n)
+        asked = self._asked(pair, person) if relationship.level not in replies.NEVER_ALWAYS else None
         draw = self.random.random()
-        decision = replies.decide_reply(relationship.level, mood, hour, person.content, draw, warm=warm or must_answer)
+        decision = replies.decide_reply(
+            relationship.level, mood, hour, person.content, draw, warm=warm or must_answer, asked=asked
+        )
+        log.info(
+            "reply decision", extra={"ai_user_id": ai_user.id, "reason": decision.reason, "replies": decision.inclined}
+        )
         return replace(decision, guidance=reply_guidance(decision))
+
+    def _asked(self, pair: PairId, person: Message) -> AnswerReason | None:
+        """Why the person's message is always answered, reading the AI's message just before it."""
+        before, _ = self.message_log.messages(pair, before=person.id, after=None, limit=1)
+        previous = before[-1].content if before and before[-1].role == "assistant" else None
+        return always_answered(person.content, previous, self.settings.farewell_keywords)

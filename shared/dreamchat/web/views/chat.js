@@ -8,6 +8,7 @@ import { limits } from "../lib/config.js";
 import { autosize, avatar, clear, h, toast } from "../lib/dom.js";
 import { loadDraft, saveDraft } from "../lib/drafts.js";
 import { helpLines } from "../lib/help_lines.js";
+import { dismissReadNote, READ_NOTE_KIND } from "../lib/read_note.js";
 import { SendQueue } from "../lib/send_queue.js";
 import { Controls } from "./chat_controls.js";
 import { History } from "./chat_history.js";
@@ -395,6 +396,12 @@ class ChatView {
       }
     });
     ui.list.addEventListener("click", (event) => {
+      if (event.target.closest(".notice-dismiss")) {
+        dismissReadNote(this.account.id);
+        for (const item of this.history.items.filter((i) => i.kind === READ_NOTE_KIND)) this.history.remove(item);
+        this.render();
+        return;
+      }
       const retry = event.target.closest(".retry-btn");
       const item = retry && this.history.find(retry.closest(".msg").dataset.id);
       if (item) this.queue.dispatch({ type: "retry", item });

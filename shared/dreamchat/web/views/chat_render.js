@@ -79,12 +79,15 @@ function helpLine(line) {
         "aria-label": `${line.name}的网站（在新标签页打开）` }, "网站") : null));
 }
 
-// An in-app notice in the flow (the break reminder; "staff": a person from DreamChat is with you now): said by
-// the app, so not a bubble and not the AI's.
+// An in-app notice in the flow (the break reminder; "staff": a person from DreamChat is with you now;
+// "read_no_reply": why no answer came, with 知道了 to dismiss it for good): said by the app, so not a bubble and
+// not the AI's.
 function systemNotice(text, kind) {
   const staff = kind === "staff";
   return h("div", { class: `system-notice${staff ? " notice-staff" : ""}`, role: "note", dataset: { kind } },
-    staff ? h("b", { class: "staff-label", text: "工作人员" }) : null, h("span", { text }));
+    staff ? h("b", { class: "staff-label", text: "工作人员" }) : null, h("span", { text }),
+    kind === "read_no_reply" ? h("button", { type: "button", class: "notice-dismiss", text: "知道了",
+      "aria-label": "知道了，不再提示" }) : null);
 }
 
 // Once at the top of every conversation: who is on the other side.

@@ -5,6 +5,7 @@ import { describe, events, get, post, raw } from "../lib/api.js";
 import { limits } from "../lib/config.js";
 import { sleep, toast } from "../lib/dom.js";
 import { helpLines, rememberHelpLines } from "../lib/help_lines.js";
+import { READ_NOTE, READ_NOTE_KIND, readNoteDue } from "../lib/read_note.js";
 
 const MAX_TYPING_MS = 30000;
 // events that come before the AI's messages: the AI is still thinking after them
@@ -195,6 +196,7 @@ export class Turns {
         await sleep(Math.min(Math.max(Number(data.read_after_ms) || 0, 0), MAX_TYPING_MS));
       }
       if (local) local.read = data.replied === false && !local.withStaff;
+      if (local?.read && data.reason === "read_no_reply") this.explainRead();
       if (data.topic_ended) chat.history.addDivider("这个话题聊完了，TA 会把它整理进记忆");
       chat.setTyping(false);
       chat.render();
@@ -208,6 +210,13 @@ export class Turns {
       chat.setTyping(false);
       chat.showNotice("连接中断了，TA 的回复可能稍后才出现。", "offline");
     }
+  }
+
+  // The first 已读不回 is explained in one line (lib/read_note.js), once in the view, until dismissed.
+  explainRead() {
+    const history = this.chat.history;
+    if (!readNoteDue(this.chat.account.id) || history.items.some((item) => item.kind === READ_NOTE_KIND)) return;
+    history.addNotice(READ_NOTE, READ_NOTE_KIND);
   }
 
   // Help lines for a person in crisis, shown as a card after their message (it stays: views/chat_render.js).
