@@ -38,7 +38,6 @@ DEFAULT_FAREWELLS = [
     "bye",
     "goodbye",
     "good night",
-    "see you",
 ]
 
 
