@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -40,11 +39,8 @@ from dreamchat.api.routers import (
 from dreamchat.config import Settings
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.usage import CallRecord
-from dreamchat.ports import StoreError
 from dreamchat.services.container import Services, build_services
 from dreamchat.wiring import Runtime, build_runtime
-
-log = logging.getLogger(__name__)
 
 
 def create_app(
@@ -79,7 +75,7 @@ def create_app(
     )
     app.state.services = build_services(runtime, gateway=app.state.gateway, on_count=on_count)
     if settings.starters:
-        _seed_starters(app.state.services)
+        app.state.services.starters.on_start()
     app.state.cards = app.state.services.cards
     app.state.exports, app.state.imports = app.state.services.exports, app.state.services.imports
     install_error_handlers(app)
@@ -120,14 +116,6 @@ def create_app(
             expose_headers=[NEXT_CURSOR],  # a frontend on another origin follows the list's pages
         )
     return app
-
-
-def _seed_starters(services: Services) -> None:
-    """The starter characters, on every start (idempotent); a store out of reach now leaves them to the next."""
-    try:
-        services.starters.seed()
-    except StoreError as error:
-        log.warning("starters not seeded: %s", type(error).__name__)
 
 
 def _background(services: Services) -> list[Any]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from dreamchat.domain.models import AIUser
 from dreamchat.domain.personas import first_problem
-from dreamchat.ports import Clock
+from dreamchat.ports import Clock, StoreError
 from dreamchat.services.storage.unit_of_work import Storage
 
 log = logging.getLogger(__name__)
@@ -54,6 +54,14 @@ class StarterService:
         self._storage = storage
         self._clock = clock
         self._starters = starters or shipped()
+
+    def on_start(self) -> None:
+        """`seed` as a start runs it: a store out of reach now (a cold start under throttling) must not stop the
+        app from serving; the next start seeds what is missing."""
+        try:
+            self.seed()
+        except StoreError as error:
+            log.warning("starters not seeded: %s", type(error).__name__)
 
     def seed(self) -> int:
         """Store each starter not stored yet; how many this call stored."""

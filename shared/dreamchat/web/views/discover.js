@@ -1,70 +1,137 @@
-// Discover public AI users and befriend them; each friendship starts with fresh memories.
+// Discover public AI users: search by name or tag, filter by category (chips) and tag, and befriend them; each
+// friendship starts with fresh memories. Tapping a character opens its page (views/character.js) first.
 
 import { describe, everyPage, get, post } from "../lib/api.js";
+import { config } from "../lib/config.js";
 import { aiBadge, avatar, clear, h, icon, toast } from "../lib/dom.js";
 import { reportDialog } from "./report.js";
 
-export function renderDiscover(main, ctx) {
+const SEARCH_PAUSE_MS = 300; // typing in the search box asks the server once the person pauses
+
+// `query`: the filters to start with (#/discover?tag=…, from a tag on a character's page).
+export function renderDiscover(main, ctx, query = "") {
   let alive = true;
   let cursor = null;
-  const list = h("ul", { class: "discover-list" });
+  let asked = 0; // the latest search asked: an older answer arriving late is dropped
+  const start = new URLSearchParams(query || "");
+  const filters = { q: start.get("q") || "", category: start.get("category") || "", tag: start.get("tag") || "" };
+  const list = h("ul", { class: "discover-list", "aria-label": "公开的 AI" });
   // one's own AI users stay reachable here after being removed from the friends list (private ones are not listed below)
   const mineList = h("ul", { class: "discover-list", "aria-label": "我创建的" });
   const mine = h("section", { class: "discover-mine", hidden: true },
     h("h3", { class: "discover-heading", text: "我创建的" }), mineList,
     h("h3", { class: "discover-heading", text: "公开的 AI" }));
-  const status = h("p", { class: "muted center", text: "正在寻找公开的 AI…" });
-  const more = h("button", { type: "button", class: "btn btn-soft", hidden: true, text: "加载更多", onclick: () => load() });
+  const status = h("p", { class: "muted center", role: "status", text: "正在寻找公开的 AI…" });
+  const more = h("button", { type: "button", class: "btn btn-soft", hidden: true, text: "加载更多", onclick: () => load(false) });
+
+  let pause = null;
+  const search = h("input", {
+    type: "search", class: "discover-search-input", placeholder: "搜索名字或标签", "aria-label": "搜索名字或标签",
+    maxlength: String(config().limits.name_chars), enterkeyhint: "search",
+    oninput: () => {
+      clearTimeout(pause);
+      pause = setTimeout(() => choose({ q: search.value.trim() }), SEARCH_PAUSE_MS);
+    },
+  });
+  const searchForm = h("form", {
+    class: "discover-search", role: "search",
+    onsubmit: (event) => {
+      event.preventDefault();
+      clearTimeout(pause);
+      choose({ q: search.value.trim() });
+    },
+  }, icon("search"), search);
+  const chips = h("div", { class: "category-chips", role: "group", "aria-label": "分类" },
+    ["", ...config().categories].map((category) => h("button", {
+      type: "button", class: "category-chip", text: category || "全部", dataset: { category },
+      "aria-pressed": String(category === ""), onclick: () => choose({ category }),
+    })));
+  const tagRow = h("div", { class: "tag-filter", hidden: true });
 
   main.replaceChildren(
     h("section", { class: "page" },
       h("header", { class: "bar" },
         h("button", { type: "button", class: "icon-btn back-btn", title: "返回", onclick: () => ctx.go("/") }, icon("back", "返回")),
         h("div", { class: "bar-title" }, h("b", { text: "发现" }), h("small", { text: "公开的 AI 朋友" }))),
-      h("div", { class: "page-body" }, mine, list, status, h("div", { class: "center" }, more))),
+      h("div", { class: "page-body" }, searchForm, chips, tagRow, mine, list, status, h("div", { class: "center" }, more))),
   );
 
-  async function load() {
+  // A new filter starts the listing again from its first page.
+  function choose(change) {
+    Object.assign(filters, change);
+    for (const chip of chips.children) chip.setAttribute("aria-pressed", String(chip.dataset.category === filters.category));
+    clear(tagRow, filters.tag
+      ? h("button", {
+        type: "button", class: "tag-chip tag-chip-on", "aria-label": `取消标签筛选「${filters.tag}」`,
+        onclick: () => choose({ tag: "" }),
+      }, `# ${filters.tag}`, h("span", { "aria-hidden": "true", text: " ×" }))
+      : null);
+    tagRow.hidden = !filters.tag;
+    mine.hidden = true; // one's own show only on the whole listing
+    load(true);
+    if (!filters.q && !filters.category && !filters.tag) loadMine();
+  }
+
+  function listingPath() {
+    const params = new URLSearchParams({ scope: "public", limit: "30" });
+    for (const [name, value] of Object.entries(filters)) if (value) params.set(name, value);
+    if (cursor) params.set("cursor", cursor);
+    return `/api/ai-users?${params}`;
+  }
+
+  async function load(fresh) {
+    const mark = fresh ? ++asked : asked;
+    if (fresh) {
+      cursor = null;
+      list.replaceChildren();
+      status.hidden = false;
+      status.textContent = "正在寻找…";
+    }
     more.disabled = true;
     try {
-      const query = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
-      const body = await get(`/api/ai-users?scope=public&limit=30${query}`);
-      if (!alive) return;
+      const body = await get(listingPath());
       const friends = (await ctx.friends()?.refresh()) || [];
+      if (!alive || mark !== asked) return;
       const known = new Set(friends.map((friend) => friend.id));
-      list.append(...body.ai_users.map((aiUser) => card(ctx, aiUser, known.has(aiUser.id))));
+      list.append(...body.ai_users.map((aiUser) => card(ctx, aiUser, known.has(aiUser.id), (tag) => choose({ tag }))));
       cursor = body.next_cursor || null;
       more.hidden = !cursor;
       status.hidden = list.children.length > 0;
-      status.textContent = "还没有人公开 AI 朋友。创建时选择「公开」，别人就能在这里找到 TA。";
+      status.textContent = filtered()
+        ? (cursor ? "这一页没有找到，点「加载更多」继续找。" : "没有找到符合条件的 AI，换个词或分类试试。")
+        : "还没有人公开 AI 朋友。创建时选择「公开」，别人就能在这里找到 TA。";
     } catch (error) {
-      if (alive) status.textContent = describe(error);
+      if (alive && mark === asked) status.textContent = describe(error);
     } finally {
       more.disabled = false;
     }
   }
 
+  const filtered = () => Boolean(filters.q || filters.category || filters.tag);
+
   async function loadMine() {
     try {
       const [mineAll, friends] = await Promise.all([everyPage("/api/ai-users?scope=mine", "ai_users"), ctx.friends()?.refresh()]);
-      if (!alive) return;
+      if (!alive || filtered()) return;
       const known = new Set((friends || []).map((friend) => friend.id));
       const owned = mineAll.filter((aiUser) => aiUser.is_owner);
-      clear(mineList, owned.map((aiUser) => card(ctx, aiUser, known.has(aiUser.id))));
+      clear(mineList, owned.map((aiUser) => card(ctx, aiUser, known.has(aiUser.id), (tag) => choose({ tag }))));
       mine.hidden = owned.length === 0;
     } catch (error) {
       if (alive) toast(describe(error), "error");
     }
   }
 
-  loadMine();
-  load();
+  search.value = filters.q;
+  choose({});
   return () => {
     alive = false;
+    clearTimeout(pause);
   };
 }
 
-function card(ctx, aiUser, isFriend) {
+// One character in the list: its avatar, name and description open its page; its tags filter the listing.
+function card(ctx, aiUser, isFriend, onTag) {
   const action = h("button", { type: "button", class: "btn btn-primary btn-sm" });
   const showState = (friend) => {
     clear(action, friend ? "去聊天" : "加好友");
@@ -82,21 +149,38 @@ function card(ctx, aiUser, isFriend) {
       toast(`已添加「${aiUser.name}」为好友`, "ok");
       ctx.friends()?.refresh();
     } catch (error) {
-      toast(describe(error), "error");
+      toast(befriendError(error), "error");
     } finally {
       action.disabled = false;
     }
   });
   return h("li", { class: "discover-card card", dataset: { id: aiUser.id } },
-    avatar(aiUser, "lg"),
-    h("div", { class: "discover-main" },
-      h("div", { class: "discover-name" }, h("b", { text: aiUser.name }), aiBadge(),
-        aiUser.is_owner ? h("span", { class: "tag", text: "我创建的" }) : null),
-      h("p", { class: "discover-soul", text: aiUser.base_soul || "（没有写人设）" }),
+    h("a", { class: "discover-open", href: `#/character/${aiUser.id}`, "aria-label": `查看「${aiUser.name}」的主页` },
+      avatar(aiUser, "lg"),
+      h("div", { class: "discover-main" },
+        h("div", { class: "discover-name" }, h("b", { text: aiUser.name }), aiBadge(),
+          h("span", { class: "tag", text: aiUser.category }),
+          aiUser.is_owner ? h("span", { class: "tag", text: "我创建的" }) : null),
+        h("p", { class: "discover-soul", text: aiUser.base_soul || "（没有写人设）" }))),
+    h("div", { class: "discover-foot" },
+      tagChips(aiUser.tags.slice(0, 4), onTag),
       // someone else's public AI user can be reported from its card (one's own cannot)
       aiUser.is_owner ? null : h("button", {
         type: "button", class: "link-btn danger report-btn", text: "举报", "aria-label": `举报「${aiUser.name}」`,
         onclick: () => reportDialog({ kind: "ai_user", ai_user_id: aiUser.id, name: aiUser.name }),
-      })),
-    action);
+      }),
+      action));
+}
+
+// Tags as buttons that filter the listing by that tag.
+export function tagChips(tags, onTag) {
+  return h("div", { class: "tag-chips" }, tags.map((tag) => h("button", {
+    type: "button", class: "tag-chip", text: `# ${tag}`, "aria-label": `只看标签「${tag}」`, onclick: () => onTag(tag),
+  })));
+}
+
+// What a refused befriending tells the person: minors' mode closes romance characters (403 minor_protection).
+export function befriendError(error) {
+  if (error?.code === "minor_protection") return "你开启了未成年人模式，暂时不能添加恋爱类角色为好友。";
+  return describe(error);
 }
