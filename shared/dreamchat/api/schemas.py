@@ -9,7 +9,7 @@ from zoneinfo import available_timezones
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from dreamchat.domain import bounds
-from dreamchat.domain.discover import DEFAULT_CATEGORY, Category, unique_tags
+from dreamchat.domain.discover import DEFAULT_CATEGORY, CharacterCategory, unique_tags
 from dreamchat.domain.models import ChatModel, Visibility
 from dreamchat.domain.moderation import ReportAction, ReportKind
 from dreamchat.domain.text import name_problem
@@ -89,7 +89,7 @@ class AIUserCreate(Body):
     visibility: Visibility = "private"
     model: ChatModel = "chat"
     greeting: str = Field(default="", max_length=bounds.GREETING_CHARS)
-    category: Category = DEFAULT_CATEGORY  # 恋爱 marks it `romance`
+    category: CharacterCategory = DEFAULT_CATEGORY  # 恋爱 marks it `romance`
     tags: Tags = Field(default_factory=list)
 
     _timezone = field_validator("timezone")(check_timezone)
@@ -105,7 +105,7 @@ class AIUserUpdate(Body):
     visibility: Visibility | None = None
     model: ChatModel | None = None
     greeting: str | None = Field(default=None, max_length=bounds.GREETING_CHARS)
-    category: Category | None = None  # 恋爱 marks it `romance`
+    category: CharacterCategory | None = None  # 恋爱 marks it `romance`
     tags: Tags | None = None
 
     _timezone = field_validator("timezone")(check_timezone)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from dreamchat.domain import bounds, strict_json
-from dreamchat.domain.discover import CATEGORIES, DEFAULT_CATEGORY, Category, card_category
+from dreamchat.domain.discover import CATEGORIES, DEFAULT_CATEGORY, CharacterCategory, card_category
 from dreamchat.domain.personas import first_problem
 from dreamchat.domain.romance import romantic
 from dreamchat.domain.text import is_blank
@@ -120,7 +120,9 @@ class ImportedCard:
     unused: list[str] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)  # ours, from an exported card: timezone, ...
     romance: bool = False  # a romantic or intimate partner (closed to minors' mode)
-    category: Category = DEFAULT_CATEGORY  # ours if the card is, else `dreamchat.domain.discover.card_category`
+    category: CharacterCategory = (
+        DEFAULT_CATEGORY  # ours if the card is, else `dreamchat.domain.discover.card_category`
+    )
 
 
 @dataclass(frozen=True)
@@ -136,7 +138,7 @@ class CardProfile:
     model: str
     avatar: str = ""
     romance: bool = False
-    category: Category = DEFAULT_CATEGORY
+    category: CharacterCategory = DEFAULT_CATEGORY
 
 
 def parse_json(raw: bytes) -> object:

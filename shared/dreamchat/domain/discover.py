@@ -9,10 +9,10 @@ from typing import Literal, get_args
 
 # The categories, in the order the discover screen shows them. 恋爱 is a romantic or intimate partner:
 # an AI user filed there is marked `romance` (closed to a person in minors' mode) by `AIUser` itself.
-Category = Literal["陪伴", "朋友", "学习", "冒险", "幻想", "恋爱", "其他"]
-CATEGORIES: tuple[Category, ...] = get_args(Category)
-DEFAULT_CATEGORY: Category = "其他"
-ROMANCE_CATEGORY: Category = "恋爱"
+CharacterCategory = Literal["陪伴", "朋友", "学习", "冒险", "幻想", "恋爱", "其他"]
+CATEGORIES: tuple[CharacterCategory, ...] = get_args(CharacterCategory)
+DEFAULT_CATEGORY: CharacterCategory = "其他"
+ROMANCE_CATEGORY: CharacterCategory = "恋爱"
 
 
 def unique_tags(tags: Iterable[str]) -> list[str]:
@@ -26,7 +26,7 @@ def unique_tags(tags: Iterable[str]) -> list[str]:
     return kept
 
 
-def card_category(tags: Sequence[str], romance: bool) -> Category:
+def card_category(tags: Sequence[str], romance: bool) -> CharacterCategory:
     """The category of an imported character card: 恋爱 for a partner, else the first tag that names a
     category, else 其他."""
     if romance:

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from dreamchat.domain import bounds
-from dreamchat.domain.discover import DEFAULT_CATEGORY, ROMANCE_CATEGORY, Category
+from dreamchat.domain.discover import DEFAULT_CATEGORY, ROMANCE_CATEGORY, CharacterCategory
 
 BasicEmotion = Literal["开心", "愉悦", "失落", "严肃", "关心", "好奇"]
 Scene = Literal["闲聊", "讨论", "求助"]
@@ -100,7 +100,7 @@ class AIUser(Entity):
     tags: list[Annotated[str, Field(min_length=1, max_length=bounds.TAG_CHARS)]] = Field(
         default_factory=list, max_length=bounds.TAGS
     )
-    category: Category = DEFAULT_CATEGORY  # where the discover screen files it (`dreamchat.domain.discover`)
+    category: CharacterCategory = DEFAULT_CATEGORY  # where the discover screen files it (`dreamchat.domain.discover`)
     # imported from a character card: the card's data is kept verbatim in the blob `keys.card_blob`
     from_card: bool = False
     created_at: int

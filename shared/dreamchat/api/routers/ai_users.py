@@ -9,7 +9,7 @@ from dreamchat.api.errors import documented
 from dreamchat.api.responses import AIUserOut, AIUserPageOut, DeletedOut, ErasedOut
 from dreamchat.api.schemas import AIUserCreate, AIUserUpdate
 from dreamchat.domain import bounds
-from dreamchat.domain.discover import Category, Search
+from dreamchat.domain.discover import CharacterCategory, Search
 from dreamchat.errors import Invalid
 from dreamchat.services.paging import DEFAULT_LIMIT
 
@@ -28,7 +28,7 @@ def list_ai_users(
     cursor: str | None = Query(default=None, max_length=512),
     q: str | None = Query(default=None, max_length=bounds.NAME_CHARS, description="words in a name or a tag"),
     tag: str | None = Query(default=None, max_length=bounds.TAG_CHARS, description="one tag, exactly"),
-    category: Category | None = None,
+    category: CharacterCategory | None = None,
 ) -> AIUserPageOut:
     """The caller's own AI users and befriended public ones (by id); `scope=public` lists public ones to discover,
     `q`, `tag` and `category` search them (case ignored). Either way a page at a time: `next_cursor` is the next

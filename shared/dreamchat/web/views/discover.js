@@ -10,124 +10,145 @@ const SEARCH_PAUSE_MS = 300; // typing in the search box asks the server once th
 
 // `query`: the filters to start with (#/discover?tag=…, from a tag on a character's page).
 export function renderDiscover(main, ctx, query = "") {
-  let alive = true;
-  let cursor = null;
-  let asked = 0; // the latest search asked: an older answer arriving late is dropped
-  const start = new URLSearchParams(query || "");
-  const filters = { q: start.get("q") || "", category: start.get("category") || "", tag: start.get("tag") || "" };
-  const list = h("ul", { class: "discover-list", "aria-label": "公开的 AI" });
-  // one's own AI users stay reachable here after being removed from the friends list (private ones are not listed below)
-  const mineList = h("ul", { class: "discover-list", "aria-label": "我创建的" });
-  const mine = h("section", { class: "discover-mine", hidden: true },
-    h("h3", { class: "discover-heading", text: "我创建的" }), mineList,
-    h("h3", { class: "discover-heading", text: "公开的 AI" }));
-  const status = h("p", { class: "muted center", role: "status", text: "正在寻找公开的 AI…" });
-  const more = h("button", { type: "button", class: "btn btn-soft", hidden: true, text: "加载更多", onclick: () => load(false) });
+  const view = new Discover(main, ctx, new URLSearchParams(query || ""));
+  return () => view.stop();
+}
 
-  let pause = null;
-  const search = h("input", {
-    type: "search", class: "discover-search-input", placeholder: "搜索名字或标签", "aria-label": "搜索名字或标签",
-    maxlength: String(config().limits.name_chars), enterkeyhint: "search",
-    oninput: () => {
-      clearTimeout(pause);
-      pause = setTimeout(() => choose({ q: search.value.trim() }), SEARCH_PAUSE_MS);
-    },
-  });
-  const searchForm = h("form", {
-    class: "discover-search", role: "search",
-    onsubmit: (event) => {
-      event.preventDefault();
-      clearTimeout(pause);
-      choose({ q: search.value.trim() });
-    },
-  }, icon("search"), search);
-  const chips = h("div", { class: "category-chips", role: "group", "aria-label": "分类" },
-    ["", ...config().categories].map((category) => h("button", {
-      type: "button", class: "category-chip", text: category || "全部", dataset: { category },
-      "aria-pressed": String(category === ""), onclick: () => choose({ category }),
-    })));
-  const tagRow = h("div", { class: "tag-filter", hidden: true });
-
-  main.replaceChildren(
-    h("section", { class: "page" },
-      h("header", { class: "bar" },
-        h("button", { type: "button", class: "icon-btn back-btn", title: "返回", onclick: () => ctx.go("/") }, icon("back", "返回")),
-        h("div", { class: "bar-title" }, h("b", { text: "发现" }), h("small", { text: "公开的 AI 朋友" }))),
-      h("div", { class: "page-body" }, searchForm, chips, tagRow, mine, list, status, h("div", { class: "center" }, more))),
-  );
-
-  // A new filter starts the listing again from its first page.
-  function choose(change) {
-    Object.assign(filters, change);
-    for (const chip of chips.children) chip.setAttribute("aria-pressed", String(chip.dataset.category === filters.category));
-    clear(tagRow, filters.tag
-      ? h("button", {
-        type: "button", class: "tag-chip tag-chip-on", "aria-label": `取消标签筛选「${filters.tag}」`,
-        onclick: () => choose({ tag: "" }),
-      }, `# ${filters.tag}`, h("span", { "aria-hidden": "true", text: " ×" }))
-      : null);
-    tagRow.hidden = !filters.tag;
-    mine.hidden = true; // one's own show only on the whole listing
-    load(true);
-    if (!filters.q && !filters.category && !filters.tag) loadMine();
+class Discover {
+  constructor(main, ctx, start) {
+    this.ctx = ctx;
+    this.alive = true;
+    this.cursor = null;
+    this.asked = 0; // the latest search asked: an older answer arriving late is dropped
+    this.pause = null;
+    this.filters = { q: start.get("q") || "", category: start.get("category") || "", tag: start.get("tag") || "" };
+    this.list = h("ul", { class: "discover-list", "aria-label": "公开的 AI" });
+    // one's own AI users stay reachable here after being removed from the friends list (private ones are not listed below)
+    this.mineList = h("ul", { class: "discover-list", "aria-label": "我创建的" });
+    this.mine = h("section", { class: "discover-mine", hidden: true },
+      h("h3", { class: "discover-heading", text: "我创建的" }), this.mineList,
+      h("h3", { class: "discover-heading", text: "公开的 AI" }));
+    this.status = h("p", { class: "muted center", role: "status", text: "正在寻找公开的 AI…" });
+    this.more = h("button", { type: "button", class: "btn btn-soft", hidden: true, text: "加载更多", onclick: () => this.load(false) });
+    this.chips = this.categoryChips();
+    this.tagRow = h("div", { class: "tag-filter", hidden: true });
+    main.replaceChildren(
+      h("section", { class: "page" },
+        h("header", { class: "bar" },
+          h("button", { type: "button", class: "icon-btn back-btn", title: "返回", onclick: () => ctx.go("/") }, icon("back", "返回")),
+          h("div", { class: "bar-title" }, h("b", { text: "发现" }), h("small", { text: "公开的 AI 朋友" }))),
+        h("div", { class: "page-body" }, this.searchBox(), this.chips, this.tagRow, this.mine, this.list, this.status,
+          h("div", { class: "center" }, this.more))),
+    );
+    this.choose({});
   }
 
-  function listingPath() {
+  stop() {
+    this.alive = false;
+    clearTimeout(this.pause);
+  }
+
+  searchBox() {
+    const search = h("input", {
+      type: "search", class: "discover-search-input", placeholder: "搜索名字或标签", "aria-label": "搜索名字或标签",
+      maxlength: String(config().limits.name_chars), enterkeyhint: "search", value: this.filters.q,
+      oninput: () => {
+        clearTimeout(this.pause);
+        this.pause = setTimeout(() => this.choose({ q: search.value.trim() }), SEARCH_PAUSE_MS);
+      },
+    });
+    return h("form", {
+      class: "discover-search", role: "search",
+      onsubmit: (event) => {
+        event.preventDefault();
+        clearTimeout(this.pause);
+        this.choose({ q: search.value.trim() });
+      },
+    }, icon("search"), search);
+  }
+
+  categoryChips() {
+    return h("div", { class: "category-chips", role: "group", "aria-label": "分类" },
+      ["", ...config().categories].map((category) => h("button", {
+        type: "button", class: "category-chip", text: category || "全部", dataset: { category },
+        "aria-pressed": String(category === this.filters.category), onclick: () => this.choose({ category }),
+      })));
+  }
+
+  // A new filter starts the listing again from its first page.
+  choose(change) {
+    const filters = Object.assign(this.filters, change);
+    for (const chip of this.chips.children) chip.setAttribute("aria-pressed", String(chip.dataset.category === filters.category));
+    clear(this.tagRow, filters.tag
+      ? h("button", {
+        type: "button", class: "tag-chip tag-chip-on", "aria-label": `取消标签筛选「${filters.tag}」`,
+        onclick: () => this.choose({ tag: "" }),
+      }, `# ${filters.tag}`, h("span", { "aria-hidden": "true", text: " ×" }))
+      : null);
+    this.tagRow.hidden = !filters.tag;
+    this.mine.hidden = true; // one's own show only on the whole listing
+    this.load(true);
+    if (!this.filtered()) this.loadMine();
+  }
+
+  filtered() {
+    return Boolean(this.filters.q || this.filters.category || this.filters.tag);
+  }
+
+  listingPath() {
     const params = new URLSearchParams({ scope: "public", limit: "30" });
-    for (const [name, value] of Object.entries(filters)) if (value) params.set(name, value);
-    if (cursor) params.set("cursor", cursor);
+    for (const [name, value] of Object.entries(this.filters)) if (value) params.set(name, value);
+    if (this.cursor) params.set("cursor", this.cursor);
     return `/api/ai-users?${params}`;
   }
 
-  async function load(fresh) {
-    const mark = fresh ? ++asked : asked;
+  cards(aiUsers, friends) {
+    const known = new Set((friends || []).map((friend) => friend.id));
+    return aiUsers.map((aiUser) => card(this.ctx, aiUser, known.has(aiUser.id), (tag) => this.choose({ tag })));
+  }
+
+  async load(fresh) {
+    const mark = fresh ? ++this.asked : this.asked;
     if (fresh) {
-      cursor = null;
-      list.replaceChildren();
-      status.hidden = false;
-      status.textContent = "正在寻找…";
+      this.cursor = null;
+      this.list.replaceChildren();
+      this.status.hidden = false;
+      this.status.textContent = "正在寻找…";
     }
-    more.disabled = true;
+    this.more.disabled = true;
     try {
-      const body = await get(listingPath());
-      const friends = (await ctx.friends()?.refresh()) || [];
-      if (!alive || mark !== asked) return;
-      const known = new Set(friends.map((friend) => friend.id));
-      list.append(...body.ai_users.map((aiUser) => card(ctx, aiUser, known.has(aiUser.id), (tag) => choose({ tag }))));
-      cursor = body.next_cursor || null;
-      more.hidden = !cursor;
-      status.hidden = list.children.length > 0;
-      status.textContent = filtered()
-        ? (cursor ? "这一页没有找到，点「加载更多」继续找。" : "没有找到符合条件的 AI，换个词或分类试试。")
-        : "还没有人公开 AI 朋友。创建时选择「公开」，别人就能在这里找到 TA。";
+      const body = await get(this.listingPath());
+      const friends = await this.ctx.friends()?.refresh();
+      if (!this.alive || mark !== this.asked) return;
+      this.list.append(...this.cards(body.ai_users, friends));
+      this.cursor = body.next_cursor || null;
+      this.showStatus();
     } catch (error) {
-      if (alive && mark === asked) status.textContent = describe(error);
+      if (this.alive && mark === this.asked) this.status.textContent = describe(error);
     } finally {
-      more.disabled = false;
+      this.more.disabled = false;
     }
   }
 
-  const filtered = () => Boolean(filters.q || filters.category || filters.tag);
+  showStatus() {
+    this.more.hidden = !this.cursor;
+    this.status.hidden = this.list.children.length > 0;
+    this.status.textContent = this.filtered()
+      ? (this.cursor ? "这一页没有找到，点「加载更多」继续找。" : "没有找到符合条件的 AI，换个词或分类试试。")
+      : "还没有人公开 AI 朋友。创建时选择「公开」，别人就能在这里找到 TA。";
+  }
 
-  async function loadMine() {
+  async loadMine() {
     try {
-      const [mineAll, friends] = await Promise.all([everyPage("/api/ai-users?scope=mine", "ai_users"), ctx.friends()?.refresh()]);
-      if (!alive || filtered()) return;
-      const known = new Set((friends || []).map((friend) => friend.id));
+      const [mineAll, friends] = await Promise.all([everyPage("/api/ai-users?scope=mine", "ai_users"), this.ctx.friends()?.refresh()]);
+      if (!this.alive || this.filtered()) return;
       const owned = mineAll.filter((aiUser) => aiUser.is_owner);
-      clear(mineList, owned.map((aiUser) => card(ctx, aiUser, known.has(aiUser.id), (tag) => choose({ tag }))));
-      mine.hidden = owned.length === 0;
+      clear(this.mineList, this.cards(owned, friends));
+      this.mine.hidden = owned.length === 0;
     } catch (error) {
-      if (alive) toast(describe(error), "error");
+      if (this.alive) toast(describe(error), "error");
     }
   }
-
-  search.value = filters.q;
-  choose({});
-  return () => {
-    alive = false;
-    clearTimeout(pause);
-  };
 }
 
 // One character in the list: its avatar, name and description open its page; its tags filter the listing.
