@@ -73,6 +73,7 @@ class Settings(BaseSettings):
     timezone: str = "Asia/Shanghai"
     cors_origins: WordList = Field(default_factory=list)
     run_scheduler: bool = True
+    starters: bool = True  # seed the shipped starter characters at start-up (`StarterService.seed`)
 
     # accounts
     jwt_secret: SecretStr | None = None

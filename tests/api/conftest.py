@@ -47,7 +47,8 @@ class Person:
 
 @pytest.fixture
 def settings(tmp_path) -> Settings:
-    return Settings(data_dir=tmp_path / "data", run_scheduler=False, operators=OPERATORS)
+    # without the starter characters: each test sees only the AI users it makes (tests/api/test_discover.py seeds them)
+    return Settings(data_dir=tmp_path / "data", run_scheduler=False, operators=OPERATORS, starters=False)
 
 
 @pytest.fixture

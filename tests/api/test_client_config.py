@@ -9,6 +9,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from dreamchat.domain import accounts, bounds
+from dreamchat.domain.discover import CATEGORIES
 from dreamchat.domain.emotions import LABELS
 from dreamchat.domain.heartbeat import Night, Prefs, night_window
 from dreamchat.services.memory_import import MAX_IMPORT_BYTES
@@ -34,6 +35,8 @@ def test_the_client_config_is_public_and_reads_each_constant_from_its_home(clien
     assert limits["password_chars"] == {"min": accounts.MIN_PASSWORD, "max": accounts.MAX_PASSWORD}
     assert limits["daily_cap"] == {"min": 0, "max": 100} and limits["quiet_minutes"] == {"min": 0, "max": 24 * 60}
     assert limits["memory_import_bytes"] == MAX_IMPORT_BYTES
+    assert (limits["tag_chars"], limits["tags"]) == (bounds.TAG_CHARS, bounds.TAGS)
+    assert body["categories"] == list(CATEGORIES)  # discover (issue 40), in the order the screen shows them
     assert (limits["report_reason_chars"], limits["note_chars"], limits["suspension_reason_chars"]) == (
         bounds.REPORT_REASON_CHARS,
         bounds.NOTE_CHARS,
@@ -48,6 +51,12 @@ def test_the_web_client_spells_no_emotion_label_and_no_night_window() -> None:
     assert retyped == set()
     nights = {name for name, text in sources.items() if re.search(r"23:00|02:00–10:00|: 23\b", text)}
     assert nights == set()
+
+
+def test_the_web_client_spells_no_category() -> None:
+    """The discover screen and the editor read the categories from the server."""
+    sources = {path.name: path.read_text(encoding="utf-8") for path in WEB.rglob("*.js")}
+    assert {name for name, text in sources.items() if any(f'"{c}"' in text for c in CATEGORIES)} == set()
 
 
 def test_the_web_client_spells_no_moderation_bound() -> None:

@@ -74,6 +74,8 @@ def create_app(
         OpenAIGateway.from_settings(settings, on_call=on_model_call) if settings.llm_configured else None
     )
     app.state.services = build_services(runtime, gateway=app.state.gateway, on_count=on_count)
+    if settings.starters:
+        app.state.services.starters.on_start()
     app.state.cards = app.state.services.cards
     app.state.exports, app.state.imports = app.state.services.exports, app.state.services.imports
     install_error_handlers(app)

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from dreamchat.domain.discover import CharacterCategory
 from dreamchat.domain.heartbeat import Mode, Prefs
 from dreamchat.domain.models import (
     AIUser,
@@ -102,6 +103,7 @@ class AIUserOut(Out):
     model: ChatModel
     greeting: str
     tags: list[str]
+    category: CharacterCategory  # where the discover screen files it
     romance: bool  # a romantic or intimate partner: closed to a person in minors' mode
     from_card: bool
     created_at: int

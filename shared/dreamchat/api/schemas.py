@@ -9,6 +9,7 @@ from zoneinfo import available_timezones
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from dreamchat.domain import bounds
+from dreamchat.domain.discover import DEFAULT_CATEGORY, CharacterCategory, unique_tags
 from dreamchat.domain.models import ChatModel, Visibility
 from dreamchat.domain.moderation import ReportAction, ReportKind
 from dreamchat.domain.text import name_problem
@@ -26,6 +27,11 @@ def _visible(name: str) -> str:
 Name = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=bounds.NAME_CHARS), AfterValidator(_visible)
 ]
+
+
+# A tag as the discover screen shows it; a list keeps each tag once (`unique_tags`), at most `bounds.TAGS`.
+Tag = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=bounds.TAG_CHARS)]
+Tags = Annotated[list[Tag], Field(max_length=bounds.TAGS), AfterValidator(unique_tags)]
 
 
 class Body(BaseModel):
@@ -88,6 +94,8 @@ class AIUserCreate(Body):
     visibility: Visibility = "private"
     model: ChatModel = "chat"
     greeting: str = Field(default="", max_length=bounds.GREETING_CHARS)
+    category: CharacterCategory = DEFAULT_CATEGORY  # 恋爱 marks it `romance`
+    tags: Tags = Field(default_factory=list)
 
     _timezone = field_validator("timezone")(check_timezone)
 
@@ -102,6 +110,8 @@ class AIUserUpdate(Body):
     visibility: Visibility | None = None
     model: ChatModel | None = None
     greeting: str | None = Field(default=None, max_length=bounds.GREETING_CHARS)
+    category: CharacterCategory | None = None  # 恋爱 marks it `romance`
+    tags: Tags | None = None
 
     _timezone = field_validator("timezone")(check_timezone)
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from dreamchat.domain import bounds, strict_json
+from dreamchat.domain.discover import CATEGORIES, DEFAULT_CATEGORY, CharacterCategory, card_category
 from dreamchat.domain.personas import first_problem
 from dreamchat.domain.romance import romantic
 from dreamchat.domain.text import is_blank
@@ -122,6 +123,9 @@ class ImportedCard:
     unused: list[str] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)  # ours, from an exported card: timezone, ...
     romance: bool = False  # a romantic or intimate partner (closed to minors' mode)
+    category: CharacterCategory = (
+        DEFAULT_CATEGORY  # ours if the card is, else `dreamchat.domain.discover.card_category`
+    )
 
 
 @dataclass(frozen=True)
@@ -137,6 +141,7 @@ class CardProfile:
     model: str
     avatar: str = ""
     romance: bool = False
+    category: CharacterCategory = DEFAULT_CATEGORY
 
 
 def parse_json(raw: bytes) -> object:
@@ -189,6 +194,7 @@ def import_card(card: Card) -> ImportedCard:
     tags, tag_cut = _tags(card.texts("tags"))
     settings = _settings(card.ours())
     partner = romantic(card.texts("tags"), [card.text(f) for f in USED[:5]]) or settings.pop("romance", False)
+    category = settings.pop("category", None) or card_category(tags, partner)
     return ImportedCard(
         name=name,
         base_soul=base_soul,
@@ -198,6 +204,7 @@ def import_card(card: Card) -> ImportedCard:
         unused=unused_fields(card.data),
         settings=settings,
         romance=partner,
+        category=category,
     )
 
 
@@ -370,13 +377,18 @@ def _settings(block: dict[str, Any], where: str = f"data.extensions.{OURS}") -> 
         "romance": (bool, "true or false"),
         "model": (str, "chat or reasoner"),
         "avatar": (str, "text"),
+        "category": (str, " or ".join(CATEGORIES)),
     }
     settings = {}
     for name, (kind, expected) in wanted.items():
         value = block.get(name)
         if value is None:
             continue
-        if not isinstance(value, kind) or (name == "model" and value not in ("chat", "reasoner")):
+        if (
+            not isinstance(value, kind)
+            or (name == "model" and value not in ("chat", "reasoner"))
+            or (name == "category" and value not in CATEGORIES)
+        ):
             raise CardProblem(f"{where}.{name} must be {expected}")
         if name == "avatar" and len(str(value)) > bounds.AVATAR_CHARS:
             raise CardProblem(f"{where}.avatar is longer than {bounds.AVATAR_CHARS} characters")
@@ -427,6 +439,8 @@ def _our_block(profile: CardProfile, original: dict[str, Any]) -> dict[str, Any]
     }
     if profile.romance:
         block["romance"] = True
+    if profile.category != DEFAULT_CATEGORY:
+        block["category"] = profile.category
     if profile.avatar:
         block["avatar"] = profile.avatar
     extra = {k: v for k, v in original.items() if k not in V2_FIELDS}

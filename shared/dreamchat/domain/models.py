@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from dreamchat.domain import bounds
+from dreamchat.domain.discover import DEFAULT_CATEGORY, ROMANCE_CATEGORY, CharacterCategory
 
 BasicEmotion = Literal["开心", "愉悦", "失落", "严肃", "关心", "好奇"]
 Scene = Literal["闲聊", "讨论", "求助"]
@@ -99,6 +100,7 @@ class AIUser(Entity):
     tags: list[Annotated[str, Field(min_length=1, max_length=bounds.TAG_CHARS)]] = Field(
         default_factory=list, max_length=bounds.TAGS
     )
+    category: CharacterCategory = DEFAULT_CATEGORY  # where the discover screen files it (`dreamchat.domain.discover`)
     # imported from a character card: the card's data is kept verbatim in the blob `keys.card_blob`
     from_card: bool = False
     created_at: int
@@ -107,6 +109,14 @@ class AIUser(Entity):
     # an operator took it down (`dreamchat.domain.moderation.Moderation`); None while it stands
     moderation: Moderation | None = None
     owner_suspended: bool = False  # its owner's account is suspended: hidden from everyone else meanwhile
+
+    @model_validator(mode="before")
+    @classmethod
+    def _romance_category(cls, data: object) -> object:
+        """One filed under 恋爱 is a romantic partner, whatever way it comes in (API, card, starter)."""
+        if isinstance(data, dict) and data.get("category") == ROMANCE_CATEGORY:
+            return {**data, "romance": True}
+        return data
 
     @property
     def listed(self) -> bool:

@@ -159,6 +159,7 @@ class CardService:
             "model": settings.get("model", "chat"),
             "avatar": settings.get("avatar", ""),
             "romance": imported.romance,
+            "category": imported.category,
         }
         if fields["timezone"] not in _zones():
             raise Invalid(f"data.extensions.dreamchat.timezone: unknown time zone {fields['timezone'][:64]!r}")
@@ -185,6 +186,7 @@ class CardService:
             model=ai_user.model,
             avatar="" if self._avatar_token(ai_user) else ai_user.avatar,
             romance=ai_user.romance,
+            category=ai_user.category,
         )
 
     def _stored(self, ai_user: AIUser) -> dict[str, Any] | None:

@@ -63,6 +63,7 @@ from dreamchat.services.reports import ReportService
 from dreamchat.services.sessions import SessionService
 from dreamchat.services.soul import SoulService
 from dreamchat.services.speaker import SpeakerService
+from dreamchat.services.starters import StarterService
 from dreamchat.services.storage.unit_of_work import Storage
 from dreamchat.services.suspensions import SuspensionService
 from dreamchat.services.takedowns import TakedownService
@@ -214,6 +215,7 @@ def build_services(
         escalations=escalations,
         referrals=referrals,
         exits=exits,
+        starters=StarterService(storage, clock),
     )
     subscribe = getattr(runtime.bus, "subscribe", None)
     if subscribe is not None:  # the local bus; in AWS, EventBridge invokes the compress function

@@ -6,12 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from dreamchat.domain.discover import DEFAULT_CATEGORY, Listed, Search
 from dreamchat.domain.models import AIUser, Friendship, PairId
-from dreamchat.errors import NotFound
-from dreamchat.services.paging import MAX_LIMIT, Page, page_of
+from dreamchat.errors import BadRequest, Invalid, NotFound
+from dreamchat.services.paging import MAX_LIMIT, Page, cursor_after, key_of, page_of
 from dreamchat.services.storage.unit_of_work import Storage
 
 EndedReason = Literal["no_longer_visible", "taken_down"]
+DISCOVER_SCAN = 500  # listing entries one discover page reads at most, matching or not
+EVERYONE = Search()
 
 
 @dataclass(frozen=True)
@@ -42,11 +45,31 @@ class FriendListService:
         shown = [a for a in found if a is not None and visible_to(account_id, a)]
         return Page(shown, ids_page.cursor)
 
-    def public(self, limit: int, cursor: str | None) -> tuple[list[AIUser], str | None]:
-        with self._storage.begin() as uow:
-            ids, cursor = uow.ai_users.public(limit, cursor)
-        found = [self._load(ai_user_id) for ai_user_id in ids]
-        return [a for a in found if a and a.listed], cursor
+    def public(self, limit: int, cursor: str | None, search: Search = EVERYONE) -> Page[AIUser]:
+        """Listed AI users the search matches, by id, at most `limit`. One page reads about `DISCOVER_SCAN`
+        listing entries at most, so a rare match may leave it short (even empty) with a cursor to read on."""
+        after, found, scanned = _listing_key(cursor), [], 0
+        while scanned < DISCOVER_SCAN:
+            with self._storage.begin() as uow:
+                entries, more = uow.ai_users.public(limit, after)
+            for index, entry in enumerate(entries):
+                scanned, after = scanned + 1, entry.ai_user_id
+                if (ai_user := self._matching(entry, search)) is not None:
+                    found.append(ai_user)
+                if len(found) == limit:
+                    return Page(found, cursor_after(after) if more or index + 1 < len(entries) else None)
+            if not more:
+                return Page(found, None)
+        return Page(found, cursor_after(after) if after else None)
+
+    def _matching(self, entry: Listed, search: Search) -> AIUser | None:
+        """The entry's AI user if it is listed and the search matches it (the entry's copy rules most out)."""
+        if entry.name is not None and not search.matches(entry.name, entry.tags, entry.category or DEFAULT_CATEGORY):
+            return None
+        ai_user = self._load(entry.ai_user_id)
+        if ai_user is None or not ai_user.listed or not search.matches(ai_user.name, ai_user.tags, ai_user.category):
+            return None
+        return ai_user
 
     def ended(self, account_id: str) -> list[EndedFriendship]:
         """Friendships that ended because the AI user is no longer visible to the caller, and why: an
@@ -96,6 +119,14 @@ class FriendListService:
     def _load(self, ai_user_id: str) -> AIUser | None:
         with self._storage.begin() as uow:
             return uow.ai_users.get(ai_user_id)
+
+
+def _listing_key(cursor: str | None) -> str | None:
+    """The AI user id a discover cursor continues after; a forged one is a 400, as it has always been."""
+    try:
+        return key_of(cursor)
+    except Invalid as error:
+        raise BadRequest(str(error)) from error
 
 
 def _why(ai_user: AIUser | None) -> EndedReason:

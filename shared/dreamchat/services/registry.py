@@ -44,6 +44,7 @@ from dreamchat.services.recall import RecallService
 from dreamchat.services.referrals import ReferralService
 from dreamchat.services.reports import ReportService
 from dreamchat.services.soul import SoulService
+from dreamchat.services.starters import StarterService
 from dreamchat.services.suspensions import SuspensionService
 from dreamchat.services.tombstones import ErasureService
 from dreamchat.services.topics import TopicService
@@ -103,3 +104,4 @@ class Services:
     escalations: EscalationService  # the pairs the crisis protocol fired on, for operators to take over
     referrals: ReferralService  # the crisis protocol's monthly counts (the referral report)
     exits: ExitService  # a way out: the person stops the companion by button or keyword
+    starters: StarterService  # the starter characters a fresh install ships with

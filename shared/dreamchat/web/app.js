@@ -12,6 +12,7 @@ import { Presence } from "./lib/presence.js";
 import { forgetDevice, registerWorker, syncPush } from "./lib/push.js";
 import { renderAdmin } from "./views/admin.js";
 import { renderAuth } from "./views/auth.js";
+import { renderCharacter } from "./views/character.js";
 import { renderChat } from "./views/chat.js";
 import { renderDiscover } from "./views/discover.js";
 import { renderEditor } from "./views/editor.js";
@@ -28,7 +29,8 @@ const ADMIN = /^\/admin\/?$/.test(location.pathname);
 const PERSON_ROUTES = [
   [/^\/login$/, "login", (ctx) => renderAuth(main, ctx)],
   [/^\/$/, "home", (ctx) => renderHome(main, ctx)],
-  [/^\/discover$/, "discover", (ctx) => renderDiscover(main, ctx)],
+  [/^\/discover(?:\?(.*))?$/, "discover", (ctx, query) => renderDiscover(main, ctx, query)],
+  [/^\/character\/([\w-]+)$/, "discover", (ctx, id) => renderCharacter(main, ctx, id)],
   [/^\/new$/, "form", (ctx) => renderEditor(main, ctx, null)],
   [/^\/edit\/([\w-]+)$/, "form", (ctx, id) => renderEditor(main, ctx, id)],
   [/^\/chat\/([\w-]+)$/, "chat", (ctx, id) => renderChat(main, ctx, id)],

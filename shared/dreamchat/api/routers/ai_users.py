@@ -8,6 +8,9 @@ from dreamchat.api.deps import CurrentCaller, ServicesDep
 from dreamchat.api.errors import documented
 from dreamchat.api.responses import AIUserOut, AIUserPageOut, DeletedOut, ErasedOut
 from dreamchat.api.schemas import AIUserCreate, AIUserUpdate
+from dreamchat.domain import bounds
+from dreamchat.domain.discover import CharacterCategory, Search
+from dreamchat.errors import Invalid
 from dreamchat.services.paging import DEFAULT_LIMIT
 
 router = APIRouter(prefix="/api/ai-users", tags=["ai-users"])
@@ -23,12 +26,19 @@ def list_ai_users(
         default=None, ge=1, le=100, description=f"default {DEFAULT_LIMIT} (mine), {PUBLIC_PAGE} (public)"
     ),
     cursor: str | None = Query(default=None, max_length=512),
+    q: str | None = Query(default=None, max_length=bounds.NAME_CHARS, description="words in a name or a tag"),
+    tag: str | None = Query(default=None, max_length=bounds.TAG_CHARS, description="one tag, exactly"),
+    category: CharacterCategory | None = None,
 ) -> AIUserPageOut:
-    """The caller's own AI users and befriended public ones (by id); `scope=public` lists public ones to discover.
-    Either way a page at a time: `next_cursor` is the next page's `cursor` (null on the last)."""
+    """The caller's own AI users and befriended public ones (by id); `scope=public` lists public ones to discover,
+    `q`, `tag` and `category` search them (case ignored). Either way a page at a time: `next_cursor` is the next
+    page's `cursor` (null on the last); a search's page may hold fewer than `limit`, even none, before the last."""
+    search = Search.of(q, tag, category)
     if scope == "public":
-        found, next_cursor = services.friend_lists.public(limit or PUBLIC_PAGE, cursor)
-        return AIUserPageOut(ai_users=[AIUserOut.of(a, caller.id) for a in found], next_cursor=next_cursor)
+        page = services.friend_lists.public(limit or PUBLIC_PAGE, cursor, search)
+        return AIUserPageOut(ai_users=[AIUserOut.of(a, caller.id) for a in page.items], next_cursor=page.cursor)
+    if not search.empty:
+        raise Invalid("q, tag and category search the public listing: add scope=public")
     page = services.views.ai_users(caller.id, cursor, limit or DEFAULT_LIMIT)
     return AIUserPageOut(ai_users=[AIUserOut.of(a, caller.id) for a in page.items], next_cursor=page.cursor)
 

@@ -9,6 +9,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel
 
 from dreamchat.domain import accounts, bounds
+from dreamchat.domain.discover import CATEGORIES
 from dreamchat.domain.emotions import LABELS
 from dreamchat.domain.heartbeat import Prefs, night_window
 from dreamchat.domain.models import CoreMemory
@@ -51,6 +52,7 @@ class LimitsOut(BaseModel):
     base_soul_chars: int
     greeting_chars: int
     tag_chars: int
+    tags: int  # how many tags an AI user holds
     password_chars: RangeOut
     daily_cap: RangeOut
     quiet_minutes: RangeOut
@@ -67,11 +69,12 @@ class ClientConfigOut(BaseModel):
     night: NightsOut
     emotions: dict[str, list[str]]  # each kind of emotion tag and its labels, in the order they are shown
     limits: LimitsOut
+    categories: list[str]  # the discover screen's categories, in the order it shows them
 
 
 @router.get("/api/client-config", response_model=ClientConfigOut)
 def client_config() -> ClientConfigOut:
-    """The night windows, the emotion labels and the input limits the web client uses."""
+    """The night windows, the emotion labels, the input limits and the discover categories the web client uses."""
     return ClientConfigOut(
         night=NightsOut(usual=_night(night_window(False, Prefs())), night_owl=_night(night_window(True, Prefs()))),
         emotions={kind: list(labels) for kind, labels in LABELS.items()},
@@ -88,6 +91,7 @@ def client_config() -> ClientConfigOut:
             base_soul_chars=bounds.BASE_SOUL_CHARS,
             greeting_chars=bounds.GREETING_CHARS,
             tag_chars=bounds.TAG_CHARS,
+            tags=bounds.TAGS,
             password_chars=RangeOut(min=accounts.MIN_PASSWORD, max=accounts.MAX_PASSWORD),
             daily_cap=_range(Prefs, "daily_cap"),
             quiet_minutes=_range(Prefs, "quiet_minutes"),
@@ -99,6 +103,7 @@ def client_config() -> ClientConfigOut:
             rating_reason_chars=bounds.RATING_REASON_CHARS,
             search_chars=bounds.SEARCH_QUERY_CHARS,
         ),
+        categories=list(CATEGORIES),
     )
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from dreamchat import keys
+from dreamchat.domain.discover import Listed
 from dreamchat.domain.models import Account, AIUser, Friendship, TokenFamily
 from dreamchat.domain.sessions import ContinuousUse
 from dreamchat.ports import MAX_TRANSACTION_ITEMS, Delete, Item, ItemStore, KeyRange
@@ -180,15 +181,27 @@ class AIUsers:
         found = self._session.query(keys.ai_user_pk(ai_user_id), KeyRange(prefix=keys.PAIR_MEMBER_PREFIX))
         return [i["account_id"] for i in found]
 
-    def public(self, limit: int, cursor: str | None) -> tuple[list[str], str | None]:
-        page = self._session.store.query(keys.PUBLIC_PK, limit=limit, cursor=cursor)
-        return [i["ai_user_id"] for i in page.items], page.cursor
+    def public(self, limit: int, after: str | None) -> tuple[list[Listed], bool]:
+        """Up to `limit` entries of the public listing after the AI user id `after`, by id, and whether
+        more follow: what a search reads before loading an AI user."""
+        start = keys.public_listing(after)[1] if after else None
+        page = self._session.store.query(keys.PUBLIC_PK, KeyRange(start=start), limit=limit + 2)
+        entries = [_listed(i) for i in page.items if i["ai_user_id"] != after]
+        return entries[:limit], len(entries) > limit
 
     def _list(self, ai_user: AIUser) -> None:
         if ai_user.listed:
-            self._session.put(item(keys.public_listing(ai_user.id), {"ai_user_id": ai_user.id}))
+            shown = {"name": ai_user.name, "tags": ai_user.tags, "category": ai_user.category}
+            self._session.put(item(keys.public_listing(ai_user.id), {"ai_user_id": ai_user.id, **shown}))
         else:
             self._session.delete(keys.public_listing(ai_user.id))
+
+
+def _listed(found: Item) -> Listed:
+    """A listing entry; one written before entries named what a search reads holds only the id."""
+    if "name" not in found:
+        return Listed(found["ai_user_id"])
+    return Listed(found["ai_user_id"], found["name"], tuple(found.get("tags") or ()), found.get("category"))
 
 
 class Tombstones:

@@ -1,4 +1,4 @@
-// Create or edit an AI user: name, avatar, base_soul, time zone, night owl, visibility, model.
+// Create or edit an AI user: name, avatar, base_soul, greeting, category and tags, time zone, night owl, visibility, model.
 
 import { del, describe, get, post, put } from "../lib/api.js";
 import { config, limits, nightText } from "../lib/config.js";
@@ -21,7 +21,15 @@ const ZONES = {
   UTC: "UTC",
 };
 
-const EMPTY = { name: "", avatar: "", base_soul: "", timezone: null, night_owl: false, visibility: "private", model: "chat", greeting: "" };
+const EMPTY = {
+  name: "", avatar: "", base_soul: "", timezone: null, night_owl: false, visibility: "private", model: "chat", greeting: "",
+  category: null, tags: [],
+};
+
+// Tags as typed: separated by commas (either width) or 、; blanks dropped (the server keeps each once).
+export function parseTags(text) {
+  return text.split(/[,，、]/).map((tag) => tag.trim()).filter(Boolean);
+}
 
 export function renderEditor(main, ctx, id) {
   let alive = true;
@@ -66,6 +74,13 @@ function editorFields(aiUser) {
       id: "ai-greeting", name: "greeting", maxlength: String(max.greeting_chars), rows: "2", value: aiUser.greeting || "",
       placeholder: "比如：嗨，我是小梦～今天过得怎么样？",
     }),
+    category: h("select", { id: "ai-category", name: "category" },
+      config().categories.map((category) => h("option", {
+        value: category, text: category, selected: category === (aiUser.category || config().categories.at(-1)),
+      }))),
+    tags: h("input", {
+      id: "ai-tags", name: "tags", value: (aiUser.tags || []).join("，"), placeholder: "用逗号分隔，比如：温柔，音乐，夜猫子",
+    }),
     timezone: zoneSelect(aiUser.timezone),
     night_owl: h("input", { id: "ai-owl", type: "checkbox", class: "switch", checked: aiUser.night_owl }),
     visibility: segmented("visibility", aiUser.visibility, { private: "仅自己", public: "公开，可被发现" }),
@@ -106,6 +121,8 @@ function editorValues(fields) {
     avatar: fields.avatar.value.trim(),
     base_soul: fields.base_soul.value.trim(),
     greeting: fields.greeting.value.trim(),
+    category: fields.category.value,
+    tags: parseTags(fields.tags.value),
     timezone: fields.timezone.value,
     night_owl: fields.night_owl.checked,
     visibility: fields.visibility.value(),
@@ -131,7 +148,8 @@ async function saveEditor(ctx, id, fields, error, save) {
     const max = limits();
     error.textContent = describe(err, {
       403: "这个角色已被下架，运营人员恢复之前不能公开。",
-      422: `有内容不符合要求：名字最多 ${max.name_chars} 字，人设最多 ${max.base_soul_chars} 字，开场白最多 ${max.greeting_chars} 字，头像需是 emoji 或图片链接。`,
+      422: `有内容不符合要求：名字最多 ${max.name_chars} 字，人设最多 ${max.base_soul_chars} 字，开场白最多 ${max.greeting_chars} 字，`
+        + `标签最多 ${max.tags} 个、每个最多 ${max.tag_chars} 字，头像需是 emoji 或图片链接。`,
     });
     save.disabled = false;
   }
@@ -166,10 +184,6 @@ function form(ctx, id, aiUser) {
         h("label", { class: "field", for: "ai-name" }, h("span", { text: "名字" }), fields.name),
         h("label", { class: "field", for: "ai-avatar" }, h("span", { text: "头像" }), fields.avatar))),
     emojiRow,
-    aiUser.tags?.length
-      ? h("div", { class: "field" }, h("span", { text: "标签（来自角色卡）" }),
-        h("div", { class: "chips" }, aiUser.tags.map((tag) => h("span", { class: "chip", text: tag }))))
-      : null,
     h("label", { class: "field", for: "ai-soul" },
       h("span", { class: "field-label-row" }, h("span", { text: "先天人格（base_soul）" }), counter),
       fields.base_soul,
@@ -177,6 +191,10 @@ function form(ctx, id, aiUser) {
     h("label", { class: "field", for: "ai-greeting" },
       h("span", { text: "开场白" }), fields.greeting,
       h("small", { class: "field-hint", text: `第一次打开和 TA 的聊天时，TA 先说这句话（最多 ${limits().greeting_chars} 字，可以不填）。` })),
+    h("div", { class: "field-grid" },
+      h("label", { class: "field", for: "ai-category" }, h("span", { text: "分类" }), fields.category),
+      h("label", { class: "field", for: "ai-tags" }, h("span", { text: "标签" }), fields.tags,
+        h("small", { class: "field-hint", text: "公开后，别人在「发现」里可以按分类和标签找到 TA。选「恋爱」会标为恋爱向。" }))),
     h("div", { class: "field-grid" },
       h("label", { class: "field", for: "ai-zone" }, h("span", { text: "时区" }), fields.timezone),
       h("label", { class: "field field-switch", for: "ai-owl" },
