@@ -43,6 +43,7 @@ from dreamchat.adapters.embeddings import build_embedder  # noqa: E402
 from dreamchat.config import Settings  # noqa: E402
 from dreamchat.domain.models import LongTermIndex, PairId  # noqa: E402
 from dreamchat.domain.periods import named_period  # noqa: E402
+from dreamchat.domain.recall_query import TurnQuery, turn_query  # noqa: E402
 from dreamchat.domain.retrieval import Unit, UnitIndex, words  # noqa: E402
 from dreamchat.domain.tokens import estimate_tokens  # noqa: E402
 from dreamchat.llm.chat_context import render_units  # noqa: E402
@@ -113,6 +114,7 @@ def zh_document(conversations: list[dict]) -> tuple[dict, dict[tuple[str, str], 
             basic, scene, atmosphere = memory["tags"]
             tags = {"basic_emotion": basic, "scene": scene, "atmosphere": atmosphere}
             index = {"id": entry_id, "title": memory["title"], "key_points": memory["points"], "created_at": stamp}
+            index |= {"emotion_tags": tags}
             index |= {"detail_file": f"{day:%Y-%m-%d}_{entry_id}.json"}
             detail = {"title": memory["title"], "detail_content": memory["detail"], "emotion_tags": tags}
             longs.append({"index": index, "detail": detail | {"source_mid_ids": []}})
@@ -168,10 +170,10 @@ def locomo_pools(path: Path, limit: int | None = None) -> Iterator[Pool]:
 # The rankings
 
 
-def turn_query(dialogue: list[tuple[str, str]]) -> tuple[str, str]:
-    """What the context service searches for the turn: the person's message, and the two messages before it."""
+def query_of(dialogue: list[tuple[str, str]]) -> TurnQuery:
+    """What the context service searches for the turn (`recall_query.turn_query`)."""
     *before, (_, message) = dialogue
-    return message, "\n".join(text for _, text in before[-2:])
+    return turn_query(message, before)
 
 
 def whole_text(dialogue: list[tuple[str, str]]) -> str:
@@ -210,9 +212,11 @@ class Ranker:
         return order[self.index.has_vector[order]]
 
     def _fusion(self, case: Case) -> np.ndarray:
-        message, recent = turn_query(case.dialogue)
-        period = named_period(message, case.now, case.zone)
-        found = self.service.find(PAIR, self.pool.entries, [], self.stored, message, recent, period)
+        query = query_of(case.dialogue)
+        period = named_period(query.message, case.now, case.zone)
+        found = self.service.find(
+            PAIR, self.pool.entries, [], self.stored, query.message, query.recent, period, query.feeling
+        )
         position = {u.id: n for n, u in enumerate(self.index.units)}
         return np.array([position[h.unit.id] for h in found.hits], dtype=int)
 
