@@ -59,13 +59,13 @@ def test_recall_loo_chooses_each_conversations_constants_on_the_others() -> None
         *("--limit", "2", "--sessions", "3", "--embedding", "none", "--embedding-cache", "off"),
         *(
             "--grid",
-            "retrieval.SEMANTIC_WEIGHT=",
+            "retrieval.WORDS_SHARE=",
             "--grid",
             "retrieval.PERIOD_SLACK=",
             "--grid",
             "context.QUOTE_SHARE=",
         ),
-        *("--grid", "context.UNSURE_SHARE=", "--grid", "retrieval.PARENT_WEIGHT="),
+        *("--grid", "context.UNSURE_SHARE=", "--grid", "retrieval.PARENT_WEIGHT=", "--grid", "retrieval.TIME_SHARE="),
         *("--grid", "context.MID_SUMMARY_TOKENS=70,100"),
     )
     assert "grid (6 combinations)" in text and "## Shipped constants, per conversation" in text

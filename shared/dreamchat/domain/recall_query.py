@@ -1,7 +1,7 @@
 """The retrieval query of a turn: the conversation, not the last message.
 
 People recall by cue: what was just said, the feeling in it, the situation it describes. So a turn's
-query is the person's message with the RECENT_MESSAGES messages before it (either side's: "怎么啦？"
+query is the person's message with the TURN_QUERY_MESSAGES messages before it (either side's: "怎么啦？"
 gives the answer its topic), and the feeling the person shows in them: the spec's emotion labels
 (情感标签) their words cue (`emotions.cued_labels`), matched against the labels stored with each
 memory (`retrieval.Unit.tags`).
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from dreamchat.domain.emotions import cued_labels
 
-RECENT_MESSAGES = 2
+TURN_QUERY_MESSAGES = 2
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,6 @@ class TurnQuery:
 
 def turn_query(message: str, before: Sequence[tuple[str, str]]) -> TurnQuery:
     """The query for `message` given the (role, content) messages before it, oldest first."""
-    recent = [content for _, content in before[-RECENT_MESSAGES:]]
-    theirs = [content for role, content in before[-RECENT_MESSAGES:] if role == "user"]
+    recent = [content for _, content in before[-TURN_QUERY_MESSAGES:]]
+    theirs = [content for role, content in before[-TURN_QUERY_MESSAGES:] if role == "user"]
     return TurnQuery(message, "\n".join(recent), cued_labels("\n".join([*theirs, message])))
