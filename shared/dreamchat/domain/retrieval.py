@@ -285,6 +285,10 @@ def _lexical(index: UnitIndex, query_words: list[str]) -> tuple[np.ndarray, np.n
     if len(candidates) > SCORED:
         candidates = np.sort(np.argsort(-counts, kind="stable")[:SCORED])
     scores = np.maximum(np.asarray(index.bm25.get_batch_scores(query_words, candidates.tolist())), 0.0)
+    # BM25Okapi scores a word present in most units at or below zero (in a small pair, every word):
+    # sharing it still counts, as in `rank`
+    shared = np.bincount(np.concatenate(list(found.values())), minlength=len(index.units))
+    scores = scores + 0.1 * shared[candidates]
     if scores.max(initial=0.0) > 0:
         scaled[candidates] = scores / scores.max()
     return scaled, about
