@@ -65,10 +65,10 @@ def test_recall_loo_chooses_each_conversations_constants_on_the_others() -> None
             "--grid",
             "context.QUOTE_SHARE=",
         ),
-        *("--grid", "context.UNSURE_SHARE=", "--grid", "retrieval.PARENT_WEIGHT=", "--grid", "retrieval.TIME_SHARE="),
+        *("--grid", "context.UNSURE_SHARE=", "--grid", "retrieval.PARENT_WEIGHT="),
         *("--grid", "context.MID_SUMMARY_TOKENS=70,100"),
     )
-    assert "grid (6 combinations)" in text and "## Shipped constants, per conversation" in text
+    assert "grid (4 combinations)" in text and "## Shipped constants, per conversation" in text
     assert "## Leave one conversation out" in text and text.count("conv-26") >= 2 and "conv-30" in text
     assert "spread    recall: min" in text and "how often each value was chosen" in text
 
