@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None, out=None) -> int:
     parser.add_argument("--embedding-cache", default=None, help="embeddings cache file, or 'off'")
     parser.add_argument("--memory-tokens", type=int, default=None)
     parser.add_argument(
-        "--grid", action="append", default=[], help="NAME=V1,V2 (e.g. retrieval.RRF_K=20,60); NAME= drops it"
+        "--grid", action="append", default=[], help="NAME=V1,V2 (e.g. retrieval.WORDS_SHARE=0.02,0.05); NAME= drops it"
     )
     args = parser.parse_args(argv)
     embedding = args.embedding or Settings(storage="local").embedding_provider
