@@ -50,12 +50,12 @@ MODULES = {"retrieval": retrieval_module, "context": context_module}
 DAY = 86400
 # Every constant the retrieval passes tuned, with the values tried (the shipped one among them).
 GRID: dict[str, list[float]] = {
-    "retrieval.SEMANTIC_WEIGHT": [1.5, 2.0],
-    "retrieval.TIME_WEIGHT": [0.0, 1.0, 2.0],
+    "retrieval.WORDS_SHARE": [0.02, 0.03, 0.05],
+    "retrieval.TIME_SHARE": [0.05, 0.1],
     "context.MID_SUMMARY_TOKENS": [40, 70, 100],
     "context.QUOTE_SHARE": [0.05, 0.1, 0.15],
     "context.UNSURE_SHARE": [0.5, 0.7, 0.9],
-    "retrieval.PARENT_WEIGHT": [0.0, 0.1],
+    "retrieval.PARENT_WEIGHT": [0.1, 0.3],
 }
 # PERIOD_SLACK (0, 2 or 7 days) was chosen in an earlier pass of this bench (7 days on 4 of 5 held-out
 # conversations); `--grid retrieval.PERIOD_SLACK=0,172800,604800` puts it back in (3x the time).
@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None, out=None) -> int:
     parser.add_argument("--embedding-cache", default=None, help="embeddings cache file, or 'off'")
     parser.add_argument("--memory-tokens", type=int, default=None)
     parser.add_argument(
-        "--grid", action="append", default=[], help="NAME=V1,V2 (e.g. retrieval.RRF_K=20,60); NAME= drops it"
+        "--grid", action="append", default=[], help="NAME=V1,V2 (e.g. retrieval.WORDS_SHARE=0.02,0.05); NAME= drops it"
     )
     args = parser.parse_args(argv)
     embedding = args.embedding or Settings(storage="local").embedding_provider

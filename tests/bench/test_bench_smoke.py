@@ -18,6 +18,7 @@ from bench import (
     import_memory,
     model_cost,
     quality,
+    recall_fusion,
     recall_loo,
     retrieval_latency,
 )
@@ -58,7 +59,7 @@ def test_recall_loo_chooses_each_conversations_constants_on_the_others() -> None
         *("--limit", "2", "--sessions", "3", "--embedding", "none", "--embedding-cache", "off"),
         *(
             "--grid",
-            "retrieval.SEMANTIC_WEIGHT=",
+            "retrieval.WORDS_SHARE=",
             "--grid",
             "retrieval.PERIOD_SLACK=",
             "--grid",
@@ -67,9 +68,54 @@ def test_recall_loo_chooses_each_conversations_constants_on_the_others() -> None
         *("--grid", "context.UNSURE_SHARE=", "--grid", "retrieval.PARENT_WEIGHT="),
         *("--grid", "context.MID_SUMMARY_TOKENS=70,100"),
     )
-    assert "grid (6 combinations)" in text and "## Shipped constants, per conversation" in text
+    assert "grid (4 combinations)" in text and "## Shipped constants, per conversation" in text
     assert "## Leave one conversation out" in text and text.count("conv-26") >= 2 and "conv-30" in text
     assert "spread    recall: min" in text and "how often each value was chosen" in text
+
+
+class WordsEmbedder:
+    """A tiny offline stand-in for the embedding model: a text's vector counts its characters' buckets."""
+
+    kind = "local"
+    name = "local:bench-smoke"
+
+    def embed(self, texts, *, query: bool):
+        import numpy as np
+
+        rows = np.ones((len(texts), 16), dtype=np.float32)
+        for row, text in zip(rows, texts, strict=True):
+            for char in text:
+                row[ord(char) % 16] += 1
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_recall_fusion_ranks_the_chinese_set_three_ways_at_equal_count_and_tokens() -> None:
+    from dreamchat.services.recall import RecallService
+
+    out = io.StringIO()
+    assert recall_fusion.main(["--sets", "zh-dev"], out=out, make_service=lambda: RecallService(WordsEmbedder())) == 0
+    text = out.getvalue()
+    assert "## zh-dev: 24 turns" in text
+    rows = re.findall(r"^\s+(bm25|dense|fusion)(\s.*)$", text, re.MULTILINE)
+    assert [name for name, _ in rows] == ["bm25", "dense", "fusion"]
+    for _, cells in rows:
+        shares = [float(c) for c in re.findall(r"([\d.]+)%", cells)]
+        assert len(shares) == 5 and shares[0] <= shares[1] <= shares[2] <= 100.0
+
+
+def test_every_recall_zh_conversation_reads_as_a_memory_import() -> None:
+    for split in recall_fusion.SPLITS:
+        pool = recall_fusion.zh_pool(split)
+        assert len(pool.entries) == 42 and len(pool.cases) == 24
+        assert all(case.relevant <= {e.id for e in pool.entries} for case in pool.cases)
+
+
+@needs_data
+def test_recall_fusion_measures_locomo_facts_as_units() -> None:
+    text = run(
+        recall_fusion.main, "--sets", "locomo", "--limit", "1", "--embedding", "none", "--embedding-cache", "off"
+    )
+    assert "## locomo:" in text and re.search(r"^\s+fusion\s+[\d.]+%", text, re.MULTILINE)
 
 
 def test_the_embedding_cache_asks_the_model_only_for_texts_it_has_not_seen(tmp_path: Path) -> None:

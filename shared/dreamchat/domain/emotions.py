@@ -191,12 +191,27 @@ def infer_tags(text: str) -> EmotionTags:
     return EmotionTags.model_validate({kind: _strongest(kind, text) for kind in LABELS})
 
 
+def cued_labels(text: str) -> tuple[str, ...]:
+    """Every label (of every kind) whose cues occur in the text, strongest first within a kind; no
+    default: a text that points nowhere shows no feeling (what retrieval matches against memories' tags)."""
+    found: list[str] = []
+    for kind in LABELS:
+        counts = _counts(kind, text)
+        found += sorted((label for label, n in counts.items() if n > 0), key=lambda label: -counts[label])
+    return tuple(found)
+
+
 def _strongest(kind: EmotionKind, text: str) -> str:
     """The label whose cues occur most often; ties go to the earlier label, none to the default."""
+    counts = _counts(kind, text)
+    best = max(counts, key=lambda label: counts[label])
+    return best if counts[best] > 0 else DEFAULTS[kind]
+
+
+def _counts(kind: EmotionKind, text: str) -> dict[str, int]:
     counts = dict.fromkeys(CUES[kind], 0)
     cues = sorted(((cue, label) for label, words in CUES[kind].items() for cue in words), key=lambda c: -len(c[0]))
     for cue, label in cues:
         counts[label] += text.count(cue)
         text = text.replace(cue, "\0")  # a longer cue consumes its text: "不开心" is not also "开心"
-    best = max(counts, key=lambda label: counts[label])
-    return best if counts[best] > 0 else DEFAULTS[kind]
+    return counts

@@ -222,6 +222,8 @@ class LongTermIndex(Entity):
     sources: list[str] = Field(default_factory=list)
     # the key points later ones replaced (none for entries stored before supersession)
     superseded: list[Supersession] = Field(default_factory=list)
+    # the feeling and scene of the talk it came from (its detail's tags; matched by retrieval); none before issue 39
+    emotion_tags: EmotionTags | None = None
 
 
 class LongTermDetail(Entity):

@@ -11,6 +11,7 @@ import jieba
 import numpy as np
 from rank_bm25 import BM25Okapi
 
+from dreamchat.domain.emotions import LABELS
 from dreamchat.domain.models import LongTermIndex
 
 jieba.setLogLevel(60)  # jieba prints its dictionary loading otherwise
@@ -44,6 +45,9 @@ lately recently recent ago while
 你好 您好 嗨 哈喽 哈啰 早上好 晚上好 好久不见 怎么样 新鲜事 今天 昨天 最近 几天 好几天 这几天 前几天 这段时间
 """.split()
 )
+
+
+_LABELS = frozenset(label for labels in LABELS.values() for label in labels)
 
 
 def words(text: str) -> list[str]:
@@ -112,27 +116,25 @@ def _common_words(query_words: set[str], documents: list[set[str]]) -> set[str]:
 # Fine-grained retrieval: units (one key point, or one summary) ranked by words and meaning.
 
 Precision = Literal["hour", "day", "month"]
-RRF_K = 60  # reciprocal-rank fusion: a unit's share from one list is weight / (RRF_K + rank)
-CANDIDATES = 200  # each ranked list contributes its best this many
-HITS = 400  # the fused ranking keeps this many (far more than any budget shows)
+HITS = 400  # the ranking keeps this many (far more than any budget shows)
 SCORED = 1000  # BM25 scores at most this many units per query (those sharing the most words with it)
-CONTEXT_WEIGHT = 0.5  # the recent turns steer the ranking, the message leads it
-# Meaning outweighs shared words in the fusion: on LoCoMo the embedding alone finds more of the
-# evidence than BM25 alone (issue 16: recall@10 72.8 % against 63.5 %), and words still lift the
-# units that name the message's rare words.
-SEMANTIC_WEIGHT = 1.5
+# Calibrated score fusion, meaning first: a unit's score is its cosine with the conversation (the
+# message and the turns before it, `recall_query`), plus WORDS_SHARE times its BM25 score scaled to
+# [0, 1] by the best unit's (shared words, the feeling's labels among them, break near-ties of meaning
+# and lift a unit that names the message's rare words), plus TIME_SHARE when it was made in the period
+# the message names. On recall_zh dev and LoCoMo the embedding alone ranks better than BM25 alone and
+# better than reciprocal-rank fusion of the two (bench/recall_fusion.py, bench/RESULTS.md "Issue 39").
+# Without vectors, BM25 ranks alone.
+WORDS_SHARE = 0.03
+TIME_SHARE = 0.1
 # A message naming a time ("last June", "去年夏天", "on 8 May 2023"; `periods.period_of`): the units
 # made in that period (widened by PERIOD_SLACK seconds each side: a thing done on the 8th is often
-# told on the 9th) form one more list, in their fused order, weighted TIME_WEIGHT, and count as
-# relevant (the message is about what happened then).
-TIME_WEIGHT = 1.0
+# told on the 9th) gain TIME_SHARE and count as relevant (the message is about what happened then).
 PERIOD_SLACK = 7 * 86400
-# A memory whose best unit matches the message lifts its other units: each unit with a fused score
-# gains this share of the best fused score among its memory's units (the other facts of a session
-# the message is about are likelier evidence than a stray match elsewhere, and they share its dated
-# line). Chosen leave-one-conversation-out: bench/recall_loo.py, bench/RESULTS.md section 12.
-PARENT_WEIGHT = 0.1
-_SPLIT = re.compile(r"\s*(?:[,，;；、?？!！]|\band\b|\bor\b|\bas well as\b|和|以及|还有|或者|跟)\s*", re.IGNORECASE)
+# A memory whose best unit matches the message lifts its other units: each unit gains this share of
+# the best score among its memory's units (the other facts of a session the message is about are
+# likelier evidence than a stray match elsewhere, and they share its dated line).
+PARENT_WEIGHT = 0.3
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,7 @@ class Unit:
     # a key point a later one replaced: what holds now instead, and since when (shown as past)
     replaced_by: str = ""
     replaced_at: int = 0
+    tags: tuple[str, ...] = ()  # its memory's emotion labels (feeling, scene, atmosphere): matched as words
 
 
 @dataclass(frozen=True)
@@ -167,23 +170,24 @@ class UnitIndex:
 
 @dataclass(frozen=True)
 class Query:
-    """What the turn asks: the message, its parts (two named events are two parts), the recent turns;
-    `vectors` holds one row per `texts` entry when an embedding model answered."""
+    """What the turn asks: the message, the recent turns, the feeling shown (emotion labels); `vectors`
+    holds one row per `texts` entry when an embedding model answered."""
 
     message: str
     recent: str = ""
     vectors: np.ndarray | None = None
     period: tuple[int, int] | None = None  # [start, end) epoch seconds the message names, when it names one
+    feeling: tuple[str, ...] = ()
 
     @property
-    def parts(self) -> list[str]:
-        found = [p for p in _SPLIT.split(self.message) if len(words(p)) >= 2]
-        return found if len(found) >= 2 else []
+    def conversation(self) -> str:
+        return f"{self.recent}\n{self.message}" if self.recent else self.message
 
     @property
     def texts(self) -> list[str]:
-        """The texts to embed, in one call: the message, its parts, then the recent turns with it."""
-        return [self.message, *self.parts, *([f"{self.recent}\n{self.message}"] if self.recent else [])]
+        """The texts to embed: the conversation (the message after the recent turns). (Embedding the
+        message's parts apart, "A and B", measured no better on LoCoMo and worse on recall_zh dev.)"""
+        return [self.conversation]
 
 
 @dataclass(frozen=True)
@@ -195,10 +199,11 @@ class Hit:
 
 def build_index(units: list[Unit], vectors: list[np.ndarray | None]) -> UnitIndex:
     postings: dict[str, list[int]] = {}
-    for number, unit in enumerate(units):
-        for word in set(words(unit.text)):
+    documents = [[*words(u.text), *u.tags] for u in units]
+    for number, document in enumerate(documents):
+        for word in set(document):
             postings.setdefault(word, []).append(number)
-    bm25 = BM25Okapi([words(u.text) or ["∅"] for u in units]) if units else None
+    bm25 = BM25Okapi([d or ["∅"] for d in documents]) if units else None
     matrix = _matrix(vectors)
     has_vector = np.any(matrix, axis=1) if matrix is not None else np.zeros(len(units), dtype=bool)
     created = np.array([u.created_at for u in units], dtype=np.int64)
@@ -220,24 +225,22 @@ def _matrix(vectors: list[np.ndarray | None]) -> np.ndarray | None:
 
 
 def search(index: UnitIndex, query: Query) -> list[Hit]:
-    """Units by fused rank (BM25 and cosine, reciprocal-rank fusion), best first; `relevant` marks
-    the ones the message is really about: they share a rare word with it, or were made in the period
-    it names. (Cosine ranks but does not decide: on LoCoMo, greetings stand further above a pair's
-    cosines than questions do.)"""
+    """Units by fused score (cosine with the conversation, plus a share of BM25 and of the period the
+    message names), best first; `relevant` marks the ones the message is really about: they share a
+    rare word with it or the turns before it, or were made in the period it names. (Cosine ranks but
+    does not decide: on LoCoMo, greetings stand further above a pair's cosines than questions do.)"""
     if not index.units:
         return []
-    scores = np.zeros(len(index.units))
-    relevant = np.zeros(len(index.units), dtype=bool)
-    for weight, ranked, about in _lists(index, query):
-        top = ranked[:CANDIDATES]
-        scores[top] += weight / (RRF_K + np.arange(1, len(top) + 1))
-        relevant[top] |= about[top]
-    if query.period is not None and TIME_WEIGHT > 0:
+    lexical, relevant = _lexical(index, [*words(query.conversation), *query.feeling])
+    if query.recent:  # the message's own words count as much again as the conversation's
+        lexical = (lexical + _lexical(index, words(query.message))[0]) / 2
+    meaning = _meaning(index, query)
+    scores = lexical if meaning is None else meaning + WORDS_SHARE * lexical
+    if query.period is not None:
         start, end = query.period
-        inside = np.flatnonzero((index.created >= start - PERIOD_SLACK) & (index.created < end + PERIOD_SLACK))
-        top = inside[np.argsort(-scores[inside], kind="stable")][:CANDIDATES]
-        scores[top] += TIME_WEIGHT / (RRF_K + np.arange(1, len(top) + 1))
-        relevant[top] = True
+        inside = (index.created >= start - PERIOD_SLACK) & (index.created < end + PERIOD_SLACK)
+        scores = scores + TIME_SHARE * inside
+        relevant |= inside
     scores = _with_parent(index, scores)
     order = np.argsort(-scores, kind="stable")[:HITS]
     return [Hit(index.units[i], float(scores[i]), bool(relevant[i])) for i in order if scores[i] > 0]
@@ -252,38 +255,40 @@ def _with_parent(index: UnitIndex, scores: np.ndarray) -> np.ndarray:
     return np.where(scores > 0, scores + PARENT_WEIGHT * best[index.parents], 0.0)
 
 
-def _lists(index: UnitIndex, query: Query) -> list[tuple[float, np.ndarray, np.ndarray]]:
-    """(weight, unit order best first, relevant?) for each signal."""
-    found = [(1.0, *_lexical(index, words(query.message)))]
-    if query.recent:
-        found.append((CONTEXT_WEIGHT, *_lexical(index, words(f"{query.recent} {query.message}"))))
-    if query.vectors is not None and index.matrix is not None and query.vectors.shape[-1] == index.matrix.shape[1]:
-        weights = [SEMANTIC_WEIGHT] * (1 + len(query.parts)) + [SEMANTIC_WEIGHT * CONTEXT_WEIGHT] * bool(query.recent)
-        cosines = index.matrix @ np.asarray(query.vectors, dtype=np.float32).T
-        found += [(w, *_semantic(index, cosines[:, column])) for column, w in enumerate(weights)]
-    return found
+def _meaning(index: UnitIndex, query: Query) -> np.ndarray | None:
+    """Each unit's cosine with the conversation; a unit without a vector gets the mean of the others'
+    (its words decide where it stands); None without vectors."""
+    if query.vectors is None or index.matrix is None or query.vectors.shape[-1] != index.matrix.shape[1]:
+        return None
+    if not index.has_vector.any():
+        return None
+    cosines = index.matrix @ np.asarray(query.vectors, dtype=np.float32)[0]
+    return np.where(index.has_vector, cosines, float(cosines[index.has_vector].mean()))
 
 
 def _lexical(index: UnitIndex, query_words: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Units sharing a word with the query, by BM25 (scored only where a word is shared); `about`: the
-    ones sharing a rare word (in at most RARE_SHARE of the units) that is not a greeting's."""
+    """Each unit's BM25 score for the query scaled to [0, 1] (scored only where a word is shared); and
+    `about`: the units sharing a rare word (in at most RARE_SHARE of the units) that is not a greeting's
+    or an emotion label (a feeling ranks, but does not make a message about one memory)."""
+    scaled = np.zeros(len(index.units))
     about = np.zeros(len(index.units), dtype=bool)
     found = {w: index.postings[w] for w in dict.fromkeys(query_words) if w in index.postings}
     if not found or index.bm25 is None:
-        return np.array([], dtype=int), about
+        return scaled, about
     limit = RARE_SHARE * len(index.units) if len(index.units) >= 4 else len(index.units)
     rare = {w: posting for w, posting in found.items() if len(posting) <= limit}
     for word, posting in rare.items():
-        about[posting] |= word not in SMALL_TALK
+        about[posting] |= word not in SMALL_TALK and word not in _LABELS
     # common words alone do not make a candidate; the units sharing the most words are scored
     counts = np.bincount(np.concatenate(list((rare or found).values())), minlength=len(index.units))
     candidates = np.flatnonzero(counts)
     if len(candidates) > SCORED:
         candidates = np.sort(np.argsort(-counts, kind="stable")[:SCORED])
-    scores = np.asarray(index.bm25.get_batch_scores(query_words, candidates.tolist()))
-    return candidates[np.argsort(-scores, kind="stable")], about
-
-
-def _semantic(index: UnitIndex, cosines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    order = np.argsort(-cosines, kind="stable")
-    return order[index.has_vector[order]], np.zeros(len(cosines), dtype=bool)
+    scores = np.maximum(np.asarray(index.bm25.get_batch_scores(query_words, candidates.tolist())), 0.0)
+    # BM25Okapi scores a word present in most units at or below zero (in a small pair, every word):
+    # sharing it still counts, as in `rank`
+    shared = np.bincount(np.concatenate(list(found.values())), minlength=len(index.units))
+    scores = scores + 0.1 * shared[candidates]
+    if scores.max(initial=0.0) > 0:
+        scaled[candidates] = scores / scores.max()
+    return scaled, about

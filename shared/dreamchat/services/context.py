@@ -13,6 +13,7 @@ from dreamchat.config import Settings
 from dreamchat.domain.models import AIUser, LongTermDetail, LongTermIndex, PairId
 from dreamchat.domain.periods import named_period
 from dreamchat.domain.quotes import QUOTE_RANKS, RECALL_QUOTES, Quote, excerpt
+from dreamchat.domain.recall_query import turn_query
 from dreamchat.domain.retrieval import Hit, Scored, strong_matches
 from dreamchat.domain.supersession import Now, past_of, replacements
 from dreamchat.llm.chat_context import Context, MemoryView, TurnRecall, assemble, topic_opening, with_changes
@@ -72,8 +73,10 @@ class ContextService:
         found = self._find(pair, snapshot, opening, named_period(opening, now, zone))
         turn = None
         if current and current.strip() != opening.strip():
-            recent = "\n".join(m.content for m in short_term[-2:])
-            hits = self._find(pair, snapshot, current, named_period(current, now, zone), recent).hits
+            query = turn_query(current, [(m.role, m.content) for m in short_term])
+            hits = self._find(
+                pair, snapshot, current, named_period(current, now, zone), query.recent, query.feeling
+            ).hits
             turn = TurnRecall(
                 hits, self._details(pair, current, hits, snapshot.long_index, tz), self._quotes(pair, current, hits)
             )
@@ -104,10 +107,18 @@ class ContextService:
         )
 
     def _find(
-        self, pair: PairId, snapshot: PairSnapshot, message: str, period: tuple[int, int] | None, recent: str = ""
+        self,
+        pair: PairId,
+        snapshot: PairSnapshot,
+        message: str,
+        period: tuple[int, int] | None,
+        recent: str = "",
+        feeling: tuple[str, ...] = (),
     ) -> Found:
-        """The units ranked for the message, those made in the `period` it names favoured."""
-        return self.retriever.find(pair, snapshot.long_index, snapshot.mids, snapshot.vectors, message, recent, period)
+        """The units ranked for the message (with the turns before it and the feeling they show), those
+        made in the `period` it names favoured."""
+        found = self.retriever.find
+        return found(pair, snapshot.long_index, snapshot.mids, snapshot.vectors, message, recent, period, feeling)
 
     def _details(
         self, pair: PairId, query: str, hits: list[Hit], entries: list[LongTermIndex], tz: ZoneInfo

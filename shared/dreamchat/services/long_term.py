@@ -185,6 +185,7 @@ class LongTermService:
             time_precision="month" if last - first > 31 * 86400 else "day",
             degraded=batch.degraded,
             sources=self._anchors(uow.pair, memory.key_points, mids),
+            emotion_tags=mids[0].emotion_tags,
         )
         vectors = self._vectors.retriever.vectors(vec.embedded_texts(index))
         index = new_detail(self.repo, uow.pair, index, detail)  # before the commit: an edit after it keeps theirs

@@ -18,7 +18,7 @@ from threading import Lock
 import numpy as np
 
 from dreamchat.domain import vectors as vec
-from dreamchat.domain.models import LongTermIndex, MidTermMemory, PairId
+from dreamchat.domain.models import EmotionTags, LongTermIndex, MidTermMemory, PairId
 from dreamchat.domain.retrieval import Hit, Query, Unit, UnitIndex, build_index, search
 from dreamchat.domain.supersession import Now, point_ref, replacements
 from dreamchat.ports import Embedder, EmbeddingUnavailable
@@ -48,13 +48,31 @@ def units_of(entries: list[LongTermIndex], mids: list[MidTermMemory]) -> list[Un
     each summary not yet extracted."""
     past = replacements(entries)
     units = [
-        Unit(f"{e.id}#{n:03d}", e.id, point, e.created_at, e.time_precision, e.title, _source(e, n), *_now(past, e, n))
+        Unit(
+            f"{e.id}#{n:03d}",
+            e.id,
+            point,
+            e.created_at,
+            e.time_precision,
+            e.title,
+            _source(e, n),
+            *_now(past, e, n),
+            tags=_tags(e.emotion_tags),
+        )
         for e in entries
         for n, point in enumerate(e.key_points)
         if point.strip()
     ]
-    units += [Unit(f"{m.id}#000", m.id, m.summary, m.created_at, "hour") for m in mids if not m.extracted_to_long]
+    units += [
+        Unit(f"{m.id}#000", m.id, m.summary, m.created_at, "hour", tags=_tags(m.emotion_tags))
+        for m in mids
+        if not m.extracted_to_long
+    ]
     return units
+
+
+def _tags(tags: EmotionTags | None) -> tuple[str, ...]:
+    return (tags.basic_emotion, tags.scene, tags.atmosphere) if tags else ()
 
 
 def _now(past: dict[str, Now], entry: LongTermIndex, number: int) -> tuple[str, int]:
@@ -88,13 +106,15 @@ class RecallService:
         message: str,
         recent: str = "",
         period: tuple[int, int] | None = None,
+        feeling: tuple[str, ...] = (),
     ) -> Found:
         """The pair's units ranked for the message (no ranking for an empty one), and all its units
-        newest first; `period` ([start, end) epoch seconds) is the time the message names, if any."""
+        newest first; `recent` the turns before it, `feeling` the emotion labels they show (`recall_query`),
+        `period` ([start, end) epoch seconds) the time the message names, if any."""
         prepared = self.prepare(pair, entries, mids, stored)
-        query = Query(message, recent[-RECENT_CHARS:], period=period)
+        query = Query(message, recent[-RECENT_CHARS:], period=period, feeling=feeling)
         if message.strip() and prepared.index.matrix is not None:
-            query = Query(query.message, query.recent, self.embed(query.texts, query=True), period)
+            query = Query(query.message, query.recent, self.embed(query.texts, query=True), period, feeling)
         return Found(search(prepared.index, query) if message.strip() else [], prepared.newest)
 
     def prepare(
@@ -110,9 +130,10 @@ class RecallService:
                 tuple(
                     (e.id, e.created_at, e.time_precision, e.title, tuple(e.key_points), tuple(e.sources))
                     + tuple((s.point, s.superseded_by, s.at) for s in e.superseded)
+                    + _tags(e.emotion_tags)
                     for e in entries
                 ),
-                tuple((m.id, m.summary, m.extracted_to_long) for m in mids),
+                tuple((m.id, m.summary, m.extracted_to_long, *_tags(m.emotion_tags)) for m in mids),
                 tuple((p, s.digest, s.model) for p, s in stored.items() if s),
             )
         )
