@@ -35,6 +35,7 @@ const PERSON_ROUTES = [
   [/^\/edit\/([\w-]+)$/, "form", (ctx, id) => renderEditor(main, ctx, id)],
   [/^\/chat\/([\w-]+)$/, "chat", (ctx, id) => renderChat(main, ctx, id)],
   [/^\/settings$/, "settings", (ctx) => renderSettings(main, ctx)],
+  [/^\/settings\/protection$/, "settings", (ctx) => renderSettings(main, ctx, "protection")],
   [/^\/memory\/([\w-]+)$/, "memory", (ctx, id) => renderMemory(main, ctx, id)],
 ];
 

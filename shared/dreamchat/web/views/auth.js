@@ -3,7 +3,9 @@
 import { api, describe, session } from "../lib/api.js";
 import { limits } from "../lib/config.js";
 import { h } from "../lib/dom.js";
+import { keepLoginNotices } from "../lib/protection.js";
 import { syncPush } from "../lib/push.js";
+import { askBirthYearOnce } from "./protection.js";
 
 const USERNAME = /^[\p{L}\p{N}_.-]{3,32}$/u;
 
@@ -68,8 +70,10 @@ class AuthForm {
       const body = await api("POST", MODES[mode].path, { username: username.value.trim(), password: password.value },
         { auth: false });
       session.set({ user: body.user, access_token: body.access_token, refresh_token: body.refresh_token });
+      keepLoginNotices(body.user.id, body.notices);  // the AI disclosure: the next chat opened shows it
       syncPush().catch(() => {}); // a device with notifications on now gets this account's
       this.ctx.go("/");
+      askBirthYearOnce(body.user.id);
     } catch (err) {
       error.textContent = describe(err, messages(mode));
       submit.disabled = false;

@@ -9,10 +9,11 @@ import { autosize, avatar, clear, h, toast } from "../lib/dom.js";
 import { loadDraft, saveDraft } from "../lib/drafts.js";
 import { helpLines } from "../lib/help_lines.js";
 import { dismissReadNote, READ_NOTE_KIND } from "../lib/read_note.js";
+import { takeLoginNotices } from "../lib/protection.js";
 import { SendQueue } from "../lib/send_queue.js";
 import { Controls } from "./chat_controls.js";
 import { History } from "./chat_history.js";
-import { aiDisclosure, buildUi, messageMenu, removeFriend, rows } from "./chat_render.js";
+import { aiDisclosure, buildUi, messageMenu, removeFriend, rows, stopCompanion } from "./chat_render.js";
 import { tooLong, Turns } from "./chat_turns.js";
 import { levelBadge } from "./friends.js";
 import { reportDialog } from "./report.js";
@@ -44,6 +45,10 @@ class ChatView {
     this.ui = buildUi(ctx, id, {
       triggerHeartbeat: () => this.queue.dispatch({ type: "heartbeat" }),
       removeFriend: () => removeFriend(ctx, id, this.aiUser),
+      stopCompanion: () => stopCompanion(ctx, id, this.aiUser, () => {
+        this.history.addNotice("你已停止 TA 的陪伴。TA 不会再主动发消息；你再写给 TA 时，陪伴会恢复。", "stopped");
+        this.render({ toBottom: true });
+      }),
       report: () => reportDialog({ kind: "ai_user", ai_user_id: id, name: this.aiUser?.name }),
       search: () => this.controls.openSearch(),
     });
@@ -168,6 +173,8 @@ class ChatView {
       const body = await get(`/api/ai-users/${this.id}/messages?limit=${PAGE}`);
       if (!this.alive) return;
       history.merge(body.messages || []);
+      // the AI disclosure of this login, shown once, as the app's words
+      for (const notice of takeLoginNotices(this.account.id)) history.addNotice(String(notice.text), notice.kind);
       this.offerRetry(body.retry_message_id);
       const greeted = !history.items.length && await this.greet();
       if (!this.alive) return;

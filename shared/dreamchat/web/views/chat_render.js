@@ -1,7 +1,7 @@
 // What the chat view draws, from values: the shell (header, menu, log, composer), the message rows, a message's
 // menu, the remove-friend dialog. No state of its own; views/chat.js decides what to show and when.
 
-import { del, describe, patch, put } from "../lib/api.js";
+import { del, describe, patch, post, put } from "../lib/api.js";
 import { aiBadge, avatar, confirmButton, h, icon, toast } from "../lib/dom.js";
 import { telHref, webHref } from "../lib/help_lines.js";
 import { chatStamp } from "../lib/time.js";
@@ -82,12 +82,15 @@ function helpLine(line) {
 // An in-app notice in the flow (the break reminder; "staff": a person from DreamChat is with you now;
 // "read_no_reply": why no answer came, with 知道了 to dismiss it for good): said by the app, so not a bubble and
 // not the AI's.
+// A consent card links to the protection settings, where the guardian's consent is recorded.
 function systemNotice(text, kind) {
   const staff = kind === "staff";
   return h("div", { class: `system-notice${staff ? " notice-staff" : ""}`, role: "note", dataset: { kind } },
     staff ? h("b", { class: "staff-label", text: "工作人员" }) : null, h("span", { text }),
     kind === "read_no_reply" ? h("button", { type: "button", class: "notice-dismiss", text: "知道了",
-      "aria-label": "知道了，不再提示" }) : null);
+      "aria-label": "知道了，不再提示" }) : null,
+    kind === "guardian_consent_required"
+      ? h("a", { class: "notice-link", href: "#/settings/protection", text: "去保护设置" }) : null);
 }
 
 // Once at the top of every conversation: who is on the other side.
@@ -165,6 +168,7 @@ function friendMenu(ctx, id, actions, editItem) {
     menuButton("menu-heartbeat", "heart", h("span", { text: "TA 主动找我" }), () => heartbeatDialog(ctx, id)),
     menuButton("", "search", "搜索聊天记录", () => actions.search()),
     menuButton("menu-report", "flag", "举报这个角色", () => actions.report()),
+    menuButton("menu-stop", "bell", "停止陪伴", () => actions.stopCompanion()),
     menuButton("danger", "trash", "删除好友", () => actions.removeFriend()));
   const toggleMenu = (event) => {
     event.stopPropagation();
@@ -261,6 +265,31 @@ function heartbeatDialog(ctx, id) {
       await put(`/api/friends/${id}/heartbeat`, { mode: picked });
       await ctx.friends()?.refresh();
       toast(`TA 主动找我：${HEARTBEAT_MODES[picked]}`, "ok");
+    } catch (error) {
+      toast(describe(error), "error");
+    }
+  });
+  document.body.append(dialog);
+  dialog.showModal();
+}
+
+// A way out (issue 38): the AI says one short goodbye and sends nothing more until the person writes again.
+export function stopCompanion(ctx, id, aiUser, onStopped) {
+  const dialog = h("dialog", { class: "dialog stop-dialog" },
+    h("form", { method: "dialog", class: "dialog-body" },
+      h("h3", { text: `停止「${aiUser?.name || ""}」的陪伴？` }),
+      h("p", { class: "muted", text: "停止后 TA 不会再主动找你，也不会再发消息。你再给 TA 发消息时，陪伴会恢复。" }),
+      h("div", { class: "dialog-actions" },
+        h("button", { value: "cancel", class: "btn btn-soft", text: "取消" }),
+        h("button", { value: "stop", class: "btn btn-danger-solid", text: "停止陪伴" }))));
+  dialog.addEventListener("close", async () => {
+    dialog.remove();
+    if (dialog.returnValue !== "stop") return;
+    try {
+      await post(`/api/friends/${id}/stop`);
+      await ctx.friends()?.refresh();
+      toast("已停止陪伴。想聊时再发消息就好。", "ok");
+      onStopped?.();
     } catch (error) {
       toast(describe(error), "error");
     }

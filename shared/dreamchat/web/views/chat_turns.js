@@ -6,6 +6,7 @@ import { limits } from "../lib/config.js";
 import { sleep, toast } from "../lib/dom.js";
 import { helpLines, rememberHelpLines } from "../lib/help_lines.js";
 import { READ_NOTE, READ_NOTE_KIND, readNoteDue } from "../lib/read_note.js";
+import { blockedNotice } from "../lib/protection.js";
 
 const MAX_TYPING_MS = 30000;
 // events that come before the AI's messages: the AI is still thinking after them
@@ -144,6 +145,7 @@ export class Turns {
     this.thinking(false);
     for (const item of items) this.chat.history.remove(item);
     this.chat.putBack(texts);
+    if (this.blocked(error)) return;
     this.chat.render();
     this.chat.showNotice(describe(error, sendErrors()));
   }
@@ -155,8 +157,19 @@ export class Turns {
     }
     this.thinking(false);
     turn.item.failed = true;
+    if (this.blocked(error)) return;
     this.chat.render();
     this.chat.showNotice(describe(error, RETRY_ERRORS));
+  }
+
+  // A refusal for a protection (minors' mode, a guardian's consent, the daily limit) is a system card in the
+  // chat, said by the app and never by the AI; true when it was one.
+  blocked(error) {
+    const notice = blockedNotice(error);
+    if (!notice) return false;
+    this.chat.history.addNotice(notice.text, notice.kind);
+    this.chat.render({ toBottom: true });
+    return true;
   }
 
   show(event, item) {

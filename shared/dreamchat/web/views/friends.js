@@ -136,7 +136,7 @@ export class FriendsList {
     const count = friend.unread > 99 ? "99+" : friend.unread;
     const unread = friend.unread > 0
       ? h("span", { class: `unread${friend.muted ? " unread-muted" : ""}`, text: count }) : null;
-    const label = [friend.name, "AI 角色", friend.pinned ? "已置顶" : "", friend.muted ? "消息免打扰" : "",
+    const label = [friend.name, "AI 角色", friend.pinned ? "已置顶" : "", friend.muted ? "消息免打扰" : "", friend.stopped ? "已停止陪伴" : "",
       unread ? `${friend.unread} 条未读` : ""].filter(Boolean).join("，");
     const classes = ["friend", friend.id === this.active ? "active" : "", friend.pinned ? "pinned" : "",
       friend.muted ? "muted-friend" : ""].filter(Boolean).join(" ");
@@ -149,6 +149,7 @@ export class FriendsList {
           aiBadge(),
           levelBadge(friend.relationship),
           friend.muted ? h("span", { class: "mute-mark", title: "消息免打扰" }, icon("bell")) : null,
+          friend.stopped ? h("span", { class: "stopped-mark", title: "已停止陪伴", text: "已停止" }) : null,
           friend.last_message ? h("time", { class: "friend-time", text: listStamp(friend.last_message.timestamp) }) : null),
         h("div", { class: "friend-sub" }, subline(friend))),
       unread));

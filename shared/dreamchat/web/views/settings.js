@@ -7,11 +7,13 @@ import { canPrompt, installed, isIos, onInstallChange, promptInstall } from "../
 import { disablePush, enablePush, getPushSettings, pushState, setShowContent } from "../lib/push.js";
 import { accountCard } from "./account.js";
 import { accountExportCard } from "./data_copy.js";
+import { protectionCard } from "./protection.js";
 import { myReportsCard } from "./report.js";
 
 const pad = (n) => String(n).padStart(2, "0");
 
-export function renderSettings(main, ctx) {
+// `focus`: "protection" opens at the 保护设置 (a consent card in the chat links there).
+export function renderSettings(main, ctx, focus = null) {
   let alive = true;
   const body = h("div", { class: "page-body" }, h("p", { class: "muted center", text: "加载中…" }));
   main.replaceChildren(
@@ -22,12 +24,15 @@ export function renderSettings(main, ctx) {
       body),
   );
   const cleanups = [];
-  Promise.all([allPages("/api/heartbeat/status", "ai_users"), get("/api/profile"), getPushSettings(), pushState()]).then(
-    ([status, profile, pushSettings, state]) => {
+  Promise.all([allPages("/api/heartbeat/status", "ai_users"), get("/api/profile"), getPushSettings(), pushState(),
+    get("/api/profile/protection")]).then(
+    ([status, profile, pushSettings, state, protection]) => {
       if (!alive) return;
       const notifications = notificationsCard(pushSettings, state, cleanups);
-      clear(body, accountCard(ctx, profile), aboutForm(profile), notifications, prefsForm(status.first.prefs), scheduledList(status.entries),
+      const protect = protectionCard(protection);
+      clear(body, accountCard(ctx, profile), aboutForm(profile), protect, notifications, prefsForm(status.first.prefs), scheduledList(status.entries),
         myReportsCard(ctx), accountExportCard(ctx.account()));
+      if (focus === "protection") protect.scrollIntoView({ block: "start" });
     },
     (error) => alive && clear(body, h("p", { class: "form-error center", text: describe(error) })),
   );
