@@ -74,6 +74,9 @@ def test_the_login_disclosure_shows_once_in_the_next_chat(stack: Stack, open_con
     card = page.locator('.system-notice[data-kind="ai_disclosure"]')
     expect(card).to_have_count(1)
     expect(card).to_contain_text("AI")
+    send(page, "在吗")  # the session's first reply brings the server's disclosure: the same words, one card
+    expect(page.locator(".msg-list .msg-ai .bubble").first).to_be_visible(timeout=15_000)
+    expect(card).to_have_count(1)
     page.goto(f"{stack.base}/#/")
     page.goto(f"{stack.base}/#/chat/{ai_user['id']}")
     expect(page.locator(".chat-name")).to_have_text("小梦")

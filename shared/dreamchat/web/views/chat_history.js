@@ -56,8 +56,13 @@ export class History {
     this.items.push({ id: `divider-${++this.seq}`, divider: text });
   }
 
-  // An in-app notice in the flow (the break reminder): shown where it arrived, never stored.
+  // An in-app notice in the flow (the break reminder): shown where it arrived, never stored. The login's AI
+  // disclosure and the session's first say the same: one card until the AI has answered.
   addNotice(text, kind) {
+    if (kind === "ai_disclosure") {
+      const shown = this.items.findLastIndex((item) => item.notice && item.kind === kind);
+      if (shown >= 0 && !this.items.slice(shown).some((item) => item.role === "assistant")) return;
+    }
     this.items.push({ id: `notice-${++this.seq}`, notice: text, kind });
   }
 
