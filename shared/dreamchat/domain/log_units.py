@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rank_bm25 import BM25Okapi
 
@@ -112,9 +113,16 @@ class LogUnit:
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+    return list(_sentences(text))
 
 
+@lru_cache(maxsize=16384)
+def _sentences(text: str) -> tuple[str, ...]:
+    # a message is cut again on every turn that reads it; its cut never changes
+    return tuple(s.strip() for s in _SENTENCE.split(text) if s and s.strip())
+
+
+@lru_cache(maxsize=65536)
 def carries_fact(sentence: str) -> bool:
     """Long enough, not a question, not fillers alone, and names a fact of one of FACT_CUES."""
     bare = re.sub(r"[\W_]+", " ", sentence.casefold()).strip()
