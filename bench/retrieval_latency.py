@@ -30,6 +30,7 @@ from bench.locomo import DEFAULT_DATA, load  # noqa: E402
 from dreamchat.adapters.embeddings import LocalEmbedder, local_model_installed  # noqa: E402
 from dreamchat.config import Settings  # noqa: E402
 from dreamchat.domain import vectors as vec  # noqa: E402
+from dreamchat.domain.log_units import LOG_MESSAGES, index_units, log_units, search_units  # noqa: E402
 from dreamchat.domain.models import LongTermIndex, PairId  # noqa: E402
 from dreamchat.llm.chat_context import MemoryView, plan_memory  # noqa: E402
 from dreamchat.services.recall import RecallService  # noqa: E402
@@ -70,10 +71,12 @@ def pair_memories(count: int, facts: list[str], dims: int, name: str):
     return entries, stored
 
 
-def turn(retriever: RecallService, entries, stored, question: str, budget: int) -> tuple[float, float]:
-    """One turn's retrieval as `ContextService.context` runs it, from memories already read:
+def turn(retriever: RecallService, entries, stored, question: str, budget: int, log=()) -> tuple[float, float]:
+    """One turn's retrieval as `ContextService.context` runs it, from memories and log messages already
+    read (the log's fact sentences cut, indexed and searched every turn, as the service does):
     (wall ms, CPU ms of this process)."""
     started, cpu = time.perf_counter(), time.process_time()
+    search_units(index_units(log_units(list(log))), question)
     found = retriever.find(PAIR, entries, [], stored, question)
     plan_memory(MemoryView("", "", [], [], found.hits, found.units, [], []), budget, ZoneInfo("UTC"))
     return (time.perf_counter() - started) * 1000, (time.process_time() - cpu) * 1000
@@ -94,10 +97,13 @@ def main(argv: list[str] | None = None, out=None) -> int:
     dialogues = load(args.data)
     facts = [f.text for d in dialogues for s in d.sessions for f in s.facts]
     questions = [q.question for d in dialogues for q in d.questions][: args.turns]
+    said = [t.text for d in dialogues[:1] for s in d.sessions for t in s.turns if t.role == "user"]
+    log = [(f"m{n:05d}", 1_600_000_000 + n, text) for n, text in enumerate(said[-LOG_MESSAGES:])]
     print("# Retrieval latency per turn (bench/retrieval_latency.py)", file=out)
     print(
         f"vectors: {args.dims} dims, int8 in the item; {args.turns} turns (LoCoMo questions); memory budget {BUDGET}; "
-        "search + budget plan from units already read, query embedding excluded",
+        f"search + budget plan from units already read, and the log's units from {len(log)} of the person's "
+        "messages already read (cut, indexed, searched), query embedding excluded",
         file=out,
     )
     print(
@@ -113,8 +119,8 @@ def main(argv: list[str] | None = None, out=None) -> int:
         embedder = FixedEmbedder(args.dims)
         retriever = RecallService(embedder)
         entries, stored = pair_memories(size, facts, args.dims, embedder.name)
-        first, _ = turn(retriever, entries, stored, questions[0], BUDGET)
-        measured = [turn(retriever, entries, stored, q, BUDGET) for q in questions]
+        first, _ = turn(retriever, entries, stored, questions[0], BUDGET, log)
+        measured = [turn(retriever, entries, stored, q, BUDGET, log) for q in questions]
         wall, cpu = sorted(m[0] for m in measured), sorted(m[1] for m in measured)
         print(
             f"{size:>7} {first:>13.1f} {statistics.median(wall):>7.1f} {p95(wall):>7.1f} {wall[-1]:>7.1f} "

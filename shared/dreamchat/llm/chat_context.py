@@ -18,6 +18,7 @@ first; a summary whose topic the chosen units already stand for is not shown twi
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo
@@ -52,6 +53,10 @@ WEEKDAYS = "一二三四五六日"
 UNSURE_SHARE = 0.9
 # What was said behind the best matches (`quotes`) takes at most this share of the budget.
 QUOTE_SHARE = 0.05
+# The person's own sentences from the log that no memory holds (`said`, the memory of last resort)
+# take at most this share more, in the same 【当时的原话】 section.
+SAID_SHARE = 0.05
+INDEX_LINE_CHARS = 50  # the spec's 约 50 字/条: one memory's line of the index (date and key points), cut to fit
 
 
 def persona(base_soul: str, self_soul: str) -> str:
@@ -109,6 +114,7 @@ class MemoryView:
     quotes: list[Quote] = field(default_factory=list)  # what was said behind the best hits, best first
     turn: TurnRecall | None = None  # ranked for the current message, when it is not the topic's opening
     nickname: str | None = None  # what the person wants to be called: `{{user}}` and the name line
+    said: list[Quote] = field(default_factory=list)  # the person's own sentences from the log no memory holds
 
 
 @dataclass(frozen=True)
@@ -119,6 +125,7 @@ class TurnRecall:
     hits: list[Hit]
     details: list[LongTermDetail] = field(default_factory=list)
     quotes: list[Quote] = field(default_factory=list)
+    said: list[Quote] = field(default_factory=list)  # the log's sentences about it no memory holds
 
 
 @dataclass(frozen=True)
@@ -140,12 +147,14 @@ def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int 
     remembered gets `recent_budget` (small talk needs less) and its ranked units (a match by meaning
     alone) only UNSURE_SHARE of what the summaries leave. Then detail documents, while they fit. A
     message about something remembered also gets the words said behind its best matches
-    (`view.quotes`), within QUOTE_SHARE of the budget, before any unit."""
-    about = any(hit.relevant for hit in view.hits)
+    (`view.quotes`), within QUOTE_SHARE of the budget, then the person's sentences from the log no
+    memory holds (`view.said`: the memory of last resort), within SAID_SHARE more, before any unit."""
+    about = any(hit.relevant for hit in view.hits) or bool(view.said)
     budget = budget if about or recent_budget is None else min(budget, recent_budget)
     core = clip(render_core(for_context(view.core)), budget // 3)
     left = budget - estimate_tokens(core)
     quotes = _quoted(view.quotes, int(QUOTE_SHARE * budget), tz) if about else []
+    quotes = _quoted(view.said, int((QUOTE_SHARE + SAID_SHARE) * budget), tz, quotes)
     left -= estimate_tokens(render_details([], quotes, tz))
     recent = sorted(view.mids, key=lambda m: (m.created_at, m.id))[::-1][:MID_LIMIT]
     notes = changed_since(recent, view.units, tz)
@@ -228,11 +237,12 @@ def plan_turn(turn: TurnRecall | None, shown: Plan, budget: int, tz: ZoneInfo) -
     """What the current message recalls beyond the stable part, within `budget`: the words said
     behind its best hits (a third of it at most), its relevant units, best first, then the detail
     documents it names. Nothing for a message about nothing remembered."""
-    if turn is None or budget <= 0 or not any(hit.relevant for hit in turn.hits):
+    if turn is None or budget <= 0 or not (any(hit.relevant for hit in turn.hits) or turn.said):
         return Plan("", [], [], [])
     seen = {u.id for u in shown.units}
     quoted = {q.message_id for q in shown.quotes}
     quotes = _quoted([q for q in turn.quotes if q.message_id not in quoted], budget // 3, tz)
+    quotes = _quoted([q for q in turn.said if q.message_id not in quoted], budget // 3, tz, quotes)
     index = _IndexBudget(budget - estimate_tokens(render_details([], quotes, tz)), tz)
     for hit in (h for h in turn.hits if h.relevant and h.unit.id not in seen):
         if not index.add(hit.unit):
@@ -244,10 +254,12 @@ def plan_turn(turn: TurnRecall | None, shown: Plan, budget: int, tz: ZoneInfo) -
     return Plan("", [], units, details, quotes)
 
 
-def _quoted(quotes: list[Quote], tokens: int, tz: ZoneInfo) -> list[Quote]:
-    """The quotes, best first, while their section fits in `tokens`."""
-    chosen: list[Quote] = []
+def _quoted(quotes: list[Quote], tokens: int, tz: ZoneInfo, chosen: list[Quote] | None = None) -> list[Quote]:
+    """The quotes, best first, after those `chosen` already, while their one section fits in `tokens`."""
+    chosen = list(chosen or [])
     for quote in quotes:
+        if any(q.message_id == quote.message_id and q.text == quote.text for q in chosen):
+            continue
         if estimate_tokens(render_details([], [*chosen, quote], tz)) <= tokens:
             chosen.append(quote)
     return chosen
@@ -265,7 +277,7 @@ class _IndexBudget:
         self._others = 0  # tokens taken by other sections (the summaries that share this budget)
         self._tz = tz
         self._units: dict[str, Unit] = {}
-        self._parents: set[str] = set()
+        self._groups: dict[str, list[Unit]] = {}  # per memory, its units chosen, best first
         self._misses = 0
 
     @property
@@ -283,13 +295,16 @@ class _IndexBudget:
         """False once filling should stop (the budget is spent)."""
         if unit.id in self._units:
             return True
-        cost = estimate_tokens(unit.text) + 1
-        if unit.parent_id not in self._parents:
-            cost += estimate_tokens(_group_head(unit, self._tz)) + 2
-            cost += 0 if self._units else estimate_tokens(INDEX_HEADER) + 1
+        group = self._groups.get(unit.parent_id, [])
+        before = index_line(group, self._tz) if group else ""
+        after = index_line([*group, unit], self._tz)
+        if group and after == before:  # the memory's line is full (INDEX_LINE_CHARS): nothing would show
+            return True
+        cost = estimate_tokens(after) + 1 - (estimate_tokens(before) + 1 if group else 0)
+        cost += 0 if self._units else estimate_tokens(INDEX_HEADER) + 1
         if self.take(cost, other=False):
             self._units[unit.id] = unit
-            self._parents.add(unit.parent_id)
+            self._groups[unit.parent_id] = [*group, unit]
             self._misses = 0
         else:
             self._misses += 1
@@ -472,18 +487,34 @@ def _group_head(unit: Unit, tz: ZoneInfo) -> str:
 
 
 def render_units(units: list[Unit], tz: ZoneInfo) -> str:
-    """One line per memory, oldest first: its date, then its chosen key points. (The memory's title
-    is left out: the key points say what it names, and its tokens went to more units.)"""
+    """One line per memory, oldest first: its date, then its chosen key points, best first, the line
+    cut at INDEX_LINE_CHARS (`index_line`). (The memory's title is left out: the key points say what
+    it names, and its tokens went to more units.)"""
     if not units:
         return ""
     groups: dict[str, list[Unit]] = {}
     for unit in units:
         groups.setdefault(unit.parent_id, []).append(unit)
     ordered = sorted(groups.values(), key=lambda g: (g[0].created_at, g[0].parent_id))
-    lines = [
-        _group_head(g[0], tz) + "；".join(unit_text(u, tz) for u in sorted(g, key=lambda u: u.id)) for g in ordered
-    ]
-    return INDEX_HEADER + "\n" + "\n".join(lines)
+    return INDEX_HEADER + "\n" + "\n".join(index_line(g, tz) for g in ordered)
+
+
+def index_line(group: list[Unit], tz: ZoneInfo) -> str:
+    """One memory's index line: `- date point；point`, at most INDEX_LINE_CHARS 字 (the spec's
+    约 50 字/条, counted by `zi`), its end cut and marked with … when the points say more."""
+    line = _group_head(group[0], tz) + "；".join(unit_text(u, tz) for u in group)
+    marks = list(_ZI.finditer(line))
+    return line if len(marks) <= INDEX_LINE_CHARS else line[: marks[INDEX_LINE_CHARS - 1].start()] + "…"
+
+
+_ZI = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)*|\S")
+
+
+def zi(text: str) -> int:
+    """Its length in 字 as a Chinese word count reads mixed text: a Chinese character, a punctuation
+    mark or symbol, or a whole English word or number, one each; spaces none. (An English word carries
+    about what a Chinese character does: 50 Latin letters would hold half a fact.)"""
+    return len(_ZI.findall(text))
 
 
 def unit_text(unit: Unit, tz: ZoneInfo) -> str:

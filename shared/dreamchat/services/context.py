@@ -1,6 +1,8 @@
 """What the AI remembers in a conversation: the context of a turn (souls, core memories, recent
 topics, the memories the topic's opening calls up and what was said behind them, short-term; then
-what the current message calls up beyond them) and the memories the recall_memory tool finds on demand. In
+what the current message calls up beyond them) and the memories the recall_memory tool finds on demand. The
+log is the memory of last resort: the person's own sentences that carry a fact (`person_units`, derived
+when read, so an erased log takes them along) are searched too, and one no memory holds is quoted. In
 minors' mode the instructions tell the model the person is a minor (`MINOR_GUIDANCE`), in turns and heartbeats."""
 
 from __future__ import annotations
@@ -10,11 +12,12 @@ from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
 from dreamchat.config import Settings
+from dreamchat.domain.log_units import LOG_MESSAGES, LogIndex, LogUnit, covered, index_units, log_units, search_units
 from dreamchat.domain.models import AIUser, LongTermDetail, LongTermIndex, PairId
 from dreamchat.domain.periods import named_period
 from dreamchat.domain.quotes import QUOTE_RANKS, RECALL_QUOTES, Quote, excerpt
 from dreamchat.domain.recall_query import turn_query
-from dreamchat.domain.retrieval import Hit, Scored, strong_matches
+from dreamchat.domain.retrieval import Hit, Scored, Unit, strong_matches
 from dreamchat.domain.supersession import Now, past_of, replacements
 from dreamchat.llm.chat_context import Context, MemoryView, TurnRecall, assemble, topic_opening, with_changes
 from dreamchat.llm.chat_prompts import MINOR_GUIDANCE
@@ -68,17 +71,24 @@ class ContextService:
             instructions = f"{instructions}\n{MINOR_GUIDANCE}"
         now, zone = self._clock.now(), self.repo.zone(pair, ai_user)
         tz = ZoneInfo(zone)
-        short_term = [m for m in self.repo.short_term(pair) if m.id != exclude_message]
+        topic = self.repo.short_term(pair)
+        short_term = [m for m in topic if m.id != exclude_message]
         opening = topic_opening(short_term, current)
         found = self._find(pair, snapshot, opening, named_period(opening, now, zone))
+        log = self._log_index(pair, topic[0].id if topic else None, found.units) if opening.strip() else index_units([])
+        quotes = self._quotes(pair, opening, found.hits)
         turn = None
         if current and current.strip() != opening.strip():
             query = turn_query(current, [(m.role, m.content) for m in short_term])
             hits = self._find(
                 pair, snapshot, current, named_period(current, now, zone), query.recent, query.feeling
             ).hits
+            said = self._quotes(pair, current, hits)
             turn = TurnRecall(
-                hits, self._details(pair, current, hits, snapshot.long_index, tz), self._quotes(pair, current, hits)
+                hits,
+                self._details(pair, current, hits, snapshot.long_index, tz),
+                said,
+                self._said(log, current, [*_texts(hits), *(q.text for q in said)]),
             )
         view = MemoryView(
             ai_user.base_soul,
@@ -90,9 +100,10 @@ class ContextService:
             self._details(pair, opening, found.hits, snapshot.long_index, tz),
             short_term,
             self._profiles.about_me(pair.account_id),
-            self._quotes(pair, opening, found.hits),
+            quotes,
             turn,
-            self._profiles.nickname(pair.account_id),
+            nickname=self._profiles.nickname(pair.account_id),
+            said=self._said(log, opening, [*_texts(found.hits), *(q.text for q in quotes)]),
         )
         return assemble(
             view,
@@ -151,6 +162,35 @@ class ContextService:
                 quotes.append(Quote(message.id, message.role, message.timestamp, text))
         return quotes
 
+    def person_units(self, pair: PairId, before: str | None) -> list[LogUnit]:
+        """The fact sentences of the person's newest LOG_MESSAGES messages before `before` (the open
+        topic's first message: what the context already holds whole), read from the log now."""
+        read, _ = self.repo.log.messages(pair, before=before, after=None, limit=2 * LOG_MESSAGES)
+        mine = [(m.id, m.timestamp, m.content) for m in read if m.role == "user"][-LOG_MESSAGES:]
+        return log_units(mine)
+
+    def _log_index(self, pair: PairId, before: str | None, units: list[Unit]) -> LogIndex:
+        """The person's log units but those of a message a fact later replaced came from (the memory
+        says that fact as past; the log would say it as if it still held)."""
+        past = [u for u in units if u.replaced_by]
+        sources = {u.source for u in past if u.source}
+        own = self.person_units(pair, before)
+        return index_units([u for u in own if u.message_id not in sources and not covered(u, [p.text for p in past])])
+
+    @staticmethod
+    def _said(log: LogIndex, query: str, memories: list[str]) -> list[Quote]:
+        """The person's sentences about the query that none of the `memories` shown for it holds."""
+        found = [u for u in search_units(log, query) if not covered(u, memories)] if query.strip() else []
+        return [Quote(u.message_id, "user", u.timestamp, u.text) for u in found]
+
+    def said_in_log(self, pair: PairId, query: str, recalled: list[Recalled]) -> list[Quote]:
+        """What the person said about the query that the `recalled` memories do not hold (recall_memory)."""
+        topic, snapshot = self.repo.short_term(pair), self.repo.snapshot(pair)
+        units = self.retriever.prepare(pair, snapshot.long_index, snapshot.mids, snapshot.vectors).newest
+        log = self._log_index(pair, topic[0].id if topic else None, units)
+        memories = [text for r in recalled for text in (r.detail.detail_content, *(q.text for q in r.said))]
+        return self._said(log, query, memories)
+
     def recall(self, pair: PairId, query: str, limit: int = 3, *, zone: str | None = None) -> list[Recalled]:
         """The detail documents of the memories that best match the query (the recall_memory tool), the
         same hybrid search as the context (with the pair's `zone`, those made in the time the query
@@ -169,3 +209,8 @@ class ContextService:
                 own = [h for h in relevant if h.unit.parent_id == parent][:RECALL_QUOTES]
                 recalled.append(Recalled(detail, self._quotes(pair, query, own), past_of(by_id[parent], past)))
         return recalled
+
+
+def _texts(hits: list[Hit]) -> list[str]:
+    """The memories a message's best relevant hits show: what a log sentence must add to."""
+    return [h.unit.text for h in hits[:10] if h.relevant]

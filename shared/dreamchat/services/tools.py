@@ -128,9 +128,11 @@ class ToolBox:
     def _recall_memory(self, args: RecallMemory) -> str:
         zone = self._pair_zone()
         found = self.context.recall(self.pair, args.query, zone=zone)  # the time the query names, in the pair's zone
-        if not found:
-            return _answer(found=[], note="没有找到相关的长期记忆")
         tz = ZoneInfo(zone)
+        # the log, the memory of last resort: the person's own words no recalled memory holds
+        said = [render_quote(q, tz) for q in self.context.said_in_log(self.pair, args.query, found)]
+        if not found and not said:
+            return _answer(found=[], note="没有找到相关的长期记忆")
         return _answer(
             found=[
                 {
@@ -140,7 +142,8 @@ class ToolBox:
                     **_changed(r, tz),
                 }
                 for r in found
-            ]
+            ],
+            said_in_log=said or None,
         )
 
     def _pair_zone(self) -> str:
