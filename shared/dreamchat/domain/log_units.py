@@ -43,7 +43,7 @@ good night morning sure cool nice great wow oh ah
 
 
 @dataclass(frozen=True)
-class Cue:
+class FactCue:
     """One kind of fact a sentence can carry: its pattern, what it must find and what it must not."""
 
     name: str
@@ -52,14 +52,14 @@ class Cue:
     misses: tuple[str, ...]
 
 
-FACT_CUES: tuple[Cue, ...] = (
-    Cue(
+FACT_CUES: tuple[FactCue, ...] = (
+    FactCue(
         "number",
         r"\d|[一二两三四五六七八九十百千万]+(?:个|只|岁|年|月|号|日|天|次|块|元|点|斤|公里|本|家)",
         ("我今年28岁", "I ran 5 km"),
         ("哈哈哈",),
     ),
-    Cue(
+    FactCue(
         "date",
         r"昨天|前天|上周|上个月|去年|明年|下周|生日|纪念日|周[一二三四五六日末]|星期|\b(?:yesterday|last (?:week|month|year)|"
         r"birthday|anniversary|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|"
@@ -67,32 +67,32 @@ FACT_CUES: tuple[Cue, ...] = (
         ("下周三是我生日", "My birthday is in June"),
         ("好困啊",),
     ),
-    Cue(
+    FactCue(
         "name",
         r"叫|名字|名叫|\b(?:named|called|name is)\b",
         ("我养了一只叫团子的橘猫", "my dog is named Max"),
         ("嗯嗯",),
     ),
-    Cue(
+    FactCue(
         "possession",
         r"我(?:家|的|们家)?(?:养|有|买|租|开)|我的|\b(?:i have|i own|i bought|i got|my)\b",
         ("我有两个哥哥", "I bought a new guitar"),
         ("今天天气真好",),
     ),
-    Cue(
+    FactCue(
         "relation",
         r"妈|爸|爷|奶|姥|外公|外婆|哥|姐|弟|妹|老公|老婆|男朋友|女朋友|对象|儿子|女儿|孩子|同事|室友|闺蜜|朋友|老师|同学|"
         r"\b(?:mom|dad|mother|father|sister|brother|wife|husband|son|daughter|kids?|friend|boss|partner)\b",
         ("我妈妈是医生", "my sister moved away"),
         ("哈哈好的",),
     ),
-    Cue(
+    FactCue(
         "preference",
         r"喜欢|讨厌|最爱|爱吃|爱喝|不吃|过敏|害怕|怕|梦想|想当|\b(?:i (?:love|like|hate|prefer|enjoy)|allergic|afraid|dream)\b",
         ("我对芒果过敏", "I love hiking"),
         ("晚安",),
     ),
-    Cue(
+    FactCue(
         "place_or_work",
         r"住在|搬到|老家|在.{1,8}(?:工作|上班|上学|读书)|工作|上班|专业|毕业|\b(?:i live|moved to|work(?:ing)? (?:at|as)|"
         r"my job|graduated|i study)\b",

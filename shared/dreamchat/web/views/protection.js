@@ -42,71 +42,56 @@ function underAge(p, year) {
   return p.minor && !p.minor_mode && Number.isInteger(year) && new Date().getFullYear() - year < 18;
 }
 
-export function protectionCard(initial) {
-  let saved = initial;
-  const fields = {
-    birth_year: h("input", { id: "prot-birth-year", type: "number", inputmode: "numeric", min: String(EARLIEST_YEAR), placeholder: "例如 1990" }),
-    minor_mode: h("input", { id: "prot-minor-mode", type: "checkbox", class: "switch" }),
-    guardian_consent: h("input", { id: "prot-consent", type: "checkbox" }),
-    guardian_name: h("input", { id: "prot-guardian-name", type: "text", maxlength: "40", placeholder: "监护人姓名" }),
-    daily_minutes: h("input", { id: "prot-daily-minutes", type: "number", inputmode: "numeric", min: "1", max: "1440" }),
-    contact_name: h("input", { id: "prot-contact-name", type: "text", maxlength: "40", placeholder: "姓名" }),
-    contact_phone: h("input", { id: "prot-contact-phone", type: "tel", maxlength: "40", placeholder: "电话" }),
+function protectionParts() {
+  return {
+    fields: {
+      birth_year: h("input", { id: "prot-birth-year", type: "number", inputmode: "numeric", min: String(EARLIEST_YEAR), placeholder: "例如 1990" }),
+      minor_mode: h("input", { id: "prot-minor-mode", type: "checkbox", class: "switch" }),
+      guardian_consent: h("input", { id: "prot-consent", type: "checkbox" }),
+      guardian_name: h("input", { id: "prot-guardian-name", type: "text", maxlength: "40", placeholder: "监护人姓名" }),
+      daily_minutes: h("input", { id: "prot-daily-minutes", type: "number", inputmode: "numeric", min: "1", max: "1440" }),
+      contact_name: h("input", { id: "prot-contact-name", type: "text", maxlength: "40", placeholder: "姓名" }),
+      contact_phone: h("input", { id: "prot-contact-phone", type: "tel", maxlength: "40", placeholder: "电话" }),
+    },
+    status: h("p", { class: "field-hint prot-status", id: "prot-status" }),
+    minorHint: h("small", { class: "field-hint", id: "prot-minor-hint" }),
+    contactHint: h("p", { class: "notice notice-info prot-contact-suggest", id: "prot-contact-suggest", hidden: true,
+      text: "建议 60 岁以上的朋友登记一位紧急联系人。TA 只在危机时由工作人员联系，AI 永远看不到。" }),
+    error: h("p", { class: "form-error", role: "alert", id: "prot-error" }),
+    save: h("button", { type: "submit", class: "btn btn-primary", text: "保存保护设置" }),
   };
-  const status = h("p", { class: "field-hint prot-status", id: "prot-status" });
-  const minorHint = h("small", { class: "field-hint", id: "prot-minor-hint" });
-  const contactHint = h("p", { class: "notice notice-info prot-contact-suggest", id: "prot-contact-suggest", hidden: true,
-    text: "建议 60 岁以上的朋友登记一位紧急联系人。TA 只在危机时由工作人员联系，AI 永远看不到。" });
-  const error = h("p", { class: "form-error", role: "alert", id: "prot-error" });
-  const save = h("button", { type: "submit", class: "btn btn-primary", text: "保存保护设置" });
+}
 
-  const show = (p) => {
-    fields.birth_year.value = p.birth_year ?? "";
-    fields.minor_mode.checked = p.minor;
-    const locked = underAge(p, p.birth_year);
-    fields.minor_mode.disabled = locked;
-    minorHint.textContent = locked
-      ? "按出生年份你还未满 18 岁，未成年人模式会一直开着，满 18 岁后才能关闭。"
-      : "开启后：不能和恋爱类角色聊天、每天有使用时长、每 30 分钟提醒休息、22:00–08:00 不主动发消息。";
-    fields.guardian_consent.checked = p.guardian_consent;
-    fields.guardian_name.value = p.guardian_name || "";
-    fields.daily_minutes.value = p.daily_minutes ?? "";
-    fields.daily_minutes.placeholder = `默认 ${p.limits?.daily_minutes ?? 60}`;
-    fields.contact_name.value = p.emergency_contact?.name || "";
-    fields.contact_phone.value = p.emergency_contact?.phone || "";
-    contactHint.hidden = !p.suggest_emergency_contact;
-    status.textContent = p.minor
-      ? `未成年人模式已开启${p.limits?.guardian_consent_required ? "，需要监护人同意后才能聊天" : ""}。`
-      : "未开启未成年人模式。";
-  };
-  show(saved);
+// What the server holds now, shown in the form.
+function showProtection({ fields, minorHint, contactHint, status }, p) {
+  fields.birth_year.value = p.birth_year ?? "";
+  fields.minor_mode.checked = p.minor;
+  const locked = underAge(p, p.birth_year);
+  fields.minor_mode.disabled = locked;
+  minorHint.textContent = locked
+    ? "按出生年份你还未满 18 岁，未成年人模式会一直开着，满 18 岁后才能关闭。"
+    : "开启后：不能和恋爱类角色聊天、每天有使用时长、每 30 分钟提醒休息、22:00–08:00 不主动发消息。";
+  fields.guardian_consent.checked = p.guardian_consent;
+  fields.guardian_name.value = p.guardian_name || "";
+  fields.daily_minutes.value = p.daily_minutes ?? "";
+  fields.daily_minutes.placeholder = `默认 ${p.limits?.daily_minutes ?? 60}`;
+  fields.contact_name.value = p.emergency_contact?.name || "";
+  fields.contact_phone.value = p.emergency_contact?.phone || "";
+  contactHint.hidden = !p.suggest_emergency_contact;
+  status.textContent = p.minor
+    ? `未成年人模式已开启${p.limits?.guardian_consent_required ? "，需要监护人同意后才能聊天" : ""}。`
+    : "未开启未成年人模式。";
+}
 
-  const onSubmit = async (event) => {
-    event.preventDefault();
-    const changes = changedFields(shownValues(saved), formValues(fields));
-    if (changes.guardian_consent === false) delete changes.guardian_name;  // withdrawing names no guardian
-    if (changes.guardian_consent && !changes.guardian_name) changes.guardian_name = fields.guardian_name.value.trim() || null;
-    if (changes.guardian_name && changes.guardian_consent === undefined) changes.guardian_consent = true;
-    if (changes.guardian_consent && !changes.guardian_name) {
-      error.textContent = "请填写监护人的姓名。";
-      return fields.guardian_name.focus();
-    }
-    if (!Object.keys(changes).length) {
-      toast("没有需要保存的修改");
-      return;
-    }
-    error.textContent = "";
-    save.disabled = true;
-    try {
-      saved = await put(PROTECTION, changes);
-      show(saved);
-      toast("保护设置已保存", "ok");
-    } catch (err) {
-      error.textContent = describe(err, ERRORS);
-    } finally {
-      save.disabled = false;
-    }
-  };
+// A consent names its guardian, a name alone gives the consent, and withdrawing it names no one.
+function withConsent(changes, guardianName) {
+  if (changes.guardian_consent === false) delete changes.guardian_name;
+  if (changes.guardian_consent && !changes.guardian_name) changes.guardian_name = guardianName.trim() || null;
+  if (changes.guardian_name && changes.guardian_consent === undefined) changes.guardian_consent = true;
+  return changes;
+}
+
+function protectionForm({ fields, status, minorHint, contactHint, error, save }, onSubmit) {
   return h("form", { class: "form card protection-card", id: "protection", novalidate: true, onsubmit: onSubmit, "aria-label": "保护设置" },
     h("h2", { class: "card-title", text: "保护设置" }),
     status,
@@ -122,6 +107,34 @@ export function protectionCard(initial) {
       h("label", { class: "field", for: "prot-contact-phone" }, h("span", { text: "联系电话" }), fields.contact_phone)),
     error,
     h("div", { class: "form-actions" }, save));
+}
+
+export function protectionCard(initial) {
+  let saved = initial;
+  const parts = protectionParts();
+  const { fields, error, save } = parts;
+  showProtection(parts, saved);
+  const onSubmit = async (event) => {
+    event.preventDefault();
+    const changes = withConsent(changedFields(shownValues(saved), formValues(fields)), fields.guardian_name.value);
+    if (changes.guardian_consent && !changes.guardian_name) {
+      error.textContent = "请填写监护人的姓名。";
+      return fields.guardian_name.focus();
+    }
+    if (!Object.keys(changes).length) return toast("没有需要保存的修改");
+    error.textContent = "";
+    save.disabled = true;
+    try {
+      saved = await put(PROTECTION, changes);
+      showProtection(parts, saved);
+      toast("保护设置已保存", "ok");
+    } catch (err) {
+      error.textContent = describe(err, ERRORS);
+    } finally {
+      save.disabled = false;
+    }
+  };
+  return protectionForm(parts, onSubmit);
 }
 
 // First use: the birth year, asked once per account and device (optional; 跳过 also counts as asked).
