@@ -60,4 +60,5 @@ def test_about_me_is_written_once_in_settings(stack: Stack, open_context, size) 
     assert httpx.get(f"{stack.base}/api/profile", headers=bearer(account)).json() == {
         "about_me": "我叫小林，在杭州做设计，对芒果过敏。",
         "timezone": "Asia/Shanghai",  # the device's zone, sent by the client (issue 26)
+        "nickname": None,
     }

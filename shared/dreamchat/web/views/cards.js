@@ -86,8 +86,8 @@ function previewCard(ctx, file, found, panel) {
       h("div", { class: "editor-head-fields" },
         h("b", { class: "card-preview-name", text: ai.name }),
         ai.tags.length ? h("div", { class: "chips" }, ai.tags.map((tag) => h("span", { class: "chip", text: tag }))) : null)),
-    previewField("人设（base_soul）", ai.base_soul || "（角色卡没有描述）", "card-preview-soul"),
-    previewField("开场白", ai.greeting || "（没有开场白）", "card-preview-greeting"),
+    previewField("人设（base_soul）", asShown(ai.base_soul, "对方") || "（角色卡没有描述）", "card-preview-soul"),
+    previewField("开场白", asShown(ai.greeting, "你") || "（没有开场白）", "card-preview-greeting"),
     cutNotes(found.imported.cuts),
     found.imported.unused.length
       ? h("p", { class: "field-hint", text: `另有 ${found.imported.unused.map(label).join("、")}：会原样保留（导出角色卡时带上），但 DreamChat 不使用。` })
@@ -95,6 +95,10 @@ function previewCard(ctx, file, found, panel) {
     error,
     h("div", { class: "form-actions" }, cancel, save));
 }
+
+// `{{user}}` is kept as the macro and becomes the person's nickname in each prompt; without one the persona
+// says 对方 and the greeting 你, as shown here.
+const asShown = (text, who) => (text || "").replaceAll("{{user}}", who);
 
 function previewField(title, text, className) {
   return h("div", { class: "field" }, h("span", { text: title }), h("div", { class: `kept-text ${className}`, text }));
