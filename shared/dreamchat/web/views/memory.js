@@ -259,7 +259,7 @@ class MemoryView {
     const error = h("p", { class: "form-error", role: "alert" });
     const form = h("form", { class: "mem-edit", novalidate: true }, content, error,
       h("div", { class: "form-actions" },
-        h("button", { type: "button", class: "btn btn-soft btn-sm", text: "取消", onclick: () => cancel() }),
+        h("button", { type: "button", class: "btn btn-ghost btn-sm", text: "取消", onclick: () => cancel() }),
         h("button", { type: "submit", class: "btn btn-primary btn-sm", text: "保存" })));
     const cancel = () => (memoryId ? clear(card, card.view()) : card.remove());
     form.addEventListener("submit", async (event) => {

@@ -1,0 +1,89 @@
+"""Look and access (issue 40, part 5): axe-core's contrast and tap-target rules over the main screens, in the
+light and the dark theme (the client follows `prefers-color-scheme`), at phone size.
+
+axe-core comes bundled in `axe-playwright-python` (dev extra); its `target-size` rule checks 24 px, so
+the 44 px the issue asks for is measured here too, over every visible control.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
+
+from tests.browser.conftest import PHONE, Stack, bearer, screenshot
+from tests.browser.test_web_client import open_logged_in
+
+pytestmark = pytest.mark.browser
+
+RULES = ["color-contrast", "target-size"]
+MIN_TAP = 44  # px, the issue's tap target
+
+
+def violations(page: Any) -> list[str]:
+    """axe's violations of the two rules on the page as drawn, one line per element."""
+    result = Axe().run(page, options={"runOnly": {"type": "rule", "values": RULES}, "resultTypes": ["violations"]})
+    return [
+        f"{violation['id']}: {node['target']} {node.get('failureSummary', '')[:160]}"
+        for violation in result.response["violations"]
+        for node in violation["nodes"]
+    ]
+
+
+def small_targets(page: Any) -> list[str]:
+    """Visible buttons, links and form controls smaller than 44×44 px (a control inside a label counts the
+    label; a visually hidden input is reached through its label)."""
+    return page.evaluate(
+        """min => [...document.querySelectorAll('button, a[href], input:not([type=hidden]), select, summary, [role=button]')]
+          .filter(el => el.offsetParent !== null && !el.closest('[hidden]') && !el.classList.contains('sr-only'))
+          .map(el => [el, (el.closest('label') || el).getBoundingClientRect()])
+          .filter(([, r]) => r.width > 0 && (r.width < min || r.height < min))
+          .map(([el, r]) => `${el.tagName.toLowerCase()}.${el.className} "${(el.textContent || el.value || el.getAttribute('aria-label') || '').trim().slice(0, 20)}" ${Math.round(r.width)}×${Math.round(r.height)}`)""",
+        MIN_TAP,
+    )
+
+
+def seeded(stack: Stack) -> tuple[dict[str, Any], str]:
+    """An account with a friend and a short chat (the person's message and the AI's answer)."""
+    account = stack.register()
+    ai_user = stack.create_ai_user(account)
+    with httpx.Client(base_url=stack.base, headers=bearer(account), timeout=30) as api:
+        for text in ("你好呀", "周末想去海边"):
+            response = api.post(f"/api/ai-users/{ai_user['id']}/save-message", json={"content": text})
+            assert response.status_code == 201, response.text
+    return account, ai_user["id"]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_main_screens_pass_axe_contrast_and_tap_targets_in_both_themes(
+    stack: Stack, open_context: Any, scheme: str
+) -> None:
+    account, ai_id = seeded(stack)
+    context = open_context(PHONE, color_scheme=scheme)
+    page = context.new_page()
+    found: dict[str, list[str]] = {}
+
+    page.goto(f"{stack.base}/#/login")
+    expect(page.get_by_role("button", name="登录").first).to_be_visible()
+    screenshot(page, f"look-login-{scheme}-phone")
+    found["login"] = violations(page) + small_targets(page)
+
+    screens = {
+        "friends": ("/", ".friend, .empty"),
+        "chat": (f"/chat/{ai_id}", ".msg-me .bubble"),
+        "discover": ("/discover", "main h1, main h2, main h3"),
+        "settings": ("/settings", "main h1, main h2, main h3"),
+        "memory": (f"/memory/{ai_id}", "main h1, main h2, main h3"),
+    }
+    for name, (path, ready) in screens.items():
+        open_logged_in(page, stack, account, path)
+        expect(page.locator(ready).first).to_be_visible()
+        page.wait_for_timeout(300)  # transitions settle before colours are read
+        screenshot(page, f"look-{name}-{scheme}-phone")
+        found[name] = violations(page) + small_targets(page)
+
+    problems = {name: lines for name, lines in found.items() if lines}
+    assert not problems, "\n".join(f"{name}:\n  " + "\n  ".join(lines) for name, lines in problems.items())
