@@ -87,3 +87,54 @@ def test_the_main_screens_pass_axe_contrast_and_tap_targets_in_both_themes(
 
     problems = {name: lines for name, lines in found.items() if lines}
     assert not problems, "\n".join(f"{name}:\n  " + "\n  ".join(lines) for name, lines in problems.items())
+
+
+def test_settings_is_a_gear_and_save_is_the_accented_action(stack: Stack, open_context: Any) -> None:
+    account, ai_id = seeded(stack)
+    page = open_context(PHONE).new_page()
+    open_logged_in(page, stack, account, "/")
+    paths = page.locator("a[href='#/settings'] svg path")
+    # a toothed wheel: one outline of many arcs, not the eight short rays of the old sun
+    expect(paths).to_have_count(1)
+    assert (paths.get_attribute("d") or "").count("a") >= 8
+
+    screenshot(page, "look-gear-phone")
+
+    # the dialog of "TA 主动找我": 保存 carries the accent, 取消 is plain
+    open_logged_in(page, stack, account, f"/chat/{ai_id}")
+    page.get_by_role("button", name="更多").click()
+    page.get_by_text("TA 主动找我").click()
+    dialog = page.get_by_role("dialog", name="TA 主动找我")
+    expect(dialog).to_be_visible()
+    screenshot(page, "look-save-accented-phone")
+    save, cancel = dialog.get_by_role("button", name="保存"), dialog.get_by_role("button", name="取消")
+    accent = page.evaluate("() => getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()")
+    assert save.evaluate("el => getComputedStyle(el).backgroundColor") == hex_rgb(accent)
+    assert cancel.evaluate("el => getComputedStyle(el).backgroundColor") == "rgba(0, 0, 0, 0)"
+
+
+def hex_rgb(color: str) -> str:
+    value = color.lstrip("#")
+    return "rgb({}, {}, {})".format(*(int(value[i : i + 2], 16) for i in (0, 2, 4)))
+
+
+def test_the_composer_counter_stays_off_the_box_border_past_2000_characters(stack: Stack, open_context: Any) -> None:
+    account, ai_id = seeded(stack)
+    page = open_context(PHONE).new_page()
+    open_logged_in(page, stack, account, f"/chat/{ai_id}")
+    box = page.get_by_label("输入消息")
+    box.fill("很" * 2100)
+    counter = page.locator(".composer-counter")
+    expect(counter).to_be_visible()
+    screenshot(page, "look-composer-counter-phone")
+    area, count = box.bounding_box(), counter.bounding_box()
+    assert area and count
+    overlaps = not (
+        count["y"] >= area["y"] + area["height"]
+        or count["y"] + count["height"] <= area["y"]
+        or count["x"] >= area["x"] + area["width"]
+        or count["x"] + count["width"] <= area["x"]
+    )
+    assert not overlaps, (area, count)
+    composer = page.locator(".composer").bounding_box()
+    assert composer and count["y"] >= composer["y"], "the counter is drawn over the composer's top border"

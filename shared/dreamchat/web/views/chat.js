@@ -119,8 +119,13 @@ class ChatView {
     return log.scrollHeight - log.scrollTop - log.clientHeight < 140;
   }
 
+  // To the newest message; but after a live crisis card, never past its heading (issue 40: the AI's answers
+  // below it scrolled "你并不孤单" away), until the person sends again.
   stick() {
-    this.ui.log.scrollTop = this.ui.log.scrollHeight;
+    const log = this.ui.log;
+    const card = this.holdCrisis ? [...log.querySelectorAll(".crisis-card")].pop() : null;
+    const top = card ? card.getBoundingClientRect().top - log.getBoundingClientRect().top + log.scrollTop - 8 : Infinity;
+    log.scrollTop = Math.min(log.scrollHeight, top);
   }
 
   render({ toBottom = false, keepOffset = false } = {}) {
@@ -295,6 +300,7 @@ class ChatView {
     const textarea = this.ui.textarea;
     const text = textarea.value.trim();
     if (!text) return;
+    this.holdCrisis = false;
     if ([...text].length > limits().message_chars) {
       this.showNotice(tooLong());
       return;
