@@ -138,3 +138,22 @@ def test_the_composer_counter_stays_off_the_box_border_past_2000_characters(stac
     assert not overlaps, (area, count)
     composer = page.locator(".composer").bounding_box()
     assert composer and count["y"] >= composer["y"], "the counter is drawn over the composer's top border"
+
+
+def test_the_crisis_card_keeps_its_heading_in_view_and_ends_in_chinese(stack: Stack, open_context: Any) -> None:
+    account, ai_id = seeded(stack)
+    page = open_context(PHONE).new_page()
+    open_logged_in(page, stack, account, f"/chat/{ai_id}")
+    page.get_by_label("输入消息").fill("我今晚就准备自杀")
+    page.get_by_role("button", name="发送").click()
+    card = page.locator(".crisis-card")
+    expect(card).to_have_count(1)
+    expect(page.locator(".msg-list .msg-ai .bubble")).not_to_have_count(0, timeout=15_000)
+    page.wait_for_timeout(500)
+    screenshot(page, "look-crisis-heading-phone")
+    heading, log = card.get_by_role("heading", name="你并不孤单").bounding_box(), page.locator(".log").bounding_box()
+    assert heading and log
+    assert log["y"] <= heading["y"] and heading["y"] + heading["height"] <= log["y"] + log["height"], (heading, log)
+    # the generic last line speaks the person's language
+    last = card.locator(".crisis-name").last.inner_text()
+    assert "当地的紧急电话" in last and "Your local" not in last, last
