@@ -157,3 +157,27 @@ def test_the_crisis_card_keeps_its_heading_in_view_and_ends_in_chinese(stack: St
     # the generic last line speaks the person's language
     last = card.locator(".crisis-name").last.inner_text()
     assert "当地的紧急电话" in last and "Your local" not in last, last
+
+
+DEVELOPER_WORDS = ("base_soul", "self_soul", "tokens", "token", "压缩率", ".json")
+
+
+def test_developer_words_show_only_inside_the_advanced_section(stack: Stack, open_context: Any) -> None:
+    account, ai_id = seeded(stack)
+    page = open_context(PHONE).new_page()
+    for path in ("/", f"/chat/{ai_id}", "/discover", "/settings", f"/edit/{ai_id}", f"/memory/{ai_id}"):
+        open_logged_in(page, stack, account, path)
+        expect(
+            page.locator(
+                "main h1:visible, main h2:visible, main h3:visible, .msg-me .bubble:visible, .friend:visible, .bar-title:visible"
+            ).first
+        ).to_be_visible()
+        page.wait_for_timeout(300)
+        shown = page.evaluate("() => document.body.innerText")  # a closed <details> draws (and reads) no text
+        assert not [word for word in DEVELOPER_WORDS if word in shown], (path, shown[:400])
+
+    advanced = page.locator("details.advanced")
+    expect(advanced.locator("summary")).to_contain_text("高级")
+    advanced.locator("summary").click()
+    expect(advanced).to_contain_text("tokens")
+    screenshot(page, "look-memory-advanced-phone")
