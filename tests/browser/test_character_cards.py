@@ -52,7 +52,7 @@ def test_a_card_is_previewed_then_imported_then_exported(stack: Stack, open_cont
     expect(page.locator(".bar-avatar img")).to_have_attribute("src", ai["avatar"])
 
     page.goto(f"{stack.base}/#/edit/{ai['id']}")
-    expect(page.get_by_label("先天人格（base_soul）")).to_have_value(ai["base_soul"])
+    expect(page.locator("#ai-soul")).to_have_value(ai["base_soul"])
     kept = page.locator(".card-kept")
     kept.locator("summary").click()
     expect(kept.locator(".kept-name")).to_contain_text(["作者备注", "示例对话", "备选开场白", "世界书（角色书）"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dreamchat.crisis_data import default_help_lines
-from dreamchat.domain.help_lines import CrisisResource, parse_resources, resources_for
+from dreamchat.domain.help_lines import CrisisResource, is_locale, parse_resources, resources_for
 
 DEFAULT_RESOURCES = default_help_lines()
 
@@ -92,3 +92,26 @@ def test_a_malformed_table_is_refused_with_what_is_wrong(raw: object, message: s
     with pytest.raises(ValueError) as refused:
         parse_resources(raw)  # type: ignore[arg-type]
     assert message in str(refused.value)
+
+
+def test_a_chinese_list_ends_with_the_generic_line_in_chinese_and_others_with_the_generic_one() -> None:
+    """Issue 40: the generic line was English at the end of a Chinese card."""
+    chinese = resources_for("zh-CN", DEFAULT_RESOURCES)[-1]
+    assert chinese.url == "https://findahelpline.com"
+    assert not any("a" <= ch.casefold() <= "z" for ch in chinese.name.replace("findahelpline.com", ""))
+    assert resources_for("zh-TW", DEFAULT_RESOURCES)[-1] == chinese
+    assert resources_for("en-US", DEFAULT_RESOURCES)[-1].name.startswith("Your local emergency number")
+    assert resources_for("de-DE", DEFAULT_RESOURCES) == [DEFAULT_RESOURCES["*"][0]]
+
+
+def test_a_language_generic_key_is_read_but_is_no_locale_a_person_picks() -> None:
+    table = parse_resources(
+        {
+            "*": [{"name": "local emergency number", "source": "generic"}],
+            "*-zh": [{"name": "当地的紧急电话", "source": "generic"}],
+        }
+    )
+    assert [r.name for r in resources_for("zh-HK", table)] == ["当地的紧急电话"]
+    assert [r.name for r in resources_for("fr", table)] == ["local emergency number"]
+    assert not is_locale("*-zh")
+    assert is_locale("zh-CN")

@@ -1,7 +1,7 @@
 """Where to send a person in crisis: the help-line table, per locale.
 
 `resources_for` picks a locale's entries, falls back by language, and always ends with the generic
-entry; `parse_resources` reads a table (JSON-shaped: the shipped `dreamchat/data/help_lines.json`, or an
+entry (in the person's language when the table has one: "*-zh" for Chinese, else "*"); `parse_resources` reads a table (JSON-shaped: the shipped `dreamchat/data/help_lines.json`, or an
 operator's `DREAMCHAT_CRISIS_RESOURCES`) and says what is wrong with a malformed one.
 """
 
@@ -27,10 +27,13 @@ def resources_for(locale: str, table: Mapping[str, Sequence[CrisisResource]]) ->
     """The entries for `locale` (zh-CN, zh_cn: case and separator do not matter), else those of the
     closest locale of the same language (zh-TW without its own entries gets zh-CN's, en-GB en-US's:
     a line in another country may not connect, so each name says its country, and the generic entry
-    follows), then always the generic "*" entries, without repeats."""
-    closest = _closest(_subtags(locale), table)
+    follows), then always the generic entries, without repeats: those of the language ("*-zh") when the
+    table has them (a Chinese card must not end in an English line), else the "*" ones."""
+    wanted = _subtags(locale)
+    closest = _closest(wanted, table)
     chosen = table[closest] if closest else ()
-    return list(dict.fromkeys([*chosen, *table.get("*", ())]))
+    generic = table.get(f"*-{wanted[0]}") or table.get("*", ())
+    return list(dict.fromkeys([*chosen, *generic]))
 
 
 def _subtags(locale: str) -> tuple[str, ...]:
@@ -39,19 +42,20 @@ def _subtags(locale: str) -> tuple[str, ...]:
 
 def _closest(wanted: tuple[str, ...], table: Mapping[str, Sequence[CrisisResource]]) -> str | None:
     """The key equal to `wanted`, else the one of its language sharing most subtags (the first of equals)."""
-    same_language = [key for key in table if key != "*" and _subtags(key)[0] == wanted[0]]
+    same_language = [key for key in table if not key.startswith("*") and _subtags(key)[0] == wanted[0]]
     ranked = sorted(same_language, key=lambda key: (_subtags(key) != wanted, -len(set(_subtags(key)) & set(wanted))))
     return ranked[0] if ranked else None
 
 
-_LOCALE = re.compile(r"\*|[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*")
+# "*": the generic entries; "*-zh": the generic entries in one language
+_LOCALE = re.compile(r"\*(?:-[a-z]{2,3})?|[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*")
 _FIELDS = ("name", "phone", "url", "hours", "source")
 _REQUIRED = ("name", "source")  # a number nobody can trace back cannot be checked again
 
 
 def parse_resources(raw: Mapping[str, object]) -> dict[str, tuple[CrisisResource, ...]]:
     """An operator's table, JSON-shaped: {"zh-CN": [{"name", "phone", "url", "hours", "source"}, ...],
-    "*": [...]}. `name` and `source` are required, the other fields default to "". The "*" entries are
+    "*": [...], "*-zh": [...]}. `name` and `source` are required, the other fields default to "". The "*" entries are
     required too: they are what a person of any other locale sees. Raises ValueError saying what is wrong."""
     if not isinstance(raw, Mapping):
         raise ValueError(f"crisis resources must be an object of locale -> list of resources, not {type(raw).__name__}")
@@ -63,7 +67,7 @@ def parse_resources(raw: Mapping[str, object]) -> dict[str, tuple[CrisisResource
 
 def is_locale(text: str) -> bool:
     """Whether the text is a locale tag such as zh-CN, en_US or en (what a person may choose)."""
-    return text != "*" and _LOCALE.fullmatch(text) is not None
+    return not text.startswith("*") and _LOCALE.fullmatch(text) is not None
 
 
 def _checked_locale(locale: object) -> str:

@@ -43,6 +43,7 @@ STAFF_MARK = f"【{STAFF_NAME}】"  # an operator's message in the history: the 
 MID_LIMIT = 5
 MID_SUMMARY_TOKENS = 70  # per summary in the context: five long summaries must not crowd the rest
 INDEX_HEADER = "【长期记忆索引】（需要细节时可调用 recall_memory）"
+EARLIER_HEADER = "【想起的更早经历】"  # recalled summaries not yet extracted: mid-term, not the long-term index
 MEMORY_SECTIONS = ("core", "mid_term", "long_term", "long_term_details", "turn_memory")
 OPENING_MESSAGES = 3  # the person's first messages of a topic: what the stable memories are recalled for
 WEEKDAYS = "一二三四五六日"
@@ -94,7 +95,8 @@ class Context:
 
     @property
     def long_term_ids(self) -> list[str]:
-        return list(dict.fromkeys(u.parent_id for u in self.units))
+        """The long-term memories in the context (a recalled summary is mid-term: not one of them)."""
+        return list(dict.fromkeys(u.parent_id for u in self.units if not is_summary(u)))
 
 
 @dataclass(frozen=True)
@@ -361,8 +363,10 @@ def assemble(
             ).strip(),
         ),
         ("core", plan.core),
-        ("mid_term", render_mids(plan.mids, tz, plan.notes)),
-        ("long_term", render_units(plan.units, tz)),
+        # a summary not yet extracted, recalled as a unit, stays under the mid-term heading (issue 40: the
+        # memory view filed it under 长期记忆索引)
+        ("mid_term", _join_parts(render_mids(plan.mids, tz, plan.notes), render_summary_units(plan.units, tz))),
+        ("long_term", render_units([u for u in plan.units if not is_summary(u)], tz)),
         ("long_term_details", render_details(plan.details, plan.quotes, tz)),
     ]
     sections = [Section(name, text, estimate_tokens(text)) for name, text in system_parts]
@@ -484,6 +488,21 @@ def when(moment: int, precision: str, tz: ZoneInfo) -> str:
 def _group_head(unit: Unit, tz: ZoneInfo) -> str:
     date = when(unit.created_at, unit.precision, tz)
     return f"- {date} "
+
+
+def is_summary(unit: Unit) -> bool:
+    """A unit standing for a whole mid-term summary (services/recall.py `units_of`), not a long-term point."""
+    return unit.parent_id.startswith("mid_")
+
+
+def render_summary_units(units: list[Unit], tz: ZoneInfo) -> str:
+    """The recalled summaries among `units`, under a mid-term heading of their own."""
+    text = render_units([u for u in units if is_summary(u)], tz)
+    return text.replace(INDEX_HEADER, EARLIER_HEADER, 1)
+
+
+def _join_parts(*parts: str) -> str:
+    return "\n".join(p for p in parts if p)
 
 
 def render_units(units: list[Unit], tz: ZoneInfo) -> str:

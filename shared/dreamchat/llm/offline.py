@@ -19,7 +19,7 @@ import jieba
 
 from dreamchat.domain.emotions import infer_tags
 from dreamchat.domain.fact_slots import same_slot_update
-from dreamchat.domain.models import Conversation, CoreMemory, MidTermMemory, RelationshipLevel
+from dreamchat.domain.models import Conversation, CoreMemory, Message, MidTermMemory, RelationshipLevel
 from dreamchat.domain.quality import summary_budget
 from dreamchat.domain.supersession import RelatedPoint
 from dreamchat.llm.contracts import (
@@ -79,11 +79,27 @@ class Sentence:
 
 
 def offline_reply(ai_name: str) -> str:
-    """The chat reply when no model is configured: says plainly that it runs offline."""
+    """The chat reply when no model is configured: says plainly that it runs offline (once a pair:
+    `offline_reply_for`)."""
     return (
         f"我是{ai_name}，现在处于离线模式：还没有配置语言模型，所以暂时没法真正理解和回复你。"
         "配置好模型的 API key 后我们就能好好聊天啦。"
     )
+
+
+# How far back the pair's log is searched for the notice: past it (a long offline chat) it is said again.
+OFFLINE_NOTICE_LOOKBACK = 200
+# After the notice, short marked lines (issue 40: the same paragraph under every message looked broken);
+# each is true without a model: the message is received and kept.
+OFFLINE_ACKS = ("（离线模式）收到啦。", "（离线模式）嗯，我看到了。", "（离线模式）这条我记下了。")
+
+
+def offline_reply_for(ai_name: str, recent: Sequence[Message]) -> str:
+    """The notice the first time in a pair (none of its `recent` AI messages said it yet), else one of
+    OFFLINE_ACKS, turn by turn."""
+    notice = offline_reply(ai_name)
+    told = any(m.role == "assistant" and m.content == notice for m in recent)
+    return OFFLINE_ACKS[len(recent) % len(OFFLINE_ACKS)] if told else notice
 
 
 OFFLINE_MARK = "（离线模式）"

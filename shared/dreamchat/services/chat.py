@@ -36,7 +36,7 @@ from dreamchat.domain.topics import read_markers, says_farewell
 from dreamchat.errors import Invalid, TooLarge
 from dreamchat.llm.chat_prompts import CRISIS_GUIDANCE, DISTRESS_GUIDANCE, HUMAN_QUESTION_GUIDANCE, chat_instructions
 from dreamchat.llm.errors import LLMError
-from dreamchat.llm.offline import caring_reply, offline_reply
+from dreamchat.llm.offline import OFFLINE_NOTICE_LOOKBACK, caring_reply, offline_reply_for
 from dreamchat.ports import Clock, RandomSource
 from dreamchat.services.chat_events import ChatEvent, Done, Failed, Notice, Reply, SafetyNotice, Sent, Thinking
 from dreamchat.services.context import ContextService
@@ -222,7 +222,8 @@ class ChatService:
         model is not asked: the turn is 已读不回 — never in distress or a crisis (the topic's state),
         nor for a sincere question whether the AI is a person, nor when it `must` answer (a retry)."""
         if not self.speaker.can_speak(ai_user):
-            text = caring_reply(state == "crisis", offline=True) if state else offline_reply(ai_user.name)
+            recent, _ = self.repo.log.messages(pair, before=None, after=None, limit=OFFLINE_NOTICE_LOOKBACK)
+            text = caring_reply(state == "crisis", offline=True) if state else offline_reply_for(ai_user.name, recent)
             return Reply(text, typed=False)
         snapshot = self.repo.snapshot(pair)
         asked, why = asks_if_human(person.content), None  # a question if human: answered, always and honestly

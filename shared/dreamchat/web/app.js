@@ -7,6 +7,7 @@ import { loadConfig } from "./lib/config.js";
 import { h, toast } from "./lib/dom.js";
 import { clearDrafts } from "./lib/drafts.js";
 import { forgetHelpLines } from "./lib/help_lines.js";
+import { forgetKept } from "./lib/offline_cache.js";
 import "./lib/install.js"; // listens for the install prompt from the start
 import { Presence } from "./lib/presence.js";
 import { forgetDevice, registerWorker, syncPush } from "./lib/push.js";
@@ -113,6 +114,7 @@ async function logout() {
   if (current?.user) {
     clearDrafts(current.user.id);
     forgetHelpLines(current.user.id);
+    await forgetKept(current.user.id); // the chats kept for reading offline
   }
   session.clear();
   location.replace("#/login");

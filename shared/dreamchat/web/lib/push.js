@@ -39,7 +39,21 @@ export async function pushState() {
   return subscription ? "on" : "off";
 }
 
-// Asks for permission (call it from a tap), subscribes with the server's key and hands the subscription over.
+// How long the browser's push service may take to hand back a subscription: past it the switch turns off
+// and says so (issue 40: it stayed on when the subscription never came back).
+export const SUBSCRIBE_TIMEOUT_MS = 10_000;
+
+// A failure to say to the person as it is (`message`), not as an HTTP error.
+export class PushError extends Error {}
+
+function withTimeout(promise, ms, message) {
+  let timer;
+  const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new PushError(message)), ms); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+// Asks for permission (call it from a tap), subscribes with the server's key and hands the subscription over;
+// "on" only once the browser has the subscription and the server its copy.
 export async function enablePush() {
   const permission = await Notification.requestPermission();
   if (permission !== "granted") return permission === "denied" ? "denied" : "off";
@@ -50,9 +64,13 @@ export async function enablePush() {
     await subscription.unsubscribe();
     subscription = null;
   }
-  subscription ??= await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key) });
+  if (!subscription) {
+    const asked = reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key) })
+      .catch(() => { throw new PushError("这个浏览器的推送服务没有接受订阅，通知没有开启。"); });
+    subscription = await withTimeout(asked, SUBSCRIBE_TIMEOUT_MS, "浏览器的推送服务一直没有回应，通知没有开启，请稍后再试。");
+  }
   await post("/api/push/subscriptions", subscription.toJSON());
-  return "on";
+  return pushState();
 }
 
 // This device stops getting notifications (for this account and in the browser).

@@ -86,7 +86,7 @@ function previewCard(ctx, file, found, panel) {
       h("div", { class: "editor-head-fields" },
         h("b", { class: "card-preview-name", text: ai.name }),
         ai.tags.length ? h("div", { class: "chips" }, ai.tags.map((tag) => h("span", { class: "chip", text: tag }))) : null)),
-    previewField("人设（base_soul）", asShown(ai.base_soul, "对方") || "（角色卡没有描述）", "card-preview-soul"),
+    previewField("人设", asShown(ai.base_soul, "对方") || "（角色卡没有描述）", "card-preview-soul"),
     previewField("开场白", asShown(ai.greeting, "你") || "（没有开场白）", "card-preview-greeting"),
     cutNotes(found.imported.cuts),
     found.imported.unused.length

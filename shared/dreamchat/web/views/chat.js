@@ -7,6 +7,7 @@ import { del, describe, get, post } from "../lib/api.js";
 import { limits } from "../lib/config.js";
 import { autosize, avatar, clear, h, toast } from "../lib/dom.js";
 import { loadDraft, saveDraft } from "../lib/drafts.js";
+import { KEPT_MESSAGES, kept, keepMessages, keptLabel } from "../lib/offline_cache.js";
 import { helpLines } from "../lib/help_lines.js";
 import { dismissReadNote, READ_NOTE_KIND } from "../lib/read_note.js";
 import { takeLoginNotices } from "../lib/protection.js";
@@ -107,7 +108,10 @@ class ChatView {
       this.aiUser = { ...fresh, relationship: friend?.relationship };
       if (this.alive) this.showAiUser();
     } catch (error) {
-      if (this.alive) this.showNotice(describe(error, { 404: "找不到这位 AI 朋友，TA 可能已被删除。" }));
+      if (!this.alive) return;
+      // offline, the friend as last listed (the kept list) stands in: the chat reads as it was
+      if (error.code === "network" && this.aiUser) this.showAiUser();
+      else this.showNotice(describe(error, { 404: "找不到这位 AI 朋友，TA 可能已被删除。" }));
     }
   }
 
@@ -128,8 +132,13 @@ class ChatView {
     return log.scrollHeight - log.scrollTop - log.clientHeight < 140;
   }
 
+  // To the newest message; but after a live crisis card, never past its heading (issue 40: the AI's answers
+  // below it scrolled "你并不孤单" away), until the person sends again.
   stick() {
-    this.ui.log.scrollTop = this.ui.log.scrollHeight;
+    const log = this.ui.log;
+    const card = this.holdCrisis ? [...log.querySelectorAll(".crisis-card")].pop() : null;
+    const top = card ? card.getBoundingClientRect().top - log.getBoundingClientRect().top + log.scrollTop - 8 : Infinity;
+    log.scrollTop = Math.min(log.scrollHeight, top);
   }
 
   render({ toBottom = false, keepOffset = false } = {}) {
@@ -180,6 +189,7 @@ class ChatView {
       if (!this.alive) return;
       history.hasMore = morePages(body, PAGE);
       history.loaded = true;
+      this.keepForOffline(body.messages || [], history.hasMore);
       this.showEmpty();
       this.render({ toBottom: true });
       this.ctx.friends()?.markRead(this.id);
@@ -190,9 +200,32 @@ class ChatView {
       history.loaded = true;
       history.hasMore = false;
       this.ui.older.textContent = "";
+      if (error.code === "network" && await this.showKept()) return;
       this.showNotice(describe(error, { 404: "找不到这段对话，这位 AI 朋友可能已被删除。" }));
     }
     this.showOlderStatus();
+  }
+
+  // The last KEPT_MESSAGES messages, kept on this device for reading offline (a page shows fewer: one more read).
+  keepForOffline(messages, more) {
+    const account = this.account?.id;
+    if (!more || messages.length >= KEPT_MESSAGES) return keepMessages(account, this.id, messages);
+    get(`/api/ai-users/${this.id}/messages?limit=${KEPT_MESSAGES}`)
+      .then((body) => keepMessages(account, this.id, body.messages || []))
+      .catch(() => {});  // kept next time
+  }
+
+  // Offline: the last messages kept on this device, under a line that says they are (true when there were some).
+  async showKept() {
+    const found = await kept(this.account?.id, `chat:${this.id}`);
+    if (!found || !this.alive) return false;
+    this.history.merge(found.value);
+    this.keptNote ??= h("p", { class: "kept-note", role: "status" });
+    this.keptNote.textContent = keptLabel(found.at);
+    this.ui.log.insertBefore(this.keptNote, this.ui.list);
+    this.showEmpty();
+    this.render({ toBottom: true });
+    return true;
   }
 
   // A new chat is not empty: the AI user's opening message, stored by the server once per friendship.
@@ -257,6 +290,7 @@ class ChatView {
       const query = last ? `after=${encodeURIComponent(last.id)}&limit=50` : `limit=${PAGE}`;
       const body = await get(`/api/ai-users/${this.id}/messages?${query}`);
       this.hideNotice("offline");
+      this.keptNote?.remove(); // what shows now is the server's again
       // a turn started meanwhile: its messages are shown by the stream, with their delays
       if (!this.alive || this.queue.state.started !== startedBefore || this.queue.busy) return;
       if (this.history.merge(body.messages || [])) {
@@ -306,6 +340,7 @@ class ChatView {
     const textarea = this.ui.textarea;
     const text = textarea.value.trim();
     if (!text) return;
+    this.holdCrisis = false;
     if ([...text].length > limits().message_chars) {
       this.showNotice(tooLong());
       return;

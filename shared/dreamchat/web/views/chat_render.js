@@ -255,8 +255,8 @@ function heartbeatDialog(ctx, id) {
       ...radios,
       h("p", { class: "muted", text: "「消息免打扰」只停止通知，不会停止 TA 主动发消息；要让 TA 不再主动来找你，请在这里关闭。" }),
       h("div", { class: "dialog-actions" },
-        h("button", { value: "cancel", class: "btn btn-soft", text: "取消" }),
-        h("button", { value: "save", class: "btn", text: "保存" }))));
+        h("button", { value: "cancel", class: "btn btn-ghost", text: "取消" }),
+        h("button", { value: "save", class: "btn btn-primary", text: "保存" }))));
   dialog.addEventListener("close", async () => {
     dialog.remove();
     const picked = dialog.querySelector("input[name=heartbeat-mode]:checked")?.value;

@@ -239,6 +239,7 @@ export class Turns {
     const resources = Array.isArray(data.resources) ? data.resources : [];
     rememberHelpLines(accountId, resources);
     local.crisis = resources.length ? resources : helpLines(accountId);
+    this.chat.holdCrisis = true; // the card's heading stays in view as the answers come (chat.stick)
     this.chat.render({ toBottom: true });
   }
 }

@@ -185,7 +185,7 @@ function form(ctx, id, aiUser) {
         h("label", { class: "field", for: "ai-avatar" }, h("span", { text: "头像" }), fields.avatar))),
     emojiRow,
     h("label", { class: "field", for: "ai-soul" },
-      h("span", { class: "field-label-row" }, h("span", { text: "先天人格（base_soul）" }), counter),
+      h("span", { class: "field-label-row" }, h("span", { text: "先天人格" }), counter),
       fields.base_soul,
       h("small", { class: "field-hint", text: "身份、性格、说话风格。只有你能修改；TA 在聊天中形成的自我认知会另外记录。" })),
     h("label", { class: "field", for: "ai-greeting" },

@@ -2,6 +2,7 @@
 
 import { allPages, del, describe } from "../lib/api.js";
 import { aiBadge, avatar, clear, h, icon, toast } from "../lib/dom.js";
+import { keep, kept, keptLabel } from "../lib/offline_cache.js";
 import { fromNow, listStamp } from "../lib/time.js";
 
 const REFRESH_MS = 15000;
@@ -82,13 +83,28 @@ export class FriendsList {
       // like a messenger's chat list: pinned friends first, then the latest conversation first
       this.items = friends.sort((a, b) => Number(b.pinned) - Number(a.pinned) || latest(b) - latest(a));
       this.loaded = true;
+      this.fromCache = false;
+      keep(this.ctx.account()?.id, "friends", { items: this.items, ended: this.ended });
       if (this.active) this.markReadLocally(this.active);
       this.render();
       window.dispatchEvent(new CustomEvent("dreamchat:friends"));
     } catch (error) {
-      if (!this.loaded) this.status.textContent = describe(error);
+      if (!this.loaded && !(error.code === "network" && await this.showKept())) this.status.textContent = describe(error);
     }
     return this.items;
+  }
+
+  // Offline with nothing loaded yet: the list as last kept on this device, marked as such (true when there was one).
+  async showKept() {
+    const found = await kept(this.ctx.account()?.id, "friends");
+    if (!found || this.loaded) return false;
+    this.items = found.value.items || [];
+    this.ended = found.value.ended || [];
+    this.loaded = true;
+    this.fromCache = true;
+    this.keptText = keptLabel(found.at);
+    this.render();
+    return true;
   }
 
   // The open chat has been seen, whatever the last poll counted.
@@ -101,8 +117,10 @@ export class FriendsList {
     // the tab's title counts what is unread, leaving muted friends out
     const loud = this.items.reduce((sum, friend) => sum + (friend.muted ? 0 : friend.unread || 0), 0);
     document.title = loud ? `(${loud > 99 ? "99+" : loud}) DreamChat` : "DreamChat";
-    this.status.hidden = this.items.length > 0;
-    if (!this.items.length) {
+    this.status.hidden = this.items.length > 0 && !this.fromCache;
+    this.status.classList.toggle("kept-note", Boolean(this.fromCache));
+    if (this.fromCache) this.status.textContent = this.keptText;
+    else if (!this.items.length) {
       clear(this.status, "还没有 AI 朋友。", h("br"), "创建一个，或者去「发现」里找找。");
     }
     clear(this.list, this.items.map((friend) => this.row(friend)));

@@ -7,7 +7,7 @@ import { config, limits } from "../lib/config.js";
 import { avatar, clear, confirmButton, h, icon, toast } from "../lib/dom.js";
 import { clockSeconds, dayPrecision, hourPrecision } from "../lib/time.js";
 import {
-  buildUi, contextCard, currentTopic, detailBody, inputField, numberField, pendingTopics, ratioText, selectField,
+  buildUi, contextCard, currentTopic, detailBody, inputField, numberField, pendingTopics, selectField,
   shortCount, soulCard, textField, tier,
 } from "./memory_render.js";
 
@@ -144,7 +144,6 @@ class MemoryView {
       h("div", { class: "mem-meta" },
         h("span", { text: hourPrecision(mid.created_at) }),
         h("span", { text: `${mid.message_count} 条消息` }),
-        h("span", { text: ratioText(mid.compression_ratio) }),
         h("span", { class: `flag ${mid.extracted_to_long ? "flag-done" : ""}`, text: mid.extracted_to_long ? "已提炼" : "待提炼" }),
         mid.degraded ? h("span", { class: "flag flag-warn", text: "离线生成" }) : null,
         mid.summary_cut ? h("span", { class: "flag flag-warn", title: "模型的摘要超过了话题的 30%，已截短", text: "已截短" }) : null),
@@ -196,7 +195,7 @@ class MemoryView {
     }
     open.textContent = "读取中…";
     try {
-      detailBody(detail, await this.loadDetail(entry), entry.detail_file);
+      detailBody(detail, await this.loadDetail(entry));
       detail.hidden = false;
       open.textContent = "收起详情";
       open.setAttribute("aria-expanded", "true");
@@ -259,7 +258,7 @@ class MemoryView {
     const error = h("p", { class: "form-error", role: "alert" });
     const form = h("form", { class: "mem-edit", novalidate: true }, content, error,
       h("div", { class: "form-actions" },
-        h("button", { type: "button", class: "btn btn-soft btn-sm", text: "取消", onclick: () => cancel() }),
+        h("button", { type: "button", class: "btn btn-ghost btn-sm", text: "取消", onclick: () => cancel() }),
         h("button", { type: "submit", class: "btn btn-primary btn-sm", text: "保存" })));
     const cancel = () => (memoryId ? clear(card, card.view()) : card.remove());
     form.addEventListener("submit", async (event) => {

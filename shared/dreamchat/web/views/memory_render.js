@@ -76,11 +76,6 @@ export function shortCount(files) {
   return [...pendingTopics(files), ...currentTopic(files)].reduce((sum, t) => sum + t.conversations.length, 0);
 }
 
-export function ratioText(ratio) {
-  // a very short topic can have a summary longer than itself
-  return ratio > 0 ? `压缩率 ${Math.round(ratio * 100)}%` : "摘要比原文长";
-}
-
 // ---- the fields of an edit ----
 
 export function inputField(name, label, value, max) {
@@ -115,14 +110,16 @@ export function contextCard(context) {
       return seg;
     }));
   const inContext = (context.long_term_in_context || []).length;
+  // developer words (tokens) only in 高级, closed until opened (issue 40)
   return h("section", { class: "card ctx-card" },
-    h("div", { class: "card-head" },
-      h("h3", { text: "此刻的上下文" }),
-      h("small", { text: "TA 现在回复你时会读到的内容" })),
-    h("div", { class: "ctx-total" }, h("b", { class: "ctx-total-num", text: total.toLocaleString("zh-CN") }), " tokens",
-      inContext ? h("span", { class: "muted", text: ` · ${inContext} 条长期记忆索引在内` }) : null),
-    stack, contextRows(sections),
-    h("p", { class: "field-hint", text: "点一行可以看到这一部分的原文。" }));
+    h("details", { class: "advanced" },
+      h("summary", { class: "card-head" },
+        h("h3", { text: "高级：此刻的上下文" }),
+        h("small", { text: "TA 现在回复你时会读到的内容" })),
+      h("div", { class: "ctx-total" }, h("b", { class: "ctx-total-num", text: total.toLocaleString("zh-CN") }), " tokens",
+        inContext ? h("span", { class: "muted", text: ` · ${inContext} 条长期记忆索引在内` }) : null),
+      stack, contextRows(sections),
+      h("p", { class: "field-hint", text: "点一行可以看到这一部分的原文。" })));
 }
 
 // One row a section, its bar scaled to the largest; a tap shows the section's text.
@@ -152,10 +149,10 @@ export function soulCard(aiUser, files) {
   return h("section", { class: "card soul-card" },
     h("div", { class: "card-head" }, h("h3", { text: "双灵魂" }), h("small", { text: "先天设定 + 后天养成" })),
     h("div", { class: "soul-block" },
-      h("h4", { text: "先天灵魂 base_soul" }),
+      h("h4", { text: "先天灵魂" }),
       h("p", { class: `soul-text${aiUser.base_soul ? "" : " muted"}`, text: aiUser.base_soul || "（没有写人设）" })),
     h("div", { class: "soul-block" },
-      h("h4", { text: "自我认知 self_soul" }),
+      h("h4", { text: "自我认知" }),
       h("p", { class: `soul-text${soul.self_soul ? "" : " muted"}`, text: soul.self_soul || "TA 还没有形成对自己的新认识。聊得多了，TA 会反思并更新这里。" }),
       soul.updated_at ? h("small", { class: "muted", text: `更新于 ${dayPrecision(soul.updated_at)}` }) : null),
     h("div", { class: "soul-block rel" },
@@ -176,10 +173,10 @@ function relationshipHistory(changes) {
 }
 
 // A long-term entry's detail document, shown under its card.
-export function detailBody(detail, doc, file) {
+export function detailBody(detail, doc) {
   const tags = doc.emotion_tags ? Object.values(doc.emotion_tags).filter(Boolean) : [];
   clear(detail,
     h("p", { class: "detail-text", text: doc.detail_content }),
     tags.length ? h("div", { class: "chips" }, tags.map((tag) => h("span", { class: "chip", text: tag }))) : null,
-    h("div", { class: "mem-meta" }, `来自 ${doc.source_mid_ids.length} 条中期记忆 · ${file}`));
+    h("div", { class: "mem-meta" }, `来自 ${doc.source_mid_ids.length} 条中期记忆`));
 }

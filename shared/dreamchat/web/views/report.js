@@ -25,7 +25,7 @@ export function reportDialog(target) {
     h("small", { class: "field-hint", text: "运营人员会在承诺的时间内处理，结果可以在「设置 → 我的举报」里查看。" }),
     error,
     h("div", { class: "dialog-actions" },
-      h("button", { type: "button", class: "btn btn-soft", text: "取消", onclick: () => dialog.close() }), submit));
+      h("button", { type: "button", class: "btn btn-ghost", text: "取消", onclick: () => dialog.close() }), submit));
   const dialog = h("dialog", { class: "dialog", "aria-label": "举报" }, body);
   reason.addEventListener("input", () => {
     const length = [...reason.value].length;

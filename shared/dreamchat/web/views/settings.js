@@ -4,7 +4,7 @@ import { allPages, del, describe, get, post, put } from "../lib/api.js";
 import { config, limits, nightText } from "../lib/config.js";
 import { avatar, clear, h, icon, toast } from "../lib/dom.js";
 import { canPrompt, installed, isIos, onInstallChange, promptInstall } from "../lib/install.js";
-import { disablePush, enablePush, getPushSettings, pushState, setShowContent } from "../lib/push.js";
+import { PushError, disablePush, enablePush, getPushSettings, pushState, setShowContent } from "../lib/push.js";
 import { accountCard } from "./account.js";
 import { accountExportCard } from "./data_copy.js";
 import { protectionCard } from "./protection.js";
@@ -225,13 +225,16 @@ function notificationsCard(pushSettings, initialState, cleanups) {
   device.addEventListener("change", async () => {
     const wanted = device.checked;
     device.disabled = true;
+    if (wanted) deviceHint.textContent = "正在开启通知…";
     try {
       const state = wanted ? await enablePush() : await disablePush();
       show(state);
       if (wanted && state === "on") toast("这台设备会收到通知了", "ok");
     } catch (error) {
       show(await pushState());
-      toast(describe(error, { 503: "服务器还没有开启推送通知。" }), "error");
+      const said = error instanceof PushError ? error.message : describe(error, { 503: "服务器还没有开启推送通知。" });
+      deviceHint.textContent = said; // stays beside the switch, which shows the real state: off
+      toast(said, "error");
     } finally {
       if (!["unsupported", "denied"].includes(await pushState())) device.disabled = false;
     }
