@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from dreamchat.domain.retrieval import Hit
 from dreamchat.llm.chat_context import (
     INDEX_HEADER,
     INDEX_LINE_CHARS,
     POINTS_HEADER,
     TURN_MEMORY_HEADER,
+    WHOLE_HITS,
     TurnRecall,
     assemble,
     zi,
@@ -83,3 +85,14 @@ def test_the_per_turn_block_shows_what_the_message_calls_up_whole() -> None:
     assert turn.startswith(TURN_MEMORY_HEADER) and INDEX_HEADER not in turn
     lines = lines_under(TURN_MEMORY_HEADER, turn)
     assert lines and any(all(point in line for point in LONG_ZH) for line in lines)
+
+
+def test_the_first_hits_show_whole_even_when_no_word_marks_them_relevant() -> None:
+    entries = [index(n, "茶馆", 30 - n, LONG_ZH) for n in range(1, WHOLE_HITS + 4)]
+    ranked = [u for u in view_of(entries).units if u.parent_id == "long_1"]  # the best, by meaning alone
+    others = [u for u in view_of(entries).units if u.parent_id != "long_1"]
+    view = replace(view_of(entries), hits=[Hit(u, 0.5, False) for u in [*ranked, *others]])
+    long_term = next(s.text for s in assemble(view, "", "喝茶", NOW, SHANGHAI, 1700).sections if s.name == "long_term")
+    whole, index_lines = lines_under(POINTS_HEADER, long_term), lines_under(INDEX_HEADER, long_term)
+    assert any(all(point in line for point in LONG_ZH) for line in whole)  # the best hit's memory, whole
+    assert index_lines and all(zi(line) <= INDEX_LINE_CHARS for line in index_lines)  # hits past the first
