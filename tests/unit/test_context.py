@@ -476,11 +476,11 @@ def test_what_a_message_recalls_beyond_the_stable_part_goes_in_the_current_messa
     entries = [index(n, f"回忆{n}", days=n, points=[f"第{n}件事" * 4]) for n in range(300)]
     oldest = [u for name in ("long_299", "long_298") for u in view_of(entries).units if u.parent_id == name]
     view = replace(view_of(entries), turn=TurnRecall([Hit(u, 1.0, True) for u in oldest]))
-    context = assemble(view, "", "第299件事呢", NOW, SHANGHAI, 800, recent_budget=300, turn_budget=60)
+    context = assemble(view, "", "第299件事呢", NOW, SHANGHAI, 800, recent_budget=300, turn_budget=45)
     system, current = context.messages[0]["content"], context.messages[-1]["content"]
     assert "第299件事" not in system and "第299件事第299件事" in current
     assert "第298件事" not in current  # the turn's budget held one memory
-    assert 0 < section_tokens(context, "turn_memory") <= 60
+    assert 0 < section_tokens(context, "turn_memory") <= 45
     assert current.index("【这条消息让你想起的】") < current.index(TURN_MESSAGE) and current.endswith("第299件事呢")
 
 

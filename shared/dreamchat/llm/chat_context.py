@@ -19,6 +19,7 @@ first; a summary whose topic the chosen units already stand for is not shown twi
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo
@@ -58,6 +59,11 @@ QUOTE_SHARE = 0.05
 # take at most this share more, in the same 【当时的原话】 section.
 SAID_SHARE = 0.05
 INDEX_LINE_CHARS = 50  # the spec's 约 50 字/条: one memory's line of the index (date and key points), cut to fit
+POINTS_HEADER = "【相关记忆要点】"  # the memories the topic is about, their key points whole (not index lines)
+# The first hits ranked for the topic show their memory's key points whole (under POINTS_HEADER) even when
+# no word marks them relevant: a question worded unlike its memory is still about it (bench/RESULTS.md,
+# "Issue 39: index lines": relevant hits alone 87.6 %, with the first 10 89.5 %, LoCoMo evidence recall).
+WHOLE_HITS = 10
 
 
 def persona(base_soul: str, self_soul: str) -> str:
@@ -140,6 +146,7 @@ class Plan:
     details: list[LongTermDetail]
     quotes: list[Quote] = field(default_factory=list)
     notes: dict[str, str] = field(default_factory=dict)  # per summary shown, what changed since (`changed_since`)
+    full: frozenset[str] = frozenset()  # the memories (parent ids) shown with their key points whole
 
 
 def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int | None = None) -> Plan:
@@ -160,20 +167,24 @@ def plan_memory(view: MemoryView, budget: int, tz: ZoneInfo, recent_budget: int 
     left -= estimate_tokens(render_details([], quotes, tz))
     recent = sorted(view.mids, key=lambda m: (m.created_at, m.id))[::-1][:MID_LIMIT]
     notes = changed_since(recent, view.units, tz)
-    mids, units = _fill(view, recent, left, 1.0 if about else UNSURE_SHARE, tz, notes)
+    mids, units, full = _fill(view, recent, left, 1.0 if about else UNSURE_SHARE, tz, notes)
     spent = (
-        estimate_tokens(core) + estimate_tokens(render_units(units, tz)) + estimate_tokens(render_mids(mids, tz, notes))
+        estimate_tokens(core)
+        + estimate_tokens(render_units(units, tz, full))
+        + estimate_tokens(render_mids(mids, tz, notes))
     )
     details = _fitting(view.details, quotes, budget - spent, tz)
-    return Plan(core, sorted(mids, key=lambda m: (m.created_at, m.id)), units, details, quotes, notes)
+    return Plan(core, sorted(mids, key=lambda m: (m.created_at, m.id)), units, details, quotes, notes, full)
 
 
 def _fill(
     view: MemoryView, recent: list[MidTermMemory], tokens: int, share: float, tz: ZoneInfo, notes: dict[str, str]
-) -> tuple[list[MidTermMemory], list[Unit]]:
+) -> tuple[list[MidTermMemory], list[Unit], frozenset[str]]:
     """The latest summaries (as many as fit, latest first), then the ranked units for `share` of what
     is left, then the newest units; a summary the chosen units cover is dropped and the units fill
-    again (with more room they only grow, so what covered a summary still does)."""
+    again (with more room they only grow, so what covered a summary still does). The memories of
+    relevant hits and of the first WHOLE_HITS hits show their key points whole; the rest only their
+    index line."""
     mids: list[MidTermMemory] = []
     for m in recent:
         if estimate_tokens(render_mids([*mids, m], tz, notes)) <= tokens:
@@ -181,8 +192,8 @@ def _fill(
     while True:
         index = _IndexBudget(tokens - estimate_tokens(render_mids(mids, tz, notes)), tz)
         keep = index.left * (1 - share)
-        for hit in view.hits:
-            if not index.add(hit.unit) or index.left <= keep:
+        for rank, hit in enumerate(view.hits):
+            if not index.add(hit.unit, full=hit.relevant or rank < WHOLE_HITS) or index.left <= keep:
                 break
         for unit in view.units:
             if not index.add(unit):
@@ -190,7 +201,7 @@ def _fill(
         units = index.chosen()
         kept = [m for m in mids if not covers(units, m)]
         if len(kept) == len(mids):
-            return mids, units
+            return mids, units, index.full(units)
         mids = kept
 
 
@@ -245,15 +256,16 @@ def plan_turn(turn: TurnRecall | None, shown: Plan, budget: int, tz: ZoneInfo) -
     quoted = {q.message_id for q in shown.quotes}
     quotes = _quoted([q for q in turn.quotes if q.message_id not in quoted], budget // 3, tz)
     quotes = _quoted([q for q in turn.said if q.message_id not in quoted], budget // 3, tz, quotes)
-    index = _IndexBudget(budget - estimate_tokens(render_details([], quotes, tz)), tz)
+    index = _IndexBudget(budget - estimate_tokens(render_details([], quotes, tz)), tz, TURN_MEMORY_HEADER)
     for hit in (h for h in turn.hits if h.relevant and h.unit.id not in seen):
-        if not index.add(hit.unit):
+        if not index.add(hit.unit, full=True):
             break
     units = index.chosen()
+    full = index.full(units)
     titles = {d.title for d in shown.details}
     fresh = [d for d in turn.details if d.title not in titles]
-    details = _fitting(fresh, quotes, budget - estimate_tokens(render_units(units, tz)), tz)
-    return Plan("", [], units, details, quotes)
+    details = _fitting(fresh, quotes, budget - estimate_tokens(render_units(units, tz, full, TURN_MEMORY_HEADER)), tz)
+    return Plan("", [], units, details, quotes, full=full)
 
 
 def _quoted(quotes: list[Quote], tokens: int, tz: ZoneInfo, chosen: list[Quote] | None = None) -> list[Quote]:
@@ -269,17 +281,20 @@ def _quoted(quotes: list[Quote], tokens: int, tz: ZoneInfo, chosen: list[Quote] 
 
 class _IndexBudget:
     """Units chosen for the long-term section while its tokens last (the section is re-rendered
-    to check, so the estimate of a line never lets it run over)."""
+    to check, so the estimate of a line never lets it run over). A memory added `full` (a relevant
+    hit's) shows its key points whole; any other, its index line of at most INDEX_LINE_CHARS."""
 
     MISSES = 64  # give up filling after this many units in a row did not fit
 
-    def __init__(self, tokens: int, tz: ZoneInfo) -> None:
+    def __init__(self, tokens: int, tz: ZoneInfo, points_header: str = POINTS_HEADER) -> None:
         self._tokens = tokens
+        self._header = points_header
         self._left = tokens
         self._others = 0  # tokens taken by other sections (the summaries that share this budget)
         self._tz = tz
         self._units: dict[str, Unit] = {}
         self._groups: dict[str, list[Unit]] = {}  # per memory, its units chosen, best first
+        self._full: set[str] = set()  # the memories shown whole
         self._misses = 0
 
     @property
@@ -293,20 +308,26 @@ class _IndexBudget:
         self._others += tokens if other else 0
         return True
 
-    def add(self, unit: Unit) -> bool:
+    def add(self, unit: Unit, *, full: bool = False) -> bool:
         """False once filling should stop (the budget is spent)."""
         if unit.id in self._units:
             return True
         group = self._groups.get(unit.parent_id, [])
-        before = index_line(group, self._tz) if group else ""
-        after = index_line([*group, unit], self._tz)
+        was = unit.parent_id in self._full
+        whole = full or was
+        before = memory_line(group, self._tz, was) if group else ""
+        after = memory_line([*group, unit], self._tz, whole)
         if group and after == before:  # the memory's line is full (INDEX_LINE_CHARS): nothing would show
             return True
         cost = estimate_tokens(after) + 1 - (estimate_tokens(before) + 1 if group else 0)
-        cost += 0 if self._units else estimate_tokens(INDEX_HEADER) + 1
+        if whole and not self._full:
+            cost += estimate_tokens(self._header) + 1
+        if not whole and len(self._full) == len(self._groups):  # the first index line
+            cost += estimate_tokens(INDEX_HEADER) + 1
         if self.take(cost, other=False):
             self._units[unit.id] = unit
             self._groups[unit.parent_id] = [*group, unit]
+            self._full |= {unit.parent_id} if whole else set()
             self._misses = 0
         else:
             self._misses += 1
@@ -316,9 +337,13 @@ class _IndexBudget:
         """The units added, the last ones dropped if the rendered section runs over after all."""
         units = list(self._units.values())
         limit = self._tokens - self._others
-        while units and estimate_tokens(render_units(units, self._tz)) > limit:
+        while units and estimate_tokens(render_units(units, self._tz, self._full, self._header)) > limit:
             units.pop()
         return units
+
+    def full(self, units: list[Unit]) -> frozenset[str]:
+        """The memories among `units` shown with their key points whole."""
+        return frozenset(u.parent_id for u in units if u.parent_id in self._full)
 
 
 def _fitting(details: list[LongTermDetail], quotes: list[Quote], tokens: int, tz: ZoneInfo) -> list[LongTermDetail]:
@@ -365,8 +390,8 @@ def assemble(
         ("core", plan.core),
         # a summary not yet extracted, recalled as a unit, stays under the mid-term heading (issue 40: the
         # memory view filed it under 长期记忆索引)
-        ("mid_term", _join_parts(render_mids(plan.mids, tz, plan.notes), render_summary_units(plan.units, tz))),
-        ("long_term", render_units([u for u in plan.units if not is_summary(u)], tz)),
+        ("mid_term", _join_parts(render_mids(plan.mids, tz, plan.notes), render_summary_units(plan.units, tz, plan.full))),
+        ("long_term", render_units([u for u in plan.units if not is_summary(u)], tz, plan.full)),
         ("long_term_details", render_details(plan.details, plan.quotes, tz)),
     ]
     sections = [Section(name, text, estimate_tokens(text)) for name, text in system_parts]
@@ -419,7 +444,7 @@ def render_turn_memory(plan: Plan, tz: ZoneInfo) -> str:
     if not (plan.units or plan.details or plan.quotes):
         return ""
     parts = [
-        render_units(plan.units, tz).replace(INDEX_HEADER, TURN_MEMORY_HEADER),
+        render_units(plan.units, tz, plan.full, TURN_MEMORY_HEADER),
         render_details(plan.details, plan.quotes, tz),
     ]
     return "\n".join(p for p in parts if p)
@@ -495,9 +520,9 @@ def is_summary(unit: Unit) -> bool:
     return unit.parent_id.startswith("mid_")
 
 
-def render_summary_units(units: list[Unit], tz: ZoneInfo) -> str:
+def render_summary_units(units: list[Unit], tz: ZoneInfo, full: Collection[str] = ()) -> str:
     """The recalled summaries among `units`, under a mid-term heading of their own."""
-    text = render_units([u for u in units if is_summary(u)], tz)
+    text = render_units([u for u in units if is_summary(u)], tz, full)
     return text.replace(INDEX_HEADER, EARLIER_HEADER, 1)
 
 
@@ -505,23 +530,40 @@ def _join_parts(*parts: str) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def render_units(units: list[Unit], tz: ZoneInfo) -> str:
-    """One line per memory, oldest first: its date, then its chosen key points, best first, the line
-    cut at INDEX_LINE_CHARS (`index_line`). (The memory's title is left out: the key points say what
-    it names, and its tokens went to more units.)"""
+def render_units(
+    units: list[Unit], tz: ZoneInfo, full: Collection[str] = (), points_header: str = POINTS_HEADER
+) -> str:
+    """The index: one line per memory, oldest first, its date and chosen key points cut at
+    INDEX_LINE_CHARS (`index_line`, the spec's 约 50 字/条); then, under `points_header`, the memories
+    in `full` (those the topic or message is about) with their chosen key points whole, best first
+    (`point_line`): an index line would cut off the very facts that were asked about. (The memory's
+    title is left out: the key points say what it names, and its tokens went to more units.)"""
     if not units:
         return ""
     groups: dict[str, list[Unit]] = {}
     for unit in units:
         groups.setdefault(unit.parent_id, []).append(unit)
     ordered = sorted(groups.values(), key=lambda g: (g[0].created_at, g[0].parent_id))
-    return INDEX_HEADER + "\n" + "\n".join(index_line(g, tz) for g in ordered)
+    brief = [index_line(g, tz) for g in ordered if g[0].parent_id not in full]
+    whole = [point_line(g, tz) for g in ordered if g[0].parent_id in full]
+    parts = [INDEX_HEADER, *brief] if brief else []
+    parts += [points_header, *whole] if whole else []
+    return "\n".join(parts)
+
+
+def memory_line(group: list[Unit], tz: ZoneInfo, full: bool) -> str:
+    return point_line(group, tz) if full else index_line(group, tz)
+
+
+def point_line(group: list[Unit], tz: ZoneInfo) -> str:
+    """One memory with its key points whole: `- date point；point`."""
+    return _group_head(group[0], tz) + "；".join(unit_text(u, tz) for u in group)
 
 
 def index_line(group: list[Unit], tz: ZoneInfo) -> str:
     """One memory's index line: `- date point；point`, at most INDEX_LINE_CHARS 字 (the spec's
     约 50 字/条, counted by `zi`), its end cut and marked with … when the points say more."""
-    line = _group_head(group[0], tz) + "；".join(unit_text(u, tz) for u in group)
+    line = point_line(group, tz)
     marks = list(_ZI.finditer(line))
     return line if len(marks) <= INDEX_LINE_CHARS else line[: marks[INDEX_LINE_CHARS - 1].start()] + "…"
 
