@@ -82,6 +82,8 @@ def _picture(data: bytes) -> Inspected:
             upright = ImageOps.exif_transpose(picture)
             alpha = upright.mode in ("RGBA", "LA", "PA") or "transparency" in upright.info
             frame = upright.convert("RGBA" if alpha else "RGB")  # an animated picture: its first frame
+    except MediaProblem:
+        raise  # a ValueError too: not to be taken for a file that cannot be read
     except Image.DecompressionBombError as error:
         raise MediaProblem("pixels", "the picture has too many pixels") from error
     except broken as error:
