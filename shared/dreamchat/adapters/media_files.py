@@ -10,11 +10,10 @@ last block, MP3's and MP4's size over their bitrate).
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
 from typing import Any
 
 from dreamchat.domain.media import (
-    MediaKind,
+    Inspected,
     MediaProblem,
     check_duration,
     check_pixels,
@@ -42,18 +41,6 @@ _TYPES = {
     "audio/mpeg": "audio/mpeg",
 }
 JPEG_QUALITY = 85
-
-
-@dataclass(frozen=True)
-class Inspected:
-    """An upload that passed every rule, as it is kept."""
-
-    kind: MediaKind
-    content_type: str
-    data: bytes
-    width: int | None = None
-    height: int | None = None
-    duration_s: float | None = None
 
 
 def inspect(data: bytes) -> Inspected:

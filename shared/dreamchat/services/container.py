@@ -9,6 +9,7 @@ from dreamchat import keys
 from dreamchat.adapters.embeddings import build_embedder
 from dreamchat.adapters.events import MissingQueue
 from dreamchat.adapters.images import PillowAvatars
+from dreamchat.adapters.media_files import inspect as inspect_media
 from dreamchat.adapters.private import signing_secret
 from dreamchat.domain.answering import ANSWER_MARGIN_SECONDS
 from dreamchat.events import ExtractionDue, HeartbeatDue, TopicEnded
@@ -207,7 +208,7 @@ def build_services(
         profiles=profiles,
         memory_editor=MemoryEditService(repo, storage, clock, retriever, settings.max_person_core_memories),
         cards=CardService(ai_users, runtime.blobs, PillowAvatars(), settings.timezone, card_budget),
-        media=MediaService(storage, runtime.blobs, clock, runtime.random, media_budget),
+        media=MediaService(storage, runtime.blobs, clock, runtime.random, media_budget, inspect_media),
         exports=ExportService(
             repo, profiles, heartbeats, ai_users, friend_lists, clock, export_budget, protection=protections.get
         ),

@@ -14,9 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from dreamchat import keys
-from dreamchat.adapters.media_files import Inspected, inspect
 from dreamchat.domain import ids
-from dreamchat.domain.media import Media, MediaProblem
+from dreamchat.domain.media import Inspected, Media, MediaProblem
 from dreamchat.domain.models import PairId
 from dreamchat.errors import MediaRefused, NotFound
 from dreamchat.ports import BlobStore, Clock, RandomSource
@@ -24,6 +23,7 @@ from dreamchat.services.storage.unit_of_work import Storage
 
 log = logging.getLogger(__name__)
 
+# reads an upload's bytes (`dreamchat.adapters.media_files.inspect`): the file as kept, or MediaProblem
 Inspector = Callable[[bytes], Inspected]
 
 
@@ -43,7 +43,7 @@ class MediaService:
         clock: Clock,
         random: RandomSource,
         spend: Callable[[str], None],
-        inspector: Inspector = inspect,
+        inspector: Inspector,
     ) -> None:
         self._storage = storage
         self._blobs = blobs
