@@ -234,3 +234,24 @@ def test_deleting_the_account_erases_its_media(world: World) -> None:
     assert world.alice.delete("/api/auth/user").status_code == 200
     assert world.kept() == (0, 0)
     assert not [key for key in world.runtime.blobs.list("") if "/media/" in key]
+
+
+@pytest.mark.every_store
+def test_the_account_export_lists_each_friends_media_without_its_bytes(world: World) -> None:
+    photo = world.upload(picture("JPEG", (2400, 1200))).json()["media_id"]
+    world.runtime.clock.advance(seconds=1)
+    voice = world.upload((MEDIA / "voice.ogg").read_bytes()).json()["media_id"]
+    exported = world.alice.get("/api/auth/user/export")
+    assert exported.status_code == 200, exported.text
+    (friend,) = exported.json()["friends"]
+    listed = {m["id"]: m for m in friend["media"]}
+    assert list(listed) == [photo, voice]  # oldest first
+    assert (listed[photo]["kind"], listed[photo]["width"], listed[photo]["content_type"]) == (
+        "image",
+        1600,
+        "image/jpeg",
+    )
+    assert listed[voice]["kind"] == "audio" and 2.5 <= listed[voice]["duration_s"] <= 3.5
+    assert listed[voice]["size"] == len((MEDIA / "voice.ogg").read_bytes())
+    assert listed[photo]["text"] == "" and listed[photo]["text_state"] == "owed"
+    assert "account_id" not in listed[photo] and "data" not in listed[photo]

@@ -169,6 +169,7 @@ def build_services(
     media_budget = budget(
         keys.media_limit_scope, settings.media_uploads_per_minute, 60, "too many photos or voice notes; wait a moment"
     )
+    media = MediaService(storage, runtime.blobs, clock, runtime.random, media_budget, inspect_media)
     chat_turns = ChatTurnService(chat, protocol, repo.log, model_pool, idempotency, answering, usage, exits)
     auth = AuthService(storage, clock, settings, signing_secret(settings))
     services = Services(
@@ -208,9 +209,11 @@ def build_services(
         profiles=profiles,
         memory_editor=MemoryEditService(repo, storage, clock, retriever, settings.max_person_core_memories),
         cards=CardService(ai_users, runtime.blobs, PillowAvatars(), settings.timezone, card_budget),
-        media=MediaService(storage, runtime.blobs, clock, runtime.random, media_budget, inspect_media),
+        media=media,
         exports=ExportService(
-            repo, profiles, heartbeats, ai_users, friend_lists, clock, export_budget, protection=protections.get
+            *(repo, profiles, heartbeats, ai_users, friend_lists, clock, export_budget),
+            protection=protections.get,
+            media=media.of_pair,
         ),
         imports=ImportService(repo, storage, runtime.blobs, ai_users, heartbeats, vectors, clock, *imports),
         protections=protections,
