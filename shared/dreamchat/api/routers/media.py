@@ -50,7 +50,7 @@ MediaDep = Annotated[MediaService, Depends(get_media)]
     status_code=status.HTTP_201_CREATED,
     response_model=MediaOut,
     response_model_exclude_none=True,
-    responses=documented(401, 404, 413, 422, 429),
+    responses=documented(400, 401, 404, 413, 422, 429),  # 400: a malformed form
     openapi_extra=_UPLOAD_BODY,
 )
 async def upload_media(user_id: str, request: Request, pair: PairDep, media: MediaDep) -> Any:
