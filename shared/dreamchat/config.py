@@ -170,6 +170,7 @@ class Settings(BaseSettings):
     max_person_core_memories: int = Field(default=50, ge=1, le=bounds.CORE_MEMORIES)
     memory_imports_per_hour: int = Field(default=10, ge=1, le=10_000)
     card_uploads_per_minute: int = Field(default=20, ge=1, le=10_000)
+    media_uploads_per_minute: int = Field(default=20, ge=1, le=10_000)
     account_exports_per_hour: int = Field(default=6, ge=1, le=10_000)
 
     # the person comes first: crisis protocol and break reminders

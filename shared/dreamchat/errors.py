@@ -65,6 +65,15 @@ class Invalid(DreamChatError):
     code = "validation_error"
 
 
+class MediaRefused(Invalid):
+    """An upload broke a media rule (`dreamchat.domain.media`): 422 with the code `media_<rule>`."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(f"{rule}: {message}")
+        self.rule = rule
+        self.code = f"media_{rule}"
+
+
 class TooManyRequests(DreamChatError):
     code = "too_many_requests"
 

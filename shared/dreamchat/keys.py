@@ -85,9 +85,15 @@ def short_term_pk(pair: PairId) -> str:
     return f"{pair_pk(pair)}#SHORT"
 
 
+def media_pk(pair: PairId) -> str:
+    """The pair's media records (kept out of the pair's main partition, which a turn reads whole)."""
+    return f"{pair_pk(pair)}#MEDIA"
+
+
 def pair_partitions(pair: PairId) -> list[str]:
     """Every partition that holds the pair's data."""
-    return [pair_pk(pair), messages_pk(pair), short_term_pk(pair), f"{pair_pk(pair)}#HBRUN", f"{pair_pk(pair)}#EXRUN"]
+    main = pair_pk(pair)
+    return [main, messages_pk(pair), short_term_pk(pair), f"{main}#HBRUN", f"{main}#EXRUN", media_pk(pair)]
 
 
 def pair_blob_prefix(pair: PairId) -> str:
@@ -143,6 +149,19 @@ def detail_file_blob(pair: PairId, detail_file: str, revision: str = "") -> str:
     revision (its `detail_revision`, "" for a document written before revisions: the name alone)."""
     name = f"{detail_file.removesuffix('.json')}.{revision}.json" if revision else detail_file
     return f"{pair_blob_prefix(pair)}long_term_details/{name}"
+
+
+MEDIA_PREFIX = "MEDIA#"
+
+
+def media(media_id: str) -> str:
+    """A media record's sort key in the pair's media partition (`media_pk`)."""
+    return f"{MEDIA_PREFIX}{media_id}"
+
+
+def media_blob(pair: PairId, media_id: str) -> str:
+    """A photo's or a voice note's bytes, under the pair's prefix: erased with the pair."""
+    return f"{pair_blob_prefix(pair)}media/{media_id}"
 
 
 def ai_user_blob_prefix(ai_user_id: str) -> str:
@@ -298,6 +317,11 @@ def import_limit_scope(account_id: str) -> str:
 def card_limit_scope(account_id: str) -> str:
     """Character card uploads (previews and imports) of one account."""
     return f"CARD#{account_id}"
+
+
+def media_limit_scope(account_id: str) -> str:
+    """Media uploads (photos, voice notes) of one account."""
+    return f"MEDIA#{account_id}"
 
 
 def export_limit_scope(account_id: str) -> str:

@@ -10,11 +10,10 @@ last block, MP3's and MP4's size over their bitrate).
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
 from typing import Any
 
 from dreamchat.domain.media import (
-    MediaKind,
+    Inspected,
     MediaProblem,
     check_duration,
     check_pixels,
@@ -44,18 +43,6 @@ _TYPES = {
 JPEG_QUALITY = 85
 
 
-@dataclass(frozen=True)
-class Inspected:
-    """An upload that passed every rule, as it is kept."""
-
-    kind: MediaKind
-    content_type: str
-    data: bytes
-    width: int | None = None
-    height: int | None = None
-    duration_s: float | None = None
-
-
 def inspect(data: bytes) -> Inspected:
     """The upload as it is kept; MediaProblem naming the rule it breaks."""
     import filetype
@@ -82,6 +69,8 @@ def _picture(data: bytes) -> Inspected:
             upright = ImageOps.exif_transpose(picture)
             alpha = upright.mode in ("RGBA", "LA", "PA") or "transparency" in upright.info
             frame = upright.convert("RGBA" if alpha else "RGB")  # an animated picture: its first frame
+    except MediaProblem:
+        raise  # a ValueError too: not to be taken for a file that cannot be read
     except Image.DecompressionBombError as error:
         raise MediaProblem("pixels", "the picture has too many pixels") from error
     except broken as error:

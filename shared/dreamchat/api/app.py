@@ -26,6 +26,7 @@ from dreamchat.api.routers import (
     friends,
     health,
     heartbeat,
+    media,
     memory,
     moderation,
     presence,
@@ -85,6 +86,7 @@ def create_app(
         auth.router,
         ai_users.router,
         cards.router,
+        media.router,
         export.router,
         chat.router,
         friends.router,
@@ -103,7 +105,14 @@ def create_app(
     ):
         app.include_router(router)
     app.add_middleware(StrictJson)  # inside BodySizeLimit: it reads a bounded body
-    app.add_middleware(BodySizeLimit, larger={cards.IMPORT_PATH: cards.MAX_CARD_BYTES, **export.LIMITS})
+    app.add_middleware(
+        BodySizeLimit,
+        larger={
+            cards.IMPORT_PATH: cards.MAX_CARD_BYTES,
+            media.UPLOAD_PATH: media.MAX_MEDIA_BODY_BYTES,
+            **export.LIMITS,
+        },
+    )
     app.add_middleware(
         RequestDeadline, turn_seconds=settings.chat_turn_seconds, reserve_seconds=settings.chat_reserve_seconds
     )

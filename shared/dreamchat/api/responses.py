@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict
 
 from dreamchat.domain.discover import CharacterCategory
 from dreamchat.domain.heartbeat import Mode, Prefs
+from dreamchat.domain.media import Media
 from dreamchat.domain.models import (
     AIUser,
     Atmosphere,
@@ -812,3 +813,19 @@ class ReferralMonthOut(Out):
 class ReferralReportOut(Out):
     year: int
     months: list[ReferralMonthOut]
+
+
+class MediaOut(Out):
+    """A kept photo (`width`, `height`: as kept, at most 1600 px a side) or voice note (`duration_s`)."""
+
+    media_id: str
+    kind: Literal["image", "audio"]
+    duration_s: float | None = None
+    width: int | None = None
+    height: int | None = None
+
+    @classmethod
+    def of(cls, media: Media) -> MediaOut:
+        return cls(
+            media_id=media.id, kind=media.kind, duration_s=media.duration_s, width=media.width, height=media.height
+        )

@@ -8,6 +8,7 @@ is owed, to be redone when the model is back.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from dreamchat.domain.models import Entity
@@ -54,6 +55,18 @@ class Media(Entity):
     flagged: bool = False  # the vision model saw self-harm, weapons, pills or a crisis scene
     message_id: str | None = None  # the message that carries it, once sent
     by: Literal["person", "ai"] = "person"
+
+
+@dataclass(frozen=True)
+class Inspected:
+    """An upload that passed every rule, as it is kept."""
+
+    kind: MediaKind
+    content_type: str
+    data: bytes
+    width: int | None = None
+    height: int | None = None
+    duration_s: float | None = None
 
 
 def kind_of(content_type: str) -> MediaKind:

@@ -9,6 +9,7 @@ from dreamchat import keys
 from dreamchat.adapters.embeddings import build_embedder
 from dreamchat.adapters.events import MissingQueue
 from dreamchat.adapters.images import PillowAvatars
+from dreamchat.adapters.media_files import inspect as inspect_media
 from dreamchat.adapters.private import signing_secret
 from dreamchat.domain.answering import ANSWER_MARGIN_SECONDS
 from dreamchat.events import ExtractionDue, HeartbeatDue, TopicEnded
@@ -42,6 +43,7 @@ from dreamchat.services.idempotency import IdempotencyService
 from dreamchat.services.leases import LeaseService
 from dreamchat.services.limits import AccountBudget, ModelCallBudget
 from dreamchat.services.long_term import LongTermService
+from dreamchat.services.media import MediaService
 from dreamchat.services.memory_edit import MemoryEditService
 from dreamchat.services.memory_import import ImportService
 from dreamchat.services.memory_repo import MemoryRepository
@@ -164,6 +166,10 @@ def build_services(
     imports = (runtime.random, protocol.check, import_budget)
     takedowns = TakedownService(ai_users, operators, clock)
     card_budget = budget(keys.card_limit_scope, settings.card_uploads_per_minute, 60, "too many cards; wait a moment")
+    media_budget = budget(
+        keys.media_limit_scope, settings.media_uploads_per_minute, 60, "too many photos or voice notes; wait a moment"
+    )
+    media = MediaService(storage, runtime.blobs, clock, runtime.random, media_budget, inspect_media)
     chat_turns = ChatTurnService(chat, protocol, repo.log, model_pool, idempotency, answering, usage, exits)
     auth = AuthService(storage, clock, settings, signing_secret(settings))
     services = Services(
@@ -203,8 +209,11 @@ def build_services(
         profiles=profiles,
         memory_editor=MemoryEditService(repo, storage, clock, retriever, settings.max_person_core_memories),
         cards=CardService(ai_users, runtime.blobs, PillowAvatars(), settings.timezone, card_budget),
+        media=media,
         exports=ExportService(
-            repo, profiles, heartbeats, ai_users, friend_lists, clock, export_budget, protection=protections.get
+            *(repo, profiles, heartbeats, ai_users, friend_lists, clock, export_budget),
+            protection=protections.get,
+            media=media.of_pair,
         ),
         imports=ImportService(repo, storage, runtime.blobs, ai_users, heartbeats, vectors, clock, *imports),
         protections=protections,

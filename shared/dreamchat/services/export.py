@@ -15,6 +15,7 @@ from typing import Any
 
 from dreamchat.domain import strict_json
 from dreamchat.domain.core_memory import split
+from dreamchat.domain.media import Media
 from dreamchat.domain.memory_export import (
     ACCOUNT_FORMAT,
     FORMAT,
@@ -51,8 +52,10 @@ class ExportService:
         spend: Callable[[str], None] = unlimited,
         *,
         protection: Callable[[str], Protection] = lambda account_id: Protection(),  # the person's protections
+        media: Callable[[PairId], list[Media]] = lambda pair: [],  # a pair's photos and voice notes
     ) -> None:
         self._protection = protection
+        self._media = media
         self._repo = repo
         self._profiles = profiles
         self._heartbeats = heartbeats
@@ -86,7 +89,8 @@ class ExportService:
         for index, (ai_user, friendship) in enumerate(self._friend_lists.friends(account.id)):
             pair = PairId(account_id=account.id, ai_user_id=ai_user.id)
             yield b"," if index else b""
-            yield _open({"ai_user_id": ai_user.id, "name": ai_user.name, "friendship": friendship}, "memory", b"")
+            friend = {"ai_user_id": ai_user.id, "name": ai_user.name, "friendship": friendship}
+            yield _open({**friend, "media": [_media(m) for m in self._media(pair)]}, "memory", b"")
             yield from self._document(pair, ai_user)
             yield b"}"
         yield b"]}"
@@ -139,6 +143,12 @@ class ExportService:
 
     def _now(self) -> int:
         return int(self._clock.now().timestamp())
+
+
+def _media(media: Media) -> dict[str, Any]:
+    """A photo or voice note as the account export lists it: what it is and its text, not its bytes (served by
+    `GET /api/media/{media_id}`)."""
+    return media.model_dump(exclude={"account_id", "ai_user_id"})
 
 
 def _json(value: Any) -> bytes:

@@ -28,6 +28,7 @@ from dreamchat.services.healing import HealingService
 from dreamchat.services.heartbeat import HeartbeatService
 from dreamchat.services.heartbeat_state import HeartbeatStateService
 from dreamchat.services.long_term import LongTermService
+from dreamchat.services.media import MediaService
 from dreamchat.services.memory_edit import MemoryEditService
 from dreamchat.services.memory_import import ImportService
 from dreamchat.services.memory_repo import MemoryRepository
@@ -94,6 +95,7 @@ class Services:
     profiles: ProfileService
     memory_editor: MemoryEditService
     cards: CardService  # character cards in and out
+    media: MediaService  # photos and voice notes a person uploads, served back to them
     exports: ExportService  # a pair's memories out
     imports: ImportService  # and back in
     protections: ProtectionService  # minors' mode, guardian consent, emergency contact, daily limit

@@ -25,7 +25,18 @@ from dreamchat import keys
 from dreamchat.domain.models import PairId
 from dreamchat.errors import Contended
 from dreamchat.ports import MAX_TRANSACTION_ITEMS, BlobStore, Check, ConditionFailed, ItemStore, Put
-from dreamchat.services.storage import account, memory, moderation, owed, pair, reads, records, replacement, schedule
+from dreamchat.services.storage import (
+    account,
+    media,
+    memory,
+    moderation,
+    owed,
+    pair,
+    reads,
+    records,
+    replacement,
+    schedule,
+)
 from dreamchat.services.storage.guard import Gone
 from dreamchat.services.storage.session import Session
 
@@ -155,6 +166,7 @@ class PairUnitOfWork(UnitOfWork):
         self.friendship = pair.Friendships(session, pair_id)
         self.quality = pair.Qualities(session, pair_id)
         self.owed = owed.OwedWorks(session, pair_id)
+        self.media = media.MediaItems(session, pair_id)
 
     def _deliver(self, *, whole: bool) -> None:
         """As `UnitOfWork`'s, each transaction also checking the pair's generation: Gone when the pair
