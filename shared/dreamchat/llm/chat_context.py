@@ -390,7 +390,10 @@ def assemble(
         ("core", plan.core),
         # a summary not yet extracted, recalled as a unit, stays under the mid-term heading (issue 40: the
         # memory view filed it under 长期记忆索引)
-        ("mid_term", _join_parts(render_mids(plan.mids, tz, plan.notes), render_summary_units(plan.units, tz, plan.full))),
+        (
+            "mid_term",
+            _join_parts(render_mids(plan.mids, tz, plan.notes), render_summary_units(plan.units, tz, plan.full)),
+        ),
         ("long_term", render_units([u for u in plan.units if not is_summary(u)], tz, plan.full)),
         ("long_term_details", render_details(plan.details, plan.quotes, tz)),
     ]
