@@ -1,9 +1,9 @@
 // A character's page before befriending: who TA is (description, category, tags, the greeting TA opens with) and
 // 加为好友. A refusal is shown on the page itself: in minors' mode a romance character answers 403 minor_protection.
 
-import { describe, get, post } from "../lib/api.js";
-import { aiBadge, avatar, clear, h, icon, toast } from "../lib/dom.js";
-import { befriendError, tagChips } from "./discover.js";
+import { describe, get } from "../lib/api.js";
+import { aiBadge, avatar, clear, h, icon } from "../lib/dom.js";
+import { befriendButton, tagChips } from "./discover.js";
 import { reportDialog } from "./report.js";
 
 export function renderCharacter(main, ctx, id) {
@@ -28,30 +28,15 @@ export function renderCharacter(main, ctx, id) {
 
 function page(ctx, aiUser, isFriend) {
   const refusal = h("div", { class: "notice notice-error character-refusal", role: "alert", hidden: true });
-  const action = h("button", { type: "button", class: "btn btn-primary btn-lg character-action" });
-  const showState = (friend) => {
-    clear(action, friend ? "去聊天" : "加为好友");
-    action.classList.toggle("btn-primary", !friend);
-    action.classList.toggle("btn-soft", friend);
-  };
-  showState(isFriend);
-  action.addEventListener("click", async () => {
-    if (isFriend) return ctx.go(`/chat/${aiUser.id}`);
-    action.disabled = true;
-    refusal.hidden = true;
-    try {
-      await post(`/api/friends/${aiUser.id}`);
-      isFriend = true;
-      showState(true);
-      toast(`已添加「${aiUser.name}」为好友`, "ok");
-      ctx.friends()?.refresh();
-    } catch (error) {
-      refusal.textContent = befriendError(error);
+  const action = befriendButton(ctx, aiUser, isFriend, {
+    className: "btn btn-primary btn-lg character-action",
+    label: "加为好友",
+    refused: (why) => {
+      refusal.textContent = why;
       refusal.hidden = false;
-    } finally {
-      action.disabled = false;
-    }
+    },
   });
+  action.addEventListener("click", () => { refusal.hidden = true; }, { capture: true });
   return h("article", { class: "card character", "aria-label": aiUser.name, dataset: { id: aiUser.id } },
     h("div", { class: "character-head" },
       avatar(aiUser, "xl"),

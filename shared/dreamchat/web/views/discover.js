@@ -153,27 +153,8 @@ class Discover {
 
 // One character in the list: its avatar, name and description open its page; its tags filter the listing.
 function card(ctx, aiUser, isFriend, onTag) {
-  const action = h("button", { type: "button", class: "btn btn-primary btn-sm" });
-  const showState = (friend) => {
-    clear(action, friend ? "去聊天" : "加好友");
-    action.classList.toggle("btn-primary", !friend);
-    action.classList.toggle("btn-soft", friend);
-  };
-  showState(isFriend);
-  action.addEventListener("click", async () => {
-    if (isFriend) return ctx.go(`/chat/${aiUser.id}`);
-    action.disabled = true;
-    try {
-      await post(`/api/friends/${aiUser.id}`);
-      isFriend = true;
-      showState(true);
-      toast(`已添加「${aiUser.name}」为好友`, "ok");
-      ctx.friends()?.refresh();
-    } catch (error) {
-      toast(befriendError(error), "error");
-    } finally {
-      action.disabled = false;
-    }
+  const action = befriendButton(ctx, aiUser, isFriend, {
+    className: "btn btn-primary btn-sm", label: "加好友", refused: (why) => toast(why, "error"),
   });
   return h("li", { class: "discover-card card", dataset: { id: aiUser.id } },
     h("a", { class: "discover-open", href: `#/character/${aiUser.id}`, "aria-label": `查看「${aiUser.name}」的主页` },
@@ -201,6 +182,33 @@ export function tagChips(tags, onTag) {
 }
 
 // What a refused befriending tells the person: minors' mode closes romance characters (403 minor_protection).
+// 加好友 (or, once a friend, 去聊天): befriends, then opens the chat; `refused` tells the person why not.
+export function befriendButton(ctx, aiUser, isFriend, { className, label, refused }) {
+  const action = h("button", { type: "button", class: className });
+  const showState = (friend) => {
+    clear(action, friend ? "去聊天" : label);
+    action.classList.toggle("btn-primary", !friend);
+    action.classList.toggle("btn-soft", friend);
+  };
+  showState(isFriend);
+  action.addEventListener("click", async () => {
+    if (isFriend) return ctx.go(`/chat/${aiUser.id}`);
+    action.disabled = true;
+    try {
+      await post(`/api/friends/${aiUser.id}`);
+      isFriend = true;
+      showState(true);
+      toast(`已添加「${aiUser.name}」为好友`, "ok");
+      ctx.friends()?.refresh();
+    } catch (error) {
+      refused(befriendError(error));
+    } finally {
+      action.disabled = false;
+    }
+  });
+  return action;
+}
+
 export function befriendError(error) {
   if (error?.code === "minor_protection") return "你开启了未成年人模式，暂时不能添加恋爱类角色为好友。";
   return describe(error);
