@@ -15,6 +15,7 @@ from dreamchat.domain.models import (
     Atmosphere,
     BasicEmotion,
     ChatModel,
+    MediaKind,
     MessageKind,
     RelationshipLevel,
     Role,
@@ -238,6 +239,9 @@ class MessageOut(Out):
     alternative: int  # which of `alternatives` is shown
     rating: Literal[1, -1] | None  # the person's 👍 (1) or 👎 (-1)
     rating_reason: str
+    media_id: str | None  # a photo or voice note (`GET /api/media/{media_id}`); `content` is then its words
+    media_kind: MediaKind | None
+    duration_s: float | None  # a voice note's length
 
 
 class MessagePageOut(Out):

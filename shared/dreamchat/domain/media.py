@@ -11,9 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from dreamchat.domain.models import Entity
+from dreamchat.domain.models import Entity, MediaKind
 
-MediaKind = Literal["image", "audio"]
 TextState = Literal["owed", "done"]  # owed: no transcript or description yet (no model, or it failed)
 
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp", "image/heic")

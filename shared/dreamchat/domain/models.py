@@ -19,6 +19,7 @@ ChatModel = Literal["chat", "reasoner"]
 MemoryType = Literal["short_term", "mid_term", "long_term", "core"]
 MessageKind = Literal["chat", "heartbeat", "greeting"]
 Safety = Literal["crisis", "distress"]  # help lines shown; answered, never silence
+MediaKind = Literal["image", "audio"]  # a photo or a voice note (`dreamchat.domain.media`)
 
 
 class Entity(BaseModel):
@@ -165,6 +166,11 @@ class Message(Entity):
     alternative: int = Field(default=0, ge=0)
     rating: Literal[1, -1] | None = None  # the person's 👍 (1) or 👎 (-1) on an AI message; never shown to a model
     rating_reason: str = Field(default="", max_length=bounds.RATING_REASON_CHARS)
+    # the photo or voice note the message carries (its record: `dreamchat.domain.media.Media`); `content` is
+    # then its words (`[语音] …`, `[图片：…]`, or an AI voice reply's transcript)
+    media_id: str | None = None
+    media_kind: MediaKind | None = None
+    duration_s: float | None = None
 
 
 class Conversation(Entity):

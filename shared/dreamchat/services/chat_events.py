@@ -99,6 +99,8 @@ def told(event: ChatEvent) -> tuple[str, dict[str, Any]]:
     if isinstance(event, Sent):
         message = event.message
         fields = {"message_id": message.id, "content": message.content, "delay_ms": event.delay_ms}
+        if message.media_id is not None:  # a voice reply: `content` is its transcript
+            fields |= {"media_id": message.media_id, "media_kind": message.media_kind, "duration_s": message.duration_s}
         return "message", {**fields, "index": event.index, "timestamp": message.timestamp}
     if isinstance(event, Done):
         return "done", {
