@@ -263,7 +263,9 @@ def reissue(document: MemoryDocument, random: Callable[[], float]) -> MemoryDocu
     cores = _ordered(sorted(all_core), lambda i: _core_stem(all_core[i]), random) | {RELATIONSHIP_ID: RELATIONSHIP_ID}
 
     def message(m: Message) -> Message:
-        return m.model_copy(update={"id": messages[m.id], "topic_id": topics[m.topic_id]})
+        # a photo or voice note stays with the pair that received it; its words (`content`) travel
+        media = {"media_id": None, "media_kind": None, "duration_s": None}
+        return m.model_copy(update={"id": messages[m.id], "topic_id": topics[m.topic_id], **media})
 
     def mid(m: MidTermMemory) -> MidTermMemory:
         return m.model_copy(
