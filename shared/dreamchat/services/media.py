@@ -4,7 +4,7 @@ them), and served back only to the pair's own person.
 
 Nothing is stored for an upload that breaks a rule. The upload counts against the account's budget
 (`DREAMCHAT_MEDIA_UPLOADS_PER_MINUTE`) before the file is inspected, since inspecting is the costly part.
-Not yet sent with a message: a record's `message_id` stays None until chat learns to carry media.
+A message names an upload by its id (`unsent`); a record's `message_id` is then the message's.
 """
 
 from __future__ import annotations
@@ -79,6 +79,15 @@ class MediaService:
         if found is None or data is None:
             raise NotFound("no such media")
         return Stored(found.entity, data)
+
+    def unsent(self, pair: PairId, media_id: str) -> Media:
+        """The media a message is about to carry: the pair's own, kept and not yet sent with a message
+        (NotFound for an id of any other pair or none). The one door from an upload to a message."""
+        with self._storage.pair(pair) as uow:
+            found = uow.media.get(media_id) if ids.media_ai_user(media_id) == pair.ai_user_id else None
+        if found is None or found.entity.message_id is not None:
+            raise NotFound("no such media, or it was sent already")
+        return found.entity
 
     def of_pair(self, pair: PairId) -> list[Media]:
         """Every media record of the pair, oldest first (for the export)."""
