@@ -118,6 +118,9 @@ class Settings(BaseSettings):
     vision_base_url: str | None = None
     vision_api_key: SecretStr | None = None
     vision_model: str | None = None
+    text_to_speech_voice: str = Field(  # an AI user without a voice of its own speaks in this one
+        default="alloy", min_length=1, max_length=bounds.VOICE_CHARS, pattern=bounds.VOICE_ID
+    )
 
     # embeddings (the sixth role): the same pattern, then a local model or BM25 alone
     embedding_provider: Literal["auto", "api", "local", "none"] = "auto"
@@ -171,6 +174,7 @@ class Settings(BaseSettings):
     memory_imports_per_hour: int = Field(default=10, ge=1, le=10_000)
     card_uploads_per_minute: int = Field(default=20, ge=1, le=10_000)
     media_uploads_per_minute: int = Field(default=20, ge=1, le=10_000)
+    text_to_speech_per_minute: int = Field(default=10, ge=1, le=10_000)  # voice replies; beyond it, text
     account_exports_per_hour: int = Field(default=6, ge=1, le=10_000)
 
     # the person comes first: crisis protocol and break reminders

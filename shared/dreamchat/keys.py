@@ -324,6 +324,11 @@ def media_limit_scope(account_id: str) -> str:
     return f"MEDIA#{account_id}"
 
 
+def speech_limit_scope(account_id: str) -> str:
+    """Voice replies (text to speech) sent to one account."""
+    return f"TTS#{account_id}"
+
+
 def export_limit_scope(account_id: str) -> str:
     """Exports of one account's whole data."""
     return f"EXPORT#{account_id}"

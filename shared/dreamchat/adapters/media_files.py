@@ -125,6 +125,12 @@ def _tagged_seconds(data: bytes, content_type: str) -> float:
     return max(declared, by_size)
 
 
+def mp3_seconds(data: bytes) -> float:
+    """How long MP3 bytes play (the AI's voice as the text-to-speech role made it), frame by frame, to 0.1 s;
+    0 for bytes with no MPEG frame in them."""
+    return round(_mp3_seconds(data), 1)
+
+
 def _mp3_seconds(data: bytes) -> float:
     """The sum of the MPEG frames' lengths, frame by frame (an Xing header's frame count can lie)."""
     from mutagen.mp3 import HeaderNotFoundError, MPEGFrame

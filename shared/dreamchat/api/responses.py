@@ -22,6 +22,7 @@ from dreamchat.domain.models import (
     Safety,
     Scene,
     Visibility,
+    VoiceReplies,
 )
 from dreamchat.domain.moderation import Escalation, EscalationStatus, ReportAction, ReportKind, ReportStatus
 from dreamchat.domain.owed import OwedKind
@@ -107,6 +108,8 @@ class AIUserOut(Out):
     tags: list[str]
     category: CharacterCategory  # where the discover screen files it
     romance: bool  # a romantic or intimate partner: closed to a person in minors' mode
+    voice: str | None  # its voice id (null: the operator's default voice)
+    voice_replies: VoiceReplies  # when it answers with its voice: never, sometimes, always
     from_card: bool
     created_at: int
     updated_at: int

@@ -10,7 +10,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 
 from dreamchat.domain import bounds
 from dreamchat.domain.discover import DEFAULT_CATEGORY, CharacterCategory, unique_tags
-from dreamchat.domain.models import ChatModel, Visibility
+from dreamchat.domain.models import ChatModel, Visibility, VoiceReplies
 from dreamchat.domain.moderation import ReportAction, ReportKind
 from dreamchat.domain.text import name_problem
 
@@ -32,6 +32,9 @@ Name = Annotated[
 # A tag as the discover screen shows it; a list keeps each tag once (`unique_tags`), at most `bounds.TAGS`.
 Tag = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=bounds.TAG_CHARS)]
 Tags = Annotated[list[Tag], Field(max_length=bounds.TAGS), AfterValidator(unique_tags)]
+
+# A voice id of the text-to-speech provider (its letters, digits, _ . -); null: the operator's default voice.
+VoiceId = Annotated[str, StringConstraints(min_length=1, max_length=bounds.VOICE_CHARS, pattern=bounds.VOICE_ID)]
 
 
 class Body(BaseModel):
@@ -96,6 +99,8 @@ class AIUserCreate(Body):
     greeting: str = Field(default="", max_length=bounds.GREETING_CHARS)
     category: CharacterCategory = DEFAULT_CATEGORY  # 恋爱 marks it `romance`
     tags: Tags = Field(default_factory=list)
+    voice: VoiceId | None = None
+    voice_replies: VoiceReplies = "never"  # when it answers with its voice (`dreamchat.domain.voice`)
 
     _timezone = field_validator("timezone")(check_timezone)
 
@@ -112,11 +117,15 @@ class AIUserUpdate(Body):
     greeting: str | None = Field(default=None, max_length=bounds.GREETING_CHARS)
     category: CharacterCategory | None = None  # 恋爱 marks it `romance`
     tags: Tags | None = None
+    voice: VoiceId | None = None  # null sent: back to the operator's default voice
+    voice_replies: VoiceReplies | None = None
 
     _timezone = field_validator("timezone")(check_timezone)
 
     def changes(self) -> dict[str, Any]:
-        return self.model_dump(exclude_none=True)
+        """The fields sent; a field sent as null is left as it is, but `voice`, whose null means the default."""
+        changed = self.model_dump(exclude_none=True)
+        return {**changed, "voice": self.voice} if "voice" in self.model_fields_set else changed
 
 
 # Reports (举报/投诉) and takedowns

@@ -57,6 +57,8 @@ GREETING_CHARS = 500
 AVATAR_CHARS = 2048
 TAGS = 30
 TAG_CHARS = 40
+VOICE_CHARS = 64  # a voice id of the text-to-speech provider ("alloy", "zh-CN-XiaoxiaoNeural")
+VOICE_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # letters, digits, _ . - : what providers name their voices with
 
 # running the service
 REPORT_REASON_CHARS = 500  # a report's reason, as the person writes it

@@ -29,10 +29,12 @@ from dreamchat.domain.discover import CATEGORIES, DEFAULT_CATEGORY, CharacterCat
 from dreamchat.domain.personas import first_problem
 from dreamchat.domain.romance import romantic
 from dreamchat.domain.text import is_blank
+from dreamchat.domain.voice import VOICE_REPLIES
 
 Spec = Literal["chara_card_v1", "chara_card_v2", "chara_card_v3"]
 
 OURS = "dreamchat"  # our key in `extensions`
+_VOICE = re.compile(bounds.VOICE_ID)
 EXPORT_VERSION = 1
 
 TEXT_FIELDS = (
@@ -142,6 +144,8 @@ class CardProfile:
     avatar: str = ""
     romance: bool = False
     category: CharacterCategory = DEFAULT_CATEGORY
+    voice: str | None = None
+    voice_replies: str = "never"
 
 
 def parse_json(raw: bytes) -> object:
@@ -378,6 +382,8 @@ def _settings(block: dict[str, Any], where: str = f"data.extensions.{OURS}") -> 
         "model": (str, "chat or reasoner"),
         "avatar": (str, "text"),
         "category": (str, " or ".join(CATEGORIES)),
+        "voice": (str, "a voice id"),
+        "voice_replies": (str, " or ".join(VOICE_REPLIES)),
     }
     settings = {}
     for name, (kind, expected) in wanted.items():
@@ -388,6 +394,8 @@ def _settings(block: dict[str, Any], where: str = f"data.extensions.{OURS}") -> 
             not isinstance(value, kind)
             or (name == "model" and value not in ("chat", "reasoner"))
             or (name == "category" and value not in CATEGORIES)
+            or (name == "voice_replies" and value not in VOICE_REPLIES)
+            or (name == "voice" and not (_VOICE.match(str(value)) and len(str(value)) <= bounds.VOICE_CHARS))
         ):
             raise CardProblem(f"{where}.{name} must be {expected}")
         if name == "avatar" and len(str(value)) > bounds.AVATAR_CHARS:
@@ -443,6 +451,10 @@ def _our_block(profile: CardProfile, original: dict[str, Any]) -> dict[str, Any]
         block["category"] = profile.category
     if profile.avatar:
         block["avatar"] = profile.avatar
+    if profile.voice:
+        block["voice"] = profile.voice
+    if profile.voice_replies != "never":
+        block["voice_replies"] = profile.voice_replies
     extra = {k: v for k, v in original.items() if k not in V2_FIELDS}
     if extra:
         block["card_fields"] = extra

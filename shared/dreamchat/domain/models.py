@@ -20,6 +20,7 @@ MemoryType = Literal["short_term", "mid_term", "long_term", "core"]
 MessageKind = Literal["chat", "heartbeat", "greeting"]
 Safety = Literal["crisis", "distress"]  # help lines shown; answered, never silence
 MediaKind = Literal["image", "audio"]  # a photo or a voice note (`dreamchat.domain.media`)
+VoiceReplies = Literal["never", "sometimes", "always"]  # when the AI answers with its voice (`dreamchat.domain.voice`)
 
 
 class Entity(BaseModel):
@@ -110,6 +111,9 @@ class AIUser(Entity):
     # an operator took it down (`dreamchat.domain.moderation.Moderation`); None while it stands
     moderation: Moderation | None = None
     owner_suspended: bool = False  # its owner's account is suspended: hidden from everyone else meanwhile
+    # its voice (the text-to-speech provider's voice id; None: the operator's default) and when it answers with it
+    voice: str | None = Field(default=None, min_length=1, max_length=bounds.VOICE_CHARS, pattern=bounds.VOICE_ID)
+    voice_replies: VoiceReplies = "never"
 
     @model_validator(mode="before")
     @classmethod

@@ -25,6 +25,7 @@ DEFAULT_ALLOWED_ENDPOINTS = (
     "https://*.notify.windows.com/",  # Edge on Windows (WNS)
 )
 HIDDEN_TEXT = "发来一条消息"
+VOICE_MARK = "[语音]"  # before the words of the AI's voice message, as a chat list shows one
 MAX_BODY_CHARS = 400  # a lock screen shows a few lines; the encrypted record must stay under 4 KB
 MAX_AVATAR_CHARS = 512
 _LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
@@ -185,6 +186,11 @@ class Notification:
             "message_id": self.message_id,
             "timestamp": self.timestamp,
         }
+
+
+def said(content: str, media_kind: str | None) -> str:
+    """What a notification shows of one message: its words, a voice message's marked as one (never empty)."""
+    return f"{VOICE_MARK} {content}".strip() if media_kind == "audio" else content
 
 
 def notification(

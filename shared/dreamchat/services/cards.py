@@ -160,6 +160,8 @@ class CardService:
             "avatar": settings.get("avatar", ""),
             "romance": imported.romance,
             "category": imported.category,
+            "voice": settings.get("voice"),  # a card of ours keeps its voice; any other speaks in the default
+            "voice_replies": settings.get("voice_replies", "never"),
         }
         if fields["timezone"] not in _zones():
             raise Invalid(f"data.extensions.dreamchat.timezone: unknown time zone {fields['timezone'][:64]!r}")
@@ -187,6 +189,8 @@ class CardService:
             avatar="" if self._avatar_token(ai_user) else ai_user.avatar,
             romance=ai_user.romance,
             category=ai_user.category,
+            voice=ai_user.voice,
+            voice_replies=ai_user.voice_replies,
         )
 
     def _stored(self, ai_user: AIUser) -> dict[str, Any] | None:

@@ -10,7 +10,8 @@ whose topic did, is always answered, whatever the relationship or the draw, with
 in the prompt; a crisis statement (the check's, or the model's own marker) adds a `Safety` event with help
 lines before the messages, a check-in heartbeat and an escalation for the operators; while an operator has
 taken the chat over, the AI does not answer (a `staff` notice, then Done). A sincere question whether the AI
-is a person is always answered, honestly. After long continuous use, a reply is preceded by a break reminder (`Notice`). The turn has
+is a person is always answered, honestly. After long continuous use, a reply is preceded by a break reminder (`Notice`). A reply
+may be spoken (`Line.voice`: its owner's `voice_replies`), never in distress or a crisis. The turn has
 a deadline (the Lambda's remaining time, or DREAMCHAT_CHAT_TURN_SECONDS) and is finished (stored, topic ended,
 events) before its first event is sent, so a client that hangs up changes nothing.
 """
@@ -47,6 +48,7 @@ from dreamchat.services.reply_draw import ReplyDrawService
 from dreamchat.services.sessions import SessionService
 from dreamchat.services.speaker import Line, SpeakerService
 from dreamchat.services.topics import TopicService
+from dreamchat.services.voice import Voice
 
 log = logging.getLogger(__name__)
 
@@ -178,7 +180,7 @@ class ChatService:
         if must_answer and not lines:  # asked again for an answer: not 已读不回, a failure to retry
             return [UNANSWERED]
         cap = replies.CRISIS_MAX_DELAY_SECONDS if distress else None
-        how = Line(typed=reply.typed, reasoning=reasoning, cap=cap)
+        how = Line(typed=reply.typed, reasoning=reasoning, cap=cap, voice=None if distress else Voice(ai_user, budget))
         if (staffed := self.protocol.staffed(pair, person)) is not None:  # taken over while the model wrote
             return staffed
         sent = [Sent(m, m.delay_ms, i) for i, m in enumerate(self.speaker.send(pair, lines, how, after=person.id))]
@@ -196,13 +198,9 @@ class ChatService:
         if sent and not distress and self.sessions.break_reminder_due(pair.account_id):
             notices.append(Notice("break", BREAK_NOTICE))
         notices += self.notices(pair.account_id, distress) if sent else []
-        pause = 0.0
-        if not sent:
-            pause = (
-                reply.read_pause
-                if reply.read_pause is not None
-                else replies.read_pause_seconds(self.random.random(), self.settings.max_delay_seconds)
-            )
+        pause = 0.0 if sent else reply.read_pause
+        if pause is None:
+            pause = replies.read_pause_seconds(self.random.random(), self.settings.max_delay_seconds)
         if sent:
             self.on_reply(pair, ai_user, [s.message for s in sent], deadline)
         why = reply.asked if sent else "read_no_reply"

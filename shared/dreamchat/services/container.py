@@ -10,10 +10,12 @@ from dreamchat.adapters.embeddings import build_embedder
 from dreamchat.adapters.events import MissingQueue
 from dreamchat.adapters.images import PillowAvatars
 from dreamchat.adapters.media_files import inspect as inspect_media
+from dreamchat.adapters.media_files import mp3_seconds
 from dreamchat.adapters.private import signing_secret
 from dreamchat.domain.answering import ANSWER_MARGIN_SECONDS
 from dreamchat.events import ExtractionDue, HeartbeatDue, TopicEnded
 from dreamchat.llm.gateway import OpenAIGateway
+from dreamchat.llm.media_models import OpenAIMediaModels
 from dreamchat.llm.memory_models import FallbackMemoryModels, build_memory_models
 from dreamchat.llm.port import LLMGateway
 from dreamchat.ports import Counter, Embedder, Event
@@ -74,6 +76,7 @@ from dreamchat.services.topics import TopicService
 from dreamchat.services.usage import UsageService
 from dreamchat.services.vectors import VectorService
 from dreamchat.services.views import ViewService
+from dreamchat.services.voice import VoiceService
 from dreamchat.wiring import Runtime, build_alerts, build_push, build_search, extract_queue
 
 
@@ -102,7 +105,15 @@ def build_services(
     search = build_search(settings)
     presence = PresenceService(storage, clock, settings.presence_seconds)
     push = PushService(storage, presence, push_sender or build_push(settings), clock, settings)
-    speaker = SpeakerService(repo, topics, context, soul, heartbeats, gateway, search, clock, runtime.random, settings)
+
+    def budget(scope: Callable[[str], str], limit: int, window: int, message: str) -> Callable[[str], None]:
+        return AccountBudget(storage, clock, scope, limit, window, message).spend
+
+    spoken = budget(keys.speech_limit_scope, settings.text_to_speech_per_minute, 60, "too many voice replies")
+    voiced = (OpenAIMediaModels.from_settings(settings), runtime.blobs, clock, runtime.random, spoken, mp3_seconds)
+    voice = VoiceService(*voiced, minor=protections.minor, default_voice=settings.text_to_speech_voice)
+    speaker_parts = (repo, topics, context, soul, heartbeats, gateway, search, clock, runtime.random, settings)
+    speaker = SpeakerService(*speaker_parts, voice)
     ai_users = AIUserService(storage, runtime.blobs, clock, Caps(settings.max_ai_users, settings.max_friends))
     operators, referrals = OperatorService(storage, clock, settings), ReferralService(storage, clock)
     usage = UsageService(storage, protections, clock, settings)
@@ -112,9 +123,6 @@ def build_services(
     protocol = CrisisService(
         repo, profiles, heartbeats, clock, settings, on_count, escalations=escalations, referrals=referrals
     )
-
-    def budget(scope: Callable[[str], str], limit: int, window: int, message: str) -> Callable[[str], None]:
-        return AccountBudget(storage, clock, scope, limit, window, message).spend
 
     draw = ReplyDrawService(repo.log, clock, runtime.random, settings)
     sessions = SessionService(storage, clock, settings.break_reminder_minutes, on_message=usage.spoke)

@@ -1,10 +1,10 @@
 """Heartbeats: the sweep finds due pairs through the sparse due index and fans them out; each work item
 runs one pair's heartbeat at most once. The run follows the spec: the heartbeat prompt → the model reads the
 short-term context → decides (HEARTBEAT_OK means do not disturb) → the normal chat pipeline: the messages
-are ordinary AI messages in the conversation and short-term memory, with typing delays; none (no check-in
-either) while an operator has the chat or the person stopped the AI, nor when either lands meanwhile; none
-but a check-in after a crisis while a protection of the person holds them back (`held`: minors' mode, a guardian's
-consent, minors' night curfew, `dreamchat.services.usage`)."""
+are ordinary AI messages in the conversation and short-term memory, with typing delays (or one voice note, as
+a reply may be); none (no check-in either) while an operator has the chat or the person stopped the AI, nor
+when either lands meanwhile; none but a check-in after a crisis while a protection of the person holds them
+back (`held`: minors' mode, a guardian's consent, minors' night curfew, `dreamchat.services.usage`)."""
 
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ from dreamchat.services.presence import PresenceService
 from dreamchat.services.speaker import Line, SpeakerService
 from dreamchat.services.storage.unit_of_work import Storage
 from dreamchat.services.topics import TopicService
+from dreamchat.services.voice import Voice
 
 log = logging.getLogger(__name__)
 
@@ -180,6 +181,7 @@ class HeartbeatService:
             return HeartbeatOutcome("skipped", "today's heartbeat cap is reached")
         if not self._speaker.can_speak(ai_user):
             return self._offline(pair, state, kind, due, now)
+        voice = Voice(ai_user, Deadline.after(self._settings.heartbeat_turn_seconds))  # spoken within the turn's time
         try:
             text = self._generate(pair, ai_user, state, kind, due, now)
         except LLMError as error:
@@ -188,7 +190,7 @@ class HeartbeatService:
         wanted, moved = hb.read_heartbeat_reply(read_crisis_marker(markers.text)[0])
         lines = [line for line in replies.split_messages(wanted) if not hb.sent_recently(state, line, now)]
         if lines:
-            sent = self._send(pair, lines)
+            sent = self._send(pair, lines, voice)
             if markers.ended and sent:  # the model closed the topic with its heartbeat, as it may in a turn
                 self._topics.end_topic(pair, sent[-1].topic_id)
             return HeartbeatOutcome("sent", "", sent, moved)
@@ -236,9 +238,10 @@ class HeartbeatService:
         deadline = Deadline.after(self._settings.heartbeat_turn_seconds)
         return self._speaker.generate(pair, ai_user, messages, deadline).text or ""
 
-    def _send(self, pair: PairId, lines: list[str]) -> list[Message]:
-        """The heartbeat's messages stored, unless an operator took the chat over while they were made."""
-        return [] if self._taken_over(pair) else list(self._speaker.send(pair, lines, Line(kind="heartbeat")))
+    def _send(self, pair: PairId, lines: list[str], voice: Voice | None = None) -> list[Message]:
+        """The heartbeat's messages stored (a voice note when `voice` may speak them; never the offline lines or a
+        check-in), unless an operator took the chat over while they were made."""
+        return [] if self._taken_over(pair) else list(self._speaker.send(pair, lines, Line("heartbeat", voice=voice)))
 
     def _ai_user(self, pair: PairId) -> AIUser | None:
         try:

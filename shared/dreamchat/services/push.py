@@ -22,7 +22,7 @@ from dreamchat.budget import Deadline
 from dreamchat.config import Settings
 from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.domain.moderation import STAFF_NAME
-from dreamchat.domain.push import BadEndpoint, check_endpoint, notification
+from dreamchat.domain.push import BadEndpoint, check_endpoint, notification, said
 from dreamchat.errors import Invalid, Unavailable
 from dreamchat.logsafe import failure
 from dreamchat.ports import Clock
@@ -179,7 +179,7 @@ class PushService:
             ai_user.id,
             STAFF_NAME if last.role == "staff" else ai_user.name,  # an operator's words are never the AI's
             ai_user.avatar,
-            [m.content for m in messages],
+            [said(m.content, m.media_kind) for m in messages],
             last.id,
             last.timestamp,
             show_content=shown,

@@ -15,6 +15,7 @@ from dreamchat import keys
 from dreamchat.config import Settings
 from dreamchat.domain import topics
 from dreamchat.domain.ids import message_id
+from dreamchat.domain.media import Media
 from dreamchat.domain.models import Message, MessageKind, PairId, Role, Safety
 from dreamchat.domain.topics import Placement, TopicState
 from dreamchat.errors import Contended
@@ -59,8 +60,10 @@ class TopicService:
         delay_ms: int = 0,
         reasoning: str = "",
         safety: Safety | None = None,
+        media: Media | None = None,
     ) -> Message:
-        """Store one message durably in the log and its topic; opens or closes topics as needed."""
+        """Store one message durably in the log and its topic; opens or closes topics as needed. A message
+        carrying new `media` (the AI's voice) stores its record in the same commit, naming the message."""
 
         def place() -> tuple[Message, Placement]:
             with self._storage.pair(pair) as uow:
@@ -86,8 +89,13 @@ class TopicService:
                     delay_ms=delay_ms,
                     reasoning=reasoning,
                     safety=safety,
+                    media_id=media.id if media else None,
+                    media_kind=media.kind if media else None,
+                    duration_s=media.duration_s if media else None,
                 )
                 uow.messages.add(message)
+                if media is not None:
+                    uow.media.add(media.model_copy(update={"message_id": message.id}))
                 if placement.opens_topic:
                     uow.topic.save(TopicState(fresh, int(now.timestamp())), read, self._idle_check(now))
                 if placement.closes_topic:
