@@ -266,6 +266,18 @@ def test_a_person_in_minors_mode_is_answered_in_text(world: World) -> None:
     assert said and not any(map(is_voice, said)) and world.speech.requests_to(SPEECH) == []
 
 
+def test_a_voice_answer_asked_for_anew_is_spoken_and_an_earlier_one_shown_again_is_its_text(world: World) -> None:
+    [first] = world.said(TWO_LINES)
+    world.model.script(CHAT_MODEL, Reply.text("换个说法：早安！"))
+    again = world.alice.post(f"/api/ai-users/{world.ai['id']}/messages/{first['message_id']}/regenerate")
+    [new] = [data for name, data in parse_sse(again.text) if name == "message"]
+    assert new["content"] == "换个说法：早安！" and new["media_id"] not in (None, first["media_id"])
+    path = f"/api/ai-users/{world.ai['id']}/messages/{new['message_id']}/alternative"
+    shown = world.alice.put(path, json={"index": 0}).json()
+    assert (shown["content"], shown["media_id"], shown["duration_s"]) == (SPOKEN, None, None)
+    assert world.history()[-1]["media_id"] is None
+
+
 # --- heartbeats -----------------------------------------------------------------------------------------------
 
 

@@ -86,9 +86,11 @@ class AnswerService:
         alternatives = exchange.alternatives
         if index >= len(alternatives):
             raise Invalid(f"index: this answer has {len(alternatives)} alternatives (0 to {len(alternatives) - 1})")
-        first = exchange.answer[0]
+        first, words = exchange.answer[0], alternatives[index]
+        # a voice message says its own words: shown with others, the answer is their text
+        unvoiced = {} if words == first.content else {"media_id": None, "media_kind": None, "duration_s": None}
         shown = first.model_copy(
-            update={"content": alternatives[index], "alternatives": alternatives, "alternative": index}
+            update={"content": words, "alternatives": alternatives, "alternative": index, **unvoiced}
         )
         self._log.rewrite(pair, first, shown, exchange.answer[1:])
         return shown
