@@ -207,13 +207,19 @@ def test_a_slow_speech_role_leaves_the_reply_in_text_within_the_turns_deadline(
     fake_llm: FakeLLMServer,
     speech: FakeMediaServer,
 ) -> None:
-    with world_of(runtime, fake_llm, speech, chat_turn_seconds=3.0, chat_reserve_seconds=0.5) as world:
-        world.speech.script(SPEECH, MediaReply(raw=VOICE, delay=6))
+    turn = 8.0  # the only bound on the speech call: its own timeout is a minute
+    bounds = {"chat_turn_seconds": turn, "chat_reserve_seconds": 0.5, "llm_timeout_seconds": 60}
+    with world_of(runtime, fake_llm, speech, **bounds) as world:
+        assert is_voice(world.said("在呢")[0])  # the first turn's one-time costs paid
+        world.speech.script(SPEECH, MediaReply(raw=VOICE, delay=30))
+        world.model.script(CHAT_MODEL, Reply.text(TWO_LINES))
         started = time.monotonic()
-        said = world.said(TWO_LINES)
+        events = world.chat("早上好呀？")
         took = time.monotonic() - started
+    said = [data for name, data in events if name == "message"]
+    assert events[-1][0] == "done", events
     assert [m["content"] for m in said] == ["早呀~", "今天也要好好吃饭哦"] and not any(map(is_voice, said))
-    assert took < 3.0, took
+    assert took < turn, took
 
 
 def test_beyond_the_accounts_voice_budget_the_replies_are_text(

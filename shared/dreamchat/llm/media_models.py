@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -37,10 +38,12 @@ class OpenAIMediaModels:
         self._client = client
 
     @classmethod
-    def from_settings(cls, settings: Settings, **options: Any) -> OpenAIMediaModels:
-        """The three roles as the environment configures them (a role without its own key is off)."""
-        options = {"monotonic": time.monotonic, "sleep": time.sleep, **options}
-        return cls(OpenAIClient(build_registry(settings), max_retries=settings.llm_max_retries, **options))
+    def from_settings(cls, settings: Settings, sleep: Callable[[float], None] = time.sleep) -> OpenAIMediaModels:
+        """The media roles as the environment configures them, with the model keys' retry policy."""
+        client = OpenAIClient(
+            build_registry(settings), monotonic=time.monotonic, sleep=sleep, max_retries=settings.llm_max_retries
+        )
+        return cls(client)
 
     def configured(self, role: str) -> bool:
         return self._client.configured(role)

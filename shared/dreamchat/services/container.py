@@ -110,8 +110,8 @@ def build_services(
         return AccountBudget(storage, clock, scope, limit, window, message).spend
 
     spoken = budget(keys.speech_limit_scope, settings.text_to_speech_per_minute, 60, "too many voice replies")
-    voiced = (OpenAIMediaModels.from_settings(settings), runtime.blobs, clock, runtime.random, spoken, mp3_seconds)
-    voice = VoiceService(*voiced, minor=protections.minor, default_voice=settings.text_to_speech_voice)
+    voiced = (OpenAIMediaModels.from_settings(settings), storage, runtime.blobs, clock, runtime.random, spoken)
+    voice = VoiceService(*voiced, mp3_seconds, minor=protections.minor, default_voice=settings.text_to_speech_voice)
     speaker_parts = (repo, topics, context, soul, heartbeats, gateway, search, clock, runtime.random, settings)
     speaker = SpeakerService(*speaker_parts, voice)
     ai_users = AIUserService(storage, runtime.blobs, clock, Caps(settings.max_ai_users, settings.max_friends))

@@ -18,12 +18,12 @@ from dreamchat.domain.ids import message_id
 from dreamchat.domain.media import Media
 from dreamchat.domain.models import Message, MessageKind, PairId, Role, Safety
 from dreamchat.domain.topics import Placement, TopicState
-from dreamchat.errors import Contended
+from dreamchat.errors import Contended, NotFound
 from dreamchat.events import TopicEnded
 from dreamchat.ports import Clock, Event, EventBus, RandomSource
 from dreamchat.services.due_index import due_pages
 from dreamchat.services.memory_repo import MemoryRepository
-from dreamchat.services.storage.unit_of_work import Storage, retry_on_conflict
+from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage, retry_on_conflict
 
 COMPRESS_SAFETY_NET = timedelta(hours=1)  # an ended topic not compressed by then is compressed by the sweep
 
@@ -63,7 +63,7 @@ class TopicService:
         media: Media | None = None,
     ) -> Message:
         """Store one message durably in the log and its topic; opens or closes topics as needed. A message
-        carrying new `media` (the AI's voice) stores its record in the same commit, naming the message."""
+        that carries `media` (the record as it is to be kept) takes it in the same commit."""
 
         def place() -> tuple[Message, Placement]:
             with self._storage.pair(pair) as uow:
@@ -95,7 +95,7 @@ class TopicService:
                 )
                 uow.messages.add(message)
                 if media is not None:
-                    uow.media.add(media.model_copy(update={"message_id": message.id}))
+                    _carry(uow, media, message)
                 if placement.opens_topic:
                     uow.topic.save(TopicState(fresh, int(now.timestamp())), read, self._idle_check(now))
                 if placement.closes_topic:
@@ -226,3 +226,11 @@ class TopicService:
                 uow.topic.save(replace(read.entity, ended=True), read)
                 with suppress(Contended):  # someone else changed the topic meanwhile: closed either way
                     uow.commit()
+
+
+def _carry(uow: PairUnitOfWork, media: Media, message: Message) -> None:
+    """The media record joins the message (over the version read)."""
+    read = uow.media.get(media.id)
+    if read is None:
+        raise NotFound("no such media")
+    uow.media.save(media.model_copy(update={"message_id": message.id}), read)

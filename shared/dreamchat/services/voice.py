@@ -1,7 +1,7 @@
 """The AI's voice: whether a reply is spoken (its owner's `voice_replies`, by `dreamchat.domain.voice`), and
-the speaking — the text-to-speech role makes MP3, its length is measured from the bytes, and the bytes are kept
-under the pair's prefix (so forgetting the pair or deleting the account erases them) for the one message that
-carries them; its record (`Media`, `by="ai"`) is stored in that message's commit (`TopicService.record`).
+the speaking — the text-to-speech role makes MP3, its length is measured from the bytes, and the voice is kept
+in the pair (the bytes under its prefix, the record `Media`, `by="ai"`, in its media partition, so forgetting the
+pair or deleting the account erases both) for the one message that carries it (`TopicService.record`).
 
 Speaking is never in the way of the answer: no role configured, a person in minors' mode, a text too long for
 one voice message, the account's budget spent (`DREAMCHAT_TEXT_TO_SPEECH_PER_MINUTE`), a provider that fails or
@@ -25,6 +25,7 @@ from dreamchat.domain.voice import fits, speaks
 from dreamchat.errors import TooManyRequests
 from dreamchat.llm.errors import LLMError
 from dreamchat.ports import BlobStore, Clock, RandomSource
+from dreamchat.services.storage.unit_of_work import Storage
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +52,7 @@ class VoiceService:
     def __init__(
         self,
         speech: Speech | None,
+        storage: Storage,
         blobs: BlobStore,
         clock: Clock,
         random: RandomSource,
@@ -60,7 +62,7 @@ class VoiceService:
         minor: Callable[[str], bool],  # the person is in minors' mode
         default_voice: str,
     ) -> None:
-        self._speech, self._blobs, self._clock, self._random = speech, blobs, clock, random
+        self._speech, self._storage, self._blobs, self._clock, self._random = speech, storage, blobs, clock, random
         self._spend, self._measure, self._minor, self._default_voice = spend, measure, minor, default_voice
 
     def spoken(self, pair: PairId, voice: Voice, text: str) -> Media | None:
@@ -83,13 +85,29 @@ class VoiceService:
             log.warning("voice reply was no MP3: text", extra={**extra, "bytes": len(audio)})
             return None
         media = self._record(pair, text, len(audio), seconds)
-        self._blobs.put(keys.media_blob(pair, media.id), audio, SPOKEN_TYPE)
+        self._keep(pair, media, audio)
         log.info("voice reply spoken", extra={**extra, "bytes": len(audio), "seconds": seconds})
         return media
 
     def discard(self, pair: PairId, media: Media) -> None:
-        """The bytes of a voice message whose message was not stored."""
+        """The voice of a message that was not stored: its record, then its bytes."""
+        with self._storage.pair(pair) as uow:
+            uow.media.remove(media.id)
+            uow.commit()
         self._blobs.delete(keys.media_blob(pair, media.id))
+
+    def _keep(self, pair: PairId, media: Media, audio: bytes) -> None:
+        """The bytes first, then the record in the pair's generation (a pair forgotten meanwhile: Gone, and the
+        bytes go again)."""
+        blob = keys.media_blob(pair, media.id)
+        self._blobs.put(blob, audio, SPOKEN_TYPE)
+        try:
+            with self._storage.pair(pair) as uow:
+                uow.media.add(media)
+                uow.commit()
+        except BaseException:
+            self._blobs.delete(blob)
+            raise
 
     def _wanted(self, pair: PairId, ai_user: AIUser, text: str) -> bool:
         """The owner's choice (and the draw, for "sometimes"), a role to speak with, a text that fits, and a
