@@ -21,6 +21,7 @@ from pydantic import SecretStr
 
 from dreamchat import keys
 from dreamchat.api.app import create_app
+from dreamchat.config import Settings
 from dreamchat.domain.models import PairId
 from dreamchat.domain.voice import VOICE_MAX_CHARS, VOICE_SHARE
 from dreamchat.wiring import Runtime
@@ -29,6 +30,7 @@ from tests.api.sse import parse_sse
 from tests.api.test_chat import CHAT_MODEL, DISCLOSURE
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 from tests.fakes.fake_media import SPEECH, VOICE, FakeMediaServer, MediaReply
+from tests.fakes.fake_push import FakePushService
 from tests.services.conftest import runtime  # noqa: F401 (the fixture: memory, or every store)
 
 CRISIS = "我今晚就准备自杀"
@@ -297,6 +299,24 @@ def test_a_heartbeat_may_be_a_voice_note(world: World) -> None:
     assert note["duration_s"] == pytest.approx(3.1)
     assert world.alice.get(f"/api/media/{note['media_id']}").content == VOICE
     assert world.history()[-1]["media_id"] == note["media_id"]
+
+
+def test_a_voice_reply_and_heartbeat_are_pushed_as_voice_messages_with_their_words(
+    runtime: Runtime,  # noqa: F811
+    fake_llm: FakeLLMServer,
+    speech: FakeMediaServer,
+) -> None:
+    with FakePushService() as push_service:
+        allowed = [*Settings().push_allowed_endpoints, push_service.prefix]
+        with world_of(runtime, fake_llm, speech, push_allowed_endpoints=allowed) as world:
+            push_service.server_key = world.app.state.services.push.public_key()
+            assert world.alice.post("/api/push/subscriptions", json=push_service.device().subscription).is_success
+            world.said("在呢")
+            world.model.script(CHAT_MODEL, Reply.text("想你啦\n今天忙吗"))
+            assert world.alice.post(f"/api/heartbeat/trigger/{world.ai['id']}").json()["messages"][0]["media_id"]
+        reply, beat = push_service.received  # nobody had the chat open: the reply, then the heartbeat
+    assert (reply.payload["body"], beat.payload["body"]) == ("[语音] 在呢", "[语音] 想你啦 今天忙吗")
+    assert push_service.problems == []
 
 
 def test_a_heartbeat_whose_voice_fails_is_sent_in_text(world: World) -> None:
