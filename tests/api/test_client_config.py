@@ -37,6 +37,7 @@ def test_the_client_config_is_public_and_reads_each_constant_from_its_home(clien
     assert limits["memory_import_bytes"] == MAX_IMPORT_BYTES
     assert (limits["tag_chars"], limits["tags"]) == (bounds.TAG_CHARS, bounds.TAGS)
     assert body["categories"] == list(CATEGORIES)  # discover (issue 40), in the order the screen shows them
+    assert body["voice_replies"] == ["never", "sometimes", "always"] and limits["voice_chars"] == bounds.VOICE_CHARS
     assert (limits["report_reason_chars"], limits["note_chars"], limits["suspension_reason_chars"]) == (
         bounds.REPORT_REASON_CHARS,
         bounds.NOTE_CHARS,

@@ -13,6 +13,7 @@ from dreamchat.domain.discover import CATEGORIES
 from dreamchat.domain.emotions import LABELS
 from dreamchat.domain.heartbeat import Prefs, night_window
 from dreamchat.domain.models import CoreMemory
+from dreamchat.domain.voice import VOICE_REPLIES
 from dreamchat.services.memory_import import MAX_IMPORT_BYTES
 
 router = APIRouter(tags=["client"])
@@ -63,6 +64,7 @@ class LimitsOut(BaseModel):
     nickname_chars: int  # what the person wants to be called
     rating_reason_chars: int  # why a 👍/👎
     search_chars: int  # a history search
+    voice_chars: int  # an AI user's voice id
 
 
 class ClientConfigOut(BaseModel):
@@ -70,11 +72,13 @@ class ClientConfigOut(BaseModel):
     emotions: dict[str, list[str]]  # each kind of emotion tag and its labels, in the order they are shown
     limits: LimitsOut
     categories: list[str]  # the discover screen's categories, in the order it shows them
+    voice_replies: list[str]  # when an AI user answers with its voice, as its owner chooses (the first: default)
 
 
 @router.get("/api/client-config", response_model=ClientConfigOut)
 def client_config() -> ClientConfigOut:
-    """The night windows, the emotion labels, the input limits and the discover categories the web client uses."""
+    """The night windows, the emotion labels, the input limits, the discover categories and the voice choices the
+    web client uses."""
     return ClientConfigOut(
         night=NightsOut(usual=_night(night_window(False, Prefs())), night_owl=_night(night_window(True, Prefs()))),
         emotions={kind: list(labels) for kind, labels in LABELS.items()},
@@ -102,8 +106,10 @@ def client_config() -> ClientConfigOut:
             nickname_chars=bounds.NICKNAME_CHARS,
             rating_reason_chars=bounds.RATING_REASON_CHARS,
             search_chars=bounds.SEARCH_QUERY_CHARS,
+            voice_chars=bounds.VOICE_CHARS,
         ),
         categories=list(CATEGORIES),
+        voice_replies=list(VOICE_REPLIES),
     )
 
 
