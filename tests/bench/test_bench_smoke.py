@@ -266,6 +266,16 @@ def test_capacity_units_meters_every_step(capsys) -> None:
         assert re.search(rf"^{step}.*\s\d+\.\d\s+\d+\.\d\s", out, re.MULTILINE), step
 
 
+def test_voice_reply_overhead_times_both_ways_and_speaks_every_always_turn(capsys) -> None:
+    from bench import voice_reply_overhead
+
+    assert voice_reply_overhead.main(["--turns", "3"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^voice never\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+0\.0\s+0$", out, re.MULTILINE), out
+    assert re.search(r"^voice always\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+1\.0\s+3$", out, re.MULTILINE), out
+    assert "a voice reply adds" in out
+
+
 README = Path(__file__).parents[2] / "bench" / "README.md"
 COMMANDS = sorted(set(re.findall(r"`(\.venv/bin/python bench/[a-z_]+\.py)[^`]*`", README.read_text())))
 
