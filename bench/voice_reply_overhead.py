@@ -25,7 +25,7 @@ if str(ROOT) not in sys.path:  # run as a file (`.venv/bin/python bench/...`), n
     sys.path.insert(0, str(ROOT))
 
 # E402 (the noqa below): these imports need the repo root on sys.path, which the lines above put there
-from bench.turn_overhead import NOW, LINES, InstantModel, local_runtime, seed  # noqa: E402
+from bench.turn_overhead import LINES, NOW, InstantModel, local_runtime, seed  # noqa: E402
 from dreamchat.adapters.media_files import mp3_seconds  # noqa: E402
 from dreamchat.adapters.runtime import ManualClock  # noqa: E402
 from dreamchat.budget import Deadline  # noqa: E402
