@@ -82,6 +82,18 @@ class TooManyRequests(DreamChatError):
         self.retry_after = retry_after
 
 
+class NotOffered(DreamChatError):
+    """This deployment does not offer what was asked (501); the code names it, the message the alternative."""
+
+    code = "not_implemented"
+
+
+class UploadsUnavailable(NotOffered):
+    """Presigned uploads need S3: without it (local mode) a client sends its file to the multipart route."""
+
+    code = "presigned_uploads_unavailable"
+
+
 class Unavailable(DreamChatError):
     code = "unavailable"
 

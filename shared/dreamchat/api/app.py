@@ -40,6 +40,7 @@ from dreamchat.api.routers import (
 from dreamchat.config import Settings
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.usage import CallRecord
+from dreamchat.ports import SignedBlobs
 from dreamchat.services.container import Services, build_services
 from dreamchat.wiring import Runtime, build_runtime
 
@@ -109,9 +110,11 @@ def create_app(
         BodySizeLimit,
         larger={
             cards.IMPORT_PATH: cards.MAX_CARD_BYTES,
-            media.UPLOAD_PATH: media.MAX_MEDIA_BODY_BYTES,
+            media.UPLOAD_PATH: settings.media_body_max_bytes,
             **export.LIMITS,
         },
+        # only where S3 takes files itself does a larger file have another way in
+        hints={media.UPLOAD_PATH: media.TOO_LARGE_HINT} if isinstance(runtime.blobs, SignedBlobs) else None,
     )
     app.add_middleware(
         RequestDeadline, turn_seconds=settings.chat_turn_seconds, reserve_seconds=settings.chat_reserve_seconds
