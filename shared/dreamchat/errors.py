@@ -82,14 +82,9 @@ class TooManyRequests(DreamChatError):
         self.retry_after = retry_after
 
 
-class NotOffered(DreamChatError):
-    """This deployment does not offer what was asked (501); the code names it, the message the alternative."""
-
-    code = "not_implemented"
-
-
-class UploadsUnavailable(NotOffered):
-    """Presigned uploads need S3: without it (local mode) a client sends its file to the multipart route."""
+class UploadsUnavailable(Conflict):
+    """Presigned uploads need S3: without it (local mode) a client sends its file to the multipart route (409:
+    the server is up, it is this deployment's state that says no; a 5xx would read as a failure)."""
 
     code = "presigned_uploads_unavailable"
 

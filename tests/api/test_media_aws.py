@@ -2,7 +2,7 @@
 object for DREAMCHAT_MEDIA_URL_SECONDS; a file too large for the Lambda's payload goes straight to S3
 through a presigned POST (`POST /api/ai-users/{id}/media/uploads`) and is checked like a multipart upload
 when it is claimed (`…/done`, or a message naming it through `MediaService.unsent`); locally the uploads
-route is 501 and the multipart route takes every file.
+route is 409 and the multipart route takes every file.
 
 moto enforces neither a presigned URL's expiry nor a POST policy: what S3 would enforce is read from
 what was signed (tests/contract/test_signed_blobs.py covers the adapter itself).
@@ -116,7 +116,7 @@ def test_locally_the_bytes_are_served_and_there_are_no_presigned_uploads(runtime
         answer = world.alice.get(f"/api/media/{media_id}", follow_redirects=False)
         assert answer.status_code == 200 and answer.content == VOICE
         refused_here = start(world, "image/png", 1000)
-        assert refused_here.status_code == 501
+        assert refused_here.status_code == 409
         error = refused_here.json()["error"]
         assert error["code"] == "presigned_uploads_unavailable" and "/media" in error["message"]
         assert done(world, media_id).json()["media_id"] == media_id  # a kept, unsent item: as it is

@@ -40,7 +40,6 @@ from dreamchat.api.routers import (
 from dreamchat.config import Settings
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.usage import CallRecord
-from dreamchat.ports import SignedBlobs
 from dreamchat.services.container import Services, build_services
 from dreamchat.wiring import Runtime, build_runtime
 
@@ -114,7 +113,7 @@ def create_app(
             **export.LIMITS,
         },
         # only where S3 takes files itself does a larger file have another way in
-        hints={media.UPLOAD_PATH: media.TOO_LARGE_HINT} if isinstance(runtime.blobs, SignedBlobs) else None,
+        hints={media.UPLOAD_PATH: media.TOO_LARGE_HINT} if app.state.services.media.signs_links else None,
     )
     app.add_middleware(
         RequestDeadline, turn_seconds=settings.chat_turn_seconds, reserve_seconds=settings.chat_reserve_seconds

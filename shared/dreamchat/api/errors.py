@@ -27,7 +27,6 @@ STATUS = {
     errors.TooLarge: 413,
     errors.Invalid: 422,
     errors.TooManyRequests: 429,
-    errors.NotOffered: 501,
     errors.Unavailable: 503,
 }
 
@@ -43,7 +42,6 @@ _HTTP_CODES = {
     415: "unsupported_media_type",
     422: "validation_error",
     429: "too_many_requests",
-    501: "not_implemented",
 }
 
 
@@ -68,7 +66,6 @@ _MEANING = {
     415: "The request body's Content-Type is not one this route takes",
     422: "The request does not match the schema",
     429: "Too many requests; see Retry-After",
-    501: "Not offered by this deployment (the message names the alternative)",
     503: "Temporarily unavailable; see Retry-After",
 }
 

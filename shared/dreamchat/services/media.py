@@ -77,6 +77,11 @@ class MediaService:
         self._signer = blobs if isinstance(blobs, SignedBlobs) else None  # S3 signs; a directory does not
         self._url_seconds = url_seconds  # DREAMCHAT_MEDIA_URL_SECONDS
 
+    @property
+    def signs_links(self) -> bool:
+        """True where files may go straight to the blob store and come back from it (S3)."""
+        return self._signer is not None
+
     def upload(self, pair: PairId, data: bytes) -> Media:
         """Keep a photo or a voice note for a pair (a friend pair of the caller, seen in its current
         generation); MediaRefused naming the rule it breaks, nothing stored."""

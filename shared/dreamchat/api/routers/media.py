@@ -65,7 +65,7 @@ async def upload_media(user_id: str, request: Request, pair: PairDep, media: Med
     "/ai-users/{user_id}/media/uploads",
     status_code=status.HTTP_201_CREATED,
     response_model=MediaUploadOut,
-    responses=documented(401, 404, 422, 429, 501),  # 501: no S3 here (local mode), use the multipart route
+    responses=documented(401, 404, 409, 422, 429),  # 409: no S3 here (local mode), use the multipart route
 )
 def start_media_upload(user_id: str, body: MediaUploadRequest, pair: PairDep, media: MediaDep) -> Any:
     """A presigned S3 POST for one photo or voice note of the declared type and size (AWS only)."""
