@@ -155,6 +155,8 @@ class Settings(BaseSettings):
     chat_reserve_seconds: float = Field(default=3.0, ge=0)
     model_concurrency: int = Field(default=64, ge=1)
     model_calls_per_minute: int = Field(default=30, ge=1)
+    # the chat model reads `image_url` parts: the photo a message carries goes to it beside its description
+    chat_accepts_images: bool = False
     search_provider: Literal["searxng", "bocha", "tavily"] = "searxng"
     search_url: str | None = None
     search_api_key: SecretStr | None = None
@@ -171,6 +173,9 @@ class Settings(BaseSettings):
     memory_imports_per_hour: int = Field(default=10, ge=1, le=10_000)
     card_uploads_per_minute: int = Field(default=20, ge=1, le=10_000)
     media_uploads_per_minute: int = Field(default=20, ge=1, le=10_000)
+    # the media roles' calls an account's messages may make; past them the words are owed, the message still goes
+    speech_to_text_per_minute: int = Field(default=10, ge=1, le=10_000)
+    vision_per_minute: int = Field(default=10, ge=1, le=10_000)
     account_exports_per_hour: int = Field(default=6, ge=1, le=10_000)
 
     # the person comes first: crisis protocol and break reminders
