@@ -443,8 +443,10 @@ def test_words_owed_while_the_role_was_down_are_redone_by_the_healing_sweep(worl
     world.events({"content": "路上录的", "media_id": media_id})
     assert world.mine()[0]["content"] == "[语音（未转写）] 路上录的"
     assert world.services.healing.owed_by(world.pair) == 1
-    healed = world.services.healing.heal(world.pair, force=True)  # the role answers again
-    assert [(h.kind, h.outcome) for h in healed] == [("media", "healed")]
+    swept = world.services.extraction.sweep()  # the role answers again: the hourly sweep sends the pair
+    assert (swept.healing, swept.owed) == (1, 1)
+    world.runtime.bus.drain()  # its worker heals, then extracts
+    world.runtime.bus.join()
     [said] = world.mine()
     assert said["content"] == f"[语音] {HEARD} 路上录的" and said["safety"] is None
     short_term = world.services.repo.short_term(world.pair)
