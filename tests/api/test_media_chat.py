@@ -473,3 +473,21 @@ def test_a_crisis_heard_late_starts_the_protocol(world: World) -> None:
     assert (said["content"], said["safety"]) == (f"[语音] {CRISIS}", "crisis")
     assert len(escalations(world)) == 1
     assert world.services.heartbeat_states.get(world.pair).checkin_at is not None
+
+
+def test_past_the_model_budget_a_crisis_heard_is_still_answered_and_anything_else_is_429(
+    runtime: Runtime,  # noqa: F811
+    fake_llm: FakeLLMServer,
+    media_server: FakeMediaServer,
+) -> None:
+    with world_of(runtime, fake_llm, media_server, model_calls_per_minute=1) as world:
+        world.events({"content": "你好"})  # the account's one model call this minute
+        world.runtime.clock.advance(seconds=1)
+        everyday = world.upload(VOICE)
+        refused = world.chat({"media_id": everyday})
+        assert refused.status_code == 429, refused.text
+        assert world.record(everyday).message_id is None and len(world.mine()) == 1  # not sent: send it again
+        media_server.script(TRANSCRIPTIONS, MediaReply(body={"text": CRISIS}))
+        events = world.events({"media_id": world.upload(VOICE)})
+        assert events[0][0] == "safety" and events[-1][1]["replied"]  # words of care without the model
+        assert world.mine()[-1]["safety"] == "crisis" and len(fake_llm.requests_for(CHAT_MODEL)) == 1
