@@ -57,6 +57,12 @@ class Contended(Conflict):
     waiting gets 409 (try again, code `conflict` as before); background work is retried."""
 
 
+class MediaAlreadySent(Conflict):
+    """A photo or voice note already went with a message: 409; upload it again to send it again."""
+
+    code = "media_already_sent"
+
+
 class TooLarge(DreamChatError):
     code = "payload_too_large"
 
@@ -80,6 +86,13 @@ class TooManyRequests(DreamChatError):
     def __init__(self, message: str, retry_after: int) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class UploadsUnavailable(Conflict):
+    """Presigned uploads need S3: without it (local mode) a client sends its file to the multipart route (409:
+    the server is up, it is this deployment's state that says no; a 5xx would read as a failure)."""
+
+    code = "presigned_uploads_unavailable"
 
 
 class Unavailable(DreamChatError):

@@ -28,6 +28,7 @@ from dreamchat.wiring import Runtime
 from tests.api.conftest import Person, register
 from tests.api.sse import parse_sse
 from tests.api.test_chat import CHAT_MODEL, DISCLOSURE
+from tests.api.test_media_upload import served
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 from tests.fakes.fake_media import SPEECH, VOICE, FakeMediaServer, MediaReply
 from tests.fakes.fake_push import FakePushService
@@ -267,6 +268,17 @@ def test_without_a_chat_model_the_offline_reply_is_text(
         assert said and not any(map(is_voice, said)) and world.speech.requests_to(SPEECH) == []
 
 
+def test_an_honest_i_cannot_listen_now_written_by_the_server_is_text(world: World) -> None:
+    """No speech-to-text role here: the person's voice note stays unheard, and when the model says nothing the
+    server's own words answer it, in text (a model that answers is spoken as any reply)."""
+    files = {"file": ("v.mp3", VOICE, "application/octet-stream")}
+    media_id = world.alice.post(f"/api/ai-users/{world.ai['id']}/media", files=files).json()["media_id"]
+    world.model.script(CHAT_MODEL, Reply.text(""))
+    response = world.alice.post(f"/api/ai-users/{world.ai['id']}/chat", json={"media_id": media_id})
+    said = [data for name, data in parse_sse(response.text) if name == "message"]
+    assert said and not any(map(is_voice, said)) and world.speech.requests_to(SPEECH) == []
+
+
 def test_a_person_in_minors_mode_is_answered_in_text(world: World) -> None:
     response = world.alice.put("/api/profile/protection", json={"minor_mode": True})
     assert response.status_code == 200, response.text
@@ -397,7 +409,8 @@ def test_forgetting_the_friend_erases_the_ais_voice(world: World) -> None:
     assert bob.delete(f"/api/friends/{world.ai['id']}", params={"forget": "true"}).status_code == 200
     assert world.kept(bob.id) == (0, 0)
     assert bob.get(f"/api/media/{theirs['media_id']}").status_code == 404
-    assert world.alice.get(f"/api/media/{mine['media_id']}").status_code == 200 and world.kept() == (1, 1)
+    kept = served(world.alice, mine["media_id"])  # in S3, through the presigned link the route redirects to
+    assert (kept.status_code, kept.content, kept.content_type) == (200, VOICE, "audio/mpeg") and world.kept() == (1, 1)
 
 
 @pytest.mark.every_store

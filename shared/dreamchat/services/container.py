@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import partial
 
 from dreamchat import keys
 from dreamchat.adapters.embeddings import build_embedder
@@ -46,6 +47,8 @@ from dreamchat.services.leases import LeaseService
 from dreamchat.services.limits import AccountBudget, ModelCallBudget
 from dreamchat.services.long_term import LongTermService
 from dreamchat.services.media import MediaService
+from dreamchat.services.media_redo import MediaRedoService
+from dreamchat.services.media_words import MediaModels, MediaTurnService, MediaWordsService
 from dreamchat.services.memory_edit import MemoryEditService
 from dreamchat.services.memory_import import ImportService
 from dreamchat.services.memory_repo import MemoryRepository
@@ -89,6 +92,7 @@ def build_services(
     on_quality: OnFigure | None = None,
     on_count: Counter | None = None,
     push_sender: PushSender | None = None,
+    media_models: MediaModels | None = None,
 ) -> Services:
     settings, clock, store = runtime.settings, runtime.clock, runtime.store
     if gateway is None and settings.llm_configured:
@@ -110,7 +114,7 @@ def build_services(
         return AccountBudget(storage, clock, scope, limit, window, message).spend
 
     spoken = budget(keys.speech_limit_scope, settings.text_to_speech_per_minute, 60, "too many voice replies")
-    voiced = (OpenAIMediaModels.from_settings(settings), storage, runtime.blobs, clock, runtime.random, spoken)
+    voiced = (roles := OpenAIMediaModels.from_settings(settings), storage, runtime.blobs, clock, runtime.random, spoken)
     voice = VoiceService(*voiced, mp3_seconds, minor=protections.minor, default_voice=settings.text_to_speech_voice)
     speaker_parts = (repo, topics, context, soul, heartbeats, gateway, search, clock, runtime.random, settings)
     speaker = SpeakerService(*speaker_parts, voice)
@@ -123,24 +127,28 @@ def build_services(
     protocol = CrisisService(
         repo, profiles, heartbeats, clock, settings, on_count, escalations=escalations, referrals=referrals
     )
-
+    uploads = budget(keys.media_limit_scope, settings.media_uploads_per_minute, 60, "too many photos or voice notes")
+    media = MediaService(
+        storage, runtime.blobs, clock, runtime.random, uploads, inspect_media, settings.media_url_seconds
+    )
+    role_limits = {"speech_to_text": settings.speech_to_text_per_minute, "vision": settings.vision_per_minute}
+    role_budgets = {r: budget(partial(keys.media_role_scope, r), n, 60, r) for r, n in role_limits.items()}
+    words = MediaWordsService(media, media_models or roles, role_budgets, protocol.locale)
     draw = ReplyDrawService(repo.log, clock, runtime.random, settings)
     sessions = SessionService(storage, clock, settings.break_reminder_minutes, on_message=usage.spoke)
     messages = budget(keys.message_limit_scope, settings.messages_per_minute, 60, "too many messages; wait a moment")
     parts = (repo, topics, context, speaker, heartbeats, protocol, draw, sessions, messages)
-    chat = ChatService(*parts, clock, runtime.random, settings, on_reply=push.after_turn, notices=usage.notices)
+    shown = MediaTurnService(media, settings.chat_accepts_images)
+    chat = ChatService(*parts, clock, runtime.random, settings, push.after_turn, usage.notices, shown)
     friend_lists = FriendListService(storage)
     leases = LeaseService(storage, clock, settings.lease_seconds, settings.lease_attempts)
     quality = QualityService(repo, storage, gateway, clock, runtime.random, settings, on_quality)
     vectors = VectorService(storage, retriever)
-
     core_judge = CoreJudgeService(storage, models, clock, settings.heal_backoff)
     after = AfterCompressionService(repo, storage, quality, soul, ai_users, clock, settings)
     compression = CompressionService(repo, storage, topics, models, vectors, after, clock, settings)
     extractor = LongTermService(repo, storage, models, core_judge, vectors, quality, clock, settings)
-    exits = ExitService(
-        storage, topics, protocol, clock, settings.exit_keywords
-    )  # stopped: no heartbeat, no push of one
+    exits = ExitService(storage, topics, protocol, clock, settings.exit_keywords)  # stopped: no heartbeat, no push
     beats = (storage, heartbeats, ai_users, repo, topics, context, speaker, runtime.queue or MissingQueue(), leases)
     heartbeat = HeartbeatService(
         *beats,
@@ -151,34 +159,26 @@ def build_services(
         taken_over=exits.or_stopped(escalations.taken_over),
         held=usage.heartbeat_held,
     )
-    healing = HealingService(
-        repo, storage, RedoService(repo, storage, models, vectors, clock), core_judge, soul, ai_users, clock, settings
-    )
+    redo = RedoService(repo, storage, models, vectors, clock)
+    late = MediaRedoService(storage, words, repo.log, protocol, ai_users)  # owed words of photos and voice notes
+    healing = HealingService(repo, storage, redo, core_judge, soul, ai_users, clock, settings, media=late.redo)
     extraction = ExtractionService(storage, extractor, healing, leases, extract_queue(runtime), clock, settings)
     views = ViewService(ai_users, friend_lists, repo, context, heartbeats, quality, clock)
     model_calls = ModelCallBudget(storage, clock, settings.model_calls_per_minute)
     model_pool = ModelPool(settings.model_concurrency, model_calls.spend)
-    # leases on answering a person's message again, each as long as a turn can run
-    answers = LeaseService(
-        storage, clock, math.ceil(settings.chat_turn_seconds) + ANSWER_MARGIN_SECONDS, RETRIES_PER_MESSAGE
-    )
+    turn_lease = math.ceil(settings.chat_turn_seconds) + ANSWER_MARGIN_SECONDS  # as long as a turn can run
+    answers = LeaseService(storage, clock, turn_lease, RETRIES_PER_MESSAGE)  # on answering a message again
     answering = AnsweringService(answers, clock, settings.chat_turn_seconds)
     idempotency = IdempotencyService(storage, clock)
     said = (chat, topics, repo, repo.log, heartbeats, ai_users, views, idempotency, answering, usage, exits, profiles)
     export_budget = budget(
         keys.export_limit_scope, settings.account_exports_per_hour, 3600, "too many exports; wait a while"
     )
-    import_budget = budget(
-        keys.import_limit_scope, settings.memory_imports_per_hour, 3600, "too many imports; wait a while"
-    )
-    imports = (runtime.random, protocol.check, import_budget)
+    imported = budget(keys.import_limit_scope, settings.memory_imports_per_hour, 3600, "too many imports; wait a while")
+    imports = (runtime.random, protocol.check, imported)
     takedowns = TakedownService(ai_users, operators, clock)
     card_budget = budget(keys.card_limit_scope, settings.card_uploads_per_minute, 60, "too many cards; wait a moment")
-    media_budget = budget(
-        keys.media_limit_scope, settings.media_uploads_per_minute, 60, "too many photos or voice notes; wait a moment"
-    )
-    media = MediaService(storage, runtime.blobs, clock, runtime.random, media_budget, inspect_media)
-    chat_turns = ChatTurnService(chat, protocol, repo.log, model_pool, idempotency, answering, usage, exits)
+    chat_turns = ChatTurnService(chat, protocol, repo.log, model_pool, idempotency, answering, usage, exits, words)
     auth = AuthService(storage, clock, settings, signing_secret(settings))
     services = Services(
         runtime=runtime,
@@ -200,7 +200,7 @@ def build_services(
         chat_turns=chat_turns,
         answers=AnswerService(chat_turns, repo.log, topics, answering, protocol, usage),
         ratings=RatingService(storage, repo.log, topics, clock),
-        chat_messages=ChatMessageService(*said),
+        chat_messages=ChatMessageService(*said, words),
         model_pool=model_pool,
         person_settings=PersonSettingsService(profiles, protocol, heartbeats, friend_lists, repo, views),
         extract_now=ExtractNowService(healing, extractor, repo),

@@ -17,8 +17,9 @@ from dreamchat.domain import topics
 from dreamchat.domain.ids import message_id
 from dreamchat.domain.media import Media
 from dreamchat.domain.models import Message, MessageKind, PairId, Role, Safety
+from dreamchat.domain.owed import OwedWork
 from dreamchat.domain.topics import Placement, TopicState
-from dreamchat.errors import Contended, NotFound
+from dreamchat.errors import Contended, MediaAlreadySent, NotFound
 from dreamchat.events import TopicEnded
 from dreamchat.ports import Clock, Event, EventBus, RandomSource
 from dreamchat.services.due_index import due_pages
@@ -63,7 +64,8 @@ class TopicService:
         media: Media | None = None,
     ) -> Message:
         """Store one message durably in the log and its topic; opens or closes topics as needed. A message
-        that carries `media` (the record as it is to be kept) takes it in the same commit."""
+        that carries `media` (the record as it is to be kept) takes it in the same commit: of two messages
+        naming one upload, one carries it (MediaAlreadySent for the other)."""
 
         def place() -> tuple[Message, Placement]:
             with self._storage.pair(pair) as uow:
@@ -229,8 +231,13 @@ class TopicService:
 
 
 def _carry(uow: PairUnitOfWork, media: Media, message: Message) -> None:
-    """The media record joins the message (over the version read)."""
+    """The media record joins the message (over the version read); words still owed are owed work. A record
+    that carries another message's id may pass on only from the message `media` names (an edit's)."""
     read = uow.media.get(media.id)
     if read is None:
         raise NotFound("no such media")
+    if read.entity.message_id not in (None, media.message_id):
+        raise MediaAlreadySent("this photo or voice note was sent already")
     uow.media.save(media.model_copy(update={"message_id": message.id}), read)
+    if media.text_state == "owed" and uow.owed.get("media", media.id) is None:
+        uow.owed.owe(OwedWork(kind="media", subject=media.id, since=message.timestamp, due_at=message.timestamp))
