@@ -21,9 +21,11 @@ from pydantic import SecretStr
 
 from dreamchat import keys
 from dreamchat.api.app import create_app
+from dreamchat.budget import Deadline
 from dreamchat.config import Settings
 from dreamchat.domain.models import PairId
 from dreamchat.domain.voice import VOICE_MAX_CHARS, VOICE_SHARE
+from dreamchat.services.voice import Voice
 from dreamchat.wiring import Runtime
 from tests.api.conftest import Person, register
 from tests.api.sse import parse_sse
@@ -158,6 +160,14 @@ def test_nobody_else_hears_the_ais_voice(world: World) -> None:
     assert bob.get(f"/api/media/{said['media_id']}").status_code == 404
     assert bob.post(f"/api/friends/{world.ai['id']}").status_code == 201  # a friend too, in a pair of its own
     assert bob.get(f"/api/media/{said['media_id']}").status_code == 404
+
+
+def test_the_ais_voice_is_never_the_persons_to_send(world: World) -> None:
+    pair, ai_user = world.app.state.services.ai_users.companion(world.alice.id, world.ai["id"])
+    kept = world.app.state.services.chat.speaker.voice.spoken(pair, Voice(ai_user, Deadline.after(10)), "早呀")
+    assert kept is not None and kept.message_id is None  # kept, its message not stored (a crash between)
+    response = world.alice.post(f"/api/ai-users/{world.ai['id']}/chat", json={"media_id": kept.id})
+    assert response.status_code == 404, response.text
 
 
 # --- never, sometimes ------------------------------------------------------------------------------------------

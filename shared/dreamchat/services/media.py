@@ -143,7 +143,7 @@ class MediaService:
         found = self._found(pair, media_id)
         if found is None and self._signer is not None and ids.media_ai_user(media_id) == pair.ai_user_id:
             found = self._claim(pair, media_id)
-        if found is None:
+        if found is None or found.by != "person":  # the AI's voice is never the person's to send
             raise NotFound("no such media")
         if found.message_id is not None:
             raise MediaAlreadySent("this photo or voice note was sent already")
