@@ -409,6 +409,13 @@ def _json(card: dict) -> bytes:
 # --- erased with the pair and the account; exported -----------------------------------------------------------
 
 
+def test_deleting_a_voice_message_erases_its_voice(world: World) -> None:
+    [said] = world.said("嗯嗯")
+    assert world.kept() == (1, 1)
+    assert world.alice.delete(f"/api/ai-users/{world.ai['id']}/messages/{said['message_id']}").status_code == 200
+    assert world.kept() == (0, 0) and world.alice.get(f"/api/media/{said['media_id']}").status_code == 404
+
+
 @pytest.mark.every_store
 def test_forgetting_the_friend_erases_the_ais_voice(world: World) -> None:
     bob = register(world.client, "bob")
