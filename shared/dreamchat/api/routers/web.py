@@ -27,10 +27,12 @@ MEDIA_TYPES = {
     ".webmanifest": "application/manifest+json",
 }
 
-# Avatars may be any image URL the person chose; everything else comes from this origin.
+# Avatars may be any image URL the person chose; everything else comes from this origin. Photos and voice notes
+# are fetched with the login and shown from blob: URLs the page makes (views/media_bubbles.js).
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-    "img-src 'self' data: https: http:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+    "img-src 'self' data: blob: https: http:; media-src 'self' blob:; object-src 'none'; base-uri 'none'; "
+    "frame-ancestors 'none'"
 )
 
 router = APIRouter(include_in_schema=False)
