@@ -52,7 +52,8 @@ export class History {
   // A voice reply carries its media (`content` is then its words, shown on tap).
   addReply({ message_id: id, content, timestamp, kind, media_id = null, media_kind = null, duration_s = null }) {
     if (this.known(id)) return;
-    this.items.push({ id, role: "assistant", content, timestamp, kind: kind || "chat", media_id, media_kind, duration_s });
+    const media = media_id ? { media_id, media_kind, duration_s } : {};
+    this.items.push({ id, role: "assistant", content, timestamp, kind: kind || "chat", ...media });
   }
 
   addDivider(text) {
