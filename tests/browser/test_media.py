@@ -14,12 +14,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from PIL import Image
 from playwright.sync_api import expect
 
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, Stack, companion, screenshot, server_env
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, Stack, bearer, companion, screenshot, server_env
 from tests.browser.conftest import PHONE as PHONE_SIZE
+from tests.browser.test_look import small_targets, violations
 from tests.browser.test_web_client import open_logged_in
 from tests.fakes.fake_llm import FakeLLMServer
 from tests.fakes.fake_media import FakeMediaServer
@@ -291,3 +293,56 @@ def test_a_file_that_is_no_picture_is_refused_by_the_server_by_its_bytes(
         page.locator("#photo-album").set_input_files(str(fake))
     assert answer.value.status == 422
     expect(page.locator(".toast-error")).to_contain_text("这种文件发不了")
+
+
+def seeded_media(stack: Stack, account: dict[str, Any], ai_user: dict[str, Any]) -> None:
+    """A voice note and a photo with a caption saved in the chat (issue 41's save-message with `media_id`), and the
+    AI's answer in words."""
+    with httpx.Client(base_url=stack.base, headers=bearer(account), timeout=30) as api:
+        for name, data, caption in (
+            ("voice.webm", (MEDIA / "voice.webm").read_bytes(), ""),
+            ("cat.jpg", photo((900, 1200)), "我家的猫"),
+        ):
+            upload = api.post(f"/api/ai-users/{ai_user['id']}/media", files={"file": (name, data)})
+            assert upload.status_code == 201, upload.text
+            body = {"media_id": upload.json()["media_id"], **({"content": caption} if caption else {})}
+            saved = api.post(f"/api/ai-users/{ai_user['id']}/save-message", json=body)
+            assert saved.status_code == 201, saved.text
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_media_bubbles_menu_recording_and_viewer_pass_axe_contrast_and_44_px_targets(
+    stack: Stack, open_context: Any, scheme: str
+) -> None:
+    account = stack.register("media")
+    ai_user = stack.create_ai_user(account, name="小梦")
+    seeded_media(stack, account, ai_user)
+    context = open_context(PHONE, color_scheme=scheme)
+    page = context.new_page()
+    open_logged_in(page, stack, account, f"/chat/{ai_user['id']}")
+    expect(page.locator(".msg-me .bubble-photo img")).to_have_attribute("src", re.compile("^blob:"))
+    page.locator(".msg-me .voice-words-btn").click()
+    expect(page.locator(".msg-me .voice-words")).to_have_text(HEARD)
+    page.wait_for_timeout(300)
+    found = {"chat": violations(page) + small_targets(page)}
+    screenshot(page, f"media-look-{scheme}-phone")
+
+    page.get_by_role("button", name="发送图片").click()
+    expect(page.locator(".photo-menu")).to_be_visible()
+    found["photo menu"] = violations(page) + small_targets(page)
+    page.keyboard.press("Escape")
+    page.locator(".log").click(position={"x": 10, "y": 10})
+
+    press_mic(page)
+    expect(page.locator(".recording .rec-time")).to_have_text("0:01", timeout=8000)
+    found["recording"] = violations(page)
+    page.mouse.move(200, 300, steps=3)
+    expect(page.locator(".recording")).to_have_class(re.compile("rec-cancel"))
+    found["cancelling"] = violations(page)
+    page.mouse.up()
+
+    page.locator(".msg-me .bubble-photo").click()
+    expect(page.get_by_role("dialog", name="查看图片").locator("img")).to_have_attribute("src", re.compile("^blob:"))
+    found["viewer"] = violations(page) + small_targets(page)
+    problems = {name: lines for name, lines in found.items() if lines}
+    assert not problems, "\n".join(f"{name}:\n  " + "\n  ".join(lines) for name, lines in problems.items())

@@ -53,7 +53,7 @@ export async function toggleVoice(item, onError) {
     const url = await sourceOf(item);
     if (player.key !== key) return;  // another note was tapped meanwhile
     player.audio = new Audio(url);
-    for (const name of ["timeupdate", "play", "pause"]) player.audio.addEventListener(name, showPlayer);
+    for (const name of ["timeupdate", "play", "pause"]) player.audio.addEventListener(name, () => showPlayer());
     player.audio.addEventListener("ended", stopVoice);
     await player.audio.play();
   } catch (error) {
@@ -107,7 +107,7 @@ export function voiceBubble(item) {
   const words = transcript(item);
   const open = Boolean(item.showWords);
   // longer notes draw wider, as in every chat app
-  const width = `${Math.round(Math.min(250, 160 + duration * 1.5))}px`;
+  const width = `${Math.round(Math.min(260, 190 + duration * 1.5))}px`;
   const bubble = h("div", { class: "bubble bubble-voice", dataset: { key: keyOf(item) || "", duration: String(duration) } },
   h("button", { type: "button", class: "voice-play", "aria-label": `播放语音，${seconds(duration)}` }, icon("play", "播放语音")),
   h("div", { class: "voice-track", role: "progressbar", "aria-label": "播放进度", "aria-valuemin": "0",
