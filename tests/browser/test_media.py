@@ -206,7 +206,7 @@ def test_a_photo_is_scaled_down_upright_in_the_page_uploaded_with_its_caption_an
     picture = tmp_path / "IMG_0001.jpg"
     picture.write_bytes(photo((4000, 3000), orientation=6))  # taken on its side: stands 3000 × 4000
     page.get_by_label("输入消息").fill("我家的猫")
-    page.get_by_role("button", name="发送图片").click()
+    page.get_by_role("button", name="图片：拍照或从相册选择").click()
     expect(page.get_by_role("menuitem", name="拍照")).to_be_visible()
     expect(page.get_by_role("menuitem", name="从相册选择")).to_be_visible()
     screenshot(page, "media-photo-menu-phone")
@@ -327,7 +327,7 @@ def test_the_media_bubbles_menu_recording_and_viewer_pass_axe_contrast_and_44_px
     found = {"chat": violations(page) + small_targets(page)}
     screenshot(page, f"media-look-{scheme}-phone")
 
-    page.get_by_role("button", name="发送图片").click()
+    page.get_by_role("button", name="图片：拍照或从相册选择").click()
     expect(page.locator(".photo-menu")).to_be_visible()
     found["photo menu"] = violations(page) + small_targets(page)
     page.keyboard.press("Escape")

@@ -28,8 +28,8 @@ export function mediaControls() {
     onclick: () => input.click() }, icon(iconName), label);
   const photoMenu = h("div", { class: "menu photo-menu", role: "menu", hidden: true },
     menuItem("camera", "拍照", camera), menuItem("image", "从相册选择", album));
-  const photo = h("button", { type: "button", class: "icon-btn composer-btn photo-btn", title: "发送图片",
-    "aria-haspopup": "menu" }, icon("image", "发送图片"));
+  const photo = h("button", { type: "button", class: "icon-btn composer-btn photo-btn", title: "图片：拍照或从相册选择",
+    "aria-haspopup": "menu" }, icon("image", "图片：拍照或从相册选择"));
   const mic = h("button", { type: "button", class: "icon-btn composer-btn mic-btn", title: "按住说话" },
     icon("mic", "按住说话"));
   const recording = h("div", { class: "recording", role: "status", hidden: true },
