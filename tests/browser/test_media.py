@@ -346,3 +346,44 @@ def test_the_media_bubbles_menu_recording_and_viewer_pass_axe_contrast_and_44_px
     found["viewer"] = violations(page) + small_targets(page)
     problems = {name: lines for name, lines in found.items() if lines}
     assert not problems, "\n".join(f"{name}:\n  " + "\n  ".join(lines) for name, lines in problems.items())
+
+
+def test_an_ai_voice_reply_is_a_voice_bubble_that_plays_and_shows_its_words_on_tap(
+    stack: Stack, open_context: Any
+) -> None:
+    page, ai_user = chat_page(stack, open_context)
+    account = json.loads(page.evaluate("() => localStorage.getItem('dreamchat.session')"))
+    with httpx.Client(base_url=stack.base, headers=bearer(account), timeout=30) as api:
+        upload = api.post(
+            f"/api/ai-users/{ai_user['id']}/media", files={"file": ("v.webm", (MEDIA / "voice.webm").read_bytes())}
+        )
+    assert upload.status_code == 201, upload.text
+    said = {
+        "message_id": "voice-reply-1",
+        "content": "早安呀，今天也要好好吃早饭",
+        "delay_ms": 0,
+        "index": 0,
+        "timestamp": 1_900_000_000,
+        "media_id": upload.json()["media_id"],
+        "media_kind": "audio",
+        "duration_s": 3.0,
+    }
+    voice = f"event: message\r\ndata: {json.dumps(said, ensure_ascii=False)}\r\n\r\n"
+
+    def with_voice(route: Any) -> None:
+        response = route.fetch()
+        route.fulfill(response=response, body=voice + response.text())
+
+    page.route(CHAT, with_voice)
+    page.get_by_label("输入消息").fill("早")
+    page.get_by_role("button", name="发送", exact=True).click()
+    note = page.locator(".msg-ai .bubble-voice")
+    expect(note).to_have_count(1)
+    expect(note.locator(".voice-time")).to_have_text("3″")
+    expect(page.locator(".msg-ai", has_text="早安呀")).to_have_count(0)  # its words wait for a tap
+    note.get_by_role("button", name=re.compile("播放语音")).click()
+    expect(note).to_have_class(re.compile("voice-playing"))
+    expect(note).not_to_have_class(re.compile("voice-playing"), timeout=8000)
+    note.get_by_role("button", name="显示语音的文字").click()
+    expect(page.locator(".msg-ai .voice-words")).to_have_text(said["content"])
+    screenshot(page, "media-ai-voice-phone")
