@@ -3,7 +3,7 @@
 // (`POST /api/ai-users/{id}/media`), then goes to the send queue like a typed message, carrying its media id; an
 // upload the server refuses says why and gives back what was typed. `chat` is the ChatView (views/chat.js).
 
-import { api } from "../lib/api.js";
+import { api, get } from "../lib/api.js";
 import { limits } from "../lib/config.js";
 import { autosize, h, icon, toast } from "../lib/dom.js";
 import {
@@ -213,6 +213,19 @@ export class ChatMedia {
     item.unsent = false;
     this.chat.hideNotice();
     this.chat.queue.dispatch({ type: "send", item, text: item.content });
+  }
+
+  // Its turn over, the person's note or photo takes its stored copy: the words heard, what was seen (the stream
+  // carries only the AI's side, and polling asks for what came after the reply).
+  async settle() {
+    const chat = this.chat;
+    if (!chat.history.items.some((item) => item.local && item.media_id && !item.unsent)) return;
+    try {
+      const body = await get(`/api/ai-users/${chat.id}/messages?limit=20`);
+      if (chat.alive && chat.history.merge(body.messages || [])) chat.render();
+    } catch {
+      // shown as sent; its words come with the next reload
+    }
   }
 
   // ---- taps on media bubbles ----

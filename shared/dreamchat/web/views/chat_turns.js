@@ -53,7 +53,10 @@ export class Turns {
     } else if (effect.type === "restore") this.restore(effect);
     else if (effect.type === "refused") this.refused(effect.turn, effect.error);
     else if (effect.type === "busy" && effect.event.type === "heartbeat") toast(heartbeatText({ reason: "conversation" }));
-    else if (effect.type === "settled") chat.poll();
+    else if (effect.type === "settled") {
+      chat.poll();
+      chat.media.settle();
+    }
   }
 
   start(turn, fromHold) {

@@ -116,9 +116,14 @@ export function voiceBubble(item) {
   h("button", { type: "button", class: "voice-words-btn", "aria-expanded": String(open), text: "文字",
     "aria-label": open ? "收起文字" : "显示语音的文字" }));
   bubble.style.width = width;  // through the CSSOM: the page's CSP refuses style attributes
-  const said = open ? h("div", { class: `voice-words${words ? "" : " voice-unheard"}`,
-    text: words ?? "未转写：TA 暂时听不了语音，等能听的时候会补上。" }) : null;
+  const said = open ? h("div", { class: `voice-words${words ? "" : " voice-unheard"}`, text: wordsText(item, words) }) : null;
   return [bubble, said];
+}
+
+// The person's note sent from this page has its words once the server has stored it (the next poll brings them).
+function wordsText(item, words) {
+  if (words) return words;
+  return item.local ? "文字马上就好……" : "未转写：TA 暂时听不了语音，等能听的时候会补上。";
 }
 
 // A photo: a thumbnail the size of the bubble (fetched once it scrolls into view), opening full size on tap;
