@@ -348,42 +348,41 @@ def test_the_media_bubbles_menu_recording_and_viewer_pass_axe_contrast_and_44_px
     assert not problems, "\n".join(f"{name}:\n  " + "\n  ".join(lines) for name, lines in problems.items())
 
 
-def test_an_ai_voice_reply_is_a_voice_bubble_that_plays_and_shows_its_words_on_tap(
+def test_an_ai_voice_reply_is_a_voice_bubble_that_plays_one_at_a_time_and_shows_its_words_on_tap(
     stack: Stack, open_context: Any
 ) -> None:
     page, ai_user = chat_page(stack, open_context)
     account = json.loads(page.evaluate("() => localStorage.getItem('dreamchat.session')"))
+    replies = []
     with httpx.Client(base_url=stack.base, headers=bearer(account), timeout=30) as api:
-        upload = api.post(
-            f"/api/ai-users/{ai_user['id']}/media", files={"file": ("v.webm", (MEDIA / "voice.webm").read_bytes())}
-        )
-    assert upload.status_code == 201, upload.text
-    said = {
-        "message_id": "voice-reply-1",
-        "content": "早安呀，今天也要好好吃早饭",
-        "delay_ms": 0,
-        "index": 0,
-        "timestamp": 1_900_000_000,
-        "media_id": upload.json()["media_id"],
-        "media_kind": "audio",
-        "duration_s": 3.0,
-    }
-    voice = f"event: message\r\ndata: {json.dumps(said, ensure_ascii=False)}\r\n\r\n"
+        for index, name in enumerate(("voice.webm", "voice.ogg")):
+            upload = api.post(
+                f"/api/ai-users/{ai_user['id']}/media", files={"file": (name, (MEDIA / name).read_bytes())}
+            )
+            assert upload.status_code == 201, upload.text
+            said = {"message_id": f"voice-reply-{index}", "content": ("早安呀，今天也要好好吃早饭", "记得带伞")[index]}
+            media = {"media_id": upload.json()["media_id"], "media_kind": "audio", "duration_s": 3.0}
+            replies.append({**said, "delay_ms": 0, "index": index, "timestamp": 1_900_000_000 + index, **media})
+    voices = "".join(f"event: message\r\ndata: {json.dumps(r, ensure_ascii=False)}\r\n\r\n" for r in replies)
 
-    def with_voice(route: Any) -> None:
+    def with_voices(route: Any) -> None:  # the ai-voice branch's event, added to the real stream
         response = route.fetch()
-        route.fulfill(response=response, body=voice + response.text())
+        route.fulfill(response=response, body=voices + response.text())
 
-    page.route(CHAT, with_voice)
+    page.route(CHAT, with_voices)
     page.get_by_label("输入消息").fill("早")
     page.get_by_role("button", name="发送", exact=True).click()
-    note = page.locator(".msg-ai .bubble-voice")
-    expect(note).to_have_count(1)
-    expect(note.locator(".voice-time")).to_have_text("3″")
+    first, second = page.locator(".msg-ai .bubble-voice").first, page.locator(".msg-ai .bubble-voice").nth(1)
+    expect(page.locator(".msg-ai .bubble-voice")).to_have_count(2)
+    expect(first.locator(".voice-time")).to_have_text("3″")
     expect(page.locator(".msg-ai", has_text="早安呀")).to_have_count(0)  # its words wait for a tap
-    note.get_by_role("button", name=re.compile("播放语音")).click()
-    expect(note).to_have_class(re.compile("voice-playing"))
-    expect(note).not_to_have_class(re.compile("voice-playing"), timeout=8000)
-    note.get_by_role("button", name="显示语音的文字").click()
-    expect(page.locator(".msg-ai .voice-words")).to_have_text(said["content"])
+    first.get_by_role("button", name=re.compile("播放语音")).click()
+    expect(first).to_have_class(re.compile("voice-playing"))
+    second.get_by_role("button", name=re.compile("播放语音")).click()
+    expect(second).to_have_class(re.compile("voice-playing"))
+    expect(first).not_to_have_class(re.compile("voice-playing"))  # one at a time
+    expect(first.locator(".voice-track")).to_have_attribute("aria-valuenow", "0")
+    expect(second).not_to_have_class(re.compile("voice-playing"), timeout=8000)  # it ends by itself
+    first.get_by_role("button", name="显示语音的文字").click()
+    expect(page.locator(".msg-ai .voice-words")).to_have_text(replies[0]["content"])
     screenshot(page, "media-ai-voice-phone")
