@@ -28,6 +28,7 @@ from unittest import mock
 import boto3
 import pytest
 from argon2 import PasswordHasher
+from botocore.config import Config
 from moto import mock_aws
 
 from dreamchat.adapters.blobs import DirectoryBlobStore, S3BlobStore
@@ -135,7 +136,7 @@ def make_dynamo(clock: ManualClock, table: str = "dreamchat", *, serialized: boo
 
 
 def make_s3(bucket: str = "dreamchat") -> S3BlobStore:
-    client = boto3.client("s3", region_name="us-east-1")
+    client = boto3.client("s3", region_name="us-east-1", config=Config(signature_version="s3v4"))  # as wiring's
     client.create_bucket(Bucket=bucket)
     return S3BlobStore(client, bucket)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from aws_cdk import aws_events as events
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk import aws_sns as sns
@@ -17,6 +18,9 @@ from infra.stacks.nag import acknowledge, arn_token
 # What CDK's bucket grants contain: object-level action families, acknowledged below.
 S3_READ_ACTIONS = ("s3:GetObject*", "s3:GetBucket*", "s3:List*")
 S3_WRITE_ACTIONS = ("s3:DeleteObject*", "s3:Abort*")
+# An AI's voice note: written under its pair's media/ folder, deleted again if its record cannot be kept.
+MEDIA_OBJECTS = "pairs/*/media/*"
+MEDIA_WRITE_ACTIONS = ("s3:PutObject", "s3:DeleteObject")
 
 
 class Access:
@@ -35,6 +39,7 @@ class Access:
             "table": self._table,
             "documents": self._documents,
             "documents-read": self._documents_read,
+            "media-write": self._media_write,
             "idempotency": lambda fn: self.data.idempotency_table.grant_read_write_data(fn),
             "events": lambda fn: self.bus.grant_put_events_to(fn),
             "heartbeat-queue": lambda fn: heartbeat_queue.grant_send_messages(fn),
@@ -63,6 +68,17 @@ class Access:
     def _documents_read(self, function: lambda_.Function) -> None:
         self.data.documents.grant_read(function)
         self._accept_objects(function, S3_READ_ACTIONS)
+
+    def _media_write(self, function: lambda_.Function) -> None:
+        """Writes media (an AI's voice note) and nothing else: `pairs/<account>/<ai user>/media/<id>` only."""
+        media = self.data.documents.arn_for_objects(MEDIA_OBJECTS)
+        function.add_to_role_policy(iam.PolicyStatement(actions=list(MEDIA_WRITE_ACTIONS), resources=[media]))
+        _accept(
+            function,
+            [f"Resource::{arn_token(self.data.documents)}/{MEDIA_OBJECTS}"],
+            "Media items are objects under keys created at run time, one per photo or voice note of a pair; "
+            "the grant covers only the media/ folders of this one bucket's pair prefixes.",
+        )
 
     def _accept_objects(self, function: lambda_.Function, actions: tuple[str, ...]) -> None:
         _accept(

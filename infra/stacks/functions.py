@@ -17,6 +17,11 @@ from infra.stacks.nag import acknowledge
 
 RUNTIME = lambda_.Runtime.PYTHON_3_12
 ARCHITECTURE = lambda_.Architecture.X86_64
+# A synchronous invocation's event is at most 6 MB, and the HTTP API hands a multipart body over in base64
+# (4/3 of it): 4 MiB of body is 5.6 MB of event, leaving 0.7 MB for the headers and the request's context.
+# A larger file goes straight to S3 through a presigned POST (POST /api/ai-users/{id}/media/uploads).
+LAMBDA_EVENT_BYTES = 6 * 1024 * 1024
+MEDIA_BODY_MAX_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -45,7 +50,8 @@ SPECS = (
         memory_mb=1024, uses=("table", "documents", "events", "operator-alerts"),
         # The turn's deadline (also cut to the invocation's remaining time) shortens each call's timeout.
         environment=(("DREAMCHAT_CHAT_TURN_SECONDS", "25"), ("DREAMCHAT_LLM_TIMEOUT_SECONDS", "20"),
-                     ("DREAMCHAT_LLM_MAX_RETRIES", "1")),
+                     ("DREAMCHAT_LLM_MAX_RETRIES", "1"),
+                     ("DREAMCHAT_MEDIA_BODY_MAX_BYTES", str(MEDIA_BODY_MAX_BYTES))),
     ),
     FunctionSpec(
         key="compress", folder="compress", entry="handler",
@@ -84,7 +90,8 @@ SPECS = (
         key="heartbeat-worker", folder="heartbeat", entry="worker",
         description="Heartbeat queue: one due pair, which may get a message first",
         timeout=Duration.minutes(5), memory_mb=1024,
-        uses=("table", "documents-read", "idempotency", "events"),
+        # "media-write": a heartbeat may be a voice note, kept under its pair's media/ prefix
+        uses=("table", "documents-read", "media-write", "idempotency", "events"),
         # each record has a 50 s deadline; a record starts only with 55 s left, else SQS retries it
         environment=(("DREAMCHAT_HEARTBEAT_TURN_SECONDS", "50"), ("DREAMCHAT_LLM_TIMEOUT_SECONDS", "20"),
                      ("DREAMCHAT_LLM_MAX_RETRIES", "1")),

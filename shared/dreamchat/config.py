@@ -12,6 +12,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from dreamchat.crisis_data import default_help_lines
 from dreamchat.domain import bounds, heartbeat
 from dreamchat.domain.help_lines import CrisisResource, parse_resources
+from dreamchat.domain.media import IMAGE_MAX_BYTES
 from dreamchat.domain.owed import Backoff
 from dreamchat.domain.push import DEFAULT_ALLOWED_ENDPOINTS, EndpointRule, parse_rules
 
@@ -24,6 +25,8 @@ MODEL_KEYS = (
 )
 # the roles that hear, speak and see (issue 41): each configured like a model key, none required
 MEDIA_KEYS = ("speech_to_text", "text_to_speech", "vision")
+# the whole multipart body of the largest file (a picture) and the form around it
+MEDIA_BODY_MAX_BYTES = IMAGE_MAX_BYTES + 64 * 1024
 
 DEFAULT_EXIT_KEYWORDS = ("退出陪伴", "停止服务", "stop talking to me")
 DEFAULT_FAREWELLS = [
@@ -171,6 +174,9 @@ class Settings(BaseSettings):
     memory_imports_per_hour: int = Field(default=10, ge=1, le=10_000)
     card_uploads_per_minute: int = Field(default=20, ge=1, le=10_000)
     media_uploads_per_minute: int = Field(default=20, ge=1, le=10_000)
+    # in AWS, what one request can carry: API Gateway takes 10 MB, Lambda's event 6 MB with the body in base64
+    media_body_max_bytes: int = Field(default=MEDIA_BODY_MAX_BYTES, ge=64 * 1024, le=MEDIA_BODY_MAX_BYTES)
+    media_url_seconds: int = Field(default=300, ge=10, le=3600)  # a presigned S3 download or upload stays good
     account_exports_per_hour: int = Field(default=6, ge=1, le=10_000)
 
     # the person comes first: crisis protocol and break reminders

@@ -82,6 +82,13 @@ class TooManyRequests(DreamChatError):
         self.retry_after = retry_after
 
 
+class UploadsUnavailable(Conflict):
+    """Presigned uploads need S3: without it (local mode) a client sends its file to the multipart route (409:
+    the server is up, it is this deployment's state that says no; a 5xx would read as a failure)."""
+
+    code = "presigned_uploads_unavailable"
+
+
 class Unavailable(DreamChatError):
     code = "unavailable"
 

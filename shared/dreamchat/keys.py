@@ -164,6 +164,18 @@ def media_blob(pair: PairId, media_id: str) -> str:
     return f"{pair_blob_prefix(pair)}media/{media_id}"
 
 
+def media_upload_blob(pair: PairId, media_id: str) -> str:
+    """A file a client posted straight to S3 (a presigned upload), until a message or the client claims it:
+    under the pair's prefix, so erasing the pair erases it too; tagged `PENDING_UPLOAD_TAG`."""
+    return f"{pair_blob_prefix(pair)}uploads/{media_id}"
+
+
+# The tag a presigned upload's form sets on its object: S3 lifecycle filters match a prefix from the bucket's
+# root only, so `pairs/*/*/uploads/` is out of reach, and the rule that expires unclaimed uploads after a day
+# matches `pairs/` and this tag (infra/stacks/data.py; tests/infra checks they agree).
+PENDING_UPLOAD_TAG = ("state", "pending")
+
+
 def ai_user_blob_prefix(ai_user_id: str) -> str:
     """Every blob of one AI user (its avatar, its character card): erased with it."""
     return f"ai_users/{ai_user_id}/"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 Item = dict[str, Any]
 
@@ -159,6 +159,26 @@ class BlobStore(Protocol):
     def delete(self, key: str) -> None: ...
 
     def list(self, prefix: str) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class UploadForm:
+    """Where a client posts one file straight to the blob store, and the form fields to post with it."""
+
+    url: str
+    fields: dict[str, str]
+
+
+@runtime_checkable
+class SignedBlobs(Protocol):
+    """A blob store a client can reach itself (S3), through links signed here for one object and a short
+    time: the Lambda's 6 MB payload then never carries a file. The directory store signs nothing."""
+
+    def download_url(self, key: str, content_type: str, seconds: int) -> str: ...
+
+    def upload_form(
+        self, key: str, content_type: str, max_bytes: int, seconds: int, tags: dict[str, str]
+    ) -> UploadForm: ...
 
 
 @dataclass(frozen=True)

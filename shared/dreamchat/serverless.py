@@ -28,7 +28,7 @@ from aws_lambda_powertools.utilities.idempotency import (
 from pydantic import SecretStr
 
 from dreamchat.budget import FINISH_MARGIN_SECONDS, structured_seconds, worst_case_seconds
-from dreamchat.config import MODEL_KEYS, Settings
+from dreamchat.config import MEDIA_KEYS, MODEL_KEYS, Settings
 from dreamchat.events import ExtractionDue, HeartbeatDue, MalformedEvent, PairEvent, TopicEnded
 from dreamchat.llm.gateway import OpenAIGateway
 from dreamchat.llm.usage import CallRecord
@@ -43,6 +43,7 @@ SECRET_FIELDS = (
     "search_api_key",
     "vapid_private_key",
     *(f"{key}_api_key" for key in MODEL_KEYS),
+    *(f"{key}_api_key" for key in MEDIA_KEYS),  # speech_to_text, text_to_speech, vision
 )
 PLAIN_SECRET_FIELDS = ("jwt_rotated_at",)  # rotation bookkeeping kept beside the secrets
 

@@ -69,10 +69,17 @@ def _local_runtime(settings: Settings, clock: Clock, random: RandomSource) -> Ru
     return runtime
 
 
-def aws_client(settings: Settings, service: str) -> Any:
+def aws_client(settings: Settings, service: str, config: Any = None) -> Any:
     import boto3
 
-    return boto3.client(service, region_name=settings.aws_region, endpoint_url=settings.aws_endpoint_url)
+    return boto3.client(service, region_name=settings.aws_region, endpoint_url=settings.aws_endpoint_url, config=config)
+
+
+def s3_client(settings: Settings) -> Any:
+    """S3 signing with SigV4 (the links `S3BlobStore` hands out name the bucket's own region)."""
+    from botocore.config import Config
+
+    return aws_client(settings, "s3", Config(signature_version="s3v4"))
 
 
 def _aws_runtime(settings: Settings, clock: Clock, random: RandomSource) -> Runtime:
@@ -84,7 +91,7 @@ def _aws_runtime(settings: Settings, clock: Clock, random: RandomSource) -> Runt
     use_prebuilt_dictionary()
 
     store = DynamoItemStore(aws_client(settings, "dynamodb"), settings.table, clock)
-    blobs = S3BlobStore(aws_client(settings, "s3"), settings.bucket)
+    blobs = S3BlobStore(s3_client(settings), settings.bucket)
     bus = EventBridgeBus(aws_client(settings, "events"), settings.event_bus)
     sqs = aws_client(settings, "sqs")
     queue, extract_queue = (

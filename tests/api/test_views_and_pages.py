@@ -31,6 +31,7 @@ FRIEND_FIELDS = AI_USER_FIELDS | {
 MESSAGE_FIELDS = {
     "id", "role", "content", "timestamp", "topic_id", "kind", "delay_ms", "read_no_reply", "reasoning", "safety",
     "alternatives", "alternative", "rating", "rating_reason",  # the person's controls (issue 40)
+    "media_id", "media_kind", "duration_s",  # a photo or voice note (issue 41)
 }  # fmt: skip
 
 

@@ -316,3 +316,14 @@ def test_reply_rates_prints_each_level_and_a_full_answer_for_each_always_answere
             assert always == ["100.0%"] * 4, level
         assert abs(float(measured) - int(spec)) < 8, level
     assert "always answered over the mix" in text and "## How the classifier reads each labelled kind" in text
+
+
+def test_media_cost_measures_photos_through_the_pipeline_and_prices_the_mix() -> None:
+    from bench import media_cost
+
+    text = run(media_cost.main, "--photo-share", "0.1")
+    kept = [float(b) for b in re.findall(r"kept \d+×\d+, ([\d.]+) B/px", text)]
+    assert kept and all(0.01 < b < 3 for b in kept)  # a JPEG of a photograph, not raw pixels or nothing
+    photos = re.search(r"^\| photos \| (\d+) \|", text, re.MULTILINE)
+    assert photos and int(photos.group(1)) == 90  # 30 a day × 10 % × 30 days
+    assert re.search(r"S3 per active person-month: storage of that month's media \$0\.\d+", text)

@@ -6,6 +6,11 @@ from typing import Any
 
 from aws_cdk.assertions import Match
 
+from dreamchat import keys
+from dreamchat.config import MEDIA_BODY_MAX_BYTES as APP_MEDIA_BODY_MAX_BYTES
+from dreamchat.domain.media import AUDIO_MAX_BYTES
+from dreamchat.domain.models import PairId
+from infra.stacks import data, functions
 from tests.infra.synth import Synth
 
 
@@ -100,7 +105,7 @@ def test_the_document_bucket_is_versioned_and_logs_access(each: Synth) -> None:
         {
             "VersioningConfiguration": {"Status": "Enabled"},
             "LifecycleConfiguration": {
-                "Rules": [Match.object_like({"NoncurrentVersionExpiration": {"NoncurrentDays": 90}})]
+                "Rules": Match.array_with([Match.object_like({"NoncurrentVersionExpiration": {"NoncurrentDays": 90}})])
             },
             "LoggingConfiguration": {
                 "DestinationBucketName": {"Ref": Match.string_like_regexp("DataAccessLogs")},
@@ -133,3 +138,68 @@ def test_idempotency_records_are_never_retained(prod: Synth) -> None:
         "AWS::DynamoDB::Table", {"Properties": {"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}}
     )
     assert [table["DeletionPolicy"] for table in idempotency.values()] == ["Delete"]
+
+
+# --- media: under the pairs' prefixes of the document bucket ----------------------------------------
+
+
+def document_bucket(synth: Synth) -> Any:
+    (bucket,) = [b for logical_id, b in synth.resources("AWS::S3::Bucket").items() if "Documents" in logical_id]
+    return bucket["Properties"]
+
+
+def rule(synth: Synth, rule_id: str) -> dict[str, Any]:
+    (found,) = [r for r in document_bucket(synth)["LifecycleConfiguration"]["Rules"] if r["Id"] == rule_id]
+    return dict(found)
+
+
+def test_unclaimed_uploads_expire_after_a_day_by_their_tag_under_the_pairs_prefix(each: Synth) -> None:
+    assert rule(each, "unclaimed-uploads") == {
+        "Id": "unclaimed-uploads",
+        "Status": "Enabled",
+        "Prefix": "pairs/",
+        "TagFilters": [{"Key": "state", "Value": "pending"}],
+        "ExpirationInDays": 1,
+        "NoncurrentVersionExpiration": {"NoncurrentDays": 1},  # the versions a claim or a re-post left
+    }
+
+
+def test_the_rule_matches_where_the_app_puts_pending_uploads_and_the_tag_it_signs(each: Synth) -> None:
+    pair = PairId(account_id="acc", ai_user_id="ai")
+    pending = keys.media_upload_blob(pair, "md1.ai")
+    assert pending.startswith(data.PAIRS_PREFIX) and keys.pair_blob_prefix(pair).startswith(data.PAIRS_PREFIX)
+    assert "/uploads/" in pending and "/uploads/" not in keys.media_blob(pair, "md1.ai")
+    assert data.PENDING_UPLOAD_TAG == keys.PENDING_UPLOAD_TAG
+    assert rule(each, "unclaimed-uploads")["TagFilters"] == [
+        dict(zip(("Key", "Value"), keys.PENDING_UPLOAD_TAG, strict=True))
+    ]
+
+
+def test_incomplete_multipart_uploads_are_aborted_after_a_day(each: Synth) -> None:
+    old_versions = rule(each, "old-versions")
+    assert old_versions["AbortIncompleteMultipartUpload"] == {"DaysAfterInitiation": 1}
+    assert old_versions["ExpiredObjectDeleteMarker"] is True and "Prefix" not in old_versions
+
+
+def test_the_web_client_may_post_files_from_its_origins_and_read_signed_gets(dev: Synth, prod: Synth) -> None:
+    for synth, origins in (
+        (dev, ["http://localhost:8000", "http://127.0.0.1:8000"]),
+        (prod, ["https://chat.example.com"]),
+    ):
+        rules = document_bucket(synth)["CorsConfiguration"]["CorsRules"]
+        assert rules == [
+            {"AllowedHeaders": ["*"], "AllowedMethods": ["POST"], "AllowedOrigins": origins, "MaxAge": 3600},
+            {"AllowedMethods": ["GET", "HEAD"], "AllowedOrigins": ["*"], "MaxAge": 3600},
+        ]
+        assert not any(m in r["AllowedMethods"] for r in rules for m in ("PUT", "DELETE"))
+
+
+def test_the_multipart_route_fits_the_lambda_event_in_base64_and_still_takes_any_voice_note(each: Synth) -> None:
+    variables = each.function("chat")[1]["Properties"]["Environment"]["Variables"]
+    body = int(variables["DREAMCHAT_MEDIA_BODY_MAX_BYTES"])
+    assert body == functions.MEDIA_BODY_MAX_BYTES
+    in_base64 = 4 * -(-body // 3)
+    assert in_base64 + 512 * 1024 <= functions.LAMBDA_EVENT_BYTES  # room for headers and the request context
+    assert AUDIO_MAX_BYTES + 64 * 1024 <= body < APP_MEDIA_BODY_MAX_BYTES  # a voice note never needs S3
+    for key in ("compress", "heartbeat-worker"):
+        assert "DREAMCHAT_MEDIA_BODY_MAX_BYTES" not in each.function(key)[1]["Properties"]["Environment"]["Variables"]

@@ -40,8 +40,9 @@ ENVIRONMENT_NAMES = {
     "OPENBLAS_NUM_THREADS",
 }
 MODEL_BUDGET = {"DREAMCHAT_LLM_TIMEOUT_SECONDS", "DREAMCHAT_LLM_MAX_RETRIES"}
-OWN_NAMES = {  # each function's time budget (see tests/infra/test_budgets.py)
-    "chat": MODEL_BUDGET | {"DREAMCHAT_CHAT_TURN_SECONDS", "DREAMCHAT_OPERATOR_TOPIC_ARN"},
+OWN_NAMES = {  # each function's time budget (see tests/infra/test_budgets.py), and what fits its payload
+    "chat": MODEL_BUDGET
+    | {"DREAMCHAT_CHAT_TURN_SECONDS", "DREAMCHAT_OPERATOR_TOPIC_ARN", "DREAMCHAT_MEDIA_BODY_MAX_BYTES"},
     "compress": MODEL_BUDGET | {"DREAMCHAT_BACKGROUND_ATTEMPTS"},
     "extract": MODEL_BUDGET | {"DREAMCHAT_BACKGROUND_ATTEMPTS"},
     "extract-worker": MODEL_BUDGET | {"DREAMCHAT_BACKGROUND_ATTEMPTS"},

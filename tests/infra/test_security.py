@@ -141,8 +141,26 @@ def test_each_function_touches_only_its_own_resources(dev: Synth, key: str) -> N
     assert access == {**EXPECTED_ACCESS[key], "secretsmanager": {"AppSecret"}}
 
 
-def test_the_heartbeat_worker_only_reads_documents(dev: Synth) -> None:
+def test_the_heartbeat_worker_reads_documents_and_writes_only_media(dev: Synth) -> None:
+    """A heartbeat may be a voice note: its bytes go under the pair's media/ folder, and nowhere else."""
     role_id = dev.function("heartbeat-worker")[1]["Properties"]["Role"]["Fn::GetAtt"][0]
+    (policy,) = dev.resources("AWS::IAM::Policy", {"Properties": {"Roles": [{"Ref": role_id}]}}).values()
+    s3_statements = [
+        statement
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]
+        if any(action.startswith("s3:") for action in as_list(statement["Action"]))
+    ]
+    by_actions = {tuple(sorted(as_list(statement["Action"]))): statement for statement in s3_statements}
+    assert set(by_actions) == {("s3:GetBucket*", "s3:GetObject*", "s3:List*"), ("s3:DeleteObject", "s3:PutObject")}
+    writes = by_actions[("s3:DeleteObject", "s3:PutObject")]["Resource"]
+    assert writes["Fn::Join"][1][0]["Fn::GetAtt"][0].startswith("DataDocuments")
+    assert writes["Fn::Join"][1][1] == "/pairs/*/media/*"
+
+
+def test_the_chat_function_may_sign_media_links_for_the_documents_bucket(dev: Synth) -> None:
+    """A presigned GET or POST carries the signer's rights: the chat role reads, puts (with tags, as the
+    upload form sets them) and deletes the bucket's objects, and no other bucket's."""
+    role_id = dev.function("chat")[1]["Properties"]["Role"]["Fn::GetAtt"][0]
     (policy,) = dev.resources("AWS::IAM::Policy", {"Properties": {"Roles": [{"Ref": role_id}]}}).values()
     s3_actions = {
         action
@@ -150,7 +168,8 @@ def test_the_heartbeat_worker_only_reads_documents(dev: Synth) -> None:
         for action in as_list(statement["Action"])
         if action.startswith("s3:")
     }
-    assert s3_actions == {"s3:GetObject*", "s3:GetBucket*", "s3:List*"}
+    assert {"s3:GetObject*", "s3:PutObject", "s3:PutObjectTagging", "s3:DeleteObject*"} <= s3_actions
+    assert prefixes(granted(dev, "chat")["s3"]) == {"DataDocuments"}
 
 
 def test_the_secret_holds_a_generated_jwt_secret(each: Synth) -> None:

@@ -1,4 +1,8 @@
-"""Blob stores: S3 in AWS, a directory locally. Keys are `/`-separated relative paths."""
+"""Blob stores: S3 in AWS, a directory locally. Keys are `/`-separated relative paths.
+
+S3 also signs links for one object and a short time (`SignedBlobs`): a presigned GET a client follows to
+fetch a photo, a presigned POST it sends a file with, so no file passes through the Lambda's payload.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,12 @@ import os
 import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
+from xml.sax.saxutils import escape
 
 from botocore.exceptions import ClientError
 
 from dreamchat.adapters.private import DIR_MODE, private_dir
+from dreamchat.ports import UploadForm
 
 
 def check_key(key: str) -> str:
@@ -75,3 +81,34 @@ class S3BlobStore:
         paginator = self._client.get_paginator("list_objects_v2")
         pages = paginator.paginate(Bucket=self._bucket, Prefix=prefix)
         return sorted(obj["Key"] for page in pages for obj in page.get("Contents", []))
+
+    def download_url(self, key: str, content_type: str, seconds: int) -> str:
+        """A GET of this one object for `seconds`, answered with `content_type` whatever a client asks."""
+        params = {
+            "Bucket": self._bucket,
+            "Key": check_key(key),
+            "ResponseContentType": content_type,
+            "ResponseCacheControl": f"private, max-age={seconds}",
+        }
+        url: str = self._client.generate_presigned_url("get_object", Params=params, ExpiresIn=seconds)
+        return url
+
+    def upload_form(
+        self, key: str, content_type: str, max_bytes: int, seconds: int, tags: dict[str, str]
+    ) -> UploadForm:
+        """A POST of at most `max_bytes` to exactly this key, for `seconds`. The policy pins the key, the type
+        and the tags, so a client can neither write elsewhere nor drop the tag a lifecycle rule reads."""
+        tagging = _tagging(tags)
+        fields = {"Content-Type": content_type, "tagging": tagging}
+        conditions: list[Any] = [{"Content-Type": content_type}, {"tagging": tagging}]
+        conditions.append(["content-length-range", 1, max_bytes])
+        posted = self._client.generate_presigned_post(
+            self._bucket, check_key(key), Fields=fields, Conditions=conditions, ExpiresIn=seconds
+        )
+        return UploadForm(url=posted["url"], fields=dict(posted["fields"]))
+
+
+def _tagging(tags: dict[str, str]) -> str:
+    """S3's XML form of object tags, as a POST's `tagging` field takes them."""
+    pairs = "".join(f"<Tag><Key>{escape(k)}</Key><Value>{escape(v)}</Value></Tag>" for k, v in sorted(tags.items()))
+    return f"<Tagging><TagSet>{pairs}</TagSet></Tagging>"

@@ -109,9 +109,11 @@ def create_app(
         BodySizeLimit,
         larger={
             cards.IMPORT_PATH: cards.MAX_CARD_BYTES,
-            media.UPLOAD_PATH: media.MAX_MEDIA_BODY_BYTES,
+            media.UPLOAD_PATH: settings.media_body_max_bytes,
             **export.LIMITS,
         },
+        # only where S3 takes files itself does a larger file have another way in
+        hints={media.UPLOAD_PATH: media.TOO_LARGE_HINT} if app.state.services.media.signs_links else None,
     )
     app.add_middleware(
         RequestDeadline, turn_seconds=settings.chat_turn_seconds, reserve_seconds=settings.chat_reserve_seconds

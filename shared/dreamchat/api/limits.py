@@ -20,24 +20,33 @@ MAX_BODY_BYTES = 64 * 1024
 
 
 class BodySizeLimit:
-    def __init__(self, app: Any, max_bytes: int = MAX_BODY_BYTES, larger: dict[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        app: Any,
+        max_bytes: int = MAX_BODY_BYTES,
+        larger: dict[str, int] | None = None,
+        hints: dict[str, str] | None = None,
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
         # path -> its own limit; a `{name}` segment stands for any one segment (an AI user's id)
         self.larger = [(_pattern(path), limit) for path, limit in (larger or {}).items()]
+        # path -> what a 413 there adds: where a body that large may go instead
+        self.hints = [(_pattern(path), hint) for path, hint in (hints or {}).items()]
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         limit = next((n for path, n in self.larger if path.fullmatch(scope["path"])), self.max_bytes)
+        hint = next((h for path, h in self.hints if path.fullmatch(scope["path"])), "")
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > limit):
-            await _refuse(send, 413 if declared.isdigit() else 400, limit)
+            await _refuse(send, 413 if declared.isdigit() else 400, limit, hint)
             return
         messages = await self._read(receive, limit)
         if messages is None:
-            await _refuse(send, 413, limit)
+            await _refuse(send, 413, limit, hint)
             return
         await self.app(scope, _replay(messages, receive), send)
 
@@ -113,9 +122,9 @@ def _replay(messages: list[dict], receive: Any) -> Any:
     return replayed
 
 
-async def _refuse(send: Any, status: int, limit: int) -> None:
+async def _refuse(send: Any, status: int, limit: int, hint: str = "") -> None:
     if status == 413:
-        code, message = "payload_too_large", f"request body is over {limit // 1024} KiB"
+        code, message = "payload_too_large", f"request body is over {limit // 1024} KiB" + (f"; {hint}" if hint else "")
     else:
         code, message = "bad_request", "invalid Content-Length"
     await _send_error(send, status, code, message)

@@ -26,6 +26,7 @@ from dreamchat.domain.models import (
 from dreamchat.domain.moderation import Escalation, EscalationStatus, ReportAction, ReportKind, ReportStatus
 from dreamchat.domain.owed import OwedKind
 from dreamchat.domain.protection import CURFEW_END_HOUR, CURFEW_START_HOUR, REALITY_MINUTES, EmergencyContact
+from dreamchat.services.media import PendingUpload
 from dreamchat.services.protection import Standing
 from dreamchat.services.reports import ReportDetail, ReportView
 from dreamchat.services.views import ContextView, FriendView, HeartbeatRow, HeartbeatStatusView
@@ -833,3 +834,18 @@ class MediaOut(Out):
         return cls(
             media_id=media.id, kind=media.kind, duration_s=media.duration_s, width=media.width, height=media.height
         )
+
+
+class MediaUploadOut(Out):
+    """A presigned POST: post `fields` and then the file (the form field `file`, last) to `url` within
+    `expires_in` seconds, then name `media_id` in a message (or `…/uploads/{media_id}/done`)."""
+
+    media_id: str
+    url: str
+    fields: dict[str, str]
+    expires_in: int
+
+    @classmethod
+    def of(cls, pending: PendingUpload) -> MediaUploadOut:
+        form = pending.form
+        return cls(media_id=pending.media_id, url=form.url, fields=form.fields, expires_in=pending.seconds)

@@ -144,3 +144,11 @@ class ReportResolution(Body):
 
     action: ReportAction
     note: str = Field(default="", max_length=bounds.NOTE_CHARS)
+
+
+class MediaUploadRequest(Body):
+    """A file the client is about to post straight to S3: its type and size, checked against the media rules
+    before it is signed (and its bytes checked again when it is claimed)."""
+
+    content_type: str = Field(min_length=1, max_length=127)
+    size: int = Field(ge=0, le=2**40)

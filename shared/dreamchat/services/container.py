@@ -169,7 +169,9 @@ def build_services(
     media_budget = budget(
         keys.media_limit_scope, settings.media_uploads_per_minute, 60, "too many photos or voice notes; wait a moment"
     )
-    media = MediaService(storage, runtime.blobs, clock, runtime.random, media_budget, inspect_media)
+    media = MediaService(
+        storage, runtime.blobs, clock, runtime.random, media_budget, inspect_media, settings.media_url_seconds
+    )
     chat_turns = ChatTurnService(chat, protocol, repo.log, model_pool, idempotency, answering, usage, exits)
     auth = AuthService(storage, clock, settings, signing_secret(settings))
     services = Services(
