@@ -158,6 +158,8 @@ class Settings(BaseSettings):
     chat_reserve_seconds: float = Field(default=3.0, ge=0)
     model_concurrency: int = Field(default=64, ge=1)
     model_calls_per_minute: int = Field(default=30, ge=1)
+    # the chat model reads `image_url` parts: the photo a message carries goes to it beside its description
+    chat_accepts_images: bool = False
     search_provider: Literal["searxng", "bocha", "tavily"] = "searxng"
     search_url: str | None = None
     search_api_key: SecretStr | None = None
@@ -177,6 +179,9 @@ class Settings(BaseSettings):
     # in AWS, what one request can carry: API Gateway takes 10 MB, Lambda's event 6 MB with the body in base64
     media_body_max_bytes: int = Field(default=MEDIA_BODY_MAX_BYTES, ge=64 * 1024, le=MEDIA_BODY_MAX_BYTES)
     media_url_seconds: int = Field(default=300, ge=10, le=3600)  # a presigned S3 download or upload stays good
+    # the media roles' calls an account's messages may make; past them the words are owed, the message still goes
+    speech_to_text_per_minute: int = Field(default=10, ge=1, le=10_000)
+    vision_per_minute: int = Field(default=10, ge=1, le=10_000)
     account_exports_per_hour: int = Field(default=6, ge=1, le=10_000)
 
     # the person comes first: crisis protocol and break reminders

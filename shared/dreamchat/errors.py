@@ -57,6 +57,12 @@ class Contended(Conflict):
     waiting gets 409 (try again, code `conflict` as before); background work is retried."""
 
 
+class MediaAlreadySent(Conflict):
+    """A photo or voice note already went with a message: 409; upload it again to send it again."""
+
+    code = "media_already_sent"
+
+
 class TooLarge(DreamChatError):
     code = "payload_too_large"
 

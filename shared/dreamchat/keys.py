@@ -336,6 +336,11 @@ def media_limit_scope(account_id: str) -> str:
     return f"MEDIA#{account_id}"
 
 
+def media_role_scope(role: str, account_id: str) -> str:
+    """A media role's calls (`speech_to_text`, `vision`) made for one account's messages."""
+    return f"ROLE#{role}#{account_id}"
+
+
 def export_limit_scope(account_id: str) -> str:
     """Exports of one account's whole data."""
     return f"EXPORT#{account_id}"

@@ -10,6 +10,7 @@ each, then the default); every request is recorded; faults are scripted replies 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -87,11 +88,12 @@ class FakeMediaServer:
                 reply = queue.popleft() if queue else DEFAULTS.get(path, MediaReply.error(404))
                 time.sleep(reply.delay)
                 payload = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
-                self.send_response(reply.status)
-                self.send_header("Content-Type", "audio/mpeg" if reply.raw is not None else "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up (its timeout)
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", "audio/mpeg" if reply.raw is not None else "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
 
             def log_message(self, *args: Any) -> None:
                 pass

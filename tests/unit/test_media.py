@@ -12,13 +12,20 @@ import pytest
 from PIL import Image
 
 from dreamchat.adapters.media_files import inspect
+from dreamchat.domain.crisis import QUIET, Verdict
 from dreamchat.domain.media import (
     AUDIO_MAX_BYTES,
     IMAGE_MAX_SIDE,
     Media,
     MediaProblem,
     fitted,
+    heard,
     message_text,
+    owed_words,
+    photo_verdict,
+    stronger,
+    typed_beside,
+    unheard,
 )
 
 MEDIA = Path(__file__).resolve().parents[1] / "data" / "media"
@@ -170,3 +177,52 @@ def test_the_words_for_a_voice_note_and_a_photo() -> None:
     assert message_text(media("audio")) == "[语音（未转写）]"
     assert message_text(media("image", "一只橘猫趴在窗台上", "done"), "看！") == "[图片：一只橘猫趴在窗台上] 看！"
     assert message_text(media("image")) == "[图片：一张图片]"
+
+
+def test_the_typed_words_are_read_back_beside_the_media_words() -> None:
+    unheard_note = media("audio")
+    assert typed_beside(unheard_note, "[语音（未转写）] 路上录的") == "路上录的"
+    assert typed_beside(unheard_note, "[语音（未转写）]") == ""
+    assert typed_beside(unheard_note, "我自己改过了") is None  # the person's edit made it theirs
+    done = heard(unheard_note, "今天好累")
+    assert (done.text, done.text_state, done.flagged) == ("今天好累", "done", False)
+    assert (
+        message_text(done, typed_beside(unheard_note, "[语音（未转写）] 路上录的") or "") == "[语音] 今天好累 路上录的"
+    )
+    assert heard(media("image"), "桌上有药片", "pills").flagged
+
+
+def test_owed_words_and_an_unheard_voice_note_are_told_from_the_message() -> None:
+    assert owed_words("audio", "[语音（未转写）] 你好") and not unheard("audio", "[语音（未转写）] 你好")
+    assert unheard("audio", "[语音（未转写）]") and not unheard("image", "[语音（未转写）]")
+    assert owed_words("image", "[图片：一张图片]") and not owed_words("image", "[图片：一只猫]")
+    assert not owed_words(None, "[语音（未转写）]") and not owed_words("audio", "[语音] 你好")
+
+
+@pytest.mark.parametrize(
+    ("concern", "distressed", "crisis", "distress"),
+    [
+        ("self_harm", False, True, True),
+        ("crisis", False, True, True),
+        ("weapon", False, False, True),  # an everyday knife: careful, not the protocol
+        ("pills", False, False, True),
+        ("pills", True, True, True),  # the means at hand beside distress: the protocol
+        ("weapon", True, True, True),
+        (None, True, False, False),
+        ("nonsense", False, False, False),
+    ],
+)
+def test_what_a_photo_adds_to_the_crisis_check(concern, distressed, crisis, distress) -> None:
+    verdict = photo_verdict(concern, distressed)
+    assert (verdict.crisis, verdict.distress) == (crisis, distress)
+    assert verdict.by == ("vision" if distress else None)
+
+
+def test_the_stronger_verdict_of_the_words_and_the_photo_stands() -> None:
+    words_crisis, words_distress = Verdict(True, True, "lexicon"), Verdict(False, True, "classifier")
+    photo_crisis, photo_distress = Verdict(True, True, "vision"), Verdict(False, True, "vision")
+    assert stronger(words_crisis, photo_crisis) == words_crisis
+    assert stronger(words_distress, photo_crisis) == photo_crisis
+    assert stronger(words_distress, photo_distress) == words_distress
+    assert stronger(QUIET, photo_distress) == photo_distress
+    assert stronger(words_distress, QUIET) == words_distress

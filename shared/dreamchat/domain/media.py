@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from dreamchat.domain.crisis import QUIET, Verdict
 from dreamchat.domain.models import Entity, MediaKind
 
 TextState = Literal["owed", "done"]  # owed: no transcript or description yet (no model, or it failed)
@@ -25,6 +26,12 @@ AUDIO_MAX_BYTES = 2 * 1024 * 1024
 AUDIO_MAX_SECONDS = 60.0
 
 UNHEARD = "语音（未转写）"
+# what the vision role may see that the crisis protocol acts on: a photo of self-harm or of a crisis scene
+# (a ledge, a rope, a farewell letter) is a crisis, as the words would be; a weapon or pills are the means
+# at hand, everyday on their own (a kitchen knife, a box of vitamins), so they make the turn careful
+# (distress: answered, never silence) and a crisis only in a conversation that already shows distress
+CRISIS_CONCERNS = ("self_harm", "crisis")
+MEANS_CONCERNS = ("weapon", "pills")
 UNSEEN = "一张图片"
 
 
@@ -52,6 +59,7 @@ class Media(Entity):
     text: str = ""  # the transcript of a voice note, the description of a photo
     text_state: TextState = "owed"
     flagged: bool = False  # the vision model saw self-harm, weapons, pills or a crisis scene
+    concern: str | None = None  # which of them (`CRISIS_CONCERNS`, `MEANS_CONCERNS`): the protocol reads it
     message_id: str | None = None  # the message that carries it, once sent
     by: Literal["person", "ai"] = "person"
 
@@ -113,3 +121,47 @@ def message_text(media: Media, content: str = "") -> str:
     else:
         said = f"[图片：{media.text if media.text_state == 'done' and media.text else UNSEEN}]"
     return f"{said} {content}".strip() if content.strip() else said
+
+
+def typed_beside(media: Media, content: str) -> str | None:
+    """What the person typed beside `media`, read back from a message's `content` written by `message_text`
+    (None when the content no longer opens with the media's words: the person's edit made it theirs)."""
+    said = message_text(media)
+    return content[len(said) :].strip() if content.startswith(said) else None
+
+
+def heard(media: Media, text: str, concern: str | None = None) -> Media:
+    """The record once its model answered: the words done, a photo's concern kept (and flagged)."""
+    return media.model_copy(update={"text": text, "text_state": "done", "concern": concern, "flagged": bool(concern)})
+
+
+def owed_words(kind: MediaKind | None, content: str) -> bool:
+    """Whether a message's media still lacks its words (its content opens with the placeholder)."""
+    if kind == "audio":
+        return content.startswith(f"[{UNHEARD}]")
+    return kind == "image" and content.startswith(f"[图片：{UNSEEN}]")
+
+
+def unheard(kind: MediaKind | None, content: str) -> bool:
+    """A voice note nobody could listen to, with nothing typed beside it: the AI must say it cannot listen
+    now, never answer as if it had heard, and never read it without replying."""
+    return kind == "audio" and content.strip() == f"[{UNHEARD}]"
+
+
+def photo_verdict(concern: str | None, distressed: bool) -> Verdict:
+    """What a photo's concern adds to the crisis check of its message (`distressed`: the words, or the
+    topic, already show distress)."""
+    if concern in CRISIS_CONCERNS:
+        return Verdict(crisis=True, distress=True, by="vision")
+    if concern in MEANS_CONCERNS:
+        return Verdict(crisis=distressed, distress=True, by="vision")
+    return QUIET
+
+
+def stronger(words: Verdict, photo: Verdict) -> Verdict:
+    """The verdict of a message with a photo: the words' unless the photo says more."""
+    if words.crisis or not (photo.crisis or photo.distress):
+        return words
+    if photo.crisis or not words.distress:
+        return photo
+    return words

@@ -4,7 +4,8 @@
 One record per pair and subject: a compression per mid-term memory, an extraction per long-term
 entry (with the mid-term memories it came from), and at most one core judgment, one reflection and
 one relationship judgment per pair. Each is retried with an exponential back-off, capped. Beside them,
-the vectors an import could not make within its request (`embed`, one per pair, due at once).
+the vectors an import could not make within its request (`embed`, one per pair, due at once), and the
+words of a voice note or photo its model could not give when it was sent (`media`, one per record, due at once).
 """
 
 from __future__ import annotations
@@ -16,16 +17,26 @@ from pydantic import Field
 
 from dreamchat.domain.models import Entity
 
-OwedKind = Literal["compress", "extract", "judge_core", "reflect", "judge_relationship", "embed"]
-# the order a pair's owed work is redone in: a summary before what is extracted from it, the
-# long-term entries before the core judgment that reads them
-OWED_ORDER: tuple[OwedKind, ...] = ("compress", "extract", "judge_core", "reflect", "judge_relationship", "embed")
+OwedKind = Literal["media", "compress", "extract", "judge_core", "reflect", "judge_relationship", "embed"]
+# the order a pair's owed work is redone in: a voice note's or photo's words first (the message they
+# belong to may still be summarised), a summary before what is extracted from it, the long-term entries
+# before the core judgment that reads them
+OWED_ORDER: tuple[OwedKind, ...] = (
+    "media",
+    "compress",
+    "extract",
+    "judge_core",
+    "reflect",
+    "judge_relationship",
+    "embed",
+)
 RedoOutcome = Literal["healed", "degraded", "cancelled", "contended"]
 
 
 class OwedWork(Entity):
     kind: OwedKind
-    subject: str = ""  # the mid-term memory (compress) or long-term entry (extract); "" for the pair's own
+    # the mid-term memory (compress), long-term entry (extract) or media record (media); "" for the pair's own
+    subject: str = ""
     sources: list[str] = Field(default_factory=list)  # an extraction's mid-term memories
     # an extraction's: the old key points (references) its offline result marked superseded; one no
     # longer marked when the redo comes was undone by the person, and the redo does not mark it again

@@ -123,6 +123,16 @@ CHECK_IN_LINE = "我有点放心不下你，现在感觉好些了吗？如果还
 # a way out (dreamchat.domain.exits): the AI's one plain goodbye when the person stops it, written here,
 # never asked of a model: no pleading, no guilt, and how to come back
 GOODBYE = "好的，我就停在这里。在你再发消息之前，我不会主动找你。想聊的时候，随时写给我就好。"
+# a voice note or photo whose words its model could not give (dreamchat.services.media_words): the model is
+# told plainly, so it never pretends to have heard or seen
+UNHEARD_GUIDANCE = (
+    "对方发来了一条语音，但你现在听不了语音（转写暂时不可用）：不要假装听到了内容，也不要猜。"
+    "请坦诚地告诉对方你这会儿听不了语音，请对方打字说给你听，或者稍后再发；如果对方还打了字，照常回应文字。"
+)
+UNSEEN_GUIDANCE = (
+    "对方发来了一张图片，但你现在看不到图片内容（识图暂时不可用）：不要假装看到了，也不要猜图片里有什么。"
+    "可以坦诚地说你这会儿看不到图片，请对方说说照片里是什么；如果对方还打了字，照常回应文字。"
+)
 HUMAN_QUESTION_GUIDANCE = "对方在问你是不是真人：请坦诚地告诉对方你是 AI，可以用你的角色口吻说，但不要声称自己是真人。"
 
 

@@ -6,17 +6,20 @@ does; every SDK error is LLMUnavailable."""
 from __future__ import annotations
 
 import base64
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from openai import OpenAI
 
 from dreamchat.budget import Deadline
+from dreamchat.config import Settings
 from dreamchat.llm.client import OpenAIClient
 from dreamchat.llm.errors import LLMOutputError
 from dreamchat.llm.parsing import extract_json_object
 from dreamchat.llm.prompts import PHOTO_CONCERNS, photo_prompt
-from dreamchat.llm.registry import ModelConfig
+from dreamchat.llm.registry import ModelConfig, build_registry
 
 SPEECH_FORMAT: Literal["mp3"] = "mp3"  # what the AI's voice is kept as: every browser plays it
 _EXTENSIONS = {"audio/webm": "webm", "audio/ogg": "ogg", "audio/mp4": "m4a", "audio/mpeg": "mp3"}
@@ -33,6 +36,14 @@ class PhotoSeen:
 class OpenAIMediaModels:
     def __init__(self, client: OpenAIClient) -> None:
         self._client = client
+
+    @classmethod
+    def from_settings(cls, settings: Settings, sleep: Callable[[float], None] = time.sleep) -> OpenAIMediaModels:
+        """The media roles as the environment configures them, with the model keys' retry policy."""
+        client = OpenAIClient(
+            build_registry(settings), monotonic=time.monotonic, sleep=sleep, max_retries=settings.llm_max_retries
+        )
+        return cls(client)
 
     def configured(self, role: str) -> bool:
         return self._client.configured(role)

@@ -103,6 +103,9 @@ def offline_reply_for(ai_name: str, recent: Sequence[Message]) -> str:
 
 
 OFFLINE_MARK = "（离线模式）"
+# a voice note nobody could listen to (no transcript, nothing typed), answered by code when the chat model
+# cannot write (or wrote nothing): honest that it was not heard, never 已读不回
+UNHEARD_REPLY = "我收到你的语音啦，不过我这会儿听不了语音，没能听到你说了什么。方便的话打字告诉我，或者晚点再发给我？"
 # what the AI says first with no model: a short line per level (the colder, the fewer words)
 _TIMED_LINES: dict[RelationshipLevel, tuple[str, ...]] = {
     "特别关心": ("好一会儿没听到你的消息了，有点想你，在忙什么呀？", "今天过得怎么样？我一直惦记着你。"),

@@ -24,24 +24,24 @@ from dataclasses import dataclass
 from dreamchat.budget import Deadline
 from dreamchat.config import Settings
 from dreamchat.domain import reply as replies
-from dreamchat.domain.bounds import MESSAGE_CHARS, REASONING_CHARS
+from dreamchat.domain.bounds import REASONING_CHARS
 from dreamchat.domain.crisis import read_crisis_marker
 from dreamchat.domain.heartbeat import HeartbeatState, check_in_after, person_wrote, strip_control_markers
 from dreamchat.domain.honesty import asks_if_human
+from dreamchat.domain.media import Media, unheard
 from dreamchat.domain.models import AIUser, Message, PairId, Safety
 from dreamchat.domain.protocol import marked, topic_state
 from dreamchat.domain.sessions import BREAK_NOTICE
-from dreamchat.domain.text import is_blank
 from dreamchat.domain.topics import read_markers, says_farewell
-from dreamchat.errors import Invalid, TooLarge
 from dreamchat.llm.chat_prompts import CRISIS_GUIDANCE, DISTRESS_GUIDANCE, HUMAN_QUESTION_GUIDANCE, chat_instructions
 from dreamchat.llm.errors import LLMError
-from dreamchat.llm.offline import OFFLINE_NOTICE_LOOKBACK, caring_reply, offline_reply_for
+from dreamchat.llm.offline import OFFLINE_NOTICE_LOOKBACK, UNHEARD_REPLY, caring_reply, offline_reply_for
 from dreamchat.ports import Clock, RandomSource
 from dreamchat.services.chat_events import ChatEvent, Done, Failed, Notice, Reply, SafetyNotice, Sent, Thinking
 from dreamchat.services.context import ContextService
 from dreamchat.services.crisis_protocol import CrisisService
 from dreamchat.services.heartbeat_state import HeartbeatStateService
+from dreamchat.services.media_words import MediaTurnService
 from dreamchat.services.memory_repo import MemoryRepository
 from dreamchat.services.reply_draw import ReplyDrawService
 from dreamchat.services.sessions import SessionService
@@ -52,14 +52,6 @@ log = logging.getLogger(__name__)
 
 
 UNANSWERED = Failed("model_unavailable", "对方暂时无法回复，你的消息已经保存。")
-
-
-def check_content(content: str) -> str:
-    if len(content) > MESSAGE_CHARS:
-        raise TooLarge(f"a message may have at most {MESSAGE_CHARS} characters")
-    if is_blank(content):
-        raise Invalid("the message is empty")
-    return content
 
 
 def _no_push(pair: PairId, ai_user: AIUser, messages: list[Message], deadline: Deadline) -> None:
@@ -82,25 +74,30 @@ class ChatService:
     settings: Settings
     on_reply: Callable[[PairId, AIUser, list[Message], Deadline], object] = _no_push  # the push, once stored
     notices: Callable[[str, bool], list[Notice]] = lambda account_id, distress: []  # due before a reply (usage)
+    media: MediaTurnService = (
+        MediaTurnService()
+    )  # what the model is told of, and shown from, the photo or voice note sent
 
     def crisis_help(self, account_id: str) -> SafetyNotice:
         """The help lines, sent to the person now (counted for the referral report)."""
         return self.protocol.help_shown(account_id)
 
-    def protected(self, pair: PairId, content: str) -> bool:
-        return self.protocol.protected(pair, content)
+    def protected(self, pair: PairId, content: str, media: Media | None = None) -> bool:
+        return self.protocol.protected(pair, content, media is not None and media.flagged)
 
-    def accept(self, pair: PairId, ai_user: AIUser, content: str, *, limited: bool = True) -> Message:
-        """Store the person's message durably (the first step of every turn and of save-message);
-        not `limited` by the message rate (distress or a crisis, which is never refused). The check
-        reads the message, and the topic's latest messages with it (a crisis split over two)."""
-        content, whole = self.protocol.fitted(content)
-        check_content(content)
+    def accept(
+        self, pair: PairId, ai_user: AIUser, content: str, *, limited: bool = True, media: Media | None = None
+    ) -> Message:
+        """Store the person's message durably (the first step of every turn and of save-message), with the
+        `media` it carries; not `limited` by the message rate (distress or a crisis, which is never refused).
+        The check reads the message, the topic's latest messages with it (a crisis split over two), and
+        what the vision role saw in its photo."""
+        content, whole = self.protocol.fitted(content)  # 413 over the limit, 422 blank
         if limited:
             self.spend_message(pair.account_id)
         topic = self.protocol.open_topic(pair)
-        verdict = self.protocol.judge(topic, content, whole)
-        message = self.topics.record(pair, "user", content, safety=marked(verdict))
+        verdict = self.protocol.judge(topic, content, whole, media.concern if media else None)
+        message = self.topics.record(pair, "user", content, safety=marked(verdict), media=media)
         now = self.clock.now()
         minutes = self.settings.crisis_checkin_minutes
         # in a crisis topic the check-in stays owed until the person has been answered after it
@@ -121,9 +118,9 @@ class ChatService:
         """What the person sees beside a message marked as a crisis."""
         return self.crisis_help(pair.account_id) if message.safety == "crisis" else None
 
-    def save(self, pair: PairId, ai_user: AIUser, content: str) -> tuple[Message, bool]:
+    def save(self, pair: PairId, ai_user: AIUser, content: str, media: Media | None = None) -> tuple[Message, bool]:
         """Store a message without a reply; a farewell still ends the topic."""
-        message = self.accept(pair, ai_user, content, limited=not self.protected(pair, content))
+        message = self.accept(pair, ai_user, content, limited=not self.protected(pair, content, media), media=media)
         ended = message.safety is None and says_farewell(content, self.settings.farewell_keywords)
         if ended:
             self.topics.end_topic(pair, message.topic_id)
@@ -173,8 +170,8 @@ class ChatService:
             person = self.topics.switch_topic(pair, person)
         reasoning = reply.reasoning[:REASONING_CHARS]
         lines = replies.split_messages(text)
-        if distress and not lines:
-            lines = [caring_reply(crisis, offline=False)]
+        if not lines and (distress or unheard(person.media_kind, person.content)):  # never silence
+            lines = [caring_reply(crisis, offline=False) if distress else UNHEARD_REPLY]
         if must_answer and not lines:  # asked again for an answer: not 已读不回, a failure to retry
             return [UNANSWERED]
         cap = replies.CRISIS_MAX_DELAY_SECONDS if distress else None
@@ -224,9 +221,11 @@ class ChatService:
         if not self.speaker.can_speak(ai_user):
             recent, _ = self.repo.log.messages(pair, before=None, after=None, limit=OFFLINE_NOTICE_LOOKBACK)
             text = caring_reply(state == "crisis", offline=True) if state else offline_reply_for(ai_user.name, recent)
+            text = UNHEARD_REPLY if not state and unheard(person.media_kind, person.content) else text
             return Reply(text, typed=False)
         snapshot = self.repo.snapshot(pair)
         asked, why = asks_if_human(person.content), None  # a question if human: answered, always and honestly
+        must = must or unheard(person.media_kind, person.content)  # "I cannot listen now", never 已读不回
         if state:
             guidance = CRISIS_GUIDANCE if state == "crisis" else DISTRESS_GUIDANCE
         else:
@@ -235,13 +234,14 @@ class ChatService:
             if not decision.inclined and self.settings.reply_decision == "draw":
                 return self.draw.read_without_replying(ai_user, decision)
             guidance, why = decision.guidance, decision.reason
-        guidance += HUMAN_QUESTION_GUIDANCE if asked else ""
+        guidance += (HUMAN_QUESTION_GUIDANCE if asked else "") + self.media.guidance(person)
         # distress keeps the stable instructions (and the prompt cache); its turn block asks for care
         instructions = chat_instructions(ai_user.name, snapshot.relationship.level, crisis=state == "crisis")
         context = self.context.context(
             pair, ai_user, person.content, instructions, exclude_message=person.id, snapshot=snapshot, guidance=guidance
         )
-        completion = self.speaker.generate(pair, ai_user, context.messages, deadline)
+        messages = self.media.shown(pair, person, context.messages)  # the photo itself, to a model that sees
+        completion = self.speaker.generate(pair, ai_user, messages, deadline)
         return Reply(completion.text or "", reasoning=completion.reasoning, asked=why)
 
     def _end_on_farewell(self, pair: PairId, person: Message) -> bool:

@@ -5,6 +5,7 @@ router sends each as one server-sent event); a turn replayed for an Idempotency-
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -113,3 +114,9 @@ def told(event: ChatEvent) -> tuple[str, dict[str, Any]]:
     if isinstance(event, Replayed):
         return event.name, event.fields
     return "error", {"code": event.code, "message": event.message}
+
+
+def kept(event: ChatEvent) -> dict[str, str]:
+    """An event as an Idempotency-Key keeps it for the retries: its name and its fields as JSON."""
+    name, fields = told(event)
+    return {"event": name, "data": json.dumps(fields, ensure_ascii=False)}

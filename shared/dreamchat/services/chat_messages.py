@@ -8,8 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from dreamchat.budget import Deadline
 from dreamchat.domain.answers import SEARCH_SCAN_MESSAGES, matches
 from dreamchat.domain.cards import person_named
+from dreamchat.domain.media import message_text
 from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.domain.personas import opening
 from dreamchat.errors import NotFound
@@ -19,6 +21,7 @@ from dreamchat.services.chat import ChatService
 from dreamchat.services.exits import ExitService
 from dreamchat.services.heartbeat_state import HeartbeatStateService
 from dreamchat.services.idempotency import IdempotencyService, abandon_key, claim_key
+from dreamchat.services.media_words import MediaWordsService
 from dreamchat.services.memory_repo import MemoryRepository, MessageLog
 from dreamchat.services.profile import ProfileService
 from dreamchat.services.topics import TopicService
@@ -51,7 +54,9 @@ class ChatMessageService:
         usage: UsageService,
         exits: ExitService,
         profiles: ProfileService,
+        words: MediaWordsService,
     ) -> None:
+        self._words = words  # a photo's or voice note's words, before the message is stored
         self._chat = chat
         self._topics = topics
         self._repo = repo
@@ -79,19 +84,34 @@ class ChatMessageService:
         self._heartbeats.greeted(pair, ai_user, self._repo.relationship(pair))
         return message
 
-    def save(self, pair: PairId, ai_user: AIUser, content: str, key: str | None) -> Mapping[str, Any]:
+    def save(
+        self,
+        pair: PairId,
+        ai_user: AIUser,
+        content: str,
+        key: str | None,
+        media_id: str | None = None,
+        deadline: Deadline | None = None,
+    ) -> Mapping[str, Any]:
         """Store the person's message without asking for a reply: the message, whether it ended its
         topic, and the help lines when it shows a crisis (a retry with the key gets the first again). It is
         the person writing: it lifts a stop, or, an exit keyword, stops the companion (its goodbye in the chat).
-        Distress, a crisis or a way out passes every protection."""
+        Distress, a crisis or a way out passes every protection. `media_id`: the photo or voice note it
+        carries, its words found after the key's claim (`dreamchat.services.media_words`)."""
         stop = self._exits.asks_to_stop(pair, content)
-        if not stop and not self._chat.protected(pair, content):
+        if not stop and media_id is None and not self._chat.protected(pair, content):
             self._usage.admit(pair.account_id, ai_user)
-        claim = claim_key(self._idempotency, pair.account_id, key, "save-message", pair.ai_user_id, content)
+        named = (content, media_id) if media_id else (content,)
+        claim = claim_key(self._idempotency, pair.account_id, key, "save-message", pair.ai_user_id, *named)
         if claim is not None and claim.replay is not None:
             return dict(claim.replay)
         try:
-            message, ended = self._chat.save(pair, ai_user, content)
+            media = self._words.words(pair, media_id, deadline) if media_id else None
+            if media is not None:  # the words heard or seen are checked, and gated, like typed ones
+                content = message_text(media, content)
+                if not stop and not self._chat.protected(pair, content, media):
+                    self._usage.admit(pair.account_id, ai_user)
+            message, ended = self._chat.save(pair, ai_user, content, media)
             self._exits.wrote(pair, stop)
         except BaseException:
             abandon_key(self._idempotency, claim)
@@ -130,9 +150,12 @@ class ChatMessageService:
         return History(HistoryPage(hits[::-1], cursor if more else None, None), None)
 
     def delete(self, pair: PairId, message_id: str) -> None:
-        """Delete one message (the person's or the AI's), also from short-term memory."""
-        if not self._log.delete_message(pair, message_id):
+        """Delete one message (the person's or the AI's), also from short-term memory, and the photo or voice
+        note it carried (record and bytes)."""
+        found = self._log.message(pair, message_id)
+        if found is None or not self._log.delete_message(pair, message_id):
             raise NotFound("no such message in this conversation")
+        self._words.forget(pair, found)
 
     def mark_read(self, pair: PairId, message_id: str) -> None:
         """The person has seen the conversation up to this message."""

@@ -1,15 +1,15 @@
 """A chat turn, and the answer asked for again after a turn that failed (`retry`).
 
-A turn is accepted before its answer is made: a model pool slot is reserved (full: 503, nothing stored),
-an Idempotency-Key claimed (a retry with the key gets the first answer again), then the person's message
-is stored (`ChatService.accept`). Distress or a crisis, or a message in its topic, is never refused: with
-no slot free, or past the message limit, it is stored and answered at once without the model (words of
-care and the help lines). A message that is an exit keyword is answered at once with the goodbye written in
-code (`dreamchat.services.exits`); any other lifts a stop. Otherwise the answer runs on the model pool (`Turn.events`), whole, before its
-first event: a client that hangs up cannot cut it short. A turn that fails leaves the message free to be
-answered again (`dreamchat.services.answering`). A protection of the person (`UsageService.admit`: minors'
-mode, a guardian's consent, the daily limit) refuses a turn with a 403 before anything is stored, never a turn
-on distress or a crisis.
+A turn is accepted before its answer is made: a model pool slot is reserved (full: 503, nothing stored), an
+Idempotency-Key claimed (a retry with the key gets the first answer again), a photo's or voice note's words
+found (`dreamchat.services.media_words`), then the person's message is stored (`ChatService.accept`). Distress
+or a crisis, or a message in its topic, is never refused: with no slot free, or past the message limit, it is
+stored and answered at once without the model (words of care and the help lines). A message that is an exit
+keyword is answered at once with the goodbye written in code (`dreamchat.services.exits`); any other lifts a
+stop. Otherwise the answer runs on the model pool (`Turn.events`), whole, before its first event: a client
+that hangs up cannot cut it short. A turn that fails leaves the message free to be answered again
+(`dreamchat.services.answering`). A protection of the person (`UsageService.admit`: minors' mode, a guardian's
+consent, the daily limit) refuses a turn with a 403 before anything is stored, never on distress or a crisis.
 """
 
 from __future__ import annotations
@@ -23,16 +23,18 @@ from typing import Any
 
 from dreamchat.budget import Deadline
 from dreamchat.domain.answering import NOT_THE_LATEST
+from dreamchat.domain.media import Media, message_text
 from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.errors import Conflict, NotFound, TooManyRequests, Unavailable
 from dreamchat.llm.offline import caring_reply
 from dreamchat.services.answering import AnsweringService
 from dreamchat.services.chat import ChatService
-from dreamchat.services.chat_events import ChatEvent, Failed, Replayed, told
+from dreamchat.services.chat_events import ChatEvent, Failed, Replayed, kept
 from dreamchat.services.crisis_protocol import CrisisService
 from dreamchat.services.exits import ExitService
 from dreamchat.services.idempotency import IdempotencyClaim, IdempotencyService, abandon_key, claim_key
 from dreamchat.services.leases import LeaseClaim
+from dreamchat.services.media_words import MediaWordsService
 from dreamchat.services.memory_repo import MessageLog
 from dreamchat.services.model_pool import ModelPool, Slot
 from dreamchat.services.tombstones import Gone
@@ -62,7 +64,9 @@ class ChatTurnService:
         answering: AnsweringService,
         usage: UsageService,
         exits: ExitService,
+        words: MediaWordsService,
     ) -> None:
+        self._words = words  # a photo's or voice note's words, before the message is stored
         self._chat = chat
         self._protocol = protocol
         self._log = message_log
@@ -80,25 +84,41 @@ class ChatTurnService:
         key: str | None,
         deadline: Deadline,
         replacing: Replacing | None = None,
+        media_id: str | None = None,
     ) -> Turn:
-        """Store the person's message and the turn that answers it (before the message is stored, a 503
-        means "send it again", nothing half-done: never for distress or a crisis). `replacing`: the person's
-        last message edited, taken back (with the AI's answer to it) just before the new one is stored."""
+        """Store the person's message and the turn that answers it (before it is stored, a 503 means "send it
+        again", nothing half-done; never for distress or a crisis). `replacing`: the person's last message edited,
+        taken back with its answer just before the new one is stored. `media_id`: the upload, heard after the claim."""
         request = ("chat",) if replacing is None else ("edit", replacing.message_id)
         crisis = self._protocol.protected(pair, content)
         stop = self._exits.asks_to_stop(pair, content)  # a way out needs no model (no slot) and passes every gate
-        if not crisis and not stop:  # a crisis passes every protection
+        if not crisis and not stop and media_id is None:  # a crisis passes every protection
             self._usage.admit(pair.account_id, ai_user)
-        slot = None if stop else self.slot(pair.account_id, crisis)
-        claim = None
+        slot, claim, refused = None, None, None
         try:
-            claim = claim_key(self._idempotency, pair.account_id, key, *request, pair.ai_user_id, content)
+            slot = None if stop else self.slot(pair.account_id, crisis)
+        except (Unavailable, TooManyRequests) as error:
+            if media_id is None:
+                raise
+            refused = error  # what the voice note or photo shows may yet be a crisis, never refused
+        try:
+            named = (content, media_id) if media_id else (content,)
+            claim = claim_key(self._idempotency, pair.account_id, key, *request, pair.ai_user_id, *named)
             if claim is not None and claim.replay is not None:
                 _release(slot)
                 return Turn([Replayed(e["event"], json.loads(e["data"])) for e in claim.replay])
             taken = replacing.take_back() if replacing is not None else []
             try:
-                person, slot = self._accept(pair, ai_user, content, crisis, slot)
+                replaced = taken[0][0] if taken else None  # an edit keeps the media its message carried
+                media = self._words.words(pair, media_id, deadline) if media_id else self._words.kept(pair, replaced)
+                if media is not None:  # the words heard or seen are checked, and gated, like typed ones
+                    content = message_text(media, content)
+                    crisis = crisis or self._chat.protected(pair, content, media)
+                    if refused is not None and not crisis:
+                        raise refused
+                    if not crisis and not stop and media_id:
+                        self._usage.admit(pair.account_id, ai_user)
+                person, slot = self._accept(pair, ai_user, content, crisis, slot, media)
             except BaseException:
                 if replacing is not None:
                     replacing.put_back(taken)
@@ -113,15 +133,15 @@ class ChatTurnService:
         return self.run(slot, self._turn, pair, ai_user, person, deadline, claim)
 
     def _accept(
-        self, pair: PairId, ai_user: AIUser, content: str, crisis: bool, slot: Slot | None
+        self, pair: PairId, ai_user: AIUser, content: str, crisis: bool, slot: Slot | None, media: Media | None
     ) -> tuple[Message, Slot | None]:
         try:
-            return self._chat.accept(pair, ai_user, content), slot
+            return self._chat.accept(pair, ai_user, content, media=media), slot
         except TooManyRequests:
             if not crisis:
                 raise
             # past the message limit a crisis is still stored and answered, without the model
-            person = self._chat.accept(pair, ai_user, content, limited=False)
+            person = self._chat.accept(pair, ai_user, content, limited=False, media=media)
             _release(slot)
             return person, None
 
@@ -170,7 +190,7 @@ class ChatTurnService:
     def _finished(self, claim: IdempotencyClaim | None, turn: list[ChatEvent]) -> list[ChatEvent]:
         if claim is not None:
             with contextlib.suppress(Gone):  # none is kept once the conversation or the account was deleted
-                self._idempotency.finish(claim, [_kept(event) for event in turn])
+                self._idempotency.finish(claim, [kept(event) for event in turn])
         return turn
 
     def _retried(
@@ -223,12 +243,6 @@ class ChatTurnService:
             if not crisis:
                 raise
             return None
-
-
-def _kept(event: ChatEvent) -> dict[str, str]:
-    """An event as an Idempotency-Key keeps it for the retries: its name and its fields as JSON."""
-    name, fields = told(event)
-    return {"event": name, "data": json.dumps(fields, ensure_ascii=False)}
 
 
 def _release(slot: Slot | None) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import partial
 
 from dreamchat import keys
 from dreamchat.adapters.embeddings import build_embedder
@@ -14,6 +15,7 @@ from dreamchat.adapters.private import signing_secret
 from dreamchat.domain.answering import ANSWER_MARGIN_SECONDS
 from dreamchat.events import ExtractionDue, HeartbeatDue, TopicEnded
 from dreamchat.llm.gateway import OpenAIGateway
+from dreamchat.llm.media_models import OpenAIMediaModels
 from dreamchat.llm.memory_models import FallbackMemoryModels, build_memory_models
 from dreamchat.llm.port import LLMGateway
 from dreamchat.ports import Counter, Embedder, Event
@@ -44,6 +46,8 @@ from dreamchat.services.leases import LeaseService
 from dreamchat.services.limits import AccountBudget, ModelCallBudget
 from dreamchat.services.long_term import LongTermService
 from dreamchat.services.media import MediaService
+from dreamchat.services.media_redo import MediaRedoService
+from dreamchat.services.media_words import MediaModels, MediaTurnService, MediaWordsService
 from dreamchat.services.memory_edit import MemoryEditService
 from dreamchat.services.memory_import import ImportService
 from dreamchat.services.memory_repo import MemoryRepository
@@ -86,6 +90,7 @@ def build_services(
     on_quality: OnFigure | None = None,
     on_count: Counter | None = None,
     push_sender: PushSender | None = None,
+    media_models: MediaModels | None = None,
 ) -> Services:
     settings, clock, store = runtime.settings, runtime.clock, runtime.store
     if gateway is None and settings.llm_configured:
@@ -116,11 +121,22 @@ def build_services(
     def budget(scope: Callable[[str], str], limit: int, window: int, message: str) -> Callable[[str], None]:
         return AccountBudget(storage, clock, scope, limit, window, message).spend
 
+    media_budget = budget(
+        keys.media_limit_scope, settings.media_uploads_per_minute, 60, "too many photos or voice notes; wait a moment"
+    )
+    media = MediaService(
+        storage, runtime.blobs, clock, runtime.random, media_budget, inspect_media, settings.media_url_seconds
+    )
+    role_limits = {"speech_to_text": settings.speech_to_text_per_minute, "vision": settings.vision_per_minute}
+    role_budgets = {r: budget(partial(keys.media_role_scope, r), n, 60, r) for r, n in role_limits.items()}
+    heard = media_models or OpenAIMediaModels.from_settings(settings)
+    words = MediaWordsService(media, heard, role_budgets, protocol.locale)
     draw = ReplyDrawService(repo.log, clock, runtime.random, settings)
     sessions = SessionService(storage, clock, settings.break_reminder_minutes, on_message=usage.spoke)
     messages = budget(keys.message_limit_scope, settings.messages_per_minute, 60, "too many messages; wait a moment")
     parts = (repo, topics, context, speaker, heartbeats, protocol, draw, sessions, messages)
-    chat = ChatService(*parts, clock, runtime.random, settings, on_reply=push.after_turn, notices=usage.notices)
+    shown = MediaTurnService(media, settings.chat_accepts_images)
+    chat = ChatService(*parts, clock, runtime.random, settings, push.after_turn, usage.notices, shown)
     friend_lists = FriendListService(storage)
     leases = LeaseService(storage, clock, settings.lease_seconds, settings.lease_attempts)
     quality = QualityService(repo, storage, gateway, clock, runtime.random, settings, on_quality)
@@ -130,9 +146,7 @@ def build_services(
     after = AfterCompressionService(repo, storage, quality, soul, ai_users, clock, settings)
     compression = CompressionService(repo, storage, topics, models, vectors, after, clock, settings)
     extractor = LongTermService(repo, storage, models, core_judge, vectors, quality, clock, settings)
-    exits = ExitService(
-        storage, topics, protocol, clock, settings.exit_keywords
-    )  # stopped: no heartbeat, no push of one
+    exits = ExitService(storage, topics, protocol, clock, settings.exit_keywords)  # stopped: no heartbeat, no push
     beats = (storage, heartbeats, ai_users, repo, topics, context, speaker, runtime.queue or MissingQueue(), leases)
     heartbeat = HeartbeatService(
         *beats,
@@ -143,9 +157,9 @@ def build_services(
         taken_over=exits.or_stopped(escalations.taken_over),
         held=usage.heartbeat_held,
     )
-    healing = HealingService(
-        repo, storage, RedoService(repo, storage, models, vectors, clock), core_judge, soul, ai_users, clock, settings
-    )
+    redo = RedoService(repo, storage, models, vectors, clock)
+    late = MediaRedoService(storage, words, repo.log, protocol, ai_users)  # owed words of photos and voice notes
+    healing = HealingService(repo, storage, redo, core_judge, soul, ai_users, clock, settings, media=late.redo)
     extraction = ExtractionService(storage, extractor, healing, leases, extract_queue(runtime), clock, settings)
     views = ViewService(ai_users, friend_lists, repo, context, heartbeats, quality, clock)
     model_calls = ModelCallBudget(storage, clock, settings.model_calls_per_minute)
@@ -166,13 +180,7 @@ def build_services(
     imports = (runtime.random, protocol.check, import_budget)
     takedowns = TakedownService(ai_users, operators, clock)
     card_budget = budget(keys.card_limit_scope, settings.card_uploads_per_minute, 60, "too many cards; wait a moment")
-    media_budget = budget(
-        keys.media_limit_scope, settings.media_uploads_per_minute, 60, "too many photos or voice notes; wait a moment"
-    )
-    media = MediaService(
-        storage, runtime.blobs, clock, runtime.random, media_budget, inspect_media, settings.media_url_seconds
-    )
-    chat_turns = ChatTurnService(chat, protocol, repo.log, model_pool, idempotency, answering, usage, exits)
+    chat_turns = ChatTurnService(chat, protocol, repo.log, model_pool, idempotency, answering, usage, exits, words)
     auth = AuthService(storage, clock, settings, signing_secret(settings))
     services = Services(
         runtime=runtime,
@@ -194,7 +202,7 @@ def build_services(
         chat_turns=chat_turns,
         answers=AnswerService(chat_turns, repo.log, topics, answering, protocol, usage),
         ratings=RatingService(storage, repo.log, topics, clock),
-        chat_messages=ChatMessageService(*said),
+        chat_messages=ChatMessageService(*said, words),
         model_pool=model_pool,
         person_settings=PersonSettingsService(profiles, protocol, heartbeats, friend_lists, repo, views),
         extract_now=ExtractNowService(healing, extractor, repo),

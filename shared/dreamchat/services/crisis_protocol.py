@@ -18,9 +18,12 @@ from dreamchat.domain import help_lines
 from dreamchat.domain.bounds import MESSAGE_CHARS
 from dreamchat.domain.crisis import CrisisCheck, Verdict
 from dreamchat.domain.heartbeat import check_in_after
+from dreamchat.domain.media import photo_verdict, stronger
 from dreamchat.domain.models import AIUser, Message, PairId
 from dreamchat.domain.moderation import STAFF_NOTICE
 from dreamchat.domain.protocol import CUT_MARK, recent_words, topic_state
+from dreamchat.domain.text import is_blank
+from dreamchat.errors import Invalid, TooLarge
 from dreamchat.logsafe import failure
 from dreamchat.ports import Clock, Counter
 from dreamchat.services.chat_events import ChatEvent, Done, Notice, SafetyNotice
@@ -89,23 +92,32 @@ class CrisisService:
         last = self._repo.log.last_message(pair)
         return self._repo.short_term(pair, last.topic_id) if last else []
 
-    def protected(self, pair: PairId, content: str) -> bool:
-        """Whether a message is never refused (no 429, no 503): it shows distress or a crisis, or its topic
-        already did. Past a limit it is still stored and answered, without the model."""
-        return self.check.judge(content).distress or topic_state(self.open_topic(pair)) is not None
+    def protected(self, pair: PairId, content: str, flagged: bool = False) -> bool:
+        """Whether a message is never refused (no 429, no 503): it shows distress or a crisis (its words, or
+        its photo `flagged` by the vision role), or its topic already did. Past a limit it is still stored
+        and answered, without the model."""
+        return flagged or self.check.judge(content).distress or topic_state(self.open_topic(pair)) is not None
 
     def fitted(self, content: str) -> tuple[str, Verdict | None]:
         """A message over the length limit that shows distress is kept, cut at the limit and marked (a
-        crisis letter is answered, never refused); its verdict over the whole text comes with it."""
-        if len(content) <= MESSAGE_CHARS:
-            return content, None
-        whole = self.check.judge(content)
-        return (content[: MESSAGE_CHARS - len(CUT_MARK)] + CUT_MARK if whole.distress else content), whole
+        crisis letter is answered, never refused); its verdict over the whole text comes with it. Any other
+        over the limit is TooLarge (413), a blank one Invalid (422)."""
+        whole = self.check.judge(content) if len(content) > MESSAGE_CHARS else None
+        if whole is not None and whole.distress:
+            content = content[: MESSAGE_CHARS - len(CUT_MARK)] + CUT_MARK
+        if len(content) > MESSAGE_CHARS:
+            raise TooLarge(f"a message may have at most {MESSAGE_CHARS} characters")
+        if is_blank(content):
+            raise Invalid("the message is empty")
+        return content, whole
 
-    def judge(self, topic: list[Message], content: str, whole: Verdict | None) -> Verdict:
-        """The new message read with the topic's latest words (a crisis split over two messages is one)."""
+    def judge(self, topic: list[Message], content: str, whole: Verdict | None, concern: str | None = None) -> Verdict:
+        """The new message read with the topic's latest words (a crisis split over two messages is one), and
+        what the vision role saw in its photo (`concern`: `dreamchat.domain.media.photo_verdict`)."""
         verdict = self.check.recent([*recent_words(topic), content])
-        return whole if whole is not None and whole.crisis else verdict
+        verdict = whole if whole is not None and whole.crisis else verdict
+        distressed = verdict.distress or topic_state(topic) is not None
+        return stronger(verdict, photo_verdict(concern, distressed))
 
     def check_in_later(self, pair: PairId, ai_user: AIUser) -> None:
         now, minutes = self._clock.now(), self._settings.crisis_checkin_minutes

@@ -44,7 +44,9 @@ class HealingService:
         ai_users: AIUserService,
         clock: Clock,
         settings: Settings,
+        media: Callable[[PairId, Versioned[OwedWork]], RedoOutcome] = lambda pair, owed: "degraded",
     ) -> None:
+        self._media = media  # a voice note's or photo's words (`MediaRedoService.redo`)
         self._repo = repo
         self._storage = storage
         self._redo = redo
@@ -98,6 +100,8 @@ class HealingService:
 
     def _run(self, pair: PairId, taken: Versioned[OwedWork], zone: str, has_time: Callable[[], bool]) -> RedoOutcome:
         kind = taken.entity.kind
+        if kind == "media":
+            return self._media(pair, taken)
         if kind == "embed":
             return self._redo.embed(pair, taken, has_time)
         if kind == "compress":

@@ -21,7 +21,7 @@ from dreamchat import keys
 from dreamchat.domain import ids
 from dreamchat.domain.media import Inspected, Media, MediaProblem, check_size, kind_of
 from dreamchat.domain.models import PairId
-from dreamchat.errors import Contended, MediaRefused, NotFound, UploadsUnavailable
+from dreamchat.errors import Contended, MediaAlreadySent, MediaRefused, NotFound, UploadsUnavailable
 from dreamchat.ports import BlobStore, Clock, RandomSource, SignedBlobs, UploadForm
 from dreamchat.services.storage.unit_of_work import Storage
 
@@ -137,14 +137,34 @@ class MediaService:
 
     def unsent(self, pair: PairId, media_id: str) -> Media:
         """The media a message is about to carry: the pair's own, kept and not yet sent with a message
-        (NotFound for an id of any other pair or none). The one door from an upload to a message: a
-        presigned upload is claimed here (MediaRefused, nothing kept, when it breaks a rule)."""
+        (NotFound for an id of any other pair or none, MediaAlreadySent once a message carries it). The one
+        door from an upload to a message: a presigned upload is claimed here (MediaRefused, nothing kept, when
+        it breaks a rule)."""
         found = self._found(pair, media_id)
         if found is None and self._signer is not None and ids.media_ai_user(media_id) == pair.ai_user_id:
             found = self._claim(pair, media_id)
-        if found is None or found.message_id is not None:
-            raise NotFound("no such media, or it was sent already")
+        if found is None:
+            raise NotFound("no such media")
+        if found.message_id is not None:
+            raise MediaAlreadySent("this photo or voice note was sent already")
         return found
+
+    def get(self, pair: PairId, media_id: str) -> Media | None:
+        """One of the pair's media records, sent or not (None for any other id)."""
+        return self._found(pair, media_id)
+
+    def data(self, pair: PairId, media: Media) -> bytes | None:
+        """The bytes of one of the pair's media (None once erased)."""
+        return self._blobs.get(keys.media_blob(pair, media.id))
+
+    def erase(self, pair: PairId, media_id: str) -> None:
+        """A media record and its bytes gone with the message that carried it (and any work owed on it)."""
+        with self._storage.pair(pair) as uow:
+            uow.media.remove(media_id)
+            if (owed := uow.owed.get("media", media_id)) is not None:
+                uow.owed.paid(owed)
+            uow.commit()
+        self._blobs.delete(keys.media_blob(pair, media_id))
 
     def of_pair(self, pair: PairId) -> list[Media]:
         """Every media record of the pair, oldest first (for the export)."""

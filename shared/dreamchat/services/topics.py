@@ -15,14 +15,16 @@ from dreamchat import keys
 from dreamchat.config import Settings
 from dreamchat.domain import topics
 from dreamchat.domain.ids import message_id
+from dreamchat.domain.media import Media
 from dreamchat.domain.models import Message, MessageKind, PairId, Role, Safety
+from dreamchat.domain.owed import OwedWork
 from dreamchat.domain.topics import Placement, TopicState
-from dreamchat.errors import Contended
+from dreamchat.errors import Contended, MediaAlreadySent, NotFound
 from dreamchat.events import TopicEnded
 from dreamchat.ports import Clock, Event, EventBus, RandomSource
 from dreamchat.services.due_index import due_pages
 from dreamchat.services.memory_repo import MemoryRepository
-from dreamchat.services.storage.unit_of_work import Storage, retry_on_conflict
+from dreamchat.services.storage.unit_of_work import PairUnitOfWork, Storage, retry_on_conflict
 
 COMPRESS_SAFETY_NET = timedelta(hours=1)  # an ended topic not compressed by then is compressed by the sweep
 
@@ -59,8 +61,11 @@ class TopicService:
         delay_ms: int = 0,
         reasoning: str = "",
         safety: Safety | None = None,
+        media: Media | None = None,
     ) -> Message:
-        """Store one message durably in the log and its topic; opens or closes topics as needed."""
+        """Store one message durably in the log and its topic; opens or closes topics as needed. A message
+        that carries `media` (the record as it is to be kept) takes it in the same commit: of two messages
+        naming one upload, one carries it (MediaAlreadySent for the other)."""
 
         def place() -> tuple[Message, Placement]:
             with self._storage.pair(pair) as uow:
@@ -86,8 +91,13 @@ class TopicService:
                     delay_ms=delay_ms,
                     reasoning=reasoning,
                     safety=safety,
+                    media_id=media.id if media else None,
+                    media_kind=media.kind if media else None,
+                    duration_s=media.duration_s if media else None,
                 )
                 uow.messages.add(message)
+                if media is not None:
+                    _carry(uow, media, message)
                 if placement.opens_topic:
                     uow.topic.save(TopicState(fresh, int(now.timestamp())), read, self._idle_check(now))
                 if placement.closes_topic:
@@ -218,3 +228,16 @@ class TopicService:
                 uow.topic.save(replace(read.entity, ended=True), read)
                 with suppress(Contended):  # someone else changed the topic meanwhile: closed either way
                     uow.commit()
+
+
+def _carry(uow: PairUnitOfWork, media: Media, message: Message) -> None:
+    """The media record joins the message (over the version read); words still owed are owed work. A record
+    that carries another message's id may pass on only from the message `media` names (an edit's)."""
+    read = uow.media.get(media.id)
+    if read is None:
+        raise NotFound("no such media")
+    if read.entity.message_id not in (None, media.message_id):
+        raise MediaAlreadySent("this photo or voice note was sent already")
+    uow.media.save(media.model_copy(update={"message_id": message.id}), read)
+    if media.text_state == "owed" and uow.owed.get("media", media.id) is None:
+        uow.owed.owe(OwedWork(kind="media", subject=media.id, since=message.timestamp, due_at=message.timestamp))

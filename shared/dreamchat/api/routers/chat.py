@@ -10,7 +10,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Header, Query, status
 from fastapi import Path as PathParam
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from sse_starlette import EventSourceResponse
 
 from dreamchat.api.deps import CompanionDep, DeadlineDep, PairDep, ServicesDep
@@ -59,6 +59,19 @@ class ChatMessage(Body):
     content: str = Field(max_length=20_000)
 
 
+class MediaMessage(Body):
+    """A message sent: words, a photo or voice note uploaded first (`POST .../media`), or both."""
+
+    content: str | None = Field(default=None, max_length=20_000)
+    media_id: str | None = Field(default=None, min_length=1, max_length=64)
+
+    @model_validator(mode="after")
+    def _something(self) -> MediaMessage:
+        if self.content is None and self.media_id is None:
+            raise ValueError("a message needs content, a media_id, or both")
+        return self
+
+
 IdempotencyKey = Annotated[
     str | None,
     Header(
@@ -91,15 +104,19 @@ async def _sse(turn: Turn) -> AsyncIterator[dict[str, str]]:
 )
 def chat(
     user_id: str,
-    body: ChatMessage,
+    body: MediaMessage,
     companion: CompanionDep,
     deadline: DeadlineDep,
     services: ServicesDep,
     idempotency_key: IdempotencyKey = None,
 ) -> EventSourceResponse:
     """Send a message; the AI's messages come back as server-sent events. 403 with the protection's `code`
-    (`minor_protection`, `guardian_consent_required`) unless the message shows distress or a crisis."""
-    turn = services.chat_turns.send(companion.pair, companion.ai_user, body.content, idempotency_key, deadline)
+    (`minor_protection`, `guardian_consent_required`) unless the message shows distress or a crisis.
+    With `media_id` (an upload of this pair not yet sent): the voice note's transcript or the photo's description
+    is the message's text, before what was typed; 404 for an unknown id, 409 `media_already_sent`."""
+    pair, ai_user = companion.pair, companion.ai_user
+    content, media_id = body.content or "", body.media_id
+    turn = services.chat_turns.send(pair, ai_user, content, idempotency_key, deadline, media_id=media_id)
     return EventSourceResponse(_sse(turn), ping=15)
 
 
@@ -217,13 +234,17 @@ def greet(user_id: str, companion: CompanionDep, services: ServicesDep) -> Greet
 )
 def save_message(
     user_id: str,
-    body: ChatMessage,
+    body: MediaMessage,
     companion: CompanionDep,
+    deadline: DeadlineDep,
     services: ServicesDep,
     idempotency_key: IdempotencyKey = None,
 ) -> SavedMessageOut:
-    """Store the person's message without asking for a reply; `safety` holds help lines when it shows a crisis."""
-    saved = services.chat_messages.save(companion.pair, companion.ai_user, body.content, idempotency_key)
+    """Store the person's message without asking for a reply; `safety` holds help lines when it shows a crisis.
+    `media_id` as for `POST .../chat` (404 unknown, 409 `media_already_sent`)."""
+    pair, ai_user = companion.pair, companion.ai_user
+    content, media_id = body.content or "", body.media_id
+    saved = services.chat_messages.save(pair, ai_user, content, idempotency_key, media_id, deadline)
     return SavedMessageOut.model_validate(saved)
 
 

@@ -23,6 +23,13 @@ class MediaItems:
         """A new record; the commit fails (Contended) if one with its id exists."""
         self._session.put(item(self._key(media.id), {**media.model_dump(), "version": 1}), if_absent=True)
 
+    def save(self, media: Media, over: Versioned[Media]) -> None:
+        """The record changed (its words, the message that carries it), over the version read."""
+        self._session.put_over(item(self._key(media.id), media.model_dump()), over)
+
+    def remove(self, media_id: str) -> None:
+        self._session.delete(self._key(media_id))
+
     def all(self) -> list[Media]:
         """Every record of the pair, oldest first (ids sort by time)."""
         return [to_model(Media, found) for found in self._session.query(self._pk, KeyRange(prefix=keys.MEDIA_PREFIX))]
