@@ -24,7 +24,7 @@ from tests.browser.conftest import PHONE as PHONE_SIZE
 from tests.browser.test_look import small_targets, violations
 from tests.browser.test_web_client import open_logged_in
 from tests.fakes.fake_llm import FakeLLMServer
-from tests.fakes.fake_media import FakeMediaServer
+from tests.fakes.fake_media import TRANSCRIPTIONS, FakeMediaServer, MediaReply
 from tests.fakes.server import running_server
 
 pytestmark = pytest.mark.browser
@@ -58,7 +58,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         }
         env = server_env(tmp_path_factory.mktemp("media") / "data", llm, **roles)
         with running_server(env) as base:
-            yield Stack(base, llm)
+            stack = Stack(base, llm)
+            stack.media = media  # type: ignore[attr-defined]  # a test scripts a role's failure
+            yield stack
 
 
 @pytest.fixture(scope="module")
@@ -152,6 +154,16 @@ def test_a_held_button_records_a_voice_note_that_is_uploaded_sent_drawn_with_its
 
     note.get_by_role("button", name="显示语音的文字").click()
     expect(page.locator(".msg-me .voice-words")).to_have_text(HEARD)
+
+
+def test_a_note_nobody_could_hear_says_so_on_tap(stack: Stack, open_context: Any) -> None:
+    page, _ = chat_page(stack, open_context)
+    stack.media.script(TRANSCRIPTIONS, *[MediaReply.error(500)] * 5)  # type: ignore[attr-defined]
+    record(page, 2)
+    expect(page.locator(".msg-list .msg-ai .bubble")).not_to_have_count(0, timeout=15_000)
+    page.locator(".msg-me").get_by_role("button", name="显示语音的文字").click()
+    expect(page.locator(".msg-me .voice-words")).to_contain_text("未转写")
+    stack.media.scripts[TRANSCRIPTIONS].clear()  # type: ignore[attr-defined]
 
 
 def test_sliding_up_cancels_and_a_short_press_is_dropped_nothing_uploaded(stack: Stack, open_context: Any) -> None:
