@@ -121,11 +121,9 @@ def build_services(
     def budget(scope: Callable[[str], str], limit: int, window: int, message: str) -> Callable[[str], None]:
         return AccountBudget(storage, clock, scope, limit, window, message).spend
 
-    media_budget = budget(
-        keys.media_limit_scope, settings.media_uploads_per_minute, 60, "too many photos or voice notes; wait a moment"
-    )
+    uploads = budget(keys.media_limit_scope, settings.media_uploads_per_minute, 60, "too many photos or voice notes")
     media = MediaService(
-        storage, runtime.blobs, clock, runtime.random, media_budget, inspect_media, settings.media_url_seconds
+        storage, runtime.blobs, clock, runtime.random, uploads, inspect_media, settings.media_url_seconds
     )
     role_limits = {"speech_to_text": settings.speech_to_text_per_minute, "vision": settings.vision_per_minute}
     role_budgets = {r: budget(partial(keys.media_role_scope, r), n, 60, r) for r, n in role_limits.items()}
