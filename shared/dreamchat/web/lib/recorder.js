@@ -4,6 +4,10 @@
 
 import { recordingType } from "./media.js";
 
+// Speech needs little: 32 kbps Opus is clear voice, and 60 s of it (240 KB) stays far under the 2 MB limit.
+// bench/media_cost.py prices storage at this rate.
+export const VOICE_BITS_PER_SECOND = 32000;
+
 export class VoiceRecorder {
   constructor() {
     this.stream = null;
@@ -21,7 +25,8 @@ export class VoiceRecorder {
     this.stream = await navigator.mediaDevices.getUserMedia({ audio: true });
     const type = recordingType((t) => MediaRecorder.isTypeSupported(t));
     try {
-      this.recorder = new MediaRecorder(this.stream, type ? { mimeType: type } : {});
+      const options = { audioBitsPerSecond: VOICE_BITS_PER_SECOND, ...(type ? { mimeType: type } : {}) };
+      this.recorder = new MediaRecorder(this.stream, options);
       this.recorder.addEventListener("dataavailable", (event) => event.data.size && this.chunks.push(event.data));
       this.recorder.start(250);  // chunks as it goes: a stop right after a second still has the sound
     } catch (error) {
