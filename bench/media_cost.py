@@ -9,8 +9,8 @@ What is measured and what is assumed:
   re-encoded without metadata); their bytes per pixel are scaled to a phone photo kept at 1600 × 1200
   (a phone's 4:3 picture shrunk to the server's limit). Small photos re-encode at more bytes per pixel
   than large ones, so this leans high.
-- a person's voice note is ASSUMED to be recorded at the web client's bitrate (`--voice-kbps`, the
-  `audioBitsPerSecond` the client asks MediaRecorder for) and `--voice-seconds` long on average; the server
+- a person's voice note is ASSUMED to be recorded at the web client's bitrate (`--voice-kbps`: the
+  `audioBitsPerSecond` the client asks MediaRecorder for, `VOICE_BITS_PER_SECOND` in web/lib/recorder.js) and `--voice-seconds` long on average; the server
   keeps it as sent (no re-encoding).
 - an AI voice reply is ASSUMED to be MP3 at `--tts-kbps` (the provider decides; OpenAI's speech endpoint
   does not state its MP3 bitrate) and as long as its text read at `--tts-chars-per-second`.

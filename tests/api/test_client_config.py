@@ -12,6 +12,7 @@ from dreamchat.domain import accounts, bounds
 from dreamchat.domain.discover import CATEGORIES
 from dreamchat.domain.emotions import LABELS
 from dreamchat.domain.heartbeat import Night, Prefs, night_window
+from dreamchat.domain.media import AUDIO_MAX_BYTES, AUDIO_MAX_SECONDS, IMAGE_MAX_BYTES, IMAGE_MAX_SIDE
 from dreamchat.services.memory_import import MAX_IMPORT_BYTES
 
 WEB = Path(__file__).resolve().parents[2] / "shared" / "dreamchat" / "web"
@@ -37,7 +38,7 @@ def test_the_client_config_is_public_and_reads_each_constant_from_its_home(clien
     assert limits["memory_import_bytes"] == MAX_IMPORT_BYTES
     assert (limits["tag_chars"], limits["tags"]) == (bounds.TAG_CHARS, bounds.TAGS)
     assert body["categories"] == list(CATEGORIES)  # discover (issue 40), in the order the screen shows them
-    assert body["voice_replies"] == ["never", "sometimes", "always"] and limits["voice_chars"] == bounds.VOICE_CHARS
+    assert body["voice_replies"] == ["never", "sometimes", "always"] and limits["voice_id_chars"] == bounds.VOICE_CHARS
     assert (limits["report_reason_chars"], limits["note_chars"], limits["suspension_reason_chars"]) == (
         bounds.REPORT_REASON_CHARS,
         bounds.NOTE_CHARS,
@@ -66,6 +67,16 @@ def test_the_web_client_spells_no_moderation_bound() -> None:
     bound = rf"\b({bounds.REPORT_REASON_CHARS}|{bounds.NOTE_CHARS}|{bounds.SUSPENSION_REASON_CHARS})\b"
     retyped = {name for name, text in sources.items() if re.search(rf"_chars\W+{bound}", text)}
     assert retyped == set()
+
+
+def test_the_media_bounds_come_from_the_media_rules_and_the_client_spells_none_of_them(client: TestClient) -> None:
+    """The recorder stops at the server's longest voice note and photos shrink to its side (issue 41)."""
+    limits = client.get("/api/client-config").json()["limits"]
+    assert (limits["voice_seconds"], limits["voice_bytes"]) == (AUDIO_MAX_SECONDS, AUDIO_MAX_BYTES)
+    assert (limits["image_side"], limits["image_bytes"]) == (IMAGE_MAX_SIDE, IMAGE_MAX_BYTES)
+    sources = {path.name: path.read_text(encoding="utf-8") for path in WEB.rglob("*.js")}
+    bound = rf"\b({IMAGE_MAX_SIDE}|{int(AUDIO_MAX_SECONDS)} ?秒|{IMAGE_MAX_BYTES // 2**20} ?MB|{AUDIO_MAX_BYTES // 2**20} ?MB)"
+    assert {name for name, text in sources.items() if re.search(bound, text)} == set()
 
 
 def as_hours(night: Night) -> dict[str, int]:

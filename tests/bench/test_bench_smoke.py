@@ -337,3 +337,12 @@ def test_media_cost_measures_photos_through_the_pipeline_and_prices_the_mix() ->
     photos = re.search(r"^\| photos \| (\d+) \|", text, re.MULTILINE)
     assert photos and int(photos.group(1)) == 90  # 30 a day × 10 % × 30 days
     assert re.search(r"S3 per active person-month: storage of that month's media \$0\.\d+", text)
+
+
+def test_media_turn_times_each_kind_with_every_medium_heard_or_seen() -> None:
+    from bench import media_turn
+
+    text = run(media_turn.main, "--turns", "2")
+    rows = re.findall(r"^(text|voice note|photo)\s+([\d.]+)\s+([\d.]+)", text, re.MULTILINE)
+    assert [r[0] for r in rows] == ["text", "voice note", "photo"]
+    assert all(float(p50) > 0 for _, p50, _ in rows)

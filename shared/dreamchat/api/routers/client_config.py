@@ -12,6 +12,7 @@ from dreamchat.domain import accounts, bounds
 from dreamchat.domain.discover import CATEGORIES
 from dreamchat.domain.emotions import LABELS
 from dreamchat.domain.heartbeat import Prefs, night_window
+from dreamchat.domain.media import AUDIO_MAX_BYTES, AUDIO_MAX_SECONDS, IMAGE_MAX_BYTES, IMAGE_MAX_SIDE
 from dreamchat.domain.models import CoreMemory
 from dreamchat.domain.voice import VOICE_REPLIES
 from dreamchat.services.memory_import import MAX_IMPORT_BYTES
@@ -64,7 +65,11 @@ class LimitsOut(BaseModel):
     nickname_chars: int  # what the person wants to be called
     rating_reason_chars: int  # why a 👍/👎
     search_chars: int  # a history search
-    voice_chars: int  # an AI user's voice id
+    voice_seconds: int  # the longest voice note (the recorder stops there)
+    voice_bytes: int
+    image_side: int  # pixels, a photo's longer side (the client scales down to it before the upload)
+    image_bytes: int
+    voice_id_chars: int  # an AI user's voice id (its text-to-speech voice)
 
 
 class ClientConfigOut(BaseModel):
@@ -106,7 +111,11 @@ def client_config() -> ClientConfigOut:
             nickname_chars=bounds.NICKNAME_CHARS,
             rating_reason_chars=bounds.RATING_REASON_CHARS,
             search_chars=bounds.SEARCH_QUERY_CHARS,
-            voice_chars=bounds.VOICE_CHARS,
+            voice_seconds=int(AUDIO_MAX_SECONDS),
+            voice_bytes=AUDIO_MAX_BYTES,
+            image_side=IMAGE_MAX_SIDE,
+            image_bytes=IMAGE_MAX_BYTES,
+            voice_id_chars=bounds.VOICE_CHARS,
         ),
         categories=list(CATEGORIES),
         voice_replies=list(VOICE_REPLIES),

@@ -8,11 +8,13 @@ import hashlib
 import json
 from functools import cache
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, Response
 
 import dreamchat
+from dreamchat.config import Settings
 from dreamchat.errors import NotFound
 
 WEB_DIR = (Path(dreamchat.__file__).parent / "web").resolve()
@@ -27,26 +29,48 @@ MEDIA_TYPES = {
     ".webmanifest": "application/manifest+json",
 }
 
-# Avatars may be any image URL the person chose; everything else comes from this origin.
-CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-    "img-src 'self' data: https: http:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
-)
-
 router = APIRouter(include_in_schema=False)
 
 
+def content_security_policy(settings: Settings) -> str:
+    """Avatars may be any image URL the person chose; everything else comes from this origin. Photos and voice
+    notes are fetched with the login and shown from blob: URLs the page makes (views/media_bubbles.js); in AWS
+    that fetch follows `GET /api/media/{id}`'s 302 to a presigned S3 GET, so the bucket may be connected to."""
+    connect = " ".join(["'self'", *_media_origins(settings)])
+    return (
+        f"default-src 'self'; script-src 'self'; style-src 'self'; connect-src {connect}; "
+        "img-src 'self' data: blob: https: http:; media-src 'self' blob:; object-src 'none'; base-uri 'none'; "
+        "frame-ancestors 'none'"
+    )
+
+
+def _media_origins(settings: Settings) -> list[str]:
+    """Where a presigned media GET points: the S3 bucket's virtual host (global and regional), or the endpoint
+    a test or LocalStack stands in with."""
+    if settings.storage != "aws":
+        return []
+    if settings.aws_endpoint_url:
+        parts = urlsplit(settings.aws_endpoint_url)
+        return [f"{parts.scheme}://{parts.netloc}", f"{parts.scheme}://{settings.bucket}.{parts.netloc}"]
+    bucket, region = settings.bucket, settings.aws_region
+    return [f"https://{bucket}.s3.amazonaws.com", f"https://{bucket}.s3.{region}.amazonaws.com"]
+
+
+def _csp(request: Request) -> str:
+    return content_security_policy(request.app.state.settings)
+
+
 @router.api_route("/", methods=["GET", "HEAD"])
-def index() -> FileResponse:
+def index(request: Request) -> FileResponse:
     """The single page of the client; it routes itself with `#/...`."""
-    return _file(WEB_DIR / "index.html", {"Content-Security-Policy": CSP, "Referrer-Policy": "no-referrer"})
+    return _file(WEB_DIR / "index.html", {"Content-Security-Policy": _csp(request), "Referrer-Policy": "no-referrer"})
 
 
 @router.api_route("/admin", methods=["GET", "HEAD"])
-def admin() -> FileResponse:
+def admin(request: Request) -> FileResponse:
     """The operator console: the same page, which shows the console when opened at `/admin` (the API
     under `/api/admin/...` decides who may use it; the page only asks)."""
-    return index()
+    return index(request)
 
 
 @router.api_route("/manifest.webmanifest", methods=["GET", "HEAD"])
@@ -56,7 +80,7 @@ def manifest() -> FileResponse:
 
 
 @router.api_route("/sw.js", methods=["GET", "HEAD"])
-def service_worker() -> Response:
+def service_worker(request: Request) -> Response:
     """The service worker, with the app shell it keeps for offline use and a version that changes
     with any file of the shell (so a changed client installs a new worker)."""
     version, shell = _shell()
@@ -66,7 +90,7 @@ def service_worker() -> Response:
         "Cache-Control": "no-cache",
         "X-Content-Type-Options": "nosniff",
         "Service-Worker-Allowed": "/",
-        "Content-Security-Policy": CSP,
+        "Content-Security-Policy": _csp(request),
     }
     return Response(text, media_type=MEDIA_TYPES[".js"], headers=headers)
 

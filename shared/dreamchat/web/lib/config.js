@@ -43,8 +43,9 @@ function keep(body) {
 function read() {
   try {
     const kept = JSON.parse(localStorage.getItem(KEY));
-    // a copy kept before the server sent the moderation bounds is not used: the fresh one is waited for
-    return kept?.night && kept?.emotions && Number.isInteger(kept?.limits?.report_reason_chars) ? kept : null;
+    // a copy kept before the server sent the moderation or the media bounds is not used: the fresh one is waited for
+    const current = ["report_reason_chars", "voice_seconds"].every((name) => Number.isInteger(kept?.limits?.[name]));
+    return kept?.night && kept?.emotions && current ? kept : null;
   } catch {
     return null;
   }

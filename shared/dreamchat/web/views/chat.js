@@ -13,6 +13,7 @@ import { dismissReadNote, READ_NOTE_KIND } from "../lib/read_note.js";
 import { takeLoginNotices } from "../lib/protection.js";
 import { SendQueue } from "../lib/send_queue.js";
 import { Controls } from "./chat_controls.js";
+import { ChatMedia } from "./chat_media.js";
 import { History } from "./chat_history.js";
 import { aiDisclosure, buildUi, messageMenu, removeFriend, rows, stopCompanion } from "./chat_render.js";
 import { tooLong, Turns } from "./chat_turns.js";
@@ -53,6 +54,7 @@ class ChatView {
       report: () => reportDialog({ kind: "ai_user", ai_user_id: id, name: this.aiUser?.name }),
       search: () => this.controls.openSearch(),
     });
+    this.media = new ChatMedia(this);
   }
 
   // Starts loading and listening; returns what stops it.
@@ -81,6 +83,7 @@ class ChatView {
     this.loadInitial();
     return () => {
       this.alive = false;
+      this.media.close();
       clearInterval(timer);
       document.removeEventListener("visibilitychange", onVisible);
       window.removeEventListener("online", onOnline);
@@ -153,6 +156,7 @@ class ChatView {
     // where the conversation begins, however long it is: the other side is an AI
     intro.hidden = !history.loaded || history.hasMore;
     if (!intro.hidden) clear(intro, aiDisclosure(this.aiUser));
+    this.media.drawn();
     if (keepOffset) log.scrollTop = log.scrollHeight - fromBottom;
     else if (toBottom || wasNear) this.stick();
   }
@@ -464,6 +468,7 @@ class ChatView {
     });
     for (const name of ["pointerup", "pointercancel", "pointermove"]) ui.list.addEventListener(name, cancelPress);
     this.controls.listen(ui.list);
+    this.media.listen();
     ui.log.addEventListener("scroll", () => {
       if (ui.log.scrollTop < 80) this.loadOlder();
     });

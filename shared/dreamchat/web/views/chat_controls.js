@@ -50,7 +50,7 @@ export class Controls {
       out.push(menuItem("👍 赞", () => this.rate(item, 1)), menuItem("👎 踩", () => this.rate(item, -1)));
       if (exchange?.answer.includes(item)) out.push(menuItem("换一个回答", () => this.regenerate(exchange)));
     }
-    if (exchange && exchange.person === item) out.push(menuItem("编辑", () => this.edit(exchange)));
+    if (exchange && exchange.person === item && !item.media_id) out.push(menuItem("编辑", () => this.edit(exchange)));
     out.push(menuItem("让 TA 记住这条", () => this.remember(item)));
     return out;
   }

@@ -25,9 +25,10 @@ export class History {
     let changed = false;
     for (const message of messages) {
       if (this.known(message.id)) continue;
-      const local = message.role === "user" &&
-        this.items.find((item) => item.local && item.role === "user" && item.content === message.content);
-      if (local) Object.assign(local, message, { local: false });
+      const local = message.role === "user" && this.items.find((item) => item.local && item.role === "user" &&
+        (item.media_id ? item.media_id === message.media_id : !message.media_id && item.content === message.content));
+      // a photo or voice note keeps showing from its local blob (no second fetch, no flicker)
+      if (local) Object.assign(local, message, { local: false, uploading: false, unsent: false });
       else this.items.push({ ...message });
       changed = true;
     }
@@ -48,8 +49,11 @@ export class History {
   }
 
   // A message from the AI's side of a turn (an SSE `message` event, or a heartbeat asked for).
-  addReply({ message_id: id, content, timestamp, kind }) {
-    if (!this.known(id)) this.items.push({ id, role: "assistant", content, timestamp, kind: kind || "chat" });
+  // A voice reply carries its media (`content` is then its words, shown on tap).
+  addReply({ message_id: id, content, timestamp, kind, media_id = null, media_kind = null, duration_s = null }) {
+    if (this.known(id)) return;
+    const media = media_id ? { media_id, media_kind, duration_s } : {};
+    this.items.push({ id, role: "assistant", content, timestamp, kind: kind || "chat", ...media });
   }
 
   addDivider(text) {

@@ -5,6 +5,8 @@ import { del, describe, patch, post, put } from "../lib/api.js";
 import { aiBadge, avatar, confirmButton, h, icon, toast } from "../lib/dom.js";
 import { telHref, webHref } from "../lib/help_lines.js";
 import { chatStamp } from "../lib/time.js";
+import { mediaControls } from "./chat_media.js";
+import { photoBubble, voiceBubble } from "./media_bubbles.js";
 
 const STAMP_GAP_S = 5 * 60;
 
@@ -119,13 +121,22 @@ function row(item, aiUser, first, pending) {
     side,
     h("div", { class: "msg-body" },
       heartbeat && first ? h("div", { class: "msg-tag" }, icon("heart"), "主动来找你") : null,
-      h("div", { class: "bubble", text: item.content }),
+      content(item),
       item.alternatives?.length > 1 ? alternatives(item) : null,
       item.rating ? h("div", { class: "msg-meta msg-rating", text: item.rating === 1 ? "👍 已赞" : "👎 已踩" }) : null,
       item.read || item.read_no_reply ? h("div", { class: "msg-meta read-receipt", text: "已读" }) : null,
-      pending ? h("div", { class: "msg-meta", text: "发送中…" }) : null,
+      item.uploading ? h("div", { class: "msg-meta", text: "上传中…" }) : pending ? h("div", { class: "msg-meta", text: "发送中…" }) : null,
+      item.unsent ? h("div", { class: "msg-meta msg-failed" }, h("span", { text: "没有发出去" }),
+        h("button", { type: "button", class: "resend-btn", text: "重发" })) : null,
       item.failed ? h("div", { class: "msg-meta msg-failed" }, h("span", { text: item.unanswered ? "还没有回复" : "回复失败" }),
         h("button", { type: "button", class: "retry-btn", text: "重试" })) : null));
+}
+
+// A message's bubble: its words, or a voice note (a voice reply of the AI too), or a photo and its caption.
+function content(item) {
+  if (item.media_kind === "audio") return voiceBubble(item);
+  if (item.media_kind === "image") return photoBubble(item);
+  return h("div", { class: "bubble", text: item.content });
 }
 
 // The answers kept for the latest exchange (换一个回答): ‹ 2 / 3 ›, a tap (or a swipe on the bubble) shows another.
@@ -208,7 +219,9 @@ export function buildUi(ctx, id, actions) {
     counter: h("span", { class: "counter composer-counter", hidden: true }),
   };
   ui.log = h("div", { class: "log", role: "log", "aria-label": "聊天记录" }, ui.older, ui.intro, ui.empty, ui.list, ui.typing);
-  ui.form = h("form", { class: "composer" }, h("div", { class: "composer-box" }, textarea, ui.counter), send);
+  Object.assign(ui, mediaControls());
+  ui.form = h("form", { class: "composer" }, ui.recording, ui.camera, ui.album, ui.photoWrap,
+    h("div", { class: "composer-box" }, textarea, ui.counter), ui.mic, send);
   ui.root = h("section", { class: "chat" },
     h("header", { class: "bar" },
       h("button", { type: "button", class: "icon-btn back-btn", title: "返回", onclick: () => ctx.go("/") }, icon("back", "返回")),

@@ -24,6 +24,13 @@ function sendErrors() {
 }
 const RETRY_ERRORS = { 409: "这条消息可能还在回复中、已经有了回复，或者后面又有了新消息，稍后刷新看看。" };
 
+// A photo or voice note goes by its media id, with what was typed beside it (if anything) as its content.
+export function chatBody(turn) {
+  const mediaId = turn.item?.media_id;
+  if (!mediaId) return { content: turn.text };
+  return turn.text ? { content: turn.text, media_id: mediaId } : { media_id: mediaId };
+}
+
 export const tooLong = () => `一条消息最多 ${limits().message_chars} 字，请分几次发送。`;
 
 export class Turns {
@@ -46,7 +53,10 @@ export class Turns {
     } else if (effect.type === "restore") this.restore(effect);
     else if (effect.type === "refused") this.refused(effect.turn, effect.error);
     else if (effect.type === "busy" && effect.event.type === "heartbeat") toast(heartbeatText({ reason: "conversation" }));
-    else if (effect.type === "settled") chat.poll();
+    else if (effect.type === "settled") {
+      chat.poll();
+      chat.media.settle();
+    }
   }
 
   start(turn, fromHold) {
@@ -65,7 +75,7 @@ export class Turns {
 
   async deliver(turn) {
     this.thinking(true);
-    const request = () => raw("POST", `/api/ai-users/${this.chat.id}/chat`, { content: turn.text }, { accept: "text/event-stream" });
+    const request = () => raw("POST", `/api/ai-users/${this.chat.id}/chat`, chatBody(turn), { accept: "text/event-stream" });
     await this.converse(turn, request);
   }
 
@@ -98,7 +108,8 @@ export class Turns {
     if (!item.local && !String(item.id).startsWith("local-")) return item.id;
     const body = await get(`/api/ai-users/${this.chat.id}/messages?limit=1`);
     const last = (body.messages || [])[0];
-    if (!last || last.role !== "user" || last.content !== item.content) throw new Error("not the latest message");
+    const same = item.media_id ? last?.media_id === item.media_id : last?.content === item.content;
+    if (!last || last.role !== "user" || !same) throw new Error("not the latest message");
     Object.assign(item, last, { local: false });
     return last.id;
   }
@@ -115,7 +126,8 @@ export class Turns {
     this.queue.dispatch({ type: "accepted", turn });
     const sent = outcome.status === "sent" ? outcome.messages || [] : [];
     for (const m of sent) {
-      const data = { message_id: m.id, content: m.content, delay_ms: m.delay_ms, timestamp: m.timestamp, kind: m.kind };
+      const data = { message_id: m.id, content: m.content, delay_ms: m.delay_ms, timestamp: m.timestamp, kind: m.kind,
+        media_id: m.media_id, media_kind: m.media_kind, duration_s: m.duration_s };
       this.show({ event: "message", data: JSON.stringify(data) }, null);
     }
     if (!sent.length) toast(heartbeatText(outcome));
@@ -141,10 +153,18 @@ export class Turns {
   }
 
   // The message, and any held behind it, go back to the composer in the order they were typed.
+  // A photo or voice note stays where it was, with 重发: it is uploaded already, and its caption goes with it.
   restore({ items, texts, error }) {
     this.thinking(false);
-    for (const item of items) this.chat.history.remove(item);
-    this.chat.putBack(texts);
+    const back = [];
+    items.forEach((item, at) => {
+      if (item.media_id) item.unsent = true;
+      else {
+        this.chat.history.remove(item);
+        back.push(texts[at]);
+      }
+    });
+    this.chat.putBack(back);
     if (this.blocked(error)) return;
     this.chat.render();
     this.chat.showNotice(describe(error, sendErrors()));
