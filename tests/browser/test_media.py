@@ -24,7 +24,7 @@ from tests.browser.conftest import PHONE as PHONE_SIZE
 from tests.browser.test_look import small_targets, violations
 from tests.browser.test_web_client import open_logged_in
 from tests.fakes.fake_llm import FakeLLMServer
-from tests.fakes.fake_media import TRANSCRIPTIONS, FakeMediaServer, MediaReply
+from tests.fakes.fake_media import SPEECH, TRANSCRIPTIONS, FakeMediaServer, MediaReply
 from tests.fakes.server import running_server
 
 pytestmark = pytest.mark.browser
@@ -398,3 +398,31 @@ def test_an_ai_voice_reply_is_a_voice_bubble_that_plays_one_at_a_time_and_shows_
     first.get_by_role("button", name="显示语音的文字").click()
     expect(page.locator(".msg-ai .voice-words")).to_have_text(replies[0]["content"])
     screenshot(page, "media-ai-voice-phone")
+
+
+def test_the_owner_turns_on_voice_replies_and_the_ai_answers_in_the_chosen_voice(
+    stack: Stack, open_context: Any
+) -> None:
+    """End to end on the real server: the editor's 用语音回复 总是 and a voice, then a real voice reply
+    (the fake speech role's MP3) arrives as a voice bubble whose words open on tap."""
+    page, ai_user = chat_page(stack, open_context)
+    page.goto(f"{stack.base}/#/edit/{ai_user['id']}")
+    page.get_by_text("总是", exact=True).click()
+    page.get_by_label("声音").select_option("nova")
+    page.get_by_role("button", name="保存").click()
+    expect(page.get_by_text("已保存")).to_be_visible()
+    account = json.loads(page.evaluate("() => localStorage.getItem('dreamchat.session')"))
+    saved = httpx.get(f"{stack.base}/api/ai-users/{ai_user['id']}", headers=bearer(account)).json()
+    assert (saved["voice_replies"], saved["voice"]) == ("always", "nova")
+
+    spoken = len([r for r in stack.media.requests if r.path.endswith(SPEECH)])  # type: ignore[attr-defined]
+    page.goto(f"{stack.base}/#/chat/{ai_user['id']}")
+    page.get_by_label("输入消息").fill("你在干嘛呀？")  # a question: always answered, never 已读不回
+    page.get_by_role("button", name="发送", exact=True).click()
+    voice = page.locator(".msg-ai .bubble-voice")
+    expect(voice).to_have_count(1, timeout=15_000)
+    expect(voice.locator(".voice-time")).to_have_text(re.compile(r"^[1-9]\d*″$"))
+    asked = [r for r in stack.media.requests if r.path.endswith(SPEECH)][spoken:]  # type: ignore[attr-defined]
+    assert [r.json()["voice"] for r in asked] == ["nova"]
+    voice.get_by_role("button", name="显示语音的文字").click()
+    expect(page.locator(".msg-ai .voice-words")).not_to_be_empty()

@@ -4,7 +4,7 @@
 
 import { recordingType } from "./media.js";
 
-// Speech needs little: 32 kbps Opus is clear voice, and 60 s of it (240 KB) stays far under the 2 MB limit.
+// Speech needs little: 32 kbps Opus is clear voice, and a full-length note stays far under the size limit.
 // bench/media_cost.py prices storage at this rate.
 export const VOICE_BITS_PER_SECOND = 32000;
 

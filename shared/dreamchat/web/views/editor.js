@@ -23,8 +23,12 @@ const ZONES = {
 
 const EMPTY = {
   name: "", avatar: "", base_soul: "", timezone: null, night_owl: false, visibility: "private", model: "chat", greeting: "",
-  category: null, tags: [],
+  category: null, tags: [], voice: null, voice_replies: "never",
 };
+
+// The OpenAI protocol's usual voice ids (a provider may have others: one already set stays a choice).
+const VOICES = { alloy: "Alloy · 中性", echo: "Echo · 男声", fable: "Fable · 英式", onyx: "Onyx · 低沉男声",
+  nova: "Nova · 女声", shimmer: "Shimmer · 柔和女声" };
 
 // Tags as typed: separated by commas (either width) or 、; blanks dropped (the server keeps each once).
 export function parseTags(text) {
@@ -85,6 +89,8 @@ function editorFields(aiUser) {
     night_owl: h("input", { id: "ai-owl", type: "checkbox", class: "switch", checked: aiUser.night_owl }),
     visibility: segmented("visibility", aiUser.visibility, { private: "仅自己", public: "公开，可被发现" }),
     model: segmented("model", aiUser.model, { chat: "日常聊天", reasoner: "深度思考" }),
+    voice_replies: segmented("voice_replies", aiUser.voice_replies || "never", { never: "从不", sometimes: "有时", always: "总是" }),
+    voice: voiceSelect(aiUser.voice),
   };
 }
 
@@ -127,6 +133,8 @@ function editorValues(fields) {
     night_owl: fields.night_owl.checked,
     visibility: fields.visibility.value(),
     model: fields.model.value(),
+    voice_replies: fields.voice_replies.value(),
+    voice: fields.voice.value || null,
   };
 }
 
@@ -202,6 +210,9 @@ function form(ctx, id, aiUser) {
         h("small", { class: "field-hint", text: `夜间时段改为 ${nightText(config().night.night_owl)}` }))),
     h("div", { class: "field" }, h("span", { text: "谁能看到" }), fields.visibility.el),
     h("div", { class: "field" }, h("span", { text: "对话模型" }), fields.model.el),
+    h("div", { class: "field" }, h("span", { text: "用语音回复" }), fields.voice_replies.el,
+      h("small", { class: "field-hint", text: "「有时」大约三成的回复和主动消息会是语音；文字始终可以点开看。" })),
+    h("label", { class: "field", for: "ai-voice" }, h("span", { text: "声音" }), fields.voice),
     error,
     h("div", { class: "form-actions" },
       id ? confirmButton("删除这个 AI", "再点一次：永久删除 TA 和所有记忆", () => remove(ctx, id)) : null,
@@ -227,6 +238,13 @@ function zoneSelect(current) {
   return h("select", { id: "ai-zone", name: "timezone" },
     Object.entries(zones).map(([value, label]) =>
       h("option", { value, text: label, title: value, selected: value === chosen })));
+}
+
+function voiceSelect(current) {
+  const voices = { "": "默认声音", ...VOICES };
+  if (current && !(current in voices)) voices[current] = current;
+  return h("select", { id: "ai-voice", name: "voice" },
+    Object.entries(voices).map(([value, label]) => h("option", { value, text: label, selected: value === (current || "") })));
 }
 
 function segmented(name, current, options) {
