@@ -429,4 +429,26 @@ def test_an_exit_keyword_said_in_a_voice_note_does_not_stop_the_companion(world:
     world.media_models.script(TRANSCRIPTIONS, MediaReply(body={"text": "退出"}))
     events = world.events({"media_id": world.upload(VOICE)})
     assert events[-1][0] == "done" and world.chat({"content": "你好"}).status_code == 200
-    assert [n for n, _ in events if n == "message"] and CHAT_MODEL
+    assert [n for n, _ in events if n == "message"] and world.chat_model.requests_for(CHAT_MODEL)
+
+
+def test_words_redone_while_the_message_changes_keep_the_change(world: World) -> None:
+    """The redo rewrites the message as it is when it writes, not as it read it before the model answered: a
+    mark the turn put on it meanwhile (read without a reply, a crisis) stands."""
+    media_id, sent = _owed_note(world)
+    topics, log = world.services.topics, world.services.repo.log
+
+    def mark() -> Any:
+        time.sleep(0.4)  # the redo is waiting on the speech role
+        seen = log.message(world.pair, sent["id"])
+        assert seen is not None
+        return topics.update_message(world.pair, seen, seen.model_copy(update={"read_no_reply": True}))
+
+    world.media_models.script(TRANSCRIPTIONS, MediaReply(body={"text": HEARD}, delay=1.0))
+    together(lambda: world.services.healing.heal(world.pair, force=True), mark)
+    [said] = world.mine()
+    assert said["read_no_reply"] is True
+    if world.record(media_id).text_state == "done":  # written over the change, or owed for the next sweep
+        assert said["content"] == f"[语音] {HEARD} 路上录的"
+    else:
+        assert world.services.healing.owed_by(world.pair) == 1
