@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socket
+import struct
 import threading
 import time
 from collections import defaultdict, deque
@@ -32,6 +34,7 @@ class MediaReply:
     raw: bytes | None = None
     status: int = 200
     delay: float = 0.0
+    reset: bool = False  # the connection is reset halfway through the body
 
     @classmethod
     def seen(cls, description: str, concern: str | None = None) -> MediaReply:
@@ -93,6 +96,13 @@ class FakeMediaServer:
                     self.send_header("Content-Type", "audio/mpeg" if reply.raw is not None else "application/json")
                     self.send_header("Content-Length", str(len(payload)))
                     self.end_headers()
+                    if reply.reset:
+                        self.wfile.write(payload[: len(payload) // 2])
+                        self.wfile.flush()
+                        linger = struct.pack("ii", 1, 0)  # closing with a zero linger sends RST, not FIN
+                        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+                        self.close_connection = True
+                        return
                     self.wfile.write(payload)
 
             def log_message(self, *args: Any) -> None:

@@ -10,6 +10,7 @@ last block, MP3's and MP4's size over their bitrate).
 from __future__ import annotations
 
 import io
+import struct
 from typing import Any
 
 from dreamchat.domain.media import (
@@ -61,7 +62,19 @@ def _picture(data: bytes) -> Inspected:
     from pillow_heif import register_heif_opener
 
     register_heif_opener()
-    broken = (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError, ValueError, EOFError)
+    # what a damaged file raises on the way: Pillow's own errors, a damaged EXIF rewritten when the picture is
+    # turned upright (struct.error), and libheif's, which pillow-heif raises as RuntimeError (a HEIC whose
+    # decoded size passes libheif's own limit among them)
+    broken = (
+        UnidentifiedImageError,
+        Image.DecompressionBombError,
+        OSError,
+        SyntaxError,
+        ValueError,
+        EOFError,
+        struct.error,
+        RuntimeError,
+    )
     try:
         with Image.open(io.BytesIO(data), formats=["JPEG", "PNG", "WEBP", "HEIF"]) as picture:
             # Pillow refuses a canvas far over its own limit when it opens the file; ours is lower
@@ -107,7 +120,7 @@ def _tagged_seconds(data: bytes, content_type: str) -> float:
     }
     try:
         audio = mutagen.File(io.BytesIO(data), options=options[content_type])
-    except (mutagen.MutagenError, ValueError, EOFError, OverflowError, IndexError) as error:
+    except (mutagen.MutagenError, ValueError, EOFError, OverflowError, IndexError, struct.error) as error:
         raise MediaProblem("decode", "the recording cannot be read") from error
     if audio is None or audio.info is None:
         raise MediaProblem("decode", "the recording cannot be read")
@@ -151,8 +164,6 @@ def _mp3_seconds(data: bytes) -> float:
 
 def _mp4_seconds(data: bytes) -> float:
     """The longest track by its sample table (each sample's duration), not by its header's duration."""
-    import struct
-
     from mutagen.mp4 import MP4StreamInfoError
     from mutagen.mp4._atom import AtomError, Atoms
 
@@ -168,7 +179,7 @@ def _mp4_seconds(data: bytes) -> float:
             (count,) = struct.unpack(">I", table[4:8])
             ticks = sum(n * d for n, d in struct.iter_unpack(">II", table[8 : 8 + 8 * count]))
             longest = max(longest, ticks / scale if scale else 0.0)
-    except (AtomError, MP4StreamInfoError, KeyError, struct.error, EOFError):
+    except (AtomError, MP4StreamInfoError, KeyError, IndexError, struct.error, EOFError):
         pass  # a fragmented or damaged file: its header and its size over its bitrate are what count
     return longest
 
@@ -218,6 +229,9 @@ _CLUSTER_TIME, _SIMPLE_BLOCK, _BLOCK_GROUP, _BLOCK = 0xE7, 0xA3, 0xA0, 0xA1
 _TOP_LEVEL = {_INFO, _TRACKS, _CLUSTER, 0x114D9B74, 0x1C53BB6B, 0x1254C367, 0x1941A469, 0x1043A770}
 _VIDEO_TRACK = 1
 _FRAME_MS = 20  # a block is a frame of about this length; the last one's end is the recording's end
+# a recording's elements nest a few deep (Segment > Tracks > TrackEntry, Cluster > BlockGroup > Block); a file
+# nested deeper is built to exhaust the walk's stack, not recorded
+_MAX_DEPTH = 8
 
 
 def _webm_seconds(data: bytes) -> float:
@@ -253,22 +267,24 @@ class _Walk:
             element, size, start = self._header(position)
             end = len(self.data) if size is None else min(start + size, len(self.data))
             if element == _SEGMENT:
-                self._children(start, end)
+                self._children(start, end, 1)
             position = end
 
-    def _children(self, position: int, end: int) -> None:
+    def _children(self, position: int, end: int, depth: int) -> None:
+        if depth > _MAX_DEPTH:
+            raise ValueError("nested deeper than a recording is")
         while position < end:
             element, size, start = self._header(position)
             stop = end if size is None else min(start + size, end)
             if element in (_INFO, _TRACKS, _TRACK_ENTRY, _BLOCK_GROUP):
-                self._children(start, stop)
+                self._children(start, stop, depth + 1)
             elif element == _CLUSTER:
-                stop = self._cluster(start, stop if size is not None else end)
+                stop = self._cluster(start, stop if size is not None else end, depth + 1)
             else:
                 self._leaf(element, self.data[start:stop])
             position = stop
 
-    def _cluster(self, position: int, end: int) -> int:
+    def _cluster(self, position: int, end: int, depth: int) -> int:
         """The cluster's blocks; a cluster of unknown size (a live recording's) ends at the next top-level id."""
         while position < end:
             element, size, start = self._header(position)
@@ -276,7 +292,7 @@ class _Walk:
                 return position
             stop = end if size is None else min(start + size, end)
             if element == _BLOCK_GROUP:
-                self._children(start, stop)
+                self._children(start, stop, depth + 1)
             else:
                 self._leaf(element, self.data[start:stop])
             position = stop
@@ -286,8 +302,6 @@ class _Walk:
         if element == _TIMECODE_SCALE:
             self.timecode_scale = int.from_bytes(body, "big") or self.timecode_scale
         elif element == _DURATION and len(body) in (4, 8):
-            import struct
-
             self.declared = struct.unpack(">f" if len(body) == 4 else ">d", body)[0]
         elif element == _TRACK_TYPE:
             self.video = self.video or int.from_bytes(body, "big") == _VIDEO_TRACK

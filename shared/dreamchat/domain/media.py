@@ -8,9 +8,11 @@ is owed, to be redone when the model is back.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
+from dreamchat.domain.bounds import MESSAGE_CHARS
 from dreamchat.domain.crisis import QUIET, Verdict
 from dreamchat.domain.models import Entity, MediaKind
 
@@ -26,6 +28,9 @@ AUDIO_MAX_BYTES = 2 * 1024 * 1024
 AUDIO_MAX_SECONDS = 60.0
 
 UNHEARD = "语音（未转写）"
+# the longest transcript or description kept: a minute of fast speech is well under it, a model that floods
+# (or is made to) is cut here, so the record and the message it becomes stay bounded
+MEDIA_WORDS_CHARS = 1000
 # what the vision role may see that the crisis protocol acts on: a photo of self-harm or of a crisis scene
 # (a ledge, a rope, a farewell letter) is a crisis, as the words would be; a weapon or pills are the means
 # at hand, everyday on their own (a kitchen knife, a box of vitamins), so they make the turn careful
@@ -115,12 +120,21 @@ def fitted(width: int, height: int, side: int = IMAGE_MAX_SIDE) -> tuple[int, in
 
 def message_text(media: Media, content: str = "") -> str:
     """What the rest of the system reads for a message with media: its words for the media, then what the
-    person typed beside it."""
+    person typed beside it. The media's words give way to the typed ones so the whole fits MESSAGE_CHARS
+    (what was typed is the person's own, checked against the limit like any message)."""
+    words = media.text if media.text_state == "done" else ""
+    typed = content.strip()
+    room = MESSAGE_CHARS - len(typed) - len(_said(media, "")) - (1 if typed else 0)
+    if len(words) > room:
+        words = words[: max(room - 1, 0)].rstrip() + "…" if room > 1 else ""
+    said = _said(media, words)
+    return f"{said} {content}".strip() if typed else said
+
+
+def _said(media: Media, words: str) -> str:
     if media.kind == "audio":
-        said = f"[语音] {media.text}" if media.text_state == "done" and media.text else f"[{UNHEARD}]"
-    else:
-        said = f"[图片：{media.text if media.text_state == 'done' and media.text else UNSEEN}]"
-    return f"{said} {content}".strip() if content.strip() else said
+        return f"[语音] {words}" if words else f"[{UNHEARD}]"
+    return f"[图片：{words or UNSEEN}]"
 
 
 def typed_beside(media: Media, content: str) -> str | None:
@@ -131,8 +145,11 @@ def typed_beside(media: Media, content: str) -> str | None:
 
 
 def heard(media: Media, text: str, concern: str | None = None) -> Media:
-    """The record once its model answered: the words done, a photo's concern kept (and flagged)."""
-    return media.model_copy(update={"text": text, "text_state": "done", "concern": concern, "flagged": bool(concern)})
+    """The record once its model answered: the words done (plain text: control characters dropped, at most
+    MEDIA_WORDS_CHARS), a photo's concern kept (and flagged)."""
+    plain = "".join((" " if c.isspace() else "") if unicodedata.category(c) == "Cc" else c for c in text).strip()
+    words = plain if len(plain) <= MEDIA_WORDS_CHARS else plain[: MEDIA_WORDS_CHARS - 1].rstrip() + "…"
+    return media.model_copy(update={"text": words, "text_state": "done", "concern": concern, "flagged": bool(concern)})
 
 
 def owed_words(kind: MediaKind | None, content: str) -> bool:

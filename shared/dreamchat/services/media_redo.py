@@ -57,30 +57,33 @@ class MediaRedoService:
         with self._storage.pair(pair) as uow:
             uow.media.save(done, read)
             uow.owed.paid(owed)
-            rewritten = self._rewrite(uow, read.entity, done, message)
+            late_crisis = self._rewrite(uow, read.entity, done, message)
             try:
                 uow.commit()
             except Contended:
                 return "contended"
         log.info("media words redone", extra={"ai_user_id": pair.ai_user_id, "media_id": done.id})
-        if rewritten is not None and rewritten.safety == "crisis" and message and message.safety != "crisis":
-            self._protocol_late(pair, rewritten, done)
+        if late_crisis is not None:
+            self._protocol_late(pair, late_crisis, done)
         return "healed"
 
     def _rewrite(self, uow: PairUnitOfWork, owed: Media, done: Media, message: Message | None) -> Message | None:
-        """The message's new text (and its crisis mark, never lowered), unless it changed meanwhile."""
-        if message is None or not owed_words(message.media_kind, message.content):
+        """The message's new text (and its crisis mark, never lowered) over the message as it is now (a mark
+        put on it meanwhile stands), unless its words changed; the message when the words found a crisis the
+        message was not marked with."""
+        read = uow.messages.get(message) if message is not None else None
+        if read is None or not owed_words(read.entity.media_kind, read.entity.content):
             return None
-        typed = typed_beside(owed, message.content)
-        read = uow.messages.get(message)
-        if typed is None or read is None:
+        now = read.entity
+        typed = typed_beside(owed, now.content)
+        if typed is None:
             return None
         content = message_text(done, typed)
         verdict = self._protocol.judge([], content, None, done.concern)
-        safety = message.safety if message.safety == "crisis" else marked(verdict) or message.safety
-        rewritten = message.model_copy(update={"content": content, "safety": safety})
+        safety = now.safety if now.safety == "crisis" else marked(verdict) or now.safety
+        rewritten = now.model_copy(update={"content": content, "safety": safety})
         uow.messages.save(rewritten, read)
-        return rewritten
+        return rewritten if safety == "crisis" and now.safety != "crisis" else None
 
     def _protocol_late(self, pair: PairId, message: Message, media: Media) -> None:
         """A crisis heard or seen late: the check-in is owed and the operators are told (never silence)."""
