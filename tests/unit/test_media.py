@@ -143,6 +143,25 @@ def test_a_photo_is_turned_upright_and_loses_its_exif() -> None:
     assert not Image.open(io.BytesIO(kept.data)).getexif()
 
 
+def test_a_large_photo_on_its_side_is_decoded_scaled_down_and_still_kept_upright_at_1600(monkeypatch) -> None:
+    """A phone's 48 MP JPEG decodes at a fraction of its size (the draft), so an upload takes tens of MB, not
+    hundreds; the kept picture is the same 1600 px, upright."""
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    data = picture((6400, 4800), "JPEG", exif=exif.tobytes())
+    decoded: list[tuple[int, int]] = []
+    convert = Image.Image.convert
+
+    def seen(image: Image.Image, *args, **kwargs) -> Image.Image:
+        decoded.append(image.size)
+        return convert(image, *args, **kwargs)
+
+    monkeypatch.setattr(Image.Image, "convert", seen)
+    kept = inspect(data)
+    assert (kept.width, kept.height) == (1200, IMAGE_MAX_SIDE)
+    assert decoded and max(decoded[0]) == 3200  # decoded at half size (still over 1600), not at 6400
+
+
 def _png_claiming(width: int, height: int) -> bytes:
     def chunk(kind: bytes, body: bytes) -> bytes:
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))

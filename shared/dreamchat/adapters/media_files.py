@@ -14,6 +14,7 @@ import struct
 from typing import Any
 
 from dreamchat.domain.media import (
+    IMAGE_MAX_SIDE,
     Inspected,
     MediaProblem,
     check_duration,
@@ -79,6 +80,9 @@ def _picture(data: bytes) -> Inspected:
         with Image.open(io.BytesIO(data), formats=["JPEG", "PNG", "WEBP", "HEIF"]) as picture:
             # Pillow refuses a canvas far over its own limit when it opens the file; ours is lower
             check_pixels(*picture.size)  # from the header, before a pixel is decoded
+            # a JPEG decodes at 1/2, 1/4 or 1/8 of its size when that still covers the kept size: a 48 MP
+            # photo then takes a sixteenth of the memory and time (no effect on other formats)
+            picture.draft("RGB", (IMAGE_MAX_SIDE, IMAGE_MAX_SIDE))
             upright = ImageOps.exif_transpose(picture)
             alpha = upright.mode in ("RGBA", "LA", "PA") or "transparency" in upright.info
             frame = upright.convert("RGBA" if alpha else "RGB")  # an animated picture: its first frame
