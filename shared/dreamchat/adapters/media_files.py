@@ -83,6 +83,8 @@ def _picture(data: bytes) -> Inspected:
             # a JPEG decodes at 1/2, 1/4 or 1/8 of its size when that still covers the kept size: a 48 MP
             # photo then takes a sixteenth of the memory and time (no effect on other formats)
             picture.draft("RGB", (IMAGE_MAX_SIDE, IMAGE_MAX_SIDE))
+            if picture.mode not in ("P", "1"):  # shrunk before the copies below (a palette resizes only crudely)
+                picture.thumbnail((IMAGE_MAX_SIDE, IMAGE_MAX_SIDE), Image.Resampling.LANCZOS)
             upright = ImageOps.exif_transpose(picture)
             alpha = upright.mode in ("RGBA", "LA", "PA") or "transparency" in upright.info
             frame = upright.convert("RGBA" if alpha else "RGB")  # an animated picture: its first frame
