@@ -23,6 +23,7 @@ AI_USER_FIELDS = {
     "id", "user_id", "name", "avatar", "base_soul", "timezone", "night_owl", "visibility", "model",
     "greeting", "tags", "from_card", "created_at", "updated_at", "is_owner", "moderation", "romance",  # moderation: issue 37; romance: issue 38
     "category",  # discover (issue 40)
+    "voice", "voice_replies",  # the AI's voice (issue 41)
 }  # fmt: skip
 FRIEND_FIELDS = AI_USER_FIELDS | {
     "since", "relationship", "unread", "next_heartbeat", "pinned", "muted", "heartbeat", "last_message",  # heartbeat: the per-friend mode (issue 26)
