@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -455,6 +456,34 @@ def test_words_owed_while_the_role_was_down_are_redone_by_the_healing_sweep(worl
     assert [m.content for m in short_term if m.role == "user"] == [said["content"]]
     assert world.record(media_id).text_state == "done" and world.services.healing.owed_by(world.pair) == 0
     assert world.services.healing.heal(world.pair, force=True) == []  # paid: nothing is redone twice
+
+
+def test_a_topic_summarised_while_a_photo_was_unseen_is_summarised_again_with_what_it_shows(world: World) -> None:
+    """The words come back after the topic was compressed from "一张图片": its summary is owed again and made
+    from the log, so the memory holds the cat, not a picture."""
+    tags = {"basic_emotion": "开心", "scene": "闲聊", "atmosphere": "轻松"}
+    world.media_models.script(VISION, MediaReply.error(500))
+    world.chat_model.script(
+        "qwen-plus", Reply.json({"summary": "对方发来一张图片，说是家里的猫", "emotion_tags": tags})
+    )
+    world.events({"content": "看我家猫", "media_id": world.upload(picture())})
+    world.events({"content": "拜拜"})  # a farewell ends the topic: it is compressed from the placeholder
+    world.runtime.bus.drain()
+    world.runtime.bus.join()
+    compressed = world.chat_model.requests_for("qwen-plus")
+    assert compressed and "一张图片" in json.dumps(compressed[-1].body, ensure_ascii=False)
+    asked = len(compressed)
+    assert world.services.healing.owed_by(world.pair) == 1  # only the words: the summary was made
+    world.chat_model.script(
+        "qwen-plus", Reply.json({"summary": "对方给我看了家里的橘猫在窗台晒太阳", "emotion_tags": tags})
+    )
+    assert [h.outcome for h in world.services.healing.heal(world.pair, force=True)][0] == "healed"  # the words
+    world.services.healing.heal(world.pair, force=True)  # the summary owed again, redone from the log
+    again = world.chat_model.requests_for("qwen-plus")[asked:]
+    assert again and SEEN in json.dumps(again[0].body, ensure_ascii=False)
+    assert world.services.healing.owed_by(world.pair) == 0
+    [mid] = world.alice.get(f"/api/memory/{world.ai['id']}/files").json()["mid_term"]
+    assert "橘猫" in mid["summary"]
 
 
 def test_owed_words_stay_owed_while_the_role_is_still_down(world: World) -> None:

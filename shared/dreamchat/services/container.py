@@ -160,7 +160,7 @@ def build_services(
         held=usage.heartbeat_held,
     )
     redo = RedoService(repo, storage, models, vectors, clock)
-    late = MediaRedoService(storage, words, repo.log, protocol, ai_users)  # owed words of photos and voice notes
+    late = MediaRedoService(storage, words, repo.log, protocol, ai_users, clock)  # owed words of photos, voice notes
     healing = HealingService(repo, storage, redo, core_judge, soul, ai_users, clock, settings, media=late.redo)
     extraction = ExtractionService(storage, extractor, healing, leases, extract_queue(runtime), clock, settings)
     views = ViewService(ai_users, friend_lists, repo, context, heartbeats, quality, clock)

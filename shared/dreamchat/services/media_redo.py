@@ -3,7 +3,9 @@ or past the account's budget) is heard or seen once the role answers again, from
 degraded memories (`HealingService.heal`, each redo started only while the sweep has time).
 
 The media record gets its words, and the message that carries it its new text in the log and in short-term
-memory (over the versions read, the owed record paid in the same commit). The late words go through the crisis
+memory (over the versions read, the owed record paid in the same commit); a topic already summarised from the
+placeholder is summarised again from the log (its compression owed, due at once: "那只橘猫" is remembered, not
+"一张图片"). The late words go through the crisis
 check as typed words do: a crisis found late marks the message and starts the protocol (a check-in heartbeat
 and an escalation for the operators), since the person has long been answered and must not be left in silence.
 """
@@ -18,6 +20,7 @@ from dreamchat.domain.models import Message, PairId
 from dreamchat.domain.owed import OwedWork, RedoOutcome
 from dreamchat.domain.protocol import marked
 from dreamchat.errors import Contended, NotFound
+from dreamchat.ports import Clock
 from dreamchat.services.ai_users import AIUserService
 from dreamchat.services.crisis_protocol import CrisisService
 from dreamchat.services.media_words import MediaWordsService
@@ -36,7 +39,9 @@ class MediaRedoService:
         message_log: MessageLog,
         protocol: CrisisService,
         ai_users: AIUserService,
+        clock: Clock,
     ) -> None:
+        self._clock = clock
         self._storage = storage
         self._words = words
         self._log = message_log
@@ -83,7 +88,18 @@ class MediaRedoService:
         safety = now.safety if now.safety == "crisis" else marked(verdict) or now.safety
         rewritten = now.model_copy(update={"content": content, "safety": safety})
         uow.messages.save(rewritten, read)
+        self._summarise_again(uow, now.topic_id)
         return rewritten if safety == "crisis" and now.safety != "crisis" else None
+
+    def _summarise_again(self, uow: PairUnitOfWork, topic_id: str) -> None:
+        """The topic's summary, made from the placeholder, owed again from the log (the healing's compression
+        redo; until then extraction leaves it alone). Nothing when the topic is not summarised yet, or is owed."""
+        read = uow.mid_terms.get(topic_id)
+        if read is None or uow.owed.get("compress", read.entity.id) is not None:
+            return
+        uow.mid_terms.save(read.entity.model_copy(update={"degraded": True}), read)
+        now = int(self._clock.now().timestamp())
+        uow.owed.owe(OwedWork(kind="compress", subject=read.entity.id, since=now, due_at=now))
 
     def _protocol_late(self, pair: PairId, message: Message, media: Media) -> None:
         """A crisis heard or seen late: the check-in is owed and the operators are told (never silence)."""
