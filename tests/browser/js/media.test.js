@@ -5,7 +5,7 @@
 import { ApiError } from "/static/lib/api.js";
 import { loadConfig } from "/static/lib/config.js";
 import {
-  cancelling, clock, fitSize, microphoneError, photoText, recordingType, releaseOutcome, seconds, transcript,
+  cancelling, clock, fitSize, keepFile, microphoneError, photoText, recordingType, releaseOutcome, seconds, transcript,
   uploadError,
 } from "/static/lib/media.js";
 import { History } from "/static/views/chat_history.js";
@@ -134,4 +134,40 @@ test("rows draw the AI's voice reply as a voice bubble and a plain message as wo
   const bubbles = nodes.filter((n) => n.classList.contains("msg")).map((n) => n.querySelector(".bubble").className);
   equal(bubbles, ["bubble bubble-voice", "bubble"]);
   assert(!nodes[1].textContent.includes("早安"), "a voice reply's words wait for a tap");
+});
+
+test("a file too large for one request goes to the store through a presigned upload, then is claimed", async () => {
+  const calls = [];
+  const posted = [];
+  const kept = { media_id: "md1.ai_x", kind: "image", width: 1600, height: 1200 };
+  const call = async (method, path, body) => {
+    calls.push([method, path, body instanceof FormData ? "form" : body]);
+    if (path === "/api/ai-users/ai_x/media") throw new ApiError(413, "too_large", "too large");
+    if (path.endsWith("/uploads")) return { media_id: "md1.ai_x", url: "https://store/b", fields: { key: "k", tag: "t" } };
+    return kept;
+  };
+  const post = async (url, form) => posted.push([url, [...form.keys()]]);
+  const blob = new Blob([new Uint8Array(10)], { type: "image/heic" });
+  equal(await keepFile(call, post, "/api/ai-users/ai_x/media", blob, "p.heic"), kept);
+  equal(calls, [
+    ["POST", "/api/ai-users/ai_x/media", "form"],
+    ["POST", "/api/ai-users/ai_x/media/uploads", { content_type: "image/heic", size: 10 }],
+    ["POST", "/api/ai-users/ai_x/media/uploads/md1.ai_x/done", undefined],
+  ]);
+  equal(posted, [["https://store/b", ["key", "tag", "file"]]]);  // the signed fields first, the file last
+});
+
+test("without a store for presigned uploads (409) the 413 stands; any other refusal is not retried", async () => {
+  const blob = new Blob([new Uint8Array(3)], { type: "image/jpeg" });
+  const noStore = async (method, path) => {
+    throw new ApiError(path.endsWith("/uploads") ? 409 : 413, "x", "x");
+  };
+  let caught = null;
+  try { await keepFile(noStore, async () => {}, "/m", blob, "p.jpg"); } catch (error) { caught = error; }
+  equal(caught?.status, 413);
+  let asked = 0;
+  const refused = async () => { asked += 1; throw new ApiError(422, "media_type", "type"); };
+  caught = null;
+  try { await keepFile(refused, async () => {}, "/m", blob, "p.jpg"); } catch (error) { caught = error; }
+  equal([caught?.status, asked], [422, 1]);
 });

@@ -241,3 +241,15 @@ export function describe(error, context = {}) {
 function waitText(seconds) {
   return seconds >= 60 ? `${Math.ceil(seconds / 60)} 分钟` : `${seconds} 秒`;
 }
+
+// A presigned POST straight to the blob store (a file too large for one API request): no token, the URL's
+// signature is the permission; resolves on 2xx, else an ApiError.
+export async function postSigned(url, form) {
+  let response;
+  try {
+    response = await fetch(url, { method: "POST", body: form });
+  } catch {
+    throw new ApiError(0, NETWORK, "network error");
+  }
+  if (!response.ok) throw new ApiError(response.status, "upload_refused", "the file store refused the upload");
+}

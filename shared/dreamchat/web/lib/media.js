@@ -104,3 +104,29 @@ export function microphoneError(error) {
   if (name === "unsupported") return "这个浏览器不能录音，请换用最新版的 Chrome、Safari 或 Edge。";
   return "录音没有成功，请再试一次。";
 }
+
+// Keeps a file on the server: as a form through the API; a file larger than one request may carry there (413:
+// behind API Gateway and Lambda, about 4 MB) goes straight to the blob store through a presigned upload and is
+// then claimed, with the same checks (`POST …/media/uploads`, the post, `…/uploads/{id}/done`). Where the server
+// has no such store (409 `presigned_uploads_unavailable`) the 413 stands. `call(method, path, body)` is the API,
+// `post(url, form)` a plain POST to the store that resolves when it answered 2xx.
+export async function keepFile(call, post, base, blob, name) {
+  const form = new FormData();
+  form.append("file", blob, name);
+  try {
+    return await call("POST", base, form);
+  } catch (error) {
+    if (error?.status !== 413 || !blob.type) throw error;
+    let signed;
+    try {
+      signed = await call("POST", `${base}/uploads`, { content_type: blob.type, size: blob.size });
+    } catch (refused) {
+      throw refused?.status === 409 ? error : refused;
+    }
+    const direct = new FormData();
+    for (const [field, value] of Object.entries(signed.fields)) direct.append(field, value);
+    direct.append("file", blob, name);  // S3 reads the fields first, the file last
+    await post(signed.url, direct);
+    return await call("POST", `${base}/uploads/${signed.media_id}/done`);
+  }
+}

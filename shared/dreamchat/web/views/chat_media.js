@@ -1,13 +1,14 @@
 // Voice notes and photos in the chat: the composer's two buttons (hold to record; take or pick a photo), the upload,
 // and the taps on a media bubble. A recording or photo shows at once from its local blob, is uploaded
-// (`POST /api/ai-users/{id}/media`), then goes to the send queue like a typed message, carrying its media id; an
-// upload the server refuses says why and gives back what was typed. `chat` is the ChatView (views/chat.js).
+// (`POST /api/ai-users/{id}/media`, or a presigned upload when it is too large for one request), then goes to
+// the send queue like a typed message, carrying its media id; an upload the server refuses says why and gives
+// back what was typed. `chat` is the ChatView (views/chat.js).
 
-import { api, get } from "../lib/api.js";
+import { api, get, postSigned } from "../lib/api.js";
 import { limits } from "../lib/config.js";
 import { autosize, h, icon, toast } from "../lib/dom.js";
 import {
-  cancelling, clock, microphoneError, releaseOutcome, uploadError, voiceSeconds,
+  cancelling, clock, keepFile, microphoneError, releaseOutcome, uploadError, voiceSeconds,
 } from "../lib/media.js";
 import { downscale } from "../lib/photo.js";
 import { recordingName, VoiceRecorder } from "../lib/recorder.js";
@@ -191,11 +192,9 @@ export class ChatMedia {
       width: width || null, height: height || null });
     chat.holdCrisis = false;
     chat.render({ toBottom: true });
-    const form = new FormData();
-    form.append("file", blob, name);
     let body;
     try {
-      body = await api("POST", `/api/ai-users/${chat.id}/media`, form);
+      body = await keepFile(api, postSigned, `/api/ai-users/${chat.id}/media`, blob, name);
     } catch (error) {
       chat.history.remove(item);
       if (caption) chat.putBack([caption]);
