@@ -173,12 +173,13 @@ def test_control_characters_in_a_transcript_are_dropped(world: World) -> None:
     assert world.mine()[0]["content"] == "[语音] 今天好累"
 
 
-def test_an_empty_transcript_is_an_unheard_note_answered_honestly(world: World) -> None:
+def test_an_empty_transcript_is_a_note_heard_with_nothing_said_not_one_nobody_could_listen_to(world: World) -> None:
     world.media_models.script(TRANSCRIPTIONS, MediaReply(body={"text": ""}))
     media_id = world.upload(VOICE)
-    events = world.events({"media_id": media_id})
-    assert events[-1][1]["replied"] and world.mine()[0]["content"] == "[语音（未转写）]"
+    world.events({"media_id": media_id})
+    assert world.mine()[0]["content"] == "[语音：没有听到说话]"  # not 未转写: it was listened to
     assert world.record(media_id).text_state == "done"  # heard: nothing was said, nothing is owed
+    assert world.services.healing.owed_by(world.pair) == 0
 
 
 # --- a role that fails halfway ----------------------------------------------------------------------------

@@ -245,3 +245,15 @@ def test_the_stronger_verdict_of_the_words_and_the_photo_stands() -> None:
     assert stronger(words_distress, photo_distress) == words_distress
     assert stronger(QUIET, photo_distress) == photo_distress
     assert stronger(words_distress, QUIET) == words_distress
+
+
+def test_a_note_heard_with_nothing_said_is_not_called_unheard() -> None:
+    from dreamchat.domain.media import Media, heard, message_text, owed_words, unheard
+
+    note = Media(
+        id="md1.ai", account_id="a", ai_user_id="ai", kind="audio", content_type="audio/webm", size=1, created_at=0
+    )
+    assert message_text(note) == "[语音（未转写）]" and owed_words("audio", message_text(note))
+    silent = heard(note, "  ")
+    assert message_text(silent, "喂？") == "[语音：没有听到说话] 喂？"
+    assert not owed_words("audio", message_text(silent)) and not unheard("audio", message_text(silent))

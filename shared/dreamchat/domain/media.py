@@ -28,6 +28,7 @@ AUDIO_MAX_BYTES = 2 * 1024 * 1024
 AUDIO_MAX_SECONDS = 60.0
 
 UNHEARD = "语音（未转写）"
+SILENT = "语音：没有听到说话"  # transcribed, and nothing was said: not a note nobody could listen to
 # the longest transcript or description kept: a minute of fast speech is well under it, a model that floods
 # (or is made to) is cut here, so the record and the message it becomes stay bounded
 MEDIA_WORDS_CHARS = 1000
@@ -133,7 +134,9 @@ def message_text(media: Media, content: str = "") -> str:
 
 def _said(media: Media, words: str) -> str:
     if media.kind == "audio":
-        return f"[语音] {words}" if words else f"[{UNHEARD}]"
+        if words:
+            return f"[语音] {words}"
+        return f"[{SILENT}]" if media.text_state == "done" and not media.text else f"[{UNHEARD}]"
     return f"[图片：{words or UNSEEN}]"
 
 

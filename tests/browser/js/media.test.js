@@ -49,6 +49,7 @@ test("the timer reads m:ss and a note's length at least 1″", () => {
 test("the words of the person's note follow [语音]; an unheard one has none; the AI's reply is its text", () => {
   equal(transcript({ role: "user", content: "[语音] 今天好累" }), "今天好累");
   equal(transcript({ role: "user", content: "[语音（未转写）]" }), null);
+  equal(transcript({ role: "user", content: "[语音：没有听到说话]" }), "（没有听到说话）");
   equal(transcript({ role: "assistant", content: "早安呀" }), "早安呀");
   equal(transcript({ role: "user", content: "" }), null);
 });

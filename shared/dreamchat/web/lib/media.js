@@ -54,6 +54,7 @@ export function seconds(duration) {
 
 const UNHEARD = "[语音（未转写）]";
 const VOICE = "[语音] ";
+const SILENT = "[语音：没有听到说话]";  // heard, and nothing was said
 const PHOTO = /^\[图片：([^\]]*)\](?: ([\s\S]*))?$/;
 
 // The words behind a voice note shown on tap: the AI's reply is its own text; the person's is what the server
@@ -62,6 +63,7 @@ export function transcript(item) {
   const content = String(item.content || "");
   if (item.role !== "user") return content || null;
   if (content.startsWith(UNHEARD)) return null;
+  if (content.startsWith(SILENT)) return `（没有听到说话）${content.slice(SILENT.length)}`;
   return content.startsWith(VOICE) ? content.slice(VOICE.length) : content || null;
 }
 
