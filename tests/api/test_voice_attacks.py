@@ -11,8 +11,9 @@ import time
 import pytest
 
 from dreamchat.wiring import Runtime
+from tests.api.test_chat import CHAT_MODEL
 from tests.api.test_voice_replies import TWO_LINES, World, is_voice, speech, world, world_of  # noqa: F401
-from tests.fakes.fake_llm import FakeLLMServer
+from tests.fakes.fake_llm import FakeLLMServer, Reply
 from tests.fakes.fake_media import SPEECH, VOICE, FakeMediaServer, MediaReply
 from tests.services.conftest import runtime  # noqa: F401
 
@@ -67,3 +68,58 @@ def test_a_429_then_success_is_spoken_when_a_retry_is_allowed(
         [said] = world.said(TWO_LINES)
         assert is_voice(said) and world.kept() == (1, 1)
         assert len(world.speech.requests_to(SPEECH)) == 2
+
+
+# --- what is spoken is what is shown ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "早呀~ [TOPIC_ENDED]\n今天也要好好吃饭哦",
+        "[TOPIC_SWITCH]早呀~\n今天也要好好吃饭哦",
+        "早呀~\n今天也要好好吃饭哦 [NEXT_HEARTBEAT_HOURS:3]",
+        "早呀~\nHEARTBEAT_OK\n今天也要好好吃饭哦",
+    ],
+)
+def test_a_voice_reply_says_the_cleaned_text_the_person_sees(world: World, reply: str) -> None:
+    [said] = world.said(reply)
+    (asked,) = world.speech.requests_to(SPEECH)
+    assert is_voice(said) and asked.json()["input"] == said["content"] == "早呀~ 今天也要好好吃饭哦"
+
+
+def test_a_heartbeat_voice_says_the_cleaned_text(world: World) -> None:
+    world.said("在呢")
+    world.model.script(CHAT_MODEL, Reply.text("[NEXT_HEARTBEAT_HOURS:5]想你啦\n今天忙吗 [TOPIC_ENDED]"))
+    [note] = world.alice.post(f"/api/heartbeat/trigger/{world.ai['id']}").json()["messages"]
+    assert world.speech.requests_to(SPEECH)[-1].json()["input"] == note["content"] == "想你啦 今天忙吗"
+
+
+@pytest.mark.parametrize("marker", ["[CRISIS]", "【crisis】", "[ Crisis ]"])
+def test_a_reply_the_model_marks_as_a_crisis_is_never_spoken(world: World, marker: str) -> None:
+    said = world.said(f"{marker}我在这里陪着你。\n你现在安全吗？", "我不想活了吧也许")
+    assert said and not any(map(is_voice, said)) and world.speech.requests_to(SPEECH) == []
+    assert all("risis" not in m["content"] and "【" not in m["content"] for m in said)
+
+
+def test_a_heartbeat_the_model_marks_as_a_crisis_is_never_spoken(world: World) -> None:
+    world.said("在呢")
+    world.model.script(CHAT_MODEL, Reply.text("[CRISIS]你还好吗？我有点担心你"))
+    result = world.alice.post(f"/api/heartbeat/trigger/{world.ai['id']}").json()
+    assert all(m["media_id"] is None and "CRISIS" not in m["content"] for m in result["messages"]), result
+    assert len(world.speech.requests_to(SPEECH)) == 1  # the first turn's only
+
+
+def test_a_heartbeat_to_a_person_in_minors_mode_or_a_crisis_is_never_spoken(world: World) -> None:
+    world.said("在呢")
+    assert world.alice.put("/api/profile/protection", json={"minor_mode": True}).status_code == 200
+    world.model.script(CHAT_MODEL, Reply.text("想你啦"))
+    minor = world.alice.post(f"/api/heartbeat/trigger/{world.ai['id']}").json()
+    assert [m["media_id"] for m in minor["messages"]] == [None], minor
+    assert world.alice.put("/api/profile/protection", json={"minor_mode": False}).status_code == 200
+    world.model.script(CHAT_MODEL, Reply.text("我在这里陪着你。"))
+    world.chat("我今晚就准备自杀")
+    world.model.script(CHAT_MODEL, Reply.text("你现在还好吗？"))
+    crisis = world.alice.post(f"/api/heartbeat/trigger/{world.ai['id']}").json()
+    assert all(m["media_id"] is None for m in crisis["messages"]), crisis
+    assert len(world.speech.requests_to(SPEECH)) == 1  # the first turn's only
