@@ -6,11 +6,16 @@ and nothing is left behind that the person cannot see or that was erased."""
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
 
+from dreamchat import keys
+from dreamchat.domain.models import PairId
 from dreamchat.wiring import Runtime
+from tests.api.conftest import register
+from tests.api.sse import parse_sse
 from tests.api.test_chat import CHAT_MODEL
 from tests.api.test_voice_replies import TWO_LINES, World, is_voice, speech, world, world_of  # noqa: F401
 from tests.fakes.fake_llm import FakeLLMServer, Reply
@@ -123,3 +128,121 @@ def test_a_heartbeat_to_a_person_in_minors_mode_or_a_crisis_is_never_spoken(worl
     crisis = world.alice.post(f"/api/heartbeat/trigger/{world.ai['id']}").json()
     assert all(m["media_id"] is None for m in crisis["messages"]), crisis
     assert len(world.speech.requests_to(SPEECH)) == 1  # the first turn's only
+
+
+# --- erased while a heartbeat is being spoken ------------------------------------------------------------------
+
+
+def _left(world: World, account_id: str) -> list[str]:
+    """Whatever is still stored of the pair: its partitions' items and its blobs."""
+    pair = PairId(account_id=account_id, ai_user_id=world.ai["id"])
+    items = [f"{pk} {i['sk']}" for pk in keys.pair_partitions(pair) for i in world.runtime.store.query(pk).items]
+    return items + world.runtime.blobs.list(keys.pair_blob_prefix(pair))
+
+
+@pytest.mark.parametrize("erase", ["forget-the-friend", "delete-the-account", "delete-the-ai-user"])
+def test_a_pair_erased_while_its_heartbeat_is_spoken_stays_erased(world: World, erase: str) -> None:
+    bob = register(world.client, "bob")
+    assert bob.post(f"/api/friends/{world.ai['id']}").status_code == 201
+    world.said("在呢", person=bob)
+    world.speech.script(SPEECH, MediaReply(raw=VOICE, delay=1.5))
+    world.model.script(CHAT_MODEL, Reply.text("想你啦"))
+    beat: dict = {}
+    heartbeat = threading.Thread(
+        target=lambda: beat.update(r=bob.post(f"/api/heartbeat/trigger/{world.ai['id']}")), daemon=True
+    )
+    heartbeat.start()
+    deadline = time.monotonic() + 5
+    while len(world.speech.requests_to(SPEECH)) < 2 and time.monotonic() < deadline:  # the voice being made
+        time.sleep(0.02)
+    assert len(world.speech.requests_to(SPEECH)) == 2  # erased while the speech role is still speaking
+    erased = {
+        "forget-the-friend": lambda: bob.delete(f"/api/friends/{world.ai['id']}", params={"forget": "true"}),
+        "delete-the-account": lambda: bob.delete("/api/auth/user"),
+        "delete-the-ai-user": lambda: world.alice.delete(f"/api/ai-users/{world.ai['id']}"),
+    }[erase]()
+    assert erased.status_code in (200, 204), erased.text
+    heartbeat.join(10)
+    assert not heartbeat.is_alive() and beat["r"].status_code < 500, beat
+    assert _left(world, bob.id) == []
+
+
+# --- odd values ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"voice": "../../etc/passwd"},
+        {"voice": "a/b"},
+        {"voice": "nova\\x"},
+        {"voice": "nova\u0000"},
+        {"voice": "nova\n"},
+        {"voice": "v" * 1000},
+        {"voice": "😀"},
+        {"voice": "ｎｏｖａ"},
+        {"voice": ["nova"]},
+        {"voice": {"id": "nova"}},
+        {"voice_replies": "ALWAYS"},
+        {"voice_replies": "always "},
+        {"voice_replies": 1},
+        {"voice_replies": True},
+        {"voice_replies": ["always"]},
+        {"voice_replies": "x" * 1000},
+    ],
+)
+def test_an_odd_voice_or_voice_replies_is_422_never_500(world: World, fields: dict) -> None:
+    changed = world.alice.put(f"/api/ai-users/{world.ai['id']}", json=fields)
+    assert changed.status_code == 422, changed.text
+    created = world.alice.post("/api/ai-users", json={"name": "阿青", **fields})
+    assert created.status_code == 422, created.text
+    shown = world.alice.get(f"/api/ai-users/{world.ai['id']}").json()
+    assert (shown["voice"], shown["voice_replies"]) == ("nova", "always")
+
+
+def test_voice_replies_null_leaves_it_on_a_change_and_is_422_on_a_new_ai_user(world: World) -> None:
+    """A change's null means "left as it is" (every field of `AIUserUpdate` but `voice`); a new AI user has no
+    earlier value to keep."""
+    assert world.voice(voice_replies=None)["voice_replies"] == "always"
+    assert world.alice.post("/api/ai-users", json={"name": "阿青", "voice_replies": None}).status_code == 422
+
+
+# --- a voice reply regenerated, shown again, edited away, deleted ----------------------------------------------
+
+
+def _regenerate(world: World, words: str) -> dict:
+    world.model.script(CHAT_MODEL, Reply.text(words))
+    last = world.history()[-1]
+    again = world.alice.post(f"/api/ai-users/{world.ai['id']}/messages/{last['id']}/regenerate")
+    [new] = [data for name, data in parse_sse(again.text) if name == "message"]
+    return new
+
+
+def test_a_regenerated_voice_reply_keeps_only_the_voice_shown(world: World) -> None:
+    [first] = world.said(TWO_LINES)
+    replaced = [first["media_id"]]
+    for n in range(3):
+        new = _regenerate(world, f"换个说法{n}")
+        assert is_voice(new) and world.kept() == (1, 1)  # the replaced answers are text now: their voice erased
+        replaced.append(new["media_id"])
+    assert all(world.alice.get(f"/api/media/{gone}").status_code == 404 for gone in replaced[:-1])
+    path = f"/api/ai-users/{world.ai['id']}/messages/{new['message_id']}/alternative"
+    assert world.alice.put(path, json={"index": 0}).json()["media_id"] is None
+    assert world.kept() == (0, 0)  # the voice no longer shown can never be played again
+    assert world.alice.put(path, json={"index": 3}).json()["content"] == "换个说法2"  # its words stay, as text
+
+
+def test_an_edit_erases_the_voice_of_the_old_answer(world: World) -> None:
+    world.said(TWO_LINES)
+    mine = world.history()[-2]
+    world.model.script(CHAT_MODEL, Reply.text("好呀"))
+    edited = world.alice.put(f"/api/ai-users/{world.ai['id']}/messages/{mine['id']}", json={"content": "晚上好"})
+    assert edited.status_code == 200, edited.text
+    assert world.kept() == (1, 1) and world.history()[-1]["content"] == "好呀"
+
+
+def test_deleting_a_regenerated_voice_reply_leaves_no_voice(world: World) -> None:
+    world.said(TWO_LINES)
+    new = _regenerate(world, "换个说法")
+    assert world.alice.delete(f"/api/ai-users/{world.ai['id']}/messages/{new['message_id']}").status_code == 200
+    assert world.kept() == (0, 0)
