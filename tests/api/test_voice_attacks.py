@@ -63,6 +63,25 @@ def test_a_huge_body_is_neither_kept_nor_waited_for(world: World) -> None:
     assert world.kept() == (0, 0)
 
 
+def test_a_body_that_trickles_in_past_the_turns_deadline_leaves_the_reply_in_text(
+    runtime: Runtime,
+    fake_llm: FakeLLMServer,
+    speech: FakeMediaServer,
+) -> None:
+    """Each piece comes well within the read timeout; only the deadline bounds the whole body (read between
+    pieces: it may overrun by one gap, here within the turn's reserve)."""
+    turn = 6.0
+    bounds = {"chat_turn_seconds": turn, "chat_reserve_seconds": 0.5, "llm_timeout_seconds": 60}
+    with world_of(runtime, fake_llm, speech, **bounds) as world:
+        assert is_voice(world.said("在呢")[0])  # the first turn's one-time costs paid
+        world.speech.script(SPEECH, MediaReply(raw=VOICE * 12, drip=0.25))  # 37 pieces, 9 s
+        started = time.monotonic()
+        assert texted(world) == AS_TEXT
+        took = time.monotonic() - started
+        assert world.kept() == (1, 1)  # the first turn's only
+    assert took < turn, took
+
+
 def test_a_429_then_success_is_spoken_when_a_retry_is_allowed(
     runtime: Runtime,  # noqa: F811
     fake_llm: FakeLLMServer,
