@@ -159,6 +159,7 @@ def _left(world: World, account_id: str) -> list[str]:
     return items + world.runtime.blobs.list(keys.pair_blob_prefix(pair))
 
 
+@pytest.mark.every_store
 @pytest.mark.parametrize("erase", ["forget-the-friend", "delete-the-account", "delete-the-ai-user"])
 def test_a_pair_erased_while_its_heartbeat_is_spoken_stays_erased(world: World, erase: str) -> None:
     bob = register(world.client, "bob")
