@@ -35,6 +35,7 @@ class MediaReply:
     status: int = 200
     delay: float = 0.0
     reset: bool = False  # the connection is reset halfway through the body
+    drip: float = 0.0  # seconds between the body's 4 KB pieces (a body that trickles in)
 
     @classmethod
     def seen(cls, description: str, concern: str | None = None) -> MediaReply:
@@ -103,7 +104,10 @@ class FakeMediaServer:
                         self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
                         self.close_connection = True
                         return
-                    self.wfile.write(payload)
+                    for start in range(0, len(payload), 4096 if reply.drip else len(payload) or 1):
+                        self.wfile.write(payload[start : start + 4096 if reply.drip else len(payload)])
+                        self.wfile.flush()
+                        time.sleep(reply.drip)
 
             def log_message(self, *args: Any) -> None:
                 pass

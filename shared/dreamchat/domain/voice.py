@@ -22,6 +22,8 @@ VOICE_REPLIES: tuple[VoiceReplies, ...] = get_args(VoiceReplies)  # what an owne
 
 VOICE_SHARE = 0.3  # of the replies of an AI user that speaks "sometimes", the share spoken
 VOICE_MAX_CHARS = 300  # the longest text spoken: about a minute (a person's voice note may be 60 s)
+VOICE_MAX_SECONDS = 120.0  # the longest voice kept: twice a slow minute; longer is a provider's error
+VOICE_MIN_SECONDS_PER_CHAR = 0.03  # the shortest voice a text can have (33 characters a second): less is cut off
 
 
 def speaks(mode: VoiceReplies, draw: Callable[[], float]) -> bool:
@@ -40,3 +42,9 @@ def spoken_text(lines: list[str]) -> str:
 def fits(text: str) -> bool:
     """Whether a text is short enough to be spoken as one voice message."""
     return 0 < len(text) <= VOICE_MAX_CHARS
+
+
+def plausible(text: str, seconds: float) -> bool:
+    """Whether a voice of `seconds` can be `text` spoken: not cut off (a provider's truncated body still holds
+    whole frames) and not minutes long (a provider that rambles or loops); anything else goes as text."""
+    return len(text) * VOICE_MIN_SECONDS_PER_CHAR <= seconds <= VOICE_MAX_SECONDS

@@ -7,21 +7,23 @@ from __future__ import annotations
 
 import base64
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import httpx2
 from openai import OpenAI
 
 from dreamchat.budget import Deadline
 from dreamchat.config import Settings
 from dreamchat.llm.client import OpenAIClient
-from dreamchat.llm.errors import LLMOutputError
+from dreamchat.llm.errors import LLMOutputError, LLMUnavailable
 from dreamchat.llm.parsing import extract_json_object
 from dreamchat.llm.prompts import PHOTO_CONCERNS, photo_prompt
 from dreamchat.llm.registry import ModelConfig, build_registry
 
 SPEECH_FORMAT: Literal["mp3"] = "mp3"  # what the AI's voice is kept as: every browser plays it
+SPEECH_MAX_BYTES = 4 * 1024 * 1024  # the most of a voice read: two minutes at 256 kbit/s; more is an error
 _EXTENSIONS = {"audio/webm": "webm", "audio/ogg": "ogg", "audio/mp4": "m4a", "audio/mpeg": "mp3"}
 
 
@@ -58,13 +60,14 @@ class OpenAIMediaModels:
         return " ".join(str(self._client.call("speech_to_text", hear, deadline=deadline).text or "").split())
 
     def speak(self, text: str, voice: str, *, deadline: Deadline | None = None) -> bytes:
-        """The AI's words in its voice, as MP3."""
+        """The AI's words in its voice, as MP3: read as it comes, so a body beyond `SPEECH_MAX_BYTES` or past
+        the deadline is dropped unread (LLMOutputError, LLMUnavailable) instead of held in memory or waited for."""
 
         def say(client: OpenAI, config: ModelConfig, timeout: float) -> bytes:
-            spoken = client.audio.speech.create(
+            with client.audio.speech.with_streaming_response.create(
                 model=config.model, voice=voice, input=text, response_format=SPEECH_FORMAT, timeout=timeout
-            )
-            return spoken.content
+            ) as spoken:
+                return _at_most(spoken.iter_bytes(), deadline)
 
         return self._client.call("text_to_speech", say, deadline=deadline)
 
@@ -93,3 +96,18 @@ class OpenAIMediaModels:
             raise LLMOutputError("vision: no description in the answer")
         concern = (found or {}).get("concern")
         return PhotoSeen(description[:200], concern if concern in PHOTO_CONCERNS else None)
+
+
+def _at_most(chunks: Iterator[bytes], deadline: Deadline | None) -> bytes:
+    """The body's chunks joined, while within `SPEECH_MAX_BYTES` and the deadline."""
+    body = bytearray()
+    try:
+        for chunk in chunks:
+            body += chunk
+            if len(body) > SPEECH_MAX_BYTES:
+                raise LLMOutputError(f"text_to_speech: more than {SPEECH_MAX_BYTES} bytes")
+            if deadline is not None and deadline.remaining() <= 0:
+                raise LLMUnavailable("text_to_speech: the body outlasted the deadline")
+    except httpx2.HTTPError as error:  # the connection dropped mid-body: the SDK (on httpx2) does not wrap it
+        raise LLMUnavailable(f"text_to_speech: {type(error).__name__}") from error
+    return bytes(body)

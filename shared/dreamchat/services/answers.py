@@ -6,12 +6,15 @@ a lease (here `AnsweringService.claim_anew`, so two taps make one answer), then 
 told it must answer (the draw never declines). The old answer is taken out of the conversation and
 short-term memory before the model is asked, so the context ends with the person's message as in the first
 turn; a turn that fails puts it back as it was. The new answer's first message keeps every answer the
-exchange had (`Message.alternatives`). An edit is `ChatTurnService.send` with the old message and its
+exchange had (`Message.alternatives`), as text: the voice of an answer replaced or no longer shown is erased
+(`forget`), as nothing can play it again. An edit is `ChatTurnService.send` with the old message and its
 answer taken back just before the new text is stored: the crisis check, the protections, the message
 budget and the Idempotency-Key are the chat's own.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from dreamchat.budget import Deadline
 from dreamchat.domain.answers import (
@@ -47,6 +50,7 @@ class AnswerService:
         answering: AnsweringService,
         protocol: CrisisService,
         usage: UsageService,
+        forget: Callable[[PairId, Message], None],  # a message's voice erased (`MediaWordsService.forget`)
     ) -> None:
         self._turns = turns
         self._log = message_log
@@ -54,6 +58,7 @@ class AnswerService:
         self._answering = answering
         self._protocol = protocol
         self._usage = usage
+        self._forget = forget
 
     def regenerate(self, pair: PairId, ai_user: AIUser, message_id: str, deadline: Deadline) -> Turn:
         """A new answer in place of the AI's answer `message_id` belongs to; Conflict unless that answer is
@@ -93,6 +98,8 @@ class AnswerService:
             update={"content": words, "alternatives": alternatives, "alternative": index, **unvoiced}
         )
         self._log.rewrite(pair, first, shown, exchange.answer[1:])
+        if unvoiced:
+            self._forget(pair, first)
         return shown
 
     def edit(
@@ -101,15 +108,21 @@ class AnswerService:
         """The person's last message replaced by `content` (the AI's answer after it dropped), then answered
         as any message is; NotFound for a message not in the conversation, Conflict unless it is their last."""
 
+        taken: list[tuple[Message, bool]] = []
+
         def take_back() -> list[tuple[Message, bool]]:
             exchange = self._exchange(pair, message_id)
             problem = edit_problem(exchange, message_id)
             if problem is not None or exchange is None:
                 raise Conflict(problem or "")
-            return self._log.take_back(pair, [exchange.person, *exchange.answer])
+            taken[:] = self._log.take_back(pair, [exchange.person, *exchange.answer])
+            return taken
 
-        replacing = Replacing(message_id, take_back, lambda taken: self._log.put_back(pair, taken))
-        return self._turns.send(pair, ai_user, content, key, deadline, replacing)
+        replacing = Replacing(message_id, take_back, lambda back: self._log.put_back(pair, back))
+        turn = self._turns.send(pair, ai_user, content, key, deadline, replacing)
+        for answer, _ in taken[1:]:  # the person's message keeps its own media; the old answer's voice goes
+            self._forget(pair, answer)
+        return turn
 
     def _exchange(self, pair: PairId, message_id: str) -> Exchange | None:
         if not self._log.has_message(pair, message_id):
@@ -142,9 +155,12 @@ class AnswerService:
             self._answering.anew_done(lease)
 
     def _keep_alternatives(self, pair: PairId, exchange: Exchange, sent: list[Message]) -> None:
-        """The new answer's first message holds every answer the exchange had, the new one shown."""
+        """The new answer's first message holds every answer the exchange had, the new one shown (the old as text:
+        its voice erased)."""
         new = "\n".join(m.content for m in sent)
         alternatives, index = with_new_answer(exchange.alternatives, new)
         self._topics.update_message(
             pair, sent[0], sent[0].model_copy(update={"alternatives": alternatives, "alternative": index})
         )
+        for old in exchange.answer:
+            self._forget(pair, old)

@@ -198,7 +198,7 @@ def build_services(
         heartbeat_states=heartbeats,
         chat=chat,
         chat_turns=chat_turns,
-        answers=AnswerService(chat_turns, repo.log, topics, answering, protocol, usage),
+        answers=AnswerService(chat_turns, repo.log, topics, answering, protocol, usage, words.forget),
         ratings=RatingService(storage, repo.log, topics, clock),
         chat_messages=ChatMessageService(*said, words),
         model_pool=model_pool,

@@ -187,10 +187,11 @@ class HeartbeatService:
         except LLMError as error:
             return HeartbeatOutcome("failed", f"the chat model failed ({type(error).__name__})")
         markers = read_markers(text)
-        wanted, moved = hb.read_heartbeat_reply(read_crisis_marker(markers.text)[0])
+        cleaned, flagged = read_crisis_marker(markers.text)  # a heartbeat the model marks as a crisis is read
+        wanted, moved = hb.read_heartbeat_reply(cleaned)
         lines = [line for line in replies.split_messages(wanted) if not hb.sent_recently(state, line, now)]
         if lines:
-            sent = self._send(pair, lines, voice)
+            sent = self._send(pair, lines, None if flagged else voice)
             if markers.ended and sent:  # the model closed the topic with its heartbeat, as it may in a turn
                 self._topics.end_topic(pair, sent[-1].topic_id)
             return HeartbeatOutcome("sent", "", sent, moved)
@@ -239,8 +240,7 @@ class HeartbeatService:
         return self._speaker.generate(pair, ai_user, messages, deadline).text or ""
 
     def _send(self, pair: PairId, lines: list[str], voice: Voice | None = None) -> list[Message]:
-        """The heartbeat's messages stored (a voice note when `voice` may speak them; never the offline lines or a
-        check-in), unless an operator took the chat over while they were made."""
+        """The heartbeat's messages (a voice note when `voice` speaks them), unless an operator took the chat over."""
         return [] if self._taken_over(pair) else list(self._speaker.send(pair, lines, Line("heartbeat", voice=voice)))
 
     def _ai_user(self, pair: PairId) -> AIUser | None:

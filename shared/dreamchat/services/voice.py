@@ -5,7 +5,7 @@ pair or deleting the account erases both) for the one message that carries it (`
 
 Speaking is never in the way of the answer: no role configured, a person in minors' mode, a text too long for
 one voice message, the account's budget spent (`DREAMCHAT_TEXT_TO_SPEECH_PER_MINUTE`), a provider that fails or
-is slow (its call ends by the turn's deadline) or answers with bytes that are no MP3 — each leaves None, and the
+is slow (its call ends by the turn's deadline) or answers with bytes that are no MP3 of the text (none, cut off, minutes long, `plausible`) — each leaves None, and the
 reply goes as text, with no error to the person.
 """
 
@@ -21,7 +21,7 @@ from dreamchat.budget import Deadline
 from dreamchat.domain import ids
 from dreamchat.domain.media import Media
 from dreamchat.domain.models import AIUser, PairId
-from dreamchat.domain.voice import fits, speaks
+from dreamchat.domain.voice import fits, plausible, speaks
 from dreamchat.errors import TooManyRequests
 from dreamchat.llm.errors import LLMError
 from dreamchat.ports import BlobStore, Clock, RandomSource
@@ -81,8 +81,10 @@ class VoiceService:
             log.warning("voice reply failed: text", extra={**extra, "error": type(error).__name__})
             return None
         seconds = self._measure(audio)
-        if seconds <= 0:
-            log.warning("voice reply was no MP3: text", extra={**extra, "bytes": len(audio)})
+        if not plausible(text, seconds):
+            log.warning(
+                "voice reply was no MP3 of its text: text", extra={**extra, "bytes": len(audio), "seconds": seconds}
+            )
             return None
         media = self._record(pair, text, len(audio), seconds)
         self._keep(pair, media, audio)
